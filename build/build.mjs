@@ -1,0 +1,44 @@
+// Bundles src/main.ts into dist/main.mjs with esbuild. `--if-stale` skips the work when dist is newer than the sources.
+import { build } from 'esbuild';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const output = join(root, 'dist', 'main.mjs');
+
+function newestSourceTime(directory) {
+  let newest = 0;
+  for (const entry of readdirSync(directory, { withFileTypes: true })) {
+    const path = join(directory, entry.name);
+    const time = entry.isDirectory() ? newestSourceTime(path) : statSync(path).mtimeMs;
+    if (time > newest) newest = time;
+  }
+  return newest;
+}
+
+function isStale() {
+  if (!existsSync(output)) return true;
+  const built = statSync(output).mtimeMs;
+  const sources = Math.max(
+    newestSourceTime(join(root, 'src')),
+    statSync(join(root, 'schema.sql')).mtimeMs,
+    statSync(join(root, 'package.json')).mtimeMs,
+  );
+  return sources > built;
+}
+
+if (process.argv.includes('--if-stale') && !isStale()) process.exit(0);
+
+await build({
+  entryPoints: [join(root, 'src', 'main.ts')],
+  outfile: output,
+  bundle: true,
+  platform: 'node',
+  format: 'esm',
+  target: 'node20',
+  packages: 'external',
+  loader: { '.sql': 'text' },
+  sourcemap: 'linked',
+  logLevel: 'warning',
+});

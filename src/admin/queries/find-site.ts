@@ -1,0 +1,18 @@
+// Looks a site up by id, with its workspace id.
+import type { Db } from '../../db/open.ts';
+import { preparedOnce } from '../../db/statements.ts';
+
+export interface SiteRow {
+  id: string;
+  workspace_id: string;
+  name: string;
+  created_at: string;
+}
+
+const statements = preparedOnce((db) => ({
+  byId: db.prepare<[string], SiteRow>('SELECT id, workspace_id, name, created_at FROM sites WHERE id = ?'),
+}));
+
+export function findSite(db: Db, siteId: string): SiteRow | undefined {
+  return statements(db).byId.get(siteId);
+}

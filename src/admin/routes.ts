@@ -1,0 +1,128 @@
+// Administration endpoints: workspaces, sites, keys and the audit log (flat envelope family).
+import { getQuery, getRouterParam, type H3, type H3Event } from 'h3';
+import type { AppContext } from '../context.ts';
+import { actorOf } from '../audit/record-audit.ts';
+import { handleListAudit } from '../audit/list-audit.ts';
+import { requireAdminToken, resolveWorkspace } from '../http/access.ts';
+import { readJsonBody } from '../http/body.ts';
+import { json, noContent } from '../http/respond.ts';
+import { ListQuery } from '../http/pagination.ts';
+import { addRoute } from '../http/routes.ts';
+import { parseBody, parseQuery } from '../http/validate.ts';
+import { createKey, CreateKeyBody, listKeys, revokeKey } from './keys.ts';
+import { createSite, CreateSiteBody, deleteSite, listSites } from './sites.ts';
+import {
+  createWorkspace,
+  CreateWorkspaceBody,
+  listWorkspaces,
+  renameWorkspaceBySlug,
+  toWorkspace,
+  UpdateWorkspaceBody,
+} from './workspaces.ts';
+
+const slugOf = (event: H3Event) => getRouterParam(event, 'slug', { decode: true }) ?? '';
+
+export function mountAdmin(app: H3, context: AppContext): void {
+  addRoute(app, {
+    method: 'GET',
+    path: '/workspaces',
+    summary: 'List workspaces',
+    handler: (event) => {
+      requireAdminToken(event, context);
+      const query = parseQuery(ListQuery, getQuery(event));
+      return listWorkspaces(context, query.limit, query.cursor);
+    },
+  });
+  addRoute(app, {
+    method: 'POST',
+    path: '/workspaces',
+    summary: 'Create a workspace',
+    handler: async (event) => {
+      const caller = requireAdminToken(event, context);
+      const input = parseBody(CreateWorkspaceBody, await readJsonBody(event));
+      const workspace = createWorkspace(context, actorOf(caller), input);
+      return json({ id: workspace.id, name: workspace.name, slug: workspace.slug, created_at: workspace.created_at }, 201);
+    },
+  });
+  addRoute(app, {
+    method: 'GET',
+    path: '/workspaces/:slug',
+    summary: 'Read a workspace',
+    handler: (event) => toWorkspace(resolveWorkspace(event, context, slugOf(event), { adminToken: true }).workspace),
+  });
+  addRoute(app, {
+    method: 'PATCH',
+    path: '/workspaces/:slug',
+    summary: 'Rename a workspace (the slug cannot change)',
+    handler: async (event) => {
+      const { caller, workspace } = resolveWorkspace(event, context, slugOf(event), { adminToken: true });
+      const input = parseBody(UpdateWorkspaceBody, await readJsonBody(event));
+      return renameWorkspaceBySlug(context, actorOf(caller), workspace, input.name!);
+    },
+  });
+  addRoute(app, {
+    method: 'GET',
+    path: '/workspaces/:slug/sites',
+    summary: 'List the sites of a workspace',
+    handler: (event) => {
+      const { workspace } = resolveWorkspace(event, context, slugOf(event), { adminToken: true });
+      const query = parseQuery(ListQuery, getQuery(event));
+      return listSites(context, workspace, query.limit, query.cursor);
+    },
+  });
+  addRoute(app, {
+    method: 'POST',
+    path: '/workspaces/:slug/sites',
+    summary: 'Create a site',
+    handler: async (event) => {
+      const { caller, workspace } = resolveWorkspace(event, context, slugOf(event), { adminToken: true });
+      const input = parseBody(CreateSiteBody, await readJsonBody(event));
+      return json(createSite(context, actorOf(caller), workspace, input), 201);
+    },
+  });
+  addRoute(app, {
+    method: 'DELETE',
+    path: '/workspaces/:slug/sites/:id',
+    summary: 'Delete a site and all of its data',
+    handler: (event) => {
+      const { caller, workspace } = resolveWorkspace(event, context, slugOf(event), { adminToken: true });
+      deleteSite(context, actorOf(caller), workspace, getRouterParam(event, 'id', { decode: true }) ?? '');
+      return noContent();
+    },
+  });
+  addRoute(app, {
+    method: 'GET',
+    path: '/workspaces/:slug/keys',
+    summary: 'List API keys (metadata only, revoked keys included)',
+    handler: (event) => {
+      const { workspace } = resolveWorkspace(event, context, slugOf(event), { scope: 'admin' });
+      const query = parseQuery(ListQuery, getQuery(event));
+      return listKeys(context, workspace, query.limit, query.cursor);
+    },
+  });
+  addRoute(app, {
+    method: 'POST',
+    path: '/workspaces/:slug/keys',
+    summary: 'Create an API key (the plaintext is returned once)',
+    handler: async (event) => {
+      const { caller, workspace } = resolveWorkspace(event, context, slugOf(event), { scope: 'admin' });
+      const input = parseBody(CreateKeyBody, await readJsonBody(event));
+      return json(createKey(context, actorOf(caller), workspace, input), 201);
+    },
+  });
+  addRoute(app, {
+    method: 'DELETE',
+    path: '/workspaces/:slug/keys/:keyId',
+    summary: 'Revoke an API key',
+    handler: (event) => {
+      const { caller, workspace } = resolveWorkspace(event, context, slugOf(event), { scope: 'admin' });
+      return revokeKey(context, actorOf(caller), workspace, getRouterParam(event, 'keyId', { decode: true }) ?? '');
+    },
+  });
+  addRoute(app, {
+    method: 'GET',
+    path: '/workspaces/:slug/audit',
+    summary: 'Read the audit log, newest first',
+    handler: handleListAudit(context),
+  });
+}

@@ -1,0 +1,61 @@
+// Builds the h3 application: every domain mounts its routes once, each at its unprefixed path and under /v1.
+import { H3, HTTPError } from 'h3';
+import { type Clock, cryptoRandom, type Random, systemClock } from './clock.ts';
+import type { Config } from './config.ts';
+import type { AppContext } from './context.ts';
+import type { Db } from './db/open.ts';
+import { mountAdmin } from './admin/routes.ts';
+import { mountHealth } from './health/routes.ts';
+import { ApiError, renderError } from './http/errors.ts';
+
+export interface CreateAppOptions {
+  db: Db;
+  config: Config;
+  adminToken: string;
+  clock?: Clock;
+  random?: Random;
+  /** Lets a test add routes (e.g. a deprecated one) before the app serves. */
+  extend?: (app: H3, context: AppContext) => void;
+}
+
+export interface SightlineApp {
+  h3: H3;
+  context: AppContext;
+  fetch(request: Request): Promise<Response>;
+  /** Stops background work and flushes what was accepted; the caller closes the database afterwards. */
+  close(): Promise<void>;
+}
+
+/**
+ * @example const app = createApp({ db, config, adminToken }); const response = await app.fetch(new Request(url));
+ */
+export function createApp(options: CreateAppOptions): SightlineApp {
+  const context: AppContext = {
+    db: options.db,
+    config: options.config,
+    clock: options.clock ?? systemClock,
+    random: options.random ?? cryptoRandom,
+    adminToken: options.adminToken,
+  };
+  const h3 = new H3({
+    // Reached only by what no route handled (unknown paths and methods, malformed URLs): structured envelope.
+    onError: (error) => renderError(fromFrameworkError(error), 'structured'),
+  });
+  mountHealth(h3, context);
+  mountAdmin(h3, context);
+  options.extend?.(h3, context);
+  return {
+    h3,
+    context,
+    fetch: async (request) => h3.fetch(request),
+    close: async () => {},
+  };
+}
+
+function fromFrameworkError(error: HTTPError): unknown {
+  if (error.cause instanceof ApiError) return error.cause;
+  if (error.status === 404 || error.status === 405) return ApiError.notFound('No such route');
+  if (error.status >= 400 && error.status < 500) return new ApiError(error.status, 'invalid_request', 'The request could not be read');
+  // Anything else is unexpected: renderError logs it and hides its message.
+  return error.cause ?? error;
+}

@@ -1,0 +1,34 @@
+// One page of a workspace's audit log, newest first, strictly before a timestamp.
+import type { Db } from '../../db/open.ts';
+import { preparedOnce } from '../../db/statements.ts';
+
+export interface ListAuditEntriesParams {
+  workspaceId: string;
+  before: string;
+  limit: number;
+}
+
+export interface AuditEntryRow {
+  id: string;
+  workspace_id: string;
+  actor_kind: 'admin' | 'apiKey' | 'system';
+  actor_id: string | null;
+  action: string;
+  target: string | null;
+  metadata: string;
+  ts: string;
+}
+
+const statements = preparedOnce((db) => ({
+  page: db.prepare<ListAuditEntriesParams, AuditEntryRow>(
+    `SELECT id, workspace_id, actor_kind, actor_id, action, target, metadata, ts
+       FROM audit_log
+      WHERE workspace_id = :workspaceId AND ts < :before
+      ORDER BY ts DESC
+      LIMIT :limit`,
+  ),
+}));
+
+export function listAuditEntries(db: Db, params: ListAuditEntriesParams): AuditEntryRow[] {
+  return statements(db).page.all(params);
+}

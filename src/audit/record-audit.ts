@@ -1,0 +1,53 @@
+// Writes one audit row inside the caller's transaction, so the row commits or rolls back with the mutation.
+import type { Caller } from '../http/auth.ts';
+import type { AppContext } from '../context.ts';
+import { insertAuditRow, newestAuditTs } from './queries/insert-audit-row.ts';
+import { toIso } from '../clock.ts';
+
+export type Actor = { kind: 'admin' } | { kind: 'apiKey'; id: string } | { kind: 'system' };
+
+export type AuditAction =
+  | 'workspace.create'
+  | 'workspace.update'
+  | 'site.create'
+  | 'site.delete'
+  | 'key.create'
+  | 'key.revoke'
+  | 'dlq.replay'
+  | 'gdpr.export'
+  | 'gdpr.delete';
+
+export interface AuditEntryInput {
+  workspaceId: string;
+  actor: Actor;
+  action: AuditAction;
+  target: string | null;
+  metadata?: Record<string, unknown>;
+}
+
+export function actorOf(caller: Caller): Actor {
+  return caller.kind === 'admin' ? { kind: 'admin' } : { kind: 'apiKey', id: caller.keyId };
+}
+
+/**
+ * Must run inside the mutation's write transaction (see inWriteTransaction).
+ * Timestamps are strictly increasing per workspace so that an ISO cursor never splits two rows of one millisecond.
+ */
+export function recordAudit(context: Pick<AppContext, 'db' | 'clock' | 'random'>, entry: AuditEntryInput): void {
+  let ts = context.clock.now();
+  const newest = newestAuditTs(context.db, entry.workspaceId);
+  if (newest !== undefined) {
+    const newestMs = Date.parse(newest);
+    if (ts <= newestMs) ts = newestMs + 1;
+  }
+  insertAuditRow(context.db, {
+    id: context.random.uuid(),
+    workspace_id: entry.workspaceId,
+    actor_kind: entry.actor.kind,
+    actor_id: entry.actor.kind === 'apiKey' ? entry.actor.id : null,
+    action: entry.action,
+    target: entry.target,
+    metadata: JSON.stringify(entry.metadata ?? {}),
+    ts: toIso(ts),
+  });
+}

@@ -1,0 +1,72 @@
+// `sightline doctor`: checks the data directory, the database pragmas and schema version, and the versions in use.
+import { defineCommand } from 'citty';
+import { accessSync, constants, existsSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { adminTokenPath } from '../admin/admin-token.ts';
+import { latestSchemaVersion } from '../db/schema.ts';
+import { cliConfig, commonArgs, output, runCommandSafely, table, withContext } from './common.ts';
+
+interface Check {
+  name: string;
+  ok: boolean;
+  detail: string;
+}
+
+function nodeVersionAtLeast(major: number, minor: number): boolean {
+  const [actualMajor, actualMinor] = process.versions.node.split('.').map(Number) as [number, number];
+  return actualMajor > major || (actualMajor === major && actualMinor >= minor);
+}
+
+function betterSqliteVersion(): string {
+  try {
+    return (createRequire(import.meta.url)('better-sqlite3/package.json') as { version: string }).version;
+  } catch {
+    return 'bundled';
+  }
+}
+
+export const doctorCommand = defineCommand({
+  meta: { name: 'doctor', description: 'Check the data directory, database and runtime' },
+  args: { ...commonArgs },
+  run: ({ args }) =>
+    runCommandSafely(args, async () => {
+      const config = cliConfig(args);
+      const checks: Check[] = [];
+      const dataDirExists = existsSync(config.dataDir);
+      let writable = false;
+      if (dataDirExists) {
+        try {
+          accessSync(config.dataDir, constants.W_OK);
+          writable = true;
+        } catch {
+          writable = false;
+        }
+      }
+      checks.push({ name: 'data directory', ok: dataDirExists && writable, detail: `${config.dataDir}${dataDirExists ? (writable ? ' (writable)' : ' (not writable)') : ' (missing)'}` });
+      checks.push({ name: 'node', ok: nodeVersionAtLeast(20, 19), detail: `${process.versions.node} (needs >= 20.19)` });
+      checks.push({ name: 'better-sqlite3', ok: true, detail: betterSqliteVersion() });
+      if (existsSync(adminTokenPath(config.dataDir))) {
+        const mode = statSync(adminTokenPath(config.dataDir)).mode & 0o777;
+        checks.push({ name: 'admin-token file', ok: (mode & 0o077) === 0, detail: `mode ${mode.toString(8).padStart(4, '0')} (must not be readable by others)` });
+      }
+      if (dataDirExists && writable) {
+        await withContext(args, (context) => {
+          const pragma = (name: string) => context.db.pragma(name, { simple: true }) as string | number;
+          const sqliteVersion = (context.db.prepare('SELECT sqlite_version() AS v').get() as { v: string }).v;
+          checks.push({ name: 'sqlite', ok: true, detail: sqliteVersion });
+          checks.push({ name: 'journal_mode', ok: pragma('journal_mode') === 'wal', detail: String(pragma('journal_mode')) });
+          checks.push({ name: 'foreign_keys', ok: pragma('foreign_keys') === 1, detail: String(pragma('foreign_keys')) });
+          checks.push({ name: 'busy_timeout', ok: Number(pragma('busy_timeout')) > 0, detail: `${pragma('busy_timeout')} ms` });
+          const version = Number(pragma('user_version'));
+          checks.push({ name: 'schema version', ok: version === latestSchemaVersion, detail: `${version} (this release: ${latestSchemaVersion})` });
+          const integrity = String(pragma('quick_check'));
+          checks.push({ name: 'integrity', ok: integrity === 'ok', detail: integrity });
+        });
+      }
+      const healthy = checks.every((check) => check.ok);
+      if (!healthy) process.exitCode = 1;
+      output(args, { ok: healthy, checks }, () =>
+        table([['CHECK', 'STATUS', 'DETAIL'], ...checks.map((check) => [check.name, check.ok ? 'ok' : 'FAIL', check.detail])]),
+      );
+    }),
+});

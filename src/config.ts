@@ -1,0 +1,88 @@
+// Environment variables and command-line flags become one typed, validated Config (a flag wins over the variable).
+import * as v from 'valibot';
+
+const booleanText = v.pipe(
+  v.picklist(['true', 'false', '1', '0', 'yes', 'no']),
+  v.transform((text) => text === 'true' || text === '1' || text === 'yes'),
+);
+const integerText = (min: number, max: number) =>
+  v.pipe(v.string(), v.regex(/^\d+$/, 'must be a whole number'), v.transform(Number), v.minValue(min), v.maxValue(max));
+
+const ConfigSchema = v.object({
+  HOST: v.optional(v.pipe(v.string(), v.minLength(1)), '127.0.0.1'),
+  PORT: v.optional(integerText(0, 65535), '8787'),
+  DATA_DIR: v.optional(v.pipe(v.string(), v.minLength(1)), './data'),
+  ADMIN_TOKEN: v.optional(v.pipe(v.string(), v.minLength(16, 'must be at least 16 characters'))),
+  REQUIRE_API_KEY: v.optional(v.picklist(['none', 'tag', 'require']), 'none'),
+  SCHEMA_BUNDLE_PATH: v.optional(v.pipe(v.string(), v.minLength(1))),
+  SCHEMA_MODE: v.optional(v.picklist(['reject', 'quarantine']), 'reject'),
+  TRUST_PROXY: v.optional(booleanText, 'false'),
+  GEOIP_DB: v.optional(v.pipe(v.string(), v.minLength(1))),
+  INTERNAL_IPS: v.optional(v.string(), ''),
+  METRICS_PUBLIC: v.optional(booleanText, 'false'),
+  ALLOW_PRIVATE_WEBHOOK_TARGETS: v.optional(booleanText, 'false'),
+  RATE_LIMIT_SITE: v.optional(integerText(1, 10_000_000), '5000'),
+  RATE_LIMIT_IP: v.optional(integerText(1, 10_000_000), '200'),
+});
+
+export interface Config {
+  host: string;
+  port: number;
+  dataDir: string;
+  /** Set from the environment; otherwise generated into DATA_DIR/admin-token on first start. */
+  adminToken: string | undefined;
+  requireApiKey: 'none' | 'tag' | 'require';
+  schemaBundlePath: string | undefined;
+  schemaMode: 'reject' | 'quarantine';
+  trustProxy: boolean;
+  geoipDb: string | undefined;
+  internalIps: string[];
+  metricsPublic: boolean;
+  allowPrivateWebhookTargets: boolean;
+  rateLimitSite: number;
+  rateLimitIp: number;
+  /** One request body at most (1 MiB, CONTRACT section 2). */
+  maxBodyBytes: number;
+}
+
+export class ConfigError extends Error {}
+
+/**
+ * Reads the configuration from variables and flags; flags use the variable's name in kebab case (`--data-dir`).
+ * @example loadConfig(process.env, { port: '0' })
+ */
+export function loadConfig(env: Record<string, string | undefined>, flags: Record<string, string | undefined> = {}): Config {
+  const input: Record<string, string> = {};
+  for (const key of Object.keys(ConfigSchema.entries)) {
+    const flag = flags[key.toLowerCase().replaceAll('_', '-')] ?? flags[toCamelCase(key)];
+    const value = flag ?? env[key];
+    if (value !== undefined && value !== '') input[key] = value;
+  }
+  const result = v.safeParse(ConfigSchema, input);
+  if (!result.success) {
+    const problems = result.issues.map((issue) => `${issue.path?.map((item) => String(item.key)).join('.') ?? ''}: ${issue.message}`);
+    throw new ConfigError(`invalid configuration: ${problems.join('; ')}`);
+  }
+  const parsed = result.output;
+  return {
+    host: parsed.HOST,
+    port: parsed.PORT,
+    dataDir: parsed.DATA_DIR,
+    adminToken: parsed.ADMIN_TOKEN,
+    requireApiKey: parsed.REQUIRE_API_KEY,
+    schemaBundlePath: parsed.SCHEMA_BUNDLE_PATH,
+    schemaMode: parsed.SCHEMA_MODE,
+    trustProxy: parsed.TRUST_PROXY,
+    geoipDb: parsed.GEOIP_DB,
+    internalIps: parsed.INTERNAL_IPS.split(',').map((item) => item.trim()).filter(Boolean),
+    metricsPublic: parsed.METRICS_PUBLIC,
+    allowPrivateWebhookTargets: parsed.ALLOW_PRIVATE_WEBHOOK_TARGETS,
+    rateLimitSite: parsed.RATE_LIMIT_SITE,
+    rateLimitIp: parsed.RATE_LIMIT_IP,
+    maxBodyBytes: 1024 * 1024,
+  };
+}
+
+function toCamelCase(name: string): string {
+  return name.toLowerCase().replace(/_([a-z])/g, (_, letter: string) => letter.toUpperCase());
+}

@@ -1,0 +1,45 @@
+// Applies schema.sql section by section; each "-- @version N" section runs once, in its own transaction.
+import type Database from 'better-sqlite3';
+import schemaText from '../../schema.sql';
+
+export interface SchemaSection {
+  version: number;
+  sql: string;
+}
+
+/** Splits schema.sql at its "-- @version N" markers. */
+export function parseSchemaSections(text: string): SchemaSection[] {
+  const sections: SchemaSection[] = [];
+  const marker = /^-- @version (\d+)\b.*$/gm;
+  const matches = [...text.matchAll(marker)];
+  matches.forEach((match, index) => {
+    const start = (match.index ?? 0) + match[0].length;
+    const end = matches[index + 1]?.index ?? text.length;
+    sections.push({ version: Number(match[1]), sql: text.slice(start, end) });
+  });
+  sections.forEach((section, index) => {
+    if (section.version !== index + 1) throw new Error(`schema.sql: section ${index + 1} is marked @version ${section.version}`);
+  });
+  return sections;
+}
+
+export const schemaSections = parseSchemaSections(schemaText);
+export const latestSchemaVersion = schemaSections.length;
+
+/** Brings the database up to the latest version; a database from a newer release is refused. */
+export function applySchema(db: Database.Database): void {
+  const current = db.pragma('user_version', { simple: true }) as number;
+  if (current > latestSchemaVersion) {
+    throw new Error(`database schema version ${current} is newer than this release (${latestSchemaVersion})`);
+  }
+  for (const section of schemaSections) {
+    if (section.version <= current) continue;
+    db.transaction(() => {
+      // Re-check under the write lock: a second process may have migrated meanwhile.
+      const now = db.pragma('user_version', { simple: true }) as number;
+      if (now >= section.version) return;
+      db.exec(section.sql);
+      db.pragma(`user_version = ${section.version}`);
+    }).immediate();
+  }
+}

@@ -1,0 +1,19 @@
+// GET /healthz: no authentication; answers once the database answers.
+import type { H3 } from 'h3';
+import type { AppContext } from '../context.ts';
+import { addRoute } from '../http/routes.ts';
+import { preparedOnce } from '../db/statements.ts';
+
+const statements = preparedOnce((db) => ({ ping: db.prepare('SELECT 1') }));
+
+export function mountHealth(app: H3, context: AppContext): void {
+  addRoute(app, {
+    method: 'GET',
+    path: '/healthz',
+    summary: 'Liveness and database check',
+    handler: () => {
+      statements(context.db).ping.get();
+      return { status: 'ok' };
+    },
+  });
+}

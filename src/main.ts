@@ -1,0 +1,24 @@
+// The `sightline` executable: serve, administration commands and diagnostics (citty).
+import { defineCommand, runMain } from 'citty';
+import { adminTokenCommand } from './cli/admin-token.ts';
+import { backupCommand } from './cli/backup.ts';
+import { doctorCommand } from './cli/doctor.ts';
+import { keyCommand } from './cli/key.ts';
+import { serveCommand } from './cli/serve.ts';
+import { siteCommand } from './cli/site.ts';
+import { workspaceCommand } from './cli/workspace.ts';
+
+const main = defineCommand({
+  meta: { name: 'sightline', description: 'Self-hosted, privacy-first web analytics' },
+  subCommands: {
+    serve: serveCommand,
+    workspace: workspaceCommand,
+    site: siteCommand,
+    key: keyCommand,
+    'admin-token': adminTokenCommand,
+    backup: backupCommand,
+    doctor: doctorCommand,
+  },
+});
+
+await runMain(main);

@@ -1,0 +1,66 @@
+// Starts the HTTP server on the configured address, prints the ready line, and drains on SIGTERM/SIGINT.
+import { serve } from 'h3';
+import { consola } from 'consola';
+import { join } from 'node:path';
+import { createApp, type SightlineApp } from './app.ts';
+import { cryptoRandom } from './clock.ts';
+import type { Config } from './config.ts';
+import { openDatabase, type Db } from './db/open.ts';
+import { resolveAdminToken } from './admin/admin-token.ts';
+
+export interface RunningServer {
+  url: string;
+  app: SightlineApp;
+  db: Db;
+  /** Stops accepting, lets in-flight requests finish, flushes the ingest queue and closes the database. */
+  stop(): Promise<void>;
+}
+
+export function databasePath(dataDir: string): string {
+  return join(dataDir, 'sightline.db');
+}
+
+export async function startServer(config: Config): Promise<RunningServer> {
+  const db = openDatabase(databasePath(config.dataDir));
+  const adminToken = resolveAdminToken(config, cryptoRandom);
+  const app = createApp({ db, config, adminToken: adminToken.token });
+  const server = serve(app.h3, { port: config.port, hostname: config.host, silent: true, gracefulShutdown: false });
+  await server.ready();
+  const address = server.node?.server?.address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+  const url = `http://${host}:${port}`;
+
+  let stopping: Promise<void> | undefined;
+  const stop = () => {
+    stopping ??= (async () => {
+      await server.close();
+      await app.close();
+      db.close();
+    })();
+    return stopping;
+  };
+
+  consola.log(`Sightline listening on ${url}`);
+  consola.log(`Admin UI: ${url}/`);
+  if (adminToken.generated) {
+    consola.log(`Admin token (saved to ${adminToken.path}, shown only this once): ${adminToken.token}`);
+  }
+  return { url, app, db, stop };
+}
+
+/** For `sightline serve`: SIGTERM and SIGINT drain and exit 0. */
+export function stopOnSignals(running: RunningServer): void {
+  const onSignal = (signal: NodeJS.Signals) => {
+    consola.info(`${signal} received, draining`);
+    running.stop().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        consola.error(error);
+        process.exit(1);
+      },
+    );
+  };
+  process.once('SIGTERM', onSignal);
+  process.once('SIGINT', onSignal);
+}

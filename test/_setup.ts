@@ -1,0 +1,119 @@
+// Test harness: a real SQLite file in a temp dir and the real app on a real port (0), exercised over HTTP.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { serve, type H3 } from 'h3';
+import { createApp, type SightlineApp } from '../src/app.ts';
+import type { Clock } from '../src/clock.ts';
+import { loadConfig, type Config } from '../src/config.ts';
+import type { AppContext } from '../src/context.ts';
+import { openDatabase, type Db } from '../src/db/open.ts';
+import { databasePath } from '../src/server.ts';
+
+export const testAdminToken = 'test-admin-token-0123456789abcdef';
+
+export interface TestResponse<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+  text: string;
+}
+
+export interface RequestOptions {
+  token?: string | null;
+  body?: unknown;
+  /** Sent as is (no JSON encoding). */
+  rawBody?: string | Uint8Array;
+  headers?: Record<string, string>;
+}
+
+export interface TestServer {
+  url: string;
+  db: Db;
+  dataDir: string;
+  app: SightlineApp;
+  config: Config;
+  request<T = any>(method: string, path: string, options?: RequestOptions): Promise<TestResponse<T>>;
+  close(): Promise<void>;
+}
+
+export interface TestServerOptions {
+  env?: Record<string, string>;
+  clock?: Clock;
+  extend?: (app: H3, context: AppContext) => void;
+  dataDir?: string;
+}
+
+export function makeTempDir(prefix = 'sightline-test-'): string {
+  return mkdtempSync(join(tmpdir(), prefix));
+}
+
+export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
+  const dataDir = options.dataDir ?? makeTempDir();
+  const config = loadConfig({ DATA_DIR: dataDir, PORT: '0', ADMIN_TOKEN: testAdminToken, ...options.env });
+  const db = openDatabase(databasePath(dataDir));
+  const app = createApp({ db, config, adminToken: testAdminToken, clock: options.clock, extend: options.extend });
+  const server = serve(app.h3, { port: 0, hostname: '127.0.0.1', silent: true, gracefulShutdown: false });
+  await server.ready();
+  const address = server.node!.server!.address();
+  const url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+
+  const request = async (method: string, path: string, requestOptions: RequestOptions = {}): Promise<TestResponse> => {
+    const headers: Record<string, string> = { ...requestOptions.headers };
+    const token = requestOptions.token === undefined ? testAdminToken : requestOptions.token;
+    if (token !== null) headers.authorization ??= `Bearer ${token}`;
+    let body: string | Uint8Array | undefined = requestOptions.rawBody;
+    if (body === undefined && requestOptions.body !== undefined) {
+      body = JSON.stringify(requestOptions.body);
+      headers['content-type'] ??= 'application/json';
+    }
+    const response = await fetch(url + path, { method, headers, body });
+    const text = await response.text();
+    let parsed: unknown = text;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {
+      // not JSON: keep the text
+    }
+    return { status: response.status, headers: response.headers, body: parsed, text };
+  };
+
+  return {
+    url,
+    db,
+    dataDir,
+    app,
+    config,
+    request,
+    close: async () => {
+      await server.close(true);
+      await app.close();
+      db.close();
+      if (!options.dataDir) rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Creates a workspace (and optionally sites and a key) through the API; returns what later steps need. */
+export async function seedWorkspace(
+  server: TestServer,
+  slug: string,
+  options: { sites?: string[]; scopes?: string[] } = {},
+): Promise<{ slug: string; id: string; key?: string; keyId?: string }> {
+  const created = await server.request('POST', '/workspaces', { body: { name: `Workspace ${slug}`, slug } });
+  if (created.status !== 201) throw new Error(`seed workspace ${slug}: ${created.status} ${created.text}`);
+  for (const site of options.sites ?? []) {
+    const response = await server.request('POST', `/workspaces/${slug}/sites`, { body: { id: site, name: `Site ${site}` } });
+    if (response.status !== 201) throw new Error(`seed site ${site}: ${response.status} ${response.text}`);
+  }
+  if (!options.scopes) return { slug, id: created.body.id };
+  const key = await server.request('POST', `/workspaces/${slug}/keys`, { body: { label: 'seed', scopes: options.scopes } });
+  if (key.status !== 201) throw new Error(`seed key: ${key.status} ${key.text}`);
+  return { slug, id: created.body.id, key: key.body.plaintext, keyId: key.body.id };
+}
+
+/** Row counts of every table, to prove a refused request wrote nothing. */
+export function tableCounts(db: Db): Record<string, number> {
+  const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").all() as { name: string }[];
+  return Object.fromEntries(tables.map(({ name }) => [name, (db.prepare(`SELECT count(*) AS n FROM "${name}"`).get() as { n: number }).n]));
+}

@@ -1,0 +1,20 @@
+// Test runner configuration: schema.sql is imported as text, exactly as esbuild does for the bundle.
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  plugins: [
+    {
+      name: 'sql-as-text',
+      transform(code, id) {
+        if (id.endsWith('.sql')) return { code: `export default ${JSON.stringify(code)};`, map: null };
+        return undefined;
+      },
+    },
+  ],
+  test: {
+    include: ['test/**/*.test.ts'],
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+    pool: 'forks',
+  },
+});
