@@ -67,7 +67,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
       body = JSON.stringify(requestOptions.body);
       headers['content-type'] ??= 'application/json';
     }
-    const response = await fetch(url + path, { method, headers, body });
+    const response = await fetch(url + path, { method, headers, body: body as BodyInit | undefined });
     const text = await response.text();
     let parsed: unknown = text;
     try {

@@ -1,0 +1,100 @@
+// The ingest wire format (CONTRACT section 2): one event object, validated with valibot at the boundary.
+import * as v from 'valibot';
+import type { ErrorDetail } from '../http/errors.ts';
+import { parseIsoTimestamp, toErrorDetails } from '../http/validate.ts';
+import { isCurrencyCode, toMinorUnits } from '../money/minor-units.ts';
+
+export const maxFutureMs = 10 * 60 * 1000;
+export const maxAgeMs = 400 * 24 * 60 * 60 * 1000;
+export const maxUrlLength = 2048;
+
+const uuidPattern = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
+export const eventTypePattern = /^[A-Za-z][A-Za-z0-9_.:-]{0,63}$/;
+
+function isHttpUrl(text: string): boolean {
+  if (!/^https?:\/\//i.test(text)) return false;
+  return URL.canParse(text);
+}
+
+const HttpUrl = v.pipe(
+  v.string('must be a string or null'),
+  v.maxLength(maxUrlLength, `must be at most ${maxUrlLength} characters`),
+  v.check(isHttpUrl, 'must be an absolute http(s) URL'),
+);
+
+const Revenue = v.pipe(
+  v.object({
+    amount: v.union([v.string(), v.number()], 'must be a decimal string or a number'),
+    currency: v.pipe(v.string('must be a string'), v.check(isCurrencyCode, 'must be an ISO-4217 currency code')),
+  }),
+  v.rawCheck(({ dataset, addIssue }) => {
+    if (!dataset.typed) return;
+    const { amount, currency } = dataset.value;
+    const minor = toMinorUnits(amount, currency);
+    if (minor === undefined || minor < 0) {
+      addIssue({ message: `must be a non-negative amount with at most the decimals of ${currency}`, path: [{ type: 'object', origin: 'value', input: dataset.value, key: 'amount', value: amount }] });
+    }
+  }),
+);
+
+const Screen = v.object({
+  w: v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(100_000)),
+  h: v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(100_000)),
+});
+
+const Context = v.object({
+  user_agent: v.optional(v.pipe(v.string(), v.maxLength(1024, 'must be at most 1024 characters'))),
+  ip: v.optional(v.pipe(v.string(), v.ip('must be an IP address'))),
+  locale: v.optional(v.pipe(v.string(), v.maxLength(64))),
+  title: v.optional(v.pipe(v.string(), v.maxLength(1024))),
+  screen: v.optional(Screen),
+});
+
+const WireEventSchema = v.object(
+  {
+    id: v.pipe(v.string('must be a string'), v.regex(uuidPattern, 'must be a UUID')),
+    site_id: v.pipe(v.string('must be a string'), v.regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be a site id')),
+    anon_id: v.pipe(v.string('must be a string'), v.minLength(1, 'must not be empty'), v.maxLength(128, 'must be at most 128 characters')),
+    ts: v.pipe(v.string('must be a string'), v.check((text) => parseIsoTimestamp(text) !== undefined, 'must be an ISO-8601 timestamp with an offset')),
+    url: v.optional(v.nullable(HttpUrl)),
+    type: v.pipe(v.string('must be a string'), v.regex(eventTypePattern, 'must match ^[A-Za-z][A-Za-z0-9_.:-]{0,63}$')),
+    referrer: v.optional(v.nullable(v.pipe(v.string('must be a string or null'), v.maxLength(maxUrlLength), v.check((text) => URL.canParse(text), 'must be a URL')))),
+    user_id: v.optional(v.pipe(v.string('must be a string'), v.minLength(1, 'must not be empty'), v.maxLength(128, 'must be at most 128 characters'))),
+    props: v.optional(v.record(v.string(), v.unknown(), 'must be an object')),
+    revenue: v.optional(Revenue),
+    consent: v.optional(v.object({ analytics: v.boolean('must be a boolean'), marketing: v.optional(v.boolean('must be a boolean')) })),
+    context: v.optional(Context),
+    internal: v.optional(v.boolean('must be a boolean')),
+  },
+  'must be an event object',
+);
+
+export type WireEvent = v.InferOutput<typeof WireEventSchema>;
+
+export interface ParsedWireEvent {
+  event: WireEvent;
+  tsMs: number;
+  /** The id in canonical lower case: (site_id, id) is the dedup key whatever case the client used. */
+  canonicalId: string;
+  revenueMinor: number | null;
+}
+
+export type WireResult = { ok: true; value: ParsedWireEvent } | { ok: false; details: ErrorDetail[] };
+
+/**
+ * Validates one event at the wire boundary; `pointerPrefix` is "/3" for the fourth element of an array body.
+ * Time bounds are relative to `nowMs` (at most 10 minutes ahead, at most 400 days old).
+ */
+export function parseWireEvent(value: unknown, nowMs: number, pointerPrefix = ''): WireResult {
+  const result = v.safeParse(WireEventSchema, value);
+  if (!result.success) return { ok: false, details: toErrorDetails(result.issues, pointerPrefix) };
+  const event = result.output;
+  const details: ErrorDetail[] = [];
+  const tsMs = parseIsoTimestamp(event.ts)!;
+  if (tsMs > nowMs + maxFutureMs) details.push({ path: `${pointerPrefix}/ts`, message: 'must be at most 10 minutes in the future' });
+  if (tsMs < nowMs - maxAgeMs) details.push({ path: `${pointerPrefix}/ts`, message: 'must be at most 400 days old' });
+  if (event.type === 'pageview' && !event.url) details.push({ path: `${pointerPrefix}/url`, message: 'is required for a pageview' });
+  if (details.length > 0) return { ok: false, details };
+  const revenueMinor = event.revenue ? toMinorUnits(event.revenue.amount, event.revenue.currency)! : null;
+  return { ok: true, value: { event, tsMs, canonicalId: event.id.toLowerCase(), revenueMinor } };
+}
