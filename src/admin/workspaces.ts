@@ -21,8 +21,9 @@ export type CreateWorkspaceInput = v.InferOutput<typeof CreateWorkspaceBody>;
 
 export const UpdateWorkspaceBody = v.pipe(
   v.object({ name: v.optional(TrimmedName), slug: v.optional(v.unknown()) }),
-  v.check((body) => body.slug === undefined, 'slug cannot be changed'),
-  v.check((body) => body.name !== undefined, 'name is required'),
+  // Forwarded so each refusal points at its field (/slug, /name) rather than at the whole body.
+  v.forward(v.check((body) => body.slug === undefined, 'slug cannot be changed'), ['slug']),
+  v.forward(v.check((body) => body.name !== undefined, 'name is required'), ['name']),
 );
 
 export interface Workspace {

@@ -28,8 +28,9 @@ export interface AuditPage {
   next_cursor: string | null;
 }
 
-export function listAudit(context: AppContext, workspaceId: string, limit: number, beforeMs: number): AuditPage {
-  const rows = listAuditEntries(context.db, { workspaceId, before: toIso(beforeMs), limit: limit + 1 });
+/** Without `beforeMs` the page starts at the newest row: "default now" must not hide rows committed this millisecond. */
+export function listAudit(context: AppContext, workspaceId: string, limit: number, beforeMs?: number): AuditPage {
+  const rows = listAuditEntries(context.db, { workspaceId, before: beforeMs === undefined ? null : toIso(beforeMs), limit: limit + 1 });
   const page = rows.slice(0, limit);
   return {
     entries: page.map((row) => ({ ...row, metadata: JSON.parse(row.metadata) as Record<string, unknown> })),
@@ -41,6 +42,8 @@ export function handleListAudit(context: AppContext) {
   return (event: H3Event): AuditPage => {
     const { workspace } = resolveWorkspace(event, context, getRouterParam(event, 'slug') ?? '', { scope: 'admin' });
     const query = parseQuery(AuditQuery, getQuery(event));
-    return listAudit(context, workspace.id, query.limit, query.cursor ?? context.clock.now());
+    // Audit timestamps are bumped past the newest row when two mutations share a millisecond, so the newest rows
+    // may carry a timestamp slightly ahead of the clock; a default cursor of "now" would hide exactly those.
+    return listAudit(context, workspace.id, query.limit, query.cursor);
   };
 }

@@ -14,6 +14,10 @@ export const ListQuery = v.object({
   cursor: v.optional(v.pipe(v.string(), v.maxLength(512))),
 });
 
+/** What `toIso` writes, and what every created_at column holds. */
+const storedTimestampPattern = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+const rowIdPattern = /^[A-Za-z0-9_-]{1,64}$/;
+
 export function encodePageCursor(key: PageKey): string {
   return Buffer.from(JSON.stringify([key.created_at, key.id]), 'utf8').toString('base64url');
 }
@@ -22,8 +26,16 @@ export function decodePageCursor(cursor: string | undefined): PageKey | undefine
   if (cursor === undefined) return undefined;
   try {
     const decoded: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-    if (Array.isArray(decoded) && decoded.length === 2 && decoded.every((part) => typeof part === 'string')) {
-      return { created_at: decoded[0] as string, id: decoded[1] as string };
+    // Only the shape this server encodes: a stored timestamp and a row id (a UUID or a site id).
+    if (
+      Array.isArray(decoded) &&
+      decoded.length === 2 &&
+      typeof decoded[0] === 'string' &&
+      typeof decoded[1] === 'string' &&
+      storedTimestampPattern.test(decoded[0]) &&
+      rowIdPattern.test(decoded[1])
+    ) {
+      return { created_at: decoded[0], id: decoded[1] };
     }
   } catch {
     // fall through to the refusal

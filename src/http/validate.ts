@@ -29,12 +29,15 @@ export function parseQuery<const S extends v.GenericSchema>(schema: S, value: un
   return result.output;
 }
 
-/** A name of 1-128 characters after trimming (workspaces, sites, key labels). */
+/**
+ * A name of 1-128 characters after trimming (workspaces, sites, key labels). Characters are Unicode code points:
+ * string length counts UTF-16 units, which would halve the limit for names written with emoji or astral scripts.
+ */
 export const TrimmedName = v.pipe(
   v.string('must be a string'),
   v.trim(),
   v.minLength(1, 'must not be empty'),
-  v.maxLength(128, 'must be at most 128 characters'),
+  v.check((text) => [...text].length <= 128, 'must be at most 128 characters'),
 );
 
 /** A whole number in [min, max] from a query string. */

@@ -4,7 +4,8 @@ import { preparedOnce } from '../../db/statements.ts';
 
 export interface ListAuditEntriesParams {
   workspaceId: string;
-  before: string;
+  /** Only rows with ts strictly before this; null for the newest rows, whatever their timestamp. */
+  before: string | null;
   limit: number;
 }
 
@@ -23,7 +24,7 @@ const statements = preparedOnce((db) => ({
   page: db.prepare<ListAuditEntriesParams, AuditEntryRow>(
     `SELECT id, workspace_id, actor_kind, actor_id, action, target, metadata, ts
        FROM audit_log
-      WHERE workspace_id = :workspaceId AND ts < :before
+      WHERE workspace_id = :workspaceId AND (:before IS NULL OR ts < :before)
       ORDER BY ts DESC
       LIMIT :limit`,
   ),
