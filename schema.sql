@@ -49,3 +49,107 @@ CREATE TRIGGER audit_log_refuses_update BEFORE UPDATE ON audit_log
 BEGIN SELECT RAISE(ABORT, 'audit_log is append-only'); END;
 CREATE TRIGGER audit_log_refuses_delete BEFORE DELETE ON audit_log
 BEGIN SELECT RAISE(ABORT, 'audit_log is append-only'); END;
+
+-- @version 2: events, visits, identities, dead-letter queue
+
+-- One row per stored event. raw is the exact JSON text received; every other column is derived from it.
+CREATE TABLE events (
+  seq               INTEGER PRIMARY KEY,    -- ingest order (list-v2 and stream cursors follow it)
+  site_id           TEXT NOT NULL,
+  id                TEXT NOT NULL,          -- client UUID, lower case; (site_id, id) is the dedup key
+  dedup_key         INTEGER NOT NULL,       -- first 52 bits of id: a small integer index to find repeats
+  type              TEXT NOT NULL,
+  ts                INTEGER NOT NULL,       -- event time, epoch ms
+  received_at       INTEGER NOT NULL,       -- commit time, epoch ms
+  anon_id           TEXT NOT NULL,
+  user_id           TEXT,
+  url               TEXT,
+  path              TEXT,
+  query             TEXT,
+  referrer          TEXT,
+  referrer_host     TEXT,
+  source            TEXT NOT NULL,
+  utm_source        TEXT,
+  utm_medium        TEXT,
+  utm_campaign      TEXT,
+  utm_term          TEXT,
+  utm_content       TEXT,
+  browser           TEXT,
+  os                TEXT,
+  device_type       TEXT,
+  country           TEXT,
+  region            TEXT,
+  city              TEXT,
+  is_bot            INTEGER NOT NULL DEFAULT 0,
+  is_internal       INTEGER NOT NULL DEFAULT 0,
+  props             TEXT,                   -- JSON object
+  revenue_minor     INTEGER,                -- exact, in minor units of revenue_currency
+  revenue_currency  TEXT,
+  raw               TEXT NOT NULL
+);
+CREATE INDEX events_by_dedup_key ON events (dedup_key);
+CREATE INDEX events_by_site_ts ON events (site_id, ts);
+CREATE INDEX events_by_site_anon ON events (site_id, anon_id, ts);
+
+-- Visits: maximal runs of one anon_id's events on one site with gaps under 30 minutes (CONTRACT section 4),
+-- kept exact under late and out-of-order arrival. Bots have no visits; internal traffic has its own.
+CREATE TABLE sessions (
+  id                INTEGER PRIMARY KEY,
+  site_id           TEXT NOT NULL,
+  anon_id           TEXT NOT NULL,
+  is_internal       INTEGER NOT NULL,
+  start_ts          INTEGER NOT NULL,
+  end_ts            INTEGER NOT NULL,
+  events            INTEGER NOT NULL,
+  pageviews         INTEGER NOT NULL,
+  -- the first event, (ts, seq) order, decides the visit's acquisition and entry
+  entry_ts          INTEGER NOT NULL,
+  entry_seq         INTEGER NOT NULL,
+  entry_path        TEXT,
+  source            TEXT NOT NULL,
+  referrer_host     TEXT,
+  utm_source        TEXT,
+  utm_medium        TEXT,
+  utm_campaign      TEXT,
+  utm_term          TEXT,
+  utm_content       TEXT,
+  browser           TEXT,
+  os                TEXT,
+  device_type       TEXT,
+  country           TEXT,
+  region            TEXT,
+  city              TEXT,
+  -- the last pageview, (ts, seq) order
+  exit_ts           INTEGER,
+  exit_seq          INTEGER,
+  exit_path         TEXT
+);
+CREATE INDEX sessions_by_visitor ON sessions (site_id, anon_id, is_internal, start_ts);
+CREATE INDEX sessions_by_site_start ON sessions (site_id, start_ts);
+
+-- Every (site, anon_id) → user_id binding ever seen; the timeline, funnels and attribution merge through it.
+CREATE TABLE identities (
+  site_id     TEXT NOT NULL,
+  anon_id     TEXT NOT NULL,
+  user_id     TEXT NOT NULL,
+  first_seen  INTEGER NOT NULL,
+  last_seen   INTEGER NOT NULL,
+  PRIMARY KEY (site_id, anon_id, user_id)
+) WITHOUT ROWID;
+CREATE INDEX identities_by_user ON identities (site_id, user_id);
+
+-- Quarantined events (SCHEMA_MODE=quarantine), replayable through the ingest pipeline.
+CREATE TABLE dlq (
+  id           TEXT PRIMARY KEY,            -- UUID
+  site_id      TEXT NOT NULL,
+  payload      TEXT NOT NULL,               -- the exact JSON text received
+  error        TEXT NOT NULL,               -- JSON array of { path, message }
+  context      TEXT NOT NULL,               -- enrichment inputs for replay (channel, user agent, geo); never the IP
+  received_at  TEXT NOT NULL                -- ISO; strictly increasing per site so the cursor never skips a row
+);
+CREATE INDEX dlq_by_site_received ON dlq (site_id, received_at);
+
+-- INSERT OR REPLACE would delete-and-insert without firing the delete trigger: refuse reusing an id too.
+CREATE TRIGGER audit_log_refuses_replace BEFORE INSERT ON audit_log
+WHEN EXISTS (SELECT 1 FROM audit_log WHERE id = NEW.id)
+BEGIN SELECT RAISE(ABORT, 'audit_log is append-only'); END;

@@ -6,6 +6,11 @@ import type { AppContext } from './context.ts';
 import type { Db } from './db/open.ts';
 import { mountAdmin } from './admin/routes.ts';
 import { mountHealth } from './health/routes.ts';
+import { createIngestService, type IngestServiceOptions, type IngestService } from './ingest/service.ts';
+import { mountIngest } from './ingest/routes.ts';
+import { mountDlq } from './dlq/routes.ts';
+import { createAppMetrics, type AppMetrics } from './metrics/app-metrics.ts';
+import { mountMetrics } from './metrics/routes.ts';
 import { ApiError, renderError } from './http/errors.ts';
 
 export interface CreateAppOptions {
@@ -16,11 +21,14 @@ export interface CreateAppOptions {
   random?: Random;
   /** Lets a test add routes (e.g. a deprecated one) before the app serves. */
   extend?: (app: H3, context: AppContext) => void;
+  ingest?: IngestServiceOptions;
 }
 
 export interface SightlineApp {
   h3: H3;
   context: AppContext;
+  metrics: AppMetrics;
+  ingest: IngestService;
   fetch(request: Request): Promise<Response>;
   /** Stops background work and flushes what was accepted; the caller closes the database afterwards. */
   close(): Promise<void>;
@@ -41,14 +49,21 @@ export function createApp(options: CreateAppOptions): SightlineApp {
     // Reached only by what no route handled (unknown paths and methods, malformed URLs): structured envelope.
     onError: (error) => renderError(fromFrameworkError(error), 'structured'),
   });
+  const metrics = createAppMetrics(context.db);
+  const ingest = createIngestService(context, metrics, options.ingest);
   mountHealth(h3, context);
   mountAdmin(h3, context);
+  mountIngest(h3, context, ingest, metrics);
+  mountDlq(h3, context, ingest);
+  mountMetrics(h3, context, metrics);
   options.extend?.(h3, context);
   return {
     h3,
     context,
+    metrics,
+    ingest,
     fetch: async (request) => h3.fetch(request),
-    close: async () => {},
+    close: () => ingest.writeQueue.drain(),
   };
 }
 

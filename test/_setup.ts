@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { serve, type H3 } from 'h3';
-import { createApp, type SightlineApp } from '../src/app.ts';
+import { createApp, type CreateAppOptions, type SightlineApp } from '../src/app.ts';
 import type { Clock } from '../src/clock.ts';
 import { loadConfig, type Config } from '../src/config.ts';
 import type { AppContext } from '../src/context.ts';
@@ -42,6 +42,7 @@ export interface TestServerOptions {
   clock?: Clock;
   extend?: (app: H3, context: AppContext) => void;
   dataDir?: string;
+  ingest?: CreateAppOptions['ingest'];
 }
 
 export function makeTempDir(prefix = 'sightline-test-'): string {
@@ -52,7 +53,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   const dataDir = options.dataDir ?? makeTempDir();
   const config = loadConfig({ DATA_DIR: dataDir, PORT: '0', ADMIN_TOKEN: testAdminToken, ...options.env });
   const db = openDatabase(databasePath(dataDir));
-  const app = createApp({ db, config, adminToken: testAdminToken, clock: options.clock, extend: options.extend });
+  const app = createApp({ db, config, adminToken: testAdminToken, clock: options.clock, extend: options.extend, ingest: options.ingest });
   const server = serve(app.h3, { port: 0, hostname: '127.0.0.1', silent: true, gracefulShutdown: false });
   await server.ready();
   const address = server.node!.server!.address();
@@ -116,4 +117,20 @@ export async function seedWorkspace(
 export function tableCounts(db: Db): Record<string, number> {
   const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").all() as { name: string }[];
   return Object.fromEntries(tables.map(({ name }) => [name, (db.prepare(`SELECT count(*) AS n FROM "${name}"`).get() as { n: number }).n]));
+}
+
+let eventCounter = 0;
+
+/** A valid wire event for `siteId` (a fresh UUID each call), with `overrides` merged in. */
+export function makeEvent(siteId: string, overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  eventCounter++;
+  return {
+    id: crypto.randomUUID(),
+    site_id: siteId,
+    anon_id: `anon-${eventCounter}`,
+    ts: new Date().toISOString(),
+    type: 'pageview',
+    url: 'https://example.com/page',
+    ...overrides,
+  };
 }

@@ -25,6 +25,8 @@ export interface RouteSpec {
   versionedOnly?: boolean;
   /** One line for the OpenAPI document. */
   summary?: string;
+  /** Headers on every answer of the route, errors included (e.g. CORS on /events). */
+  headers?: Record<string, string>;
 }
 
 /**
@@ -54,7 +56,7 @@ export const registeredRoutes: RouteSpec[] = [];
  */
 export function addRoute(app: H3, spec: RouteSpec): void {
   const family = spec.envelope ?? envelopeFamilyOf(spec.path);
-  const extraHeaders = spec.deprecation ? deprecationHeaders(spec.deprecation) : undefined;
+  const extraHeaders = spec.deprecation || spec.headers ? { ...spec.headers, ...(spec.deprecation ? deprecationHeaders(spec.deprecation) : {}) } : undefined;
   const handler = async (event: H3Event): Promise<Response> => {
     let response: Response;
     try {

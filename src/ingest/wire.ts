@@ -60,7 +60,9 @@ const WireEventSchema = v.object(
     type: v.pipe(v.string('must be a string'), v.regex(eventTypePattern, 'must match ^[A-Za-z][A-Za-z0-9_.:-]{0,63}$')),
     referrer: v.optional(v.nullable(v.pipe(v.string('must be a string or null'), v.maxLength(maxUrlLength), v.check((text) => URL.canParse(text), 'must be a URL')))),
     user_id: v.optional(v.pipe(v.string('must be a string'), v.minLength(1, 'must not be empty'), v.maxLength(128, 'must be at most 128 characters'))),
-    props: v.optional(v.record(v.string(), v.unknown(), 'must be an object')),
+    props: v.optional(
+      v.custom<Record<string, unknown>>((value) => typeof value === 'object' && value !== null && !Array.isArray(value), 'must be an object'),
+    ),
     revenue: v.optional(Revenue),
     consent: v.optional(v.object({ analytics: v.boolean('must be a boolean'), marketing: v.optional(v.boolean('must be a boolean')) })),
     context: v.optional(Context),

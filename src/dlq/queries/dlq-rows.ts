@@ -1,0 +1,58 @@
+// Dead-letter rows: insert (with strictly increasing received_at per site), page, find, delete.
+import type { Db } from '../../db/open.ts';
+import { preparedOnce } from '../../db/statements.ts';
+
+export interface DlqRow {
+  id: string;
+  site_id: string;
+  payload: string;
+  error: string;
+  context: string;
+  received_at: string;
+}
+
+export interface ListDlqParams {
+  site_id: string;
+  before: string;
+  limit: number;
+}
+
+const statements = preparedOnce((db) => ({
+  insert: db.prepare<DlqRow>(
+    'INSERT INTO dlq (id, site_id, payload, error, context, received_at) VALUES (:id, :site_id, :payload, :error, :context, :received_at)',
+  ),
+  newest: db.prepare<[string], { received_at: string | null }>('SELECT max(received_at) AS received_at FROM dlq WHERE site_id = ?'),
+  page: db.prepare<ListDlqParams, DlqRow>(
+    `SELECT id, site_id, payload, error, context, received_at FROM dlq
+      WHERE site_id = :site_id AND received_at < :before ORDER BY received_at DESC LIMIT :limit`,
+  ),
+  find: db.prepare<{ site_id: string; id: string }, DlqRow>(
+    'SELECT id, site_id, payload, error, context, received_at FROM dlq WHERE site_id = :site_id AND id = :id',
+  ),
+  delete: db.prepare<[string]>('DELETE FROM dlq WHERE id = ?'),
+  deleteOfSite: db.prepare<[string]>('DELETE FROM dlq WHERE site_id = ?'),
+}));
+
+export function insertDlqRow(db: Db, row: DlqRow): void {
+  statements(db).insert.run(row);
+}
+
+export function newestDlqReceivedAt(db: Db, siteId: string): string | null {
+  return statements(db).newest.get(siteId)?.received_at ?? null;
+}
+
+export function listDlqRows(db: Db, params: ListDlqParams): DlqRow[] {
+  return statements(db).page.all(params);
+}
+
+export function findDlqRow(db: Db, siteId: string, id: string): DlqRow | undefined {
+  return statements(db).find.get({ site_id: siteId, id });
+}
+
+export function deleteDlqRow(db: Db, id: string): void {
+  statements(db).delete.run(id);
+}
+
+export function deleteDlqOfSite(db: Db, siteId: string): void {
+  statements(db).deleteOfSite.run(siteId);
+}

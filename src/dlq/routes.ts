@@ -1,0 +1,94 @@
+// The dead-letter queue: list quarantined events, and replay one through the full ingest pipeline.
+import { getQuery, getRouterParam, type H3 } from 'h3';
+import * as v from 'valibot';
+import { toIso } from '../clock.ts';
+import type { AppContext } from '../context.ts';
+import { actorOf, recordAudit } from '../audit/record-audit.ts';
+import { inWriteTransaction } from '../db/statements.ts';
+import { resolveSite } from '../http/access.ts';
+import { ApiError, type ErrorDetail } from '../http/errors.ts';
+import { addRoute } from '../http/routes.ts';
+import { integerParam, IsoTimestampParam, parseQuery } from '../http/validate.ts';
+import type { StoredVisitorContext } from '../ingest/pipeline.ts';
+import type { IngestService } from '../ingest/service.ts';
+import { deleteDlqRow, findDlqRow, listDlqRows } from './queries/dlq-rows.ts';
+
+const DlqQuery = v.object({
+  limit: v.optional(integerParam(1, 500), '50'),
+  cursor: v.optional(IsoTimestampParam),
+});
+
+export interface DlqEntry {
+  id: string;
+  site_id: string;
+  payload: unknown;
+  error: ErrorDetail[];
+  received_at: string;
+}
+
+/** Why a replay failed, for the 502's details: the pipeline's own code first, then its details. */
+function replayFailure(error: unknown): ApiError {
+  if (error instanceof ApiError && error.status >= 400 && error.status < 500) {
+    return new ApiError(502, 'ingest_rejected', `Ingest refused the event (${error.status} ${error.code})`, [
+      { path: '', message: `${error.code}: ${error.message}` },
+      ...(error.details ?? []),
+    ]);
+  }
+  const reason = error instanceof ApiError ? `${error.status} ${error.code}` : 'unavailable';
+  return new ApiError(502, 'ingest_unreachable', `The ingest pipeline is unavailable (${reason}); the row is kept`);
+}
+
+export function mountDlq(app: H3, context: AppContext, ingest: IngestService): void {
+  addRoute(app, {
+    method: 'GET',
+    path: '/sites/:siteId/dlq',
+    summary: 'List quarantined events, newest first',
+    handler: (event) => {
+      const { site } = resolveSite(event, context, getRouterParam(event, 'siteId', { decode: true }) ?? '', { scope: 'admin' });
+      const query = parseQuery(DlqQuery, getQuery(event));
+      const rows = listDlqRows(context.db, { site_id: site.id, before: toIso(query.cursor ?? context.clock.now() + 1), limit: query.limit + 1 });
+      const page = rows.slice(0, query.limit);
+      return {
+        events: page.map((row): DlqEntry => ({
+          id: row.id,
+          site_id: row.site_id,
+          payload: JSON.parse(row.payload) as unknown,
+          error: JSON.parse(row.error) as ErrorDetail[],
+          received_at: row.received_at,
+        })),
+        next_cursor: rows.length > query.limit ? page[page.length - 1]!.received_at : null,
+      };
+    },
+  });
+
+  addRoute(app, {
+    method: 'POST',
+    path: '/sites/:siteId/dlq/:eventId/replay',
+    summary: 'Replay a quarantined event through the ingest pipeline (reject semantics)',
+    handler: async (event) => {
+      const { caller, site } = resolveSite(event, context, getRouterParam(event, 'siteId', { decode: true }) ?? '', { scope: 'admin' });
+      const row = findDlqRow(context.db, site.id, getRouterParam(event, 'eventId', { decode: true }) ?? '');
+      if (!row) throw ApiError.notFound();
+      try {
+        await ingest.pipeline.ingest({
+          siteId: site.id,
+          bodyText: row.payload,
+          channel: 'replay',
+          clientIp: null,
+          userAgent: null,
+          schemaMode: 'reject',
+          storedVisitor: JSON.parse(row.context) as StoredVisitorContext,
+        });
+      } catch (error) {
+        throw replayFailure(error);
+      }
+      // Ingest committed first: if this step is lost, a second replay is acknowledged as a duplicate.
+      const replayedAt = toIso(context.clock.now());
+      inWriteTransaction(context.db, () => {
+        deleteDlqRow(context.db, row.id);
+        recordAudit(context, { workspaceId: site.workspace_id, actor: actorOf(caller), action: 'dlq.replay', target: row.id, metadata: { site_id: site.id } });
+      });
+      return { id: row.id, replayed_at: replayedAt };
+    },
+  });
+}

@@ -1,0 +1,61 @@
+// Server-side enrichment: from a validated wire event and its request context to the row the writer stores.
+import type { WireEvent } from './wire.ts';
+import type { GeoFacts } from './geo.ts';
+import { dedupKeyOf, type StoredEventInput } from './stored-event.ts';
+import { describeUrl, referrerHostOf, sourceOf } from './url-parts.ts';
+import type { UserAgentFacts } from './user-agent.ts';
+
+/** What the request (or, on replay, the dead-letter row) tells about the visitor; never the IP itself. */
+export interface VisitorContext {
+  agent: UserAgentFacts;
+  geo: GeoFacts;
+  internal: boolean;
+}
+
+export interface EnrichInput {
+  siteId: string;
+  event: WireEvent;
+  canonicalId: string;
+  tsMs: number;
+  revenueMinor: number | null;
+  raw: string;
+  visitor: VisitorContext;
+}
+
+export function enrichEvent(input: EnrichInput): StoredEventInput {
+  const { event, visitor } = input;
+  const url = describeUrl(event.url);
+  const referrerHost = referrerHostOf(event.referrer, url.host);
+  return {
+    site_id: input.siteId,
+    id: input.canonicalId,
+    dedup_key: dedupKeyOf(input.canonicalId),
+    type: event.type,
+    ts: input.tsMs,
+    anon_id: event.anon_id,
+    user_id: event.user_id ?? null,
+    url: event.url ?? null,
+    path: url.path,
+    query: url.query,
+    referrer: event.referrer ?? null,
+    referrer_host: referrerHost,
+    source: sourceOf(url, referrerHost),
+    utm_source: url.utm_source,
+    utm_medium: url.utm_medium,
+    utm_campaign: url.utm_campaign,
+    utm_term: url.utm_term,
+    utm_content: url.utm_content,
+    browser: visitor.agent.browser,
+    os: visitor.agent.os,
+    device_type: visitor.agent.device_type,
+    country: visitor.geo.country,
+    region: visitor.geo.region,
+    city: visitor.geo.city,
+    is_bot: visitor.agent.is_bot ? 1 : 0,
+    is_internal: visitor.internal ? 1 : 0,
+    props: event.props ? JSON.stringify(event.props) : null,
+    revenue_minor: input.revenueMinor,
+    revenue_currency: event.revenue?.currency ?? null,
+    raw: input.raw,
+  };
+}

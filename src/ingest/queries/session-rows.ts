@@ -1,0 +1,84 @@
+// Visit rows: find the ones an event may join, insert, update, delete.
+import type { Db } from '../../db/open.ts';
+import { preparedOnce } from '../../db/statements.ts';
+
+export interface SessionRow {
+  id: number;
+  site_id: string;
+  anon_id: string;
+  is_internal: 0 | 1;
+  start_ts: number;
+  end_ts: number;
+  events: number;
+  pageviews: number;
+  entry_ts: number;
+  entry_seq: number;
+  entry_path: string | null;
+  source: string;
+  referrer_host: string | null;
+  utm_source: string | null;
+  utm_medium: string | null;
+  utm_campaign: string | null;
+  utm_term: string | null;
+  utm_content: string | null;
+  browser: string | null;
+  os: string | null;
+  device_type: string | null;
+  country: string | null;
+  region: string | null;
+  city: string | null;
+  exit_ts: number | null;
+  exit_seq: number | null;
+  exit_path: string | null;
+}
+
+export interface NearbySessionsParams {
+  site_id: string;
+  anon_id: string;
+  is_internal: 0 | 1;
+  /** Sessions starting before this (event ts + gap) are candidates. */
+  start_before: number;
+}
+
+const columns = `site_id, anon_id, is_internal, start_ts, end_ts, events, pageviews, entry_ts, entry_seq, entry_path,
+  source, referrer_host, utm_source, utm_medium, utm_campaign, utm_term, utm_content, browser, os, device_type, country,
+  region, city, exit_ts, exit_seq, exit_path`;
+const values = columns.replace(/(\w+)/g, ':$1');
+
+const statements = preparedOnce((db) => ({
+  // Visits are disjoint and 30 minutes apart, so only the latest two that start before ts + gap can be in reach.
+  nearby: db.prepare<NearbySessionsParams, SessionRow>(
+    `SELECT id, ${columns} FROM sessions
+      WHERE site_id = :site_id AND anon_id = :anon_id AND is_internal = :is_internal AND start_ts < :start_before
+      ORDER BY start_ts DESC LIMIT 2`,
+  ),
+  insert: db.prepare<Omit<SessionRow, 'id'>>(`INSERT INTO sessions (${columns}) VALUES (${values})`),
+  update: db.prepare<SessionRow>(
+    `UPDATE sessions SET ${columns
+      .split(',')
+      .map((column) => `${column.trim()} = :${column.trim()}`)
+      .join(', ')} WHERE id = :id`,
+  ),
+  delete: db.prepare<[number]>('DELETE FROM sessions WHERE id = ?'),
+  deleteOfSite: db.prepare<[string]>('DELETE FROM sessions WHERE site_id = ?'),
+}));
+
+export function findNearbySessions(db: Db, params: NearbySessionsParams): SessionRow[] {
+  return statements(db).nearby.all(params);
+}
+
+export function insertSession(db: Db, row: Omit<SessionRow, 'id'>): number {
+  return Number(statements(db).insert.run(row).lastInsertRowid);
+}
+
+export function updateSession(db: Db, row: SessionRow): void {
+  statements(db).update.run(row);
+}
+
+export function deleteSession(db: Db, id: number): void {
+  statements(db).delete.run(id);
+}
+
+export function deleteSessionsOfSite(db: Db, siteId: string): void {
+  statements(db).deleteOfSite.run(siteId);
+}

@@ -1,0 +1,52 @@
+// Everything the collector needs, built once per app: the tracking plan, geo database, IP matcher, rate limits,
+// the group-commit write queue and the pipeline over them.
+import type { AppContext } from '../context.ts';
+import type { AppMetrics } from '../metrics/app-metrics.ts';
+import { loadTrackingPlan, type TrackingPlan } from '../plan/tracking-plan.ts';
+import { registerSiteDataRemover } from '../admin/site-data.ts';
+import { deleteDlqOfSite } from '../dlq/queries/dlq-rows.ts';
+import { createGeoLookup, defaultGeoDatabasePath, type GeoLookup } from './geo.ts';
+import { createInternalIpMatcher } from './internal-ips.ts';
+import { createIngestPipeline, type IngestPipeline } from './pipeline.ts';
+import { deleteEventsOfSite } from './queries/event-rows.ts';
+import { deleteIdentitiesOfSite } from './queries/identity-rows.ts';
+import { deleteSessionsOfSite } from './queries/session-rows.ts';
+import { TokenBuckets } from './rate-limit.ts';
+import { WriteQueue, type WriteQueueOptions } from './write-queue.ts';
+
+registerSiteDataRemover('events', deleteEventsOfSite);
+registerSiteDataRemover('sessions', deleteSessionsOfSite);
+registerSiteDataRemover('identities', deleteIdentitiesOfSite);
+registerSiteDataRemover('dlq', deleteDlqOfSite);
+
+export interface IngestService {
+  pipeline: IngestPipeline;
+  writeQueue: WriteQueue;
+  plan: TrackingPlan | undefined;
+}
+
+export interface IngestServiceOptions {
+  writeQueue?: WriteQueueOptions;
+  /** The geo database (a path or the file's bytes); defaults to GEOIP_DB or the bundled country database. */
+  geoDatabase?: string | Buffer;
+}
+
+/** Throws at start on a broken tracking plan, geo database or INTERNAL_IPS entry, so nothing half-works. */
+export function createIngestService(context: AppContext, metrics: AppMetrics, options: IngestServiceOptions = {}): IngestService {
+  const plan = context.config.schemaBundlePath ? loadTrackingPlan(context.config.schemaBundlePath) : undefined;
+  const geo: GeoLookup = createGeoLookup(options.geoDatabase ?? context.config.geoipDb ?? defaultGeoDatabasePath());
+  const writeQueue = new WriteQueue(context.db, context.clock, metrics, options.writeQueue);
+  const pipeline = createIngestPipeline({
+    clock: context.clock,
+    random: context.random,
+    metrics,
+    writeQueue,
+    plan,
+    schemaMode: context.config.schemaMode,
+    geo,
+    internalIps: createInternalIpMatcher(context.config.internalIps),
+    siteLimits: new TokenBuckets(context.config.rateLimitSite, context.clock),
+    ipLimits: new TokenBuckets(context.config.rateLimitIp, context.clock),
+  });
+  return { pipeline, writeQueue, plan };
+}

@@ -1,0 +1,128 @@
+// Assigns each stored event to its visit so that visits always equal a from-scratch computation over the raw
+// events (CONTRACT section 4), whatever order events arrive in: an event may start, extend or bridge visits.
+import type { Db } from '../db/open.ts';
+import {
+  deleteSession,
+  findNearbySessions,
+  insertSession,
+  type SessionRow,
+  updateSession,
+} from './queries/session-rows.ts';
+import type { StoredEvent } from './stored-event.ts';
+import { writeListeners } from './write-listeners.ts';
+
+/** A gap of 30 minutes or more starts a new visit. */
+export const sessionGapMs = 30 * 60 * 1000;
+
+function isBefore(ts: number, seq: number, otherTs: number, otherSeq: number): boolean {
+  return ts < otherTs || (ts === otherTs && seq < otherSeq);
+}
+
+function entryOf(event: StoredEvent): Pick<SessionRow, 'entry_ts' | 'entry_seq' | 'entry_path' | 'source' | 'referrer_host' | 'utm_source' | 'utm_medium' | 'utm_campaign' | 'utm_term' | 'utm_content' | 'browser' | 'os' | 'device_type' | 'country' | 'region' | 'city'> {
+  return {
+    entry_ts: event.ts,
+    entry_seq: event.seq,
+    entry_path: event.path,
+    source: event.source,
+    referrer_host: event.referrer_host,
+    utm_source: event.utm_source,
+    utm_medium: event.utm_medium,
+    utm_campaign: event.utm_campaign,
+    utm_term: event.utm_term,
+    utm_content: event.utm_content,
+    browser: event.browser,
+    os: event.os,
+    device_type: event.device_type,
+    country: event.country,
+    region: event.region,
+    city: event.city,
+  };
+}
+
+function newSession(event: StoredEvent): Omit<SessionRow, 'id'> {
+  const isPageview = event.type === 'pageview';
+  return {
+    site_id: event.site_id,
+    anon_id: event.anon_id,
+    is_internal: event.is_internal,
+    start_ts: event.ts,
+    end_ts: event.ts,
+    events: 1,
+    pageviews: isPageview ? 1 : 0,
+    ...entryOf(event),
+    exit_ts: isPageview ? event.ts : null,
+    exit_seq: isPageview ? event.seq : null,
+    exit_path: isPageview ? event.path : null,
+  };
+}
+
+/** The later exit of two visits (null-aware). */
+type ExitFields = Pick<SessionRow, 'exit_ts' | 'exit_seq' | 'exit_path'>;
+
+function laterExit(a: ExitFields, b: ExitFields): ExitFields {
+  const pick = (row: ExitFields): ExitFields => ({ exit_ts: row.exit_ts, exit_seq: row.exit_seq, exit_path: row.exit_path });
+  if (b.exit_ts === null || b.exit_seq === null) return pick(a);
+  if (a.exit_ts === null || a.exit_seq === null || isBefore(a.exit_ts, a.exit_seq, b.exit_ts, b.exit_seq)) return pick(b);
+  return pick(a);
+}
+
+function merge(a: SessionRow, b: SessionRow): SessionRow {
+  const entrySource = isBefore(a.entry_ts, a.entry_seq, b.entry_ts, b.entry_seq) ? a : b;
+  return {
+    ...a,
+    ...entryFields(entrySource),
+    start_ts: Math.min(a.start_ts, b.start_ts),
+    end_ts: Math.max(a.end_ts, b.end_ts),
+    events: a.events + b.events,
+    pageviews: a.pageviews + b.pageviews,
+    ...laterExit(a, b),
+  };
+}
+
+function entryFields(row: SessionRow): ReturnType<typeof entryOf> {
+  const { entry_ts, entry_seq, entry_path, source, referrer_host, utm_source, utm_medium, utm_campaign, utm_term, utm_content, browser, os, device_type, country, region, city } = row;
+  return { entry_ts, entry_seq, entry_path, source, referrer_host, utm_source, utm_medium, utm_campaign, utm_term, utm_content, browser, os, device_type, country, region, city };
+}
+
+function extend(session: SessionRow, event: StoredEvent): SessionRow {
+  const isPageview = event.type === 'pageview';
+  const extended: SessionRow = {
+    ...session,
+    start_ts: Math.min(session.start_ts, event.ts),
+    end_ts: Math.max(session.end_ts, event.ts),
+    events: session.events + 1,
+    pageviews: session.pageviews + (isPageview ? 1 : 0),
+  };
+  const withEntry = isBefore(event.ts, event.seq, session.entry_ts, session.entry_seq) ? { ...extended, ...entryOf(event) } : extended;
+  return isPageview ? { ...withEntry, ...laterExit(withEntry, { exit_ts: event.ts, exit_seq: event.seq, exit_path: event.path }) } : withEntry;
+}
+
+/** Runs inside the write transaction, once per stored non-bot event. */
+export function assignToSession(db: Db, event: StoredEvent): void {
+  const nearby = findNearbySessions(db, {
+    site_id: event.site_id,
+    anon_id: event.anon_id,
+    is_internal: event.is_internal,
+    start_before: event.ts + sessionGapMs,
+  }).filter((session) => session.end_ts > event.ts - sessionGapMs);
+
+  let removed: SessionRow[];
+  let added: SessionRow;
+  if (nearby.length === 0) {
+    const row = newSession(event);
+    added = { ...row, id: insertSession(db, row) };
+    removed = [];
+  } else if (nearby.length === 1) {
+    added = extend(nearby[0]!, event);
+    updateSession(db, added);
+    removed = [nearby[0]!];
+  } else {
+    // The event bridges two visits: they become one (the earlier keeps its id).
+    const [earlier, later] = nearby[0]!.start_ts < nearby[1]!.start_ts ? [nearby[0]!, nearby[1]!] : [nearby[1]!, nearby[0]!];
+    added = extend(merge(earlier, later), event);
+    deleteSession(db, later.id);
+    updateSession(db, added);
+    removed = [earlier, later];
+  }
+  for (const listener of writeListeners()) listener.onSessionsChanged?.(db, removed, added);
+}

@@ -1,0 +1,23 @@
+// Domains that keep aggregates (reports) register here; the writer calls them inside the transaction that stores
+// the events, so aggregates commit or roll back with the events they count (STYLE rule 8).
+import type { Db } from '../db/open.ts';
+import type { SessionRow } from './queries/session-rows.ts';
+import type { StoredEvent } from './stored-event.ts';
+
+export interface WriteListener {
+  name: string;
+  /** A new event row (bots included: listeners decide what they count). */
+  onEventStored?(db: Db, event: StoredEvent): void;
+  /** Visits replaced by `added` (an event created, extended or merged visits). */
+  onSessionsChanged?(db: Db, removed: readonly SessionRow[], added: SessionRow): void;
+}
+
+const listeners: WriteListener[] = [];
+
+export function registerWriteListener(listener: WriteListener): void {
+  if (!listeners.some((existing) => existing.name === listener.name)) listeners.push(listener);
+}
+
+export function writeListeners(): readonly WriteListener[] {
+  return listeners;
+}
