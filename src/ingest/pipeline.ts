@@ -70,7 +70,8 @@ export interface IngestPipelineDeps {
 }
 
 interface CandidateEvent {
-  index: number;
+  /** "" for a single-object body, "/3" for the fourth element of an array body. */
+  pointer: string;
   raw: string;
   object: Record<string, unknown>;
   parsed: ParsedWireEvent;
@@ -105,14 +106,14 @@ export function createIngestPipeline(deps: IngestPipelineDeps): IngestPipeline {
       typeof request.siteId === 'string'
         ? request.siteId
         : request.siteId(items.map((item) => (item.value as { site_id?: unknown } | null)?.site_id).filter((id): id is string => typeof id === 'string'));
-    items.forEach((item, index) => {
+    items.forEach((item) => {
       const result = parseWireEvent(item.value, now, item.pointer);
       if (!result.ok) {
         details.push(...result.details);
       } else if (result.value.event.site_id !== siteId) {
         details.push({ path: `${item.pointer}/site_id`, message: 'must be the authenticated site' });
       } else {
-        candidates.push({ index, raw: item.raw, object: item.value as Record<string, unknown>, parsed: result.value });
+        candidates.push({ pointer: item.pointer, raw: item.raw, object: item.value as Record<string, unknown>, parsed: result.value });
       }
     });
     if (details.length > 0) throw ApiError.invalidPayload(details, 'One or more events are invalid; nothing was stored');
@@ -145,12 +146,12 @@ export function createIngestPipeline(deps: IngestPipelineDeps): IngestPipeline {
     return { kept, duplicates: candidates.length - kept.length };
   }
 
-  function validatePlan(request: IngestRequest, candidates: CandidateEvent[], pointerPrefixed: boolean): { kept: CandidateEvent[]; failed: { candidate: CandidateEvent; details: ErrorDetail[] }[] } {
+  function validatePlan(request: IngestRequest, candidates: CandidateEvent[]): { kept: CandidateEvent[]; failed: { candidate: CandidateEvent; details: ErrorDetail[] }[] } {
     if (!deps.plan) return { kept: candidates, failed: [] };
     const kept: CandidateEvent[] = [];
     const failed: { candidate: CandidateEvent; details: ErrorDetail[] }[] = [];
     for (const candidate of candidates) {
-      const details = deps.plan.validate(candidate.object, pointerPrefixed ? `/${candidate.index}` : '');
+      const details = deps.plan.validate(candidate.object, candidate.pointer);
       if (details.length === 0) kept.push(candidate);
       else failed.push({ candidate, details });
     }
@@ -196,9 +197,8 @@ export function createIngestPipeline(deps: IngestPipelineDeps): IngestPipeline {
   }
 
   function toDeadLetter(request: IngestRequest, siteId: string, candidate: CandidateEvent, details: ErrorDetail[]): DlqInput {
-    const prefix = `/${candidate.index}`;
     // The row holds one event: its error paths point into that event, without the array index.
-    const unprefixed = details.map((detail) => (detail.path.startsWith(prefix) ? { ...detail, path: detail.path.slice(prefix.length) } : detail));
+    const unprefixed = details.map((detail) => ({ ...detail, path: detail.path.slice(candidate.pointer.length) }));
     return {
       id: deps.random.uuid(),
       site_id: siteId,
@@ -228,7 +228,7 @@ export function createIngestPipeline(deps: IngestPipelineDeps): IngestPipeline {
       const unique = gateDuplicatesInBatch(consent.kept);
       let plan: ReturnType<typeof validatePlan>;
       try {
-        plan = validatePlan(request, unique.kept, true);
+        plan = validatePlan(request, unique.kept);
       } catch (error) {
         count('rejected_schema', candidates.length);
         throw error;
