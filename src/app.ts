@@ -11,6 +11,7 @@ import { mountIngest } from './ingest/routes.ts';
 import { mountDlq } from './dlq/routes.ts';
 import { createAppMetrics, type AppMetrics } from './metrics/app-metrics.ts';
 import { mountMetrics } from './metrics/routes.ts';
+import { type CheckpointMode, startCheckpointer } from './db/checkpointer.ts';
 import { ApiError, renderError } from './http/errors.ts';
 
 export interface CreateAppOptions {
@@ -22,6 +23,8 @@ export interface CreateAppOptions {
   /** Lets a test add routes (e.g. a deprecated one) before the app serves. */
   extend?: (app: H3, context: AppContext) => void;
   ingest?: IngestServiceOptions;
+  /** Where WAL checkpoints run: a worker thread (the server) or a timer on this thread (default, tests). */
+  checkpoint?: CheckpointMode;
 }
 
 export interface SightlineApp {
@@ -57,13 +60,17 @@ export function createApp(options: CreateAppOptions): SightlineApp {
   mountDlq(h3, context, ingest);
   mountMetrics(h3, context, metrics);
   options.extend?.(h3, context);
+  const checkpointer = startCheckpointer(context.db, options.checkpoint ?? 'inline');
   return {
     h3,
     context,
     metrics,
     ingest,
     fetch: async (request) => h3.fetch(request),
-    close: () => ingest.writeQueue.drain(),
+    close: async () => {
+      await ingest.writeQueue.drain();
+      await checkpointer.stop();
+    },
   };
 }
 

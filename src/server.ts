@@ -23,7 +23,7 @@ export function databasePath(dataDir: string): string {
 export async function startServer(config: Config): Promise<RunningServer> {
   const db = openDatabase(databasePath(config.dataDir));
   const adminToken = resolveAdminToken(config, cryptoRandom);
-  const app = createApp({ db, config, adminToken: adminToken.token });
+  const app = createApp({ db, config, adminToken: adminToken.token, checkpoint: 'worker' });
   const server = serve(app.h3, { port: config.port, hostname: config.host, silent: true, gracefulShutdown: false });
   await server.ready();
   const address = server.node?.server?.address();
@@ -41,25 +41,39 @@ export async function startServer(config: Config): Promise<RunningServer> {
     return stopping;
   };
 
-  consola.log(`Sightline listening on ${url}`);
-  consola.log(`Admin UI: ${url}/`);
+  printLine(`Sightline listening on ${url}`);
+  printLine(`Admin UI: ${url}/`);
   if (adminToken.generated) {
-    consola.log(`Admin token (saved to ${adminToken.path}, shown only this once): ${adminToken.token}`);
+    printLine(`Admin token (saved to ${adminToken.path}, shown only this once): ${adminToken.token}`);
   }
   return { url, app, db, stop };
 }
 
-/** For `sightline serve`: SIGTERM and SIGINT drain and exit 0. */
-export function stopOnSignals(running: RunningServer): void {
+/**
+ * Straight to stdout, not through consola: consola drops log/info lines when NODE_ENV=test or TEST is set, and the
+ * ready line and the once-only admin token must be printed whatever the environment.
+ */
+function printLine(line: string): void {
+  process.stdout.write(`${line}\n`);
+}
+
+/**
+ * For `sightline serve`: SIGTERM and SIGINT drain and exit 0. Install it before the server starts (pass the pending
+ * start): the ready line is printed inside startServer, and a supervisor may signal the moment it reads that line;
+ * a signal that arrived before the handlers were installed would kill the process without draining.
+ */
+export function stopOnSignals(running: RunningServer | Promise<RunningServer>): void {
   const onSignal = (signal: NodeJS.Signals) => {
-    consola.info(`${signal} received, draining`);
-    running.stop().then(
-      () => process.exit(0),
-      (error: unknown) => {
-        consola.error(error);
-        process.exit(1);
-      },
-    );
+    printLine(`${signal} received, draining`);
+    Promise.resolve(running)
+      .then((server) => server.stop())
+      .then(
+        () => process.exit(0),
+        (error: unknown) => {
+          consola.error(error);
+          process.exit(1);
+        },
+      );
   };
   process.once('SIGTERM', onSignal);
   process.once('SIGINT', onSignal);
