@@ -42,7 +42,8 @@ export function requireWorkspace(context: AppContext, slug: string): WorkspaceRo
 /** Prints `value` as JSON with --json, otherwise as the human text `describe` gives. */
 export function output(args: { json?: boolean }, value: unknown, describe: () => string): void {
   if (args.json) process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
-  else consola.log(describe());
+  // Not consola.log: consola drops log lines when NODE_ENV=test or TEST is set; asked-for output always prints.
+  else process.stdout.write(`${describe()}\n`);
 }
 
 /** Runs a command body; refusals print their message (and details) and exit 1. */
@@ -55,13 +56,23 @@ export async function runCommandSafely(args: { json?: boolean }, body: () => unk
       if (args.json) {
         process.stderr.write(`${JSON.stringify({ error: { code: error.code, message: error.message, details: error.details } })}\n`);
       } else {
-        consola.error(`${error.message} (${error.code})`);
-        for (const detail of error.details ?? []) consola.error(`  ${detail.path || '/'}: ${detail.message}`);
+        // The shared actions validate a body; on the command line its fields are flags.
+        const message = error.code === 'invalid_payload' ? 'Invalid arguments' : error.message;
+        consola.error(`${message} (${error.code})`);
+        for (const detail of error.details ?? []) consola.error(`  ${toFlagName(detail.path)}: ${detail.message}`);
       }
       return;
     }
     consola.error(error instanceof Error ? error.message : error);
   }
+}
+
+/** A body pointer as the flag that supplied it: /slug → --slug, /scopes/1 → --scopes (item 2). */
+function toFlagName(pointer: string): string {
+  const [field, ...rest] = pointer.split('/').slice(1);
+  if (!field) return '(arguments)';
+  if (rest.length === 1 && /^\d+$/.test(rest[0]!)) return `--${field} (item ${Number(rest[0]) + 1})`;
+  return `--${[field, ...rest].join('/')}`;
 }
 
 /** Follows next_cursor until the last page of an administrative list. */

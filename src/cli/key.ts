@@ -1,6 +1,7 @@
 // `sightline key create|list|revoke`.
 import { defineCommand } from 'citty';
 import { createKey, CreateKeyBody, listKeys, revokeKey } from '../admin/keys.ts';
+import { ApiError } from '../http/errors.ts';
 import { parseBody } from '../http/validate.ts';
 import { commonArgs, output, requireWorkspace, collectPages, runCommandSafely, systemActor, table, withContext } from './common.ts';
 
@@ -54,7 +55,17 @@ const revoke = defineCommand({
   run: ({ args }) =>
     runCommandSafely(args, () =>
       withContext(args, (context) => {
-        const key = revokeKey(context, systemActor, requireWorkspace(context, args.workspace), args.id);
+        const workspace = requireWorkspace(context, args.workspace);
+        let key;
+        try {
+          key = revokeKey(context, systemActor, workspace, args.id);
+        } catch (error) {
+          // The HTTP answer must not tell unknown from revoked; the operator at the console may be told more.
+          if (error instanceof ApiError && error.code === 'not_found') {
+            throw ApiError.notFound(`No active key ${args.id} in workspace ${workspace.slug} (unknown, or already revoked)`);
+          }
+          throw error;
+        }
         output(args, key, () => `Revoked key ${key.id} at ${key.revoked_at}`);
       }),
     ),

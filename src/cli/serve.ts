@@ -24,8 +24,10 @@ export const serveCommand = defineCommand({
     try {
       const flags: Record<string, string | undefined> = {};
       for (const [name, value] of Object.entries(args)) if (typeof value === 'string') flags[name] = value;
-      const running = await startServer(loadConfig(process.env, flags));
+      const running = startServer(loadConfig(process.env, flags));
+      // Before the ready line can be read, so that no signal finds the process without its handlers.
       stopOnSignals(running);
+      await running;
     } catch (error) {
       consola.error(error instanceof Error ? error.message : error);
       process.exit(1);

@@ -1,0 +1,150 @@
+// The operator commands of the real CLI: admin-token, doctor and backup.
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { latestSchemaVersion } from '../../src/db/schema.ts';
+import { ensureBuilt, parseJsonOutput, readDatabase, runCli } from './cli-helpers.ts';
+
+const scratch = mkdtempSync(join(tmpdir(), 'sightline-cli-ops-'));
+let dataDir: string;
+let counter = 0;
+
+const cli = (...args: string[]) => runCli(args, { DATA_DIR: dataDir });
+
+// Each test runs several node processes; on a busy machine that can be slow. Nothing here asserts a duration.
+vi.setConfig({ testTimeout: 120_000 });
+beforeAll(ensureBuilt, 120_000);
+beforeEach(() => {
+  counter += 1;
+  dataDir = join(scratch, `data-${counter}`);
+});
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+interface DoctorCheck {
+  name: string;
+  ok: boolean;
+  detail: string;
+}
+
+const checkNamed = (checks: DoctorCheck[], name: string) => {
+  const check = checks.find((item) => item.name === name);
+  if (!check) throw new Error(`doctor printed no ${name} check: ${JSON.stringify(checks)}`);
+  return check;
+};
+
+describe('admin-token', () => {
+  it('with no token yet exits 1 and says how to get one', async () => {
+    const result = await cli('admin-token');
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toContain('No admin token yet');
+    expect(result.stderr).toContain(dataDir);
+  });
+
+  it('prints the token of DATA_DIR/admin-token (and as JSON)', async () => {
+    mkdirSync(dataDir, { recursive: true });
+    writeFileSync(join(dataDir, 'admin-token'), 'sla_file-token-0123456789abcdef\n', { mode: 0o600 });
+    const result = await cli('admin-token');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe('sla_file-token-0123456789abcdef\n');
+    expect(parseJsonOutput(await cli('admin-token', '--json'))).toEqual({ admin_token: 'sla_file-token-0123456789abcdef' });
+  });
+
+  it('prints ADMIN_TOKEN when it is set, even over the file', async () => {
+    mkdirSync(dataDir, { recursive: true });
+    writeFileSync(join(dataDir, 'admin-token'), 'sla_file-token-0123456789abcdef\n', { mode: 0o600 });
+    const result = await runCli(['admin-token'], { DATA_DIR: dataDir, ADMIN_TOKEN: 'env-token-0123456789abcdef' });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe('env-token-0123456789abcdef\n');
+  });
+});
+
+describe('doctor', () => {
+  it('on a healthy data dir exits 0 and reports pragmas, schema version and versions', async () => {
+    expect((await cli('workspace', 'create', '--name', 'Acme', '--slug', 'acme')).code).toBe(0);
+
+    const human = await cli('doctor');
+    expect(human.code).toBe(0);
+    expect(human.stdout).toMatch(/^CHECK\s+STATUS\s+DETAIL$/m);
+    expect(human.stdout).toMatch(/^journal_mode\s+ok\s+wal$/m);
+    expect(human.stdout).toMatch(/^foreign_keys\s+ok\s+1$/m);
+    expect(human.stdout).toMatch(/^busy_timeout\s+ok\s+\d+ ms$/m);
+    expect(human.stdout).toMatch(new RegExp(`^schema version\\s+ok\\s+${latestSchemaVersion} `, 'm'));
+    expect(human.stdout).toContain(process.versions.node);
+    expect(human.stdout).toMatch(/^sqlite\s+ok\s+\d+\.\d+\.\d+$/m);
+    expect(human.stdout).not.toContain('FAIL');
+
+    const json = await cli('doctor', '--json');
+    expect(json.code).toBe(0);
+    const report = parseJsonOutput<{ ok: boolean; checks: DoctorCheck[] }>(json);
+    expect(report.ok).toBe(true);
+    expect(report.checks.every((check) => check.ok)).toBe(true);
+    expect(checkNamed(report.checks, 'journal_mode').detail).toBe('wal');
+    expect(checkNamed(report.checks, 'foreign_keys').detail).toBe('1');
+    expect(Number.parseInt(checkNamed(report.checks, 'busy_timeout').detail, 10)).toBeGreaterThan(0);
+    expect(checkNamed(report.checks, 'schema version').detail).toMatch(new RegExp(`^${latestSchemaVersion} `));
+    expect(checkNamed(report.checks, 'node').detail).toContain(process.versions.node);
+    expect(checkNamed(report.checks, 'sqlite').detail).toMatch(/^\d+\.\d+\.\d+$/);
+    expect(checkNamed(report.checks, 'data directory').detail).toContain(dataDir);
+  });
+
+  it('on a missing data dir exits 1, says it is missing, and does not create it', async () => {
+    const human = await cli('doctor');
+    expect(human.code).toBe(1);
+    expect(human.stdout).toMatch(/^data directory\s+FAIL\s+.*\(missing\)$/m);
+
+    const json = await cli('doctor', '--json');
+    expect(json.code).toBe(1);
+    const report = parseJsonOutput<{ ok: boolean; checks: DoctorCheck[] }>(json);
+    expect(report.ok).toBe(false);
+    expect(checkNamed(report.checks, 'data directory')).toMatchObject({ ok: false, detail: expect.stringContaining('missing') });
+    expect(existsSync(dataDir)).toBe(false);
+  });
+
+  it('fails when the admin-token file is readable by others', async () => {
+    expect((await cli('workspace', 'list')).code).toBe(0);
+    writeFileSync(join(dataDir, 'admin-token'), 'sla_file-token-0123456789abcdef\n');
+    chmodSync(join(dataDir, 'admin-token'), 0o644);
+    const json = await cli('doctor', '--json');
+    expect(json.code).toBe(1);
+    expect(checkNamed(parseJsonOutput(json).checks, 'admin-token file')).toMatchObject({ ok: false, detail: expect.stringContaining('0644') });
+  });
+});
+
+describe('backup', () => {
+  it('writes a SQLite file that opens and holds the workspaces; an existing destination is refused', async () => {
+    await cli('workspace', 'create', '--name', 'Acme', '--slug', 'acme');
+    await cli('workspace', 'create', '--name', 'Beta', '--slug', 'beta');
+    await cli('site', 'create', '--workspace', 'acme', '--id', 'blog', '--name', 'Blog');
+    const destination = join(scratch, `backup-${counter}.db`);
+
+    const result = await cli('backup', '--to', destination);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain(destination);
+
+    readDatabase(destination, (db) => {
+      expect(db.pragma('integrity_check', { simple: true })).toBe('ok');
+      expect(db.pragma('user_version', { simple: true })).toBe(latestSchemaVersion);
+      expect(db.prepare('SELECT slug, name FROM workspaces ORDER BY slug').all()).toEqual([
+        { slug: 'acme', name: 'Acme' },
+        { slug: 'beta', name: 'Beta' },
+      ]);
+      expect(db.prepare('SELECT id FROM sites').all()).toEqual([{ id: 'blog' }]);
+    });
+
+    const again = await cli('backup', '--to', destination);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toContain('already exists');
+    // The first backup is untouched.
+    expect(readDatabase(destination, (db) => db.prepare('SELECT count(*) AS n FROM workspaces').get())).toEqual({ n: 2 });
+  });
+
+  it('--json reports the destination and page count', async () => {
+    await cli('workspace', 'create', '--name', 'Acme', '--slug', 'acme');
+    const destination = join(scratch, `backup-json-${counter}.db`);
+    const report = parseJsonOutput(await cli('backup', '--to', destination, '--json'));
+    expect(report).toEqual({ to: destination, pages: expect.any(Number) });
+    expect(report.pages).toBeGreaterThan(0);
+  });
+});
