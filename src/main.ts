@@ -4,6 +4,7 @@ import { adminTokenCommand } from './cli/admin-token.ts';
 import { backupCommand } from './cli/backup.ts';
 import { doctorCommand } from './cli/doctor.ts';
 import { keyCommand } from './cli/key.ts';
+import { planCommand } from './cli/plan.ts';
 import { serveCommand } from './cli/serve.ts';
 import { siteCommand } from './cli/site.ts';
 import { workspaceCommand } from './cli/workspace.ts';
@@ -15,6 +16,7 @@ const main = defineCommand({
     workspace: workspaceCommand,
     site: siteCommand,
     key: keyCommand,
+    plan: planCommand,
     'admin-token': adminTokenCommand,
     backup: backupCommand,
     doctor: doctorCommand,
