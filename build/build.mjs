@@ -31,8 +31,9 @@ function isStale() {
 if (process.argv.includes('--if-stale') && !isStale()) process.exit(0);
 
 await build({
-  entryPoints: [join(root, 'src', 'main.ts')],
-  outfile: output,
+  entryPoints: { main: join(root, 'src', 'main.ts'), 'writer-thread': join(root, 'src', 'ingest', 'writer-thread.ts') },
+  outdir: join(root, 'dist'),
+  outExtension: { '.js': '.mjs' },
   bundle: true,
   platform: 'node',
   format: 'esm',

@@ -13,6 +13,7 @@ import { deleteIdentitiesOfSite } from './queries/identity-rows.ts';
 import { deleteSessionsOfSite } from './queries/session-rows.ts';
 import { TokenBuckets } from './rate-limit.ts';
 import { WriteQueue, type WriteQueueOptions } from './write-queue.ts';
+import { type Committer, createInlineCommitter, createThreadCommitter, writerThreadFile } from './committer.ts';
 
 registerSiteDataRemover('events', deleteEventsOfSite);
 registerSiteDataRemover('sessions', deleteSessionsOfSite);
@@ -29,13 +30,22 @@ export interface IngestServiceOptions {
   writeQueue?: WriteQueueOptions;
   /** The geo database (a path or the file's bytes); defaults to GEOIP_DB or the bundled country database. */
   geoDatabase?: string | Buffer;
+  /** 'thread' (default when the writer bundle exists) or 'inline'. */
+  writer?: 'thread' | 'inline';
+}
+
+function createCommitter(context: AppContext, choice: 'thread' | 'inline' | undefined): Committer {
+  const file = choice === 'inline' ? undefined : writerThreadFile();
+  if (file && !context.db.memory) return createThreadCommitter(context.db, file);
+  if (choice === 'thread') throw new Error('the writer thread bundle (dist/writer-thread.mjs) is missing: run npm run build');
+  return createInlineCommitter(context.db);
 }
 
 /** Throws at start on a broken tracking plan, geo database or INTERNAL_IPS entry, so nothing half-works. */
 export function createIngestService(context: AppContext, metrics: AppMetrics, options: IngestServiceOptions = {}): IngestService {
   const plan = context.config.schemaBundlePath ? loadTrackingPlan(context.config.schemaBundlePath) : undefined;
   const geo: GeoLookup = createGeoLookup(options.geoDatabase ?? context.config.geoipDb ?? defaultGeoDatabasePath());
-  const writeQueue = new WriteQueue(context.db, context.clock, metrics, options.writeQueue);
+  const writeQueue = new WriteQueue(createCommitter(context, options.writer), context.clock, metrics, options.writeQueue);
   const pipeline = createIngestPipeline({
     clock: context.clock,
     random: context.random,

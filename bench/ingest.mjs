@@ -1,0 +1,182 @@
+// npm run bench -- ingest: the real server (tracking plan loaded, whole pipeline on) against a bare node:http
+// server answering 202, both loaded from separate processes. Prints saturated throughput and the ratio, open-loop
+// latency at fixed rates (client p50/p99/p999 and server-side p99 from /metrics), 100-event batch throughput, RSS.
+import { spawn, execFileSync } from 'node:child_process';
+import { request as httpRequest } from 'node:http';
+import { mkdtempSync, readFileSync, writeFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const adminToken = 'bench-admin-token-0123456789';
+const siteId = 'bench';
+
+/** One request on a fresh connection (the load phases outlast keep-alive timeouts of pooled sockets). */
+function call(url, method = 'GET', body) {
+  return new Promise((resolve, reject) => {
+    const outgoing = httpRequest(url, { method, agent: false, headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' } }, (response) => {
+      let text = '';
+      response.setEncoding('utf8');
+      response.on('data', (chunk) => (text += chunk));
+      response.on('end', () => resolve(text));
+    });
+    outgoing.on('error', reject);
+    outgoing.end(body === undefined ? undefined : JSON.stringify(body));
+  });
+}
+
+function startProcess(command, args, env) {
+  const child = spawn(command, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  return new Promise((resolve, reject) => {
+    let output = '';
+    child.stdout.on('data', (chunk) => {
+      output += chunk;
+      const match = /listening on (http:\/\/[^\s]+)/.exec(output);
+      if (match) resolve({ child, url: match[1] });
+    });
+    child.on('exit', (code) => reject(new Error(`${command} ${args.join(' ')} exited with ${code}: ${output}`)));
+  });
+}
+
+function stopProcess(child) {
+  return new Promise((resolve) => {
+    child.removeAllListeners('exit');
+    child.once('exit', resolve);
+    child.kill('SIGTERM');
+  });
+}
+
+function runLoad(options) {
+  const output = execFileSync(process.execPath, [join(root, 'bench', 'load.mjs'), JSON.stringify(options)], { encoding: 'utf8', maxBuffer: 1 << 26 });
+  return JSON.parse(output.trim().split('\n').pop());
+}
+
+function hasWrk() {
+  try {
+    execFileSync('wrk', ['--version'], { stdio: 'ignore' });
+    return true;
+  } catch (error) {
+    return error.status === 1; // wrk --version exits 1 after printing
+  }
+}
+
+function saturate(url, seconds) {
+  if (hasWrk()) {
+    const output = execFileSync('wrk', ['-t1', '-c50', `-d${seconds}s`, '-s', join(root, 'bench', 'wrk-events.lua'), url], {
+      encoding: 'utf8',
+      env: { ...process.env, BENCH_SITE: siteId },
+    });
+    const result = JSON.parse(output.trim().split('\n').pop());
+    return { tool: 'wrk', requestsPerSecond: result.requests / result.seconds, non2xx: result.non2xx, socketErrors: result.socketErrors };
+  }
+  const result = runLoad({ url, siteId, mode: 'closed', connections: 50, durationMs: seconds * 1000 });
+  return { tool: 'node', requestsPerSecond: result.requestsPerSecond, non2xx: Object.entries(result.statuses).filter(([s]) => s !== '202').reduce((n, [, c]) => n + c, 0) };
+}
+
+async function scrapeHistogram(url) {
+  const text = await call(`${url}/metrics`);
+  const buckets = [];
+  for (const line of text.split('\n')) {
+    const match = /^sightline_ingest_latency_ms_bucket\{le="([^"]+)"\} (\d+)/.exec(line);
+    if (match) buckets.push({ le: match[1] === '+Inf' ? Infinity : Number(match[1]), count: Number(match[2]) });
+  }
+  return buckets;
+}
+
+/** histogram_quantile over the difference of two scrapes: linear interpolation inside the bucket. */
+function serverQuantile(before, after, q) {
+  const diff = after.map((bucket, index) => ({ le: bucket.le, count: bucket.count - (before[index]?.count ?? 0) }));
+  const total = diff[diff.length - 1].count;
+  if (total === 0) return null;
+  const rank = q * total;
+  let previousLe = 0;
+  let previousCount = 0;
+  for (const bucket of diff) {
+    if (bucket.count >= rank) {
+      if (bucket.le === Infinity) return previousLe;
+      return previousLe + ((bucket.le - previousLe) * (rank - previousCount)) / Math.max(1, bucket.count - previousCount);
+    }
+    previousLe = bucket.le;
+    previousCount = bucket.count;
+  }
+  return null;
+}
+
+function rssMiB(pid) {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Number(/VmRSS:\s+(\d+)/.exec(status)[1]) / 1024;
+}
+
+const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+const fixed = (value, digits = 2) => (value === null || value === undefined ? 'n/a' : Number(value).toFixed(digits));
+
+export async function run(args) {
+  const quick = args.includes('--quick');
+  const seconds = quick ? 3 : 10;
+  const rounds = quick ? 1 : 3;
+  execFileSync(process.execPath, [join(root, 'build', 'build.mjs'), '--if-stale'], { stdio: 'inherit' });
+  const dataDir = mkdtempSync(join(tmpdir(), 'sightline-bench-'));
+  const planPath = join(dataDir, 'plan.json');
+  writeFileSync(
+    planPath,
+    JSON.stringify({
+      plan: 'bench',
+      version: '1.0.0',
+      events: {
+        pageview: { type: 'object', required: ['type', 'referrer'], properties: { type: { const: 'pageview' }, referrer: { type: ['string', 'null'], maxLength: 2048 } } },
+        '*': { type: 'object', additionalProperties: true, required: [] },
+      },
+    }),
+  );
+  const server = await startProcess(process.execPath, [join(root, 'bin', 'sightline'), 'serve', '--port', '0'], {
+    DATA_DIR: dataDir,
+    ADMIN_TOKEN: adminToken,
+    SCHEMA_BUNDLE_PATH: planPath,
+    SCHEMA_MODE: 'reject',
+    RATE_LIMIT_SITE: '10000000',
+    RATE_LIMIT_IP: '10000000',
+  });
+  const bare = await startProcess(process.execPath, [join(root, 'bench', 'bare-server.mjs')], {});
+  try {
+    await call(`${server.url}/workspaces`, 'POST', { name: 'Bench', slug: 'bench' });
+    await call(`${server.url}/workspaces/bench/sites`, 'POST', { id: siteId, name: 'Bench' });
+
+    console.log(`Ingest benchmark: ${rounds} round(s) of ${seconds} s per phase; 2 cores shared by server and load generator.`);
+    // Warm up both (JIT, SQLite cache).
+    saturate(server.url, 2);
+    saturate(bare.url, 2);
+
+    const full = [];
+    const baseline = [];
+    for (let round = 0; round < rounds; round++) {
+      full.push(saturate(server.url, seconds));
+      baseline.push(saturate(bare.url, seconds));
+    }
+    const fullRps = median(full.map((r) => r.requestsPerSecond));
+    const bareRps = median(baseline.map((r) => r.requestsPerSecond));
+    console.log(`\nSaturated, single-event POSTs over 50 connections (${full[0].tool}), median of ${rounds}:`);
+    console.log(`  full pipeline : ${fixed(fullRps, 0)} req/s (non-2xx: ${full.map((r) => r.non2xx).join(', ')})`);
+    console.log(`  bare node:http: ${fixed(bareRps, 0)} req/s`);
+    console.log(`  ratio         : ${fixed((100 * fullRps) / bareRps, 1)} % of bare (target >= 40 %)`);
+
+    console.log('\nOpen loop, single-event POSTs at a fixed rate, latency from scheduled send time (ms):');
+    for (const rate of [2000, 5000]) {
+      const before = await scrapeHistogram(server.url);
+      const result = runLoad({ url: server.url, siteId, mode: 'open', rate, connections: 50, durationMs: seconds * 1000 });
+      const after = await scrapeHistogram(server.url);
+      console.log(
+        `  ${rate} ev/s: client p50 ${fixed(result.p50)}  p99 ${fixed(result.p99)}  p999 ${fixed(result.p999)}  | server p50 ${fixed(serverQuantile(before, after, 0.5), 3)}  p99 ${fixed(serverQuantile(before, after, 0.99), 3)}  (target p99 < 5)  statuses ${JSON.stringify(result.statuses)}`,
+      );
+    }
+
+    const batches = runLoad({ url: server.url, siteId, mode: 'closed', connections: 8, durationMs: seconds * 1000, batch: 100 });
+    console.log(`\n100-event batches over 8 connections: ${fixed(batches.eventsPerSecond, 0)} events/s (${fixed(batches.requestsPerSecond, 0)} req/s) statuses ${JSON.stringify(batches.statuses)}`);
+    const stored = (await call(`${server.url}/metrics`)).match(/sightline_ingest_events_total\{outcome="accepted"\} (\d+)/)?.[1];
+    console.log(`\nServer RSS after the run: ${fixed(rssMiB(server.child.pid), 1)} MiB; events stored: ${stored}`);
+  } finally {
+    await stopProcess(server.child);
+    await stopProcess(bare.child);
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}

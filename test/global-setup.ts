@@ -1,0 +1,7 @@
+// Builds dist/ once before the suite: the CLI tests run the bundle, and every app's writer thread runs
+// dist/writer-thread.mjs.
+import { execFileSync } from 'node:child_process';
+
+export default function setup(): void {
+  execFileSync(process.execPath, ['build/build.mjs', '--if-stale'], { stdio: 'inherit' });
+}
