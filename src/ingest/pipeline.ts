@@ -97,11 +97,10 @@ export function createIngestPipeline(deps: IngestPipelineDeps): IngestPipeline {
     if (amount > 0) deps.metrics.ingestEvents.inc({ outcome }, amount);
   };
 
-  function validateWire(request: IngestRequest): { siteId: string; candidates: CandidateEvent[] } {
+  function validateWire(request: IngestRequest, items: ReturnType<typeof splitBody>): { siteId: string; candidates: CandidateEvent[] } {
     const now = deps.clock.now();
     const details: ErrorDetail[] = [];
     const candidates: CandidateEvent[] = [];
-    const items = splitBody(request.bodyText);
     const siteId =
       typeof request.siteId === 'string'
         ? request.siteId
@@ -212,10 +211,13 @@ export function createIngestPipeline(deps: IngestPipelineDeps): IngestPipeline {
     async ingest(request) {
       let siteId: string;
       let candidates: CandidateEvent[];
+      let items: ReturnType<typeof splitBody> | undefined;
       try {
-        ({ siteId, candidates } = validateWire(request));
+        items = splitBody(request.bodyText);
+        ({ siteId, candidates } = validateWire(request, items));
       } catch (error) {
-        count('rejected_invalid');
+        // Every event of a refused batch counts, as for the other refusals; a body that holds no events counts once.
+        count('rejected_invalid', items?.length ?? 1);
         throw error;
       }
       const consent = gateConsent(candidates);

@@ -1,0 +1,371 @@
+// Hostile bodies on POST /events and POST /s2s/events over real HTTP: whatever arrives, the answer is a 2xx or a
+// structured 4xx (never a 5xx), refusals store nothing, and no prototype is polluted.
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makeEvent, seedWorkspace, startTestServer, type TestServer } from '../_setup.ts';
+
+const siteId = 'fuzz-site';
+const oneMiB = 1024 * 1024;
+const knownCodes = new Set([
+  'invalid_json',
+  'invalid_payload',
+  'unsupported_media_type',
+  'payload_too_large',
+  'unauthorized',
+  'rate_limited',
+  'schema_validation_failed',
+]);
+// Timestamps are relative to the start of the file; the run takes far less than the 9 minutes of slack.
+const startedAt = Date.now();
+const day = 86_400_000;
+
+// ── JSON text builders: bodies are built as text, so they can hold what JSON.stringify never writes ──────────────
+
+type Pair = [key: string, valueText: string];
+
+const objectText = (pairs: Pair[]) => `{${pairs.map(([key, value]) => `${JSON.stringify(key)}:${value}`).join(',')}}`;
+const arrayText = (items: string[]) => `[${items.join(',')}]`;
+
+const naughtyStrings = [
+  '',
+  ' ',
+  '\u0000',
+  'a\u0000b',
+  '\u202eevil\u202c',
+  '\u200f\u200e\u200b\u2060\ufeff',
+  '😀👨‍👩‍👧‍👦🏳️‍🌈',
+  'Z̤͔ͧ̑̓ä͖̭̈̇lͮ̒ͫǧ̗͚̚o̙̔ͮ̇͐̇',
+  '\ud800',
+  '\udfff\ud800',
+  'a\udc00b',
+  '𝕿𝖍𝖊 𝖖𝖚𝖎𝖈𝖐',
+  '<script>alert(1)</script>',
+  "'; DROP TABLE events; --",
+  '../../etc/passwd',
+  'null',
+  'undefined',
+  '__proto__',
+  '\r\n\t\b\f\v',
+  '\\',
+  '"',
+  '\u2028\u2029',
+  'ﷺ',
+  '\uffff\ufffe',
+];
+// Escapes written by hand: lone surrogates and control characters as the client's JSON says them.
+const rawStringTokens = ['"\\ud800"', '"\\udfff\\ud800"', '"x\\udc00"', '"\\u0000"', '"\\u202e\\u200f"', '"\\ud83d\\ude00"', '"\\/\\b\\f\\n\\r\\t"'];
+// Valid JSON numbers that are not what they seem (1e309 parses to Infinity, -0 stays -0).
+const numberTokens = ['1e309', '-1e309', '-0', '-0.0', '1e-400', '9007199254740993', '123456789012345678901234567890', '0.1e1', '1E+2', '-1', '0', '3.5'];
+// Not JSON at all: the body they sit in is invalid_json.
+const invalidTokens = ['NaN', 'Infinity', '-Infinity', '01', '.5', '1.', '+1', '0x1F', '1_000', 'undefined', "'single'", 'tru', '"unterminated'];
+const hostileKeys = ['__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty', 'valueOf', '', ' ', '\u0000', '😀', 'a'.repeat(300)];
+const pollution = objectText([['polluted', '"yes"']]);
+const pollutingValues = [
+  objectText([['__proto__', pollution]]),
+  objectText([['constructor', objectText([['prototype', pollution]])]]),
+  objectText([['prototype', pollution]]),
+  pollution,
+];
+
+const naughtyString = fc.oneof(fc.constantFrom(...naughtyStrings), fc.string({ unit: 'binary', maxLength: 40 }), fc.string({ unit: 'grapheme', maxLength: 20 }));
+
+/** A deeply nested value: arrays, objects or both alternating, thousands of levels. */
+const deepValue = fc
+  .record({ depth: fc.integer({ min: 500, max: 60_000 }), kind: fc.constantFrom('array', 'object', 'mixed') })
+  .map(({ depth, kind }) => {
+    if (kind === 'array') return '['.repeat(depth) + ']'.repeat(depth);
+    if (kind === 'object') return '{"a":'.repeat(depth) + '1' + '}'.repeat(depth);
+    const half = Math.floor(depth / 2);
+    return '{"a":['.repeat(half) + 'null' + ']}'.repeat(half);
+  });
+
+const scalarValue: fc.Arbitrary<string> = fc.oneof(
+  fc.jsonValue({ maxDepth: 2 }).map((value) => JSON.stringify(value)),
+  naughtyString.map((text) => JSON.stringify(text)),
+  fc.constantFrom(...rawStringTokens, ...numberTokens),
+  fc.constantFrom('null', 'true', 'false', '[]', '{}', '""'),
+);
+
+/** A value whose JSON text may be anything a hostile client writes, including invalid tokens. */
+const hostileValue: fc.Arbitrary<string> = fc.oneof(
+  { arbitrary: scalarValue, weight: 8 },
+  { arbitrary: fc.constantFrom(...pollutingValues), weight: 2 },
+  { arbitrary: fc.array(fc.tuple(fc.oneof(fc.constantFrom(...hostileKeys), naughtyString), scalarValue), { maxLength: 5 }).map(objectText), weight: 2 },
+  { arbitrary: fc.array(scalarValue, { maxLength: 5 }).map(arrayText), weight: 1 },
+  { arbitrary: deepValue, weight: 1 },
+  { arbitrary: fc.constantFrom(...invalidTokens), weight: 1 },
+);
+
+// ── Valid events, then mutations of them ─────────────────────────────────────────────────────────────────────────
+
+const validUrl = fc.oneof(
+  fc.constantFrom('https://example.com/', 'http://localhost:8080/a?b=c#d', 'https://xn--bcher-kva.example/ü?x=1', 'https://[::1]/v6', 'HTTPS://EXAMPLE.COM/UPPER'),
+  fc.string({ unit: 'grapheme', maxLength: 15 }).map((text) => `https://shop.example/p?utm_source=${encodeURIComponent(text)}&gclid=${encodeURIComponent(text)}`),
+);
+
+/** The fields of a valid event as (key, JSON text) pairs, in a random order. */
+const validEventPairs: fc.Arbitrary<Pair[]> = fc
+  .record(
+    {
+      id: fc.uuid().map((id) => JSON.stringify(id)),
+      site_id: fc.constant(JSON.stringify(siteId)),
+      anon_id: fc.string({ unit: 'binary', minLength: 1, maxLength: 60 }).map((text) => JSON.stringify(text)),
+      ts: fc.integer({ min: -398 * day, max: 8 * 60_000 }).map((offset) => JSON.stringify(new Date(startedAt + offset).toISOString())),
+      type: fc.oneof(fc.constantFrom('pageview', 'signup', 'a.b:c-d_e'), fc.stringMatching(/^[A-Za-z][A-Za-z0-9_.:-]{0,63}$/)).map((type) => JSON.stringify(type)),
+      url: validUrl.map((url) => JSON.stringify(url)),
+      referrer: fc.oneof(validUrl, fc.constant(null), fc.constant('android-app://com.example')).map((url) => JSON.stringify(url)),
+      user_id: fc.string({ unit: 'binary', minLength: 1, maxLength: 60 }).map((text) => JSON.stringify(text)),
+      props: fc.array(fc.tuple(fc.oneof(fc.constantFrom(...hostileKeys), naughtyString), fc.jsonValue({ maxDepth: 3 }).map((value) => JSON.stringify(value))), { maxLength: 6 }).map(objectText),
+      revenue: fc.constantFrom('{"amount":"19.99","currency":"EUR"}', '{"amount":1500,"currency":"JPY"}', '{"amount":"0.125","currency":"BHD"}', '{"amount":0,"currency":"USD"}'),
+      consent: fc.constantFrom('{"analytics":true}', '{"analytics":false}', '{"analytics":true,"marketing":false}'),
+      context: fc
+        .record({ user_agent: naughtyString, locale: fc.constantFrom('en-US', 'ar-EG', ''), title: naughtyString, ip: fc.constantFrom('8.8.8.8', '::1', '2001:db8::1', '81.2.69.142') }, { requiredKeys: [] })
+        .map((context) => JSON.stringify(context)),
+      internal: fc.boolean().map(String),
+    },
+    { requiredKeys: ['id', 'site_id', 'anon_id', 'ts', 'type', 'url'] },
+  )
+  .chain((record) => fc.shuffledSubarray(Object.entries(record) as Pair[], { minLength: Object.keys(record).length }));
+
+const eventFields = ['id', 'site_id', 'anon_id', 'ts', 'url', 'type', 'referrer', 'user_id', 'props', 'revenue', 'consent', 'context', 'internal'];
+
+type Mutation = (pairs: Pair[]) => Pair[];
+
+const mutation: fc.Arbitrary<Mutation> = fc.oneof(
+  // A field (known or not) gets a hostile value: wrong types for every field.
+  fc.tuple(fc.constantFrom(...eventFields, 'future_field'), hostileValue).map(([field, value]): Mutation => (pairs) => [...pairs.filter(([key]) => key !== field), [field, value]]),
+  // A required or optional field goes missing.
+  fc.constantFrom(...eventFields).map((field): Mutation => (pairs) => pairs.filter(([key]) => key !== field)),
+  // Prototype keys at the top level.
+  fc.tuple(fc.constantFrom('__proto__', 'constructor', 'prototype'), fc.oneof(fc.constantFrom(...pollutingValues), hostileValue)).map(([key, value]): Mutation => (pairs) => [...pairs, [key, value]]),
+  // Prototype keys and deep nesting inside props (and in an unknown field, kept only in raw).
+  fc.tuple(fc.constantFrom('props', 'future_field'), fc.oneof(fc.constantFrom(...pollutingValues), deepValue.map((deep) => objectText([['deep', deep]])))).map(
+    ([field, value]): Mutation => (pairs) => [...pairs.filter(([key]) => key !== field), [field, value]],
+  ),
+  // The same key twice: JSON.parse keeps the last one.
+  fc.tuple(fc.constantFrom(...eventFields), hostileValue).map(([field, value]): Mutation => (pairs) => [[field, value], ...pairs]),
+);
+
+/** One event: valid (no mutation) or valid with up to three mutations. */
+const eventText = fc.record({ pairs: validEventPairs, mutations: fc.array(mutation, { maxLength: 3 }) }).map(({ pairs, mutations }) => ({
+  text: objectText(mutations.reduce((current, mutate) => mutate(current), pairs)),
+  valid: mutations.length === 0,
+}));
+
+/** A body near the 1 MiB limit (on either side) or well under it, filled with one naughty unit. */
+const hugeBody = fc
+  .record({
+    target: fc.oneof(fc.integer({ min: oneMiB - 2048, max: oneMiB + 2048 }), fc.integer({ min: 64 * 1024, max: oneMiB })),
+    unit: fc.constantFrom('x', 'é', '😀', '\\ud800', '\\u0000', '\u202e', '\\"'),
+    event: validEventPairs,
+  })
+  .map(({ target, unit, event }) => {
+    const base = objectText([...event.filter(([key]) => key !== 'props'), ['props', objectText([['blob', '""']])]]);
+    const room = Math.max(0, target - Buffer.byteLength(base));
+    const filler = unit.repeat(Math.floor(room / Buffer.byteLength(unit)));
+    return base.replace('"blob":""', `"blob":"${filler}"`);
+  });
+
+interface Body {
+  text: string | Uint8Array;
+  /** Every event in it is valid: the answer must be 202 (once auth, media type and size pass). */
+  valid: boolean;
+}
+
+/** Counterexamples print as a short excerpt: a 1 MiB body or 60,000 brackets would drown the report. */
+function withSummary(payload: Body): Body {
+  const text = typeof payload.text === 'string' ? payload.text : `bytes ${Buffer.from(payload.text).toString('hex')}`;
+  const summary = text.length > 400 ? `${text.slice(0, 200)} … ${text.slice(-100)} (${text.length} characters)` : text;
+  return Object.assign(payload, { [fc.toStringMethod]: () => `${payload.valid ? 'valid' : 'hostile'}: ${JSON.stringify(summary)}` });
+}
+
+const body: fc.Arbitrary<Body> = fc.oneof(
+  { arbitrary: eventText, weight: 6 },
+  { arbitrary: fc.array(eventText, { minLength: 1, maxLength: 6 }).map((events) => ({ text: arrayText(events.map((event) => event.text)), valid: events.every((event) => event.valid) })), weight: 4 },
+  { arbitrary: hostileValue.map((text) => ({ text, valid: false })), weight: 2 },
+  {
+    arbitrary: fc.tuple(fc.oneof(eventText, fc.array(eventText, { minLength: 1, maxLength: 3 }).map((events) => ({ text: arrayText(events.map((event) => event.text)), valid: false }))), fc.nat()).map(
+      ([event, cut]) => ({ text: event.text.slice(0, cut % Math.max(1, event.text.length)), valid: false }),
+    ),
+    weight: 2,
+  },
+  { arbitrary: deepValue.map((deep) => ({ text: deep, valid: false })), weight: 1 },
+  // An event buried thousands of arrays deep.
+  { arbitrary: fc.tuple(eventText, fc.integer({ min: 2, max: 20_000 })).map(([event, depth]) => ({ text: '['.repeat(depth) + event.text + ']'.repeat(depth), valid: false })), weight: 1 },
+  { arbitrary: fc.constantFrom('', ' ', '\n\t\r ', '\ufeff', '[]', '[[]]', '{}', 'null', '0', '"x"', 'true', '[null]', '[1,2,3]').map((text) => ({ text, valid: false })), weight: 1 },
+  { arbitrary: fc.string({ unit: 'binary', maxLength: 200 }).map((text) => ({ text, valid: false })), weight: 1 },
+  // Bytes that are not UTF-8 at all, alone or inside a string of an otherwise valid event.
+  { arbitrary: fc.uint8Array({ maxLength: 200 }).map((bytes) => ({ text: bytes, valid: false })), weight: 1 },
+  {
+    arbitrary: fc.tuple(eventText, fc.uint8Array({ minLength: 1, maxLength: 8 })).map(([event, bytes]) => {
+      const at = event.text.indexOf('"', 1);
+      const text = Buffer.concat([Buffer.from(event.text.slice(0, at + 1)), Buffer.from(bytes), Buffer.from(event.text.slice(at + 1))]);
+      return { text: new Uint8Array(text), valid: false };
+    }),
+    weight: 1,
+  },
+  { arbitrary: hugeBody.map((text) => ({ text, valid: true })), weight: 1 },
+  // More than 500 events.
+  { arbitrary: fc.constant(null).map(() => ({ text: JSON.stringify(Array.from({ length: 501 }, () => makeEvent(siteId))), valid: false })), weight: 1 },
+  { arbitrary: fc.tuple(eventText, fc.constantFrom(' ', '\ufeff', '\n\n', '\u00a0')).map(([event, pad]) => ({ text: pad + event.text + pad, valid: false })), weight: 1 },
+).map(withSummary);
+
+const contentType = fc.oneof(
+  { arbitrary: fc.constantFrom('application/json', 'text/plain;charset=UTF-8'), weight: 8 },
+  {
+    arbitrary: fc.constantFrom(
+      undefined,
+      'APPLICATION/JSON',
+      'application/json; charset=utf-16',
+      ' text/plain ; foo=bar',
+      'application/x-www-form-urlencoded',
+      'multipart/form-data; boundary=x',
+      'application/octet-stream',
+      'application/ld+json',
+      'text/json',
+      'text/html',
+      '*/*',
+      'application/json, text/plain',
+    ),
+    weight: 2,
+  },
+);
+
+// ── The oracle: what the answer must be, as far as the layers before the pipeline decide it ─────────────────────
+
+interface Sent {
+  authorized: boolean;
+  contentType: string | undefined;
+  bytes: Uint8Array;
+  valid: boolean;
+}
+
+function parsesAsJson(text: string): { ok: true; value: unknown } | { ok: false } {
+  if (text.trim() === '') return { ok: false };
+  try {
+    return { ok: true, value: JSON.parse(text) };
+  } catch {
+    return { ok: false };
+  }
+}
+
+let acceptedTotal = 0;
+
+function checkAnswer(sent: Sent, response: { status: number; body: any; text: string }): void {
+  const context = `${response.status} ${response.text.slice(0, 500)}`;
+  expect(response.status, context).toBeGreaterThanOrEqual(200);
+  expect(response.status, context).toBeLessThan(500);
+  expect(response.status >= 300 && response.status < 400, context).toBe(false);
+
+  if (response.status >= 400) {
+    expect(Object.keys(response.body), context).toEqual(['error']);
+    const { error } = response.body;
+    expect(Object.keys(error).every((key) => ['code', 'message', 'details'].includes(key)), context).toBe(true);
+    expect(knownCodes.has(error.code), context).toBe(true);
+    expect(typeof error.message, context).toBe('string');
+    if (error.details !== undefined) {
+      expect(Array.isArray(error.details), context).toBe(true);
+      for (const detail of error.details) {
+        expect(Object.keys(detail).sort(), context).toEqual(['message', 'path']);
+        expect(detail.path === '' || detail.path.startsWith('/'), context).toBe(true);
+      }
+    }
+  }
+
+  const mediaType = (sent.contentType ?? '').split(';', 1)[0]!.trim().toLowerCase();
+  const text = Buffer.from(sent.bytes).toString('utf8');
+  const parsed = parsesAsJson(text);
+  const code: string | undefined = response.body?.error?.code;
+  if (!sent.authorized) return expect([response.status, code], context).toEqual([401, 'unauthorized']);
+  if (!['application/json', 'text/plain'].includes(mediaType)) return expect([response.status, code], context).toEqual([415, 'unsupported_media_type']);
+  if (sent.bytes.byteLength > oneMiB) return expect([response.status, code], context).toEqual([413, 'payload_too_large']);
+  if (!parsed.ok) return expect([response.status, code], context).toEqual([400, 'invalid_json']);
+  if (sent.valid) expect(response.status, context).toBe(202);
+  if (response.status !== 202) return expect([400, 'invalid_payload'], context).toEqual([response.status, code]);
+
+  const eventCount = Array.isArray(parsed.value) ? parsed.value.length : 1;
+  expect(Object.keys(response.body).sort(), context).toEqual(['accepted', 'dropped', 'duplicates', 'quarantined']);
+  for (const value of Object.values(response.body)) expect(Number.isSafeInteger(value) && (value as number) >= 0, context).toBe(true);
+  const { accepted, duplicates, quarantined, dropped } = response.body;
+  expect(accepted + duplicates + quarantined + dropped, context).toBe(eventCount);
+  acceptedTotal += accepted;
+}
+
+// ── The runs ─────────────────────────────────────────────────────────────────────────────────────────────────────
+
+let server: TestServer;
+let apiKey: string;
+const prototypeNamesBefore = Object.getOwnPropertyNames(Object.prototype).sort();
+
+beforeAll(async () => {
+  server = await startTestServer({ env: { RATE_LIMIT_SITE: '10000000', RATE_LIMIT_IP: '10000000' } });
+  apiKey = (await seedWorkspace(server, 'fuzz', { sites: [siteId], scopes: ['ingest:write'] })).key!;
+});
+afterAll(() => server.close());
+
+function toBytes(text: string | Uint8Array): Uint8Array {
+  return typeof text === 'string' ? new Uint8Array(Buffer.from(text, 'utf8')) : text;
+}
+
+async function sendHostile(path: string, credential: 'site' | 'apiKey' | 'wrong' | 'none', type: string | undefined, payload: Body): Promise<void> {
+  const bytes = toBytes(payload.text);
+  const headers: Record<string, string> = {};
+  if (type !== undefined) headers['content-type'] = type;
+  if (credential === 'apiKey') headers['x-site-id'] = siteId;
+  const token = { site: siteId, apiKey, wrong: 'not-a-site', none: null }[credential];
+  const response = await server.request('POST', path, { token, rawBody: bytes, headers });
+  checkAnswer({ authorized: credential === 'site' || credential === 'apiKey', contentType: type, bytes, valid: payload.valid }, response);
+}
+
+const credentialFor = (allowed: ('site' | 'apiKey')[]) => fc.oneof({ arbitrary: fc.constantFrom(...allowed), weight: 12 }, { arbitrary: fc.constantFrom('wrong' as const, 'none' as const), weight: 1 });
+
+describe('hostile ingest bodies', () => {
+  it('POST /events answers every body with a 2xx or a structured 4xx', { timeout: 180_000 }, async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom('/events', '/v1/events'), credentialFor(['site']), contentType, body, async (path, credential, type, payload) => {
+        await sendHostile(path, credential, type, payload);
+      }),
+      { numRuns: 600 },
+    );
+  });
+
+  it('POST /s2s/events answers every body with a 2xx or a structured 4xx', { timeout: 180_000 }, async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom('/s2s/events', '/v1/s2s/events'), credentialFor(['site', 'apiKey']), contentType, body, async (path, credential, type, payload) => {
+        await sendHostile(path, credential, type, payload);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('refuses values nested deeper than 64 levels with a pointer at the field (they used to answer 500)', async () => {
+    const nested = (depth: number) => '{"a":'.repeat(depth) + '1' + '}'.repeat(depth);
+    const event = JSON.stringify(makeEvent(siteId));
+    const withField = (field: string, depth: number) => `${event.slice(0, -1)},${JSON.stringify(field)}:${nested(depth)}}`;
+    for (const [field, depth] of [['props', 10_000], ['props', 65], ['future_field', 10_000]] as const) {
+      const response = await server.request('POST', '/events', { token: siteId, rawBody: withField(field, depth), headers: { 'content-type': 'application/json' } });
+      checkAnswer({ authorized: true, contentType: 'application/json', bytes: toBytes(withField(field, depth)), valid: false }, response);
+      expect(response.body.error.details).toEqual([{ path: `/${field}`, message: 'must nest at most 64 levels deep' }]);
+    }
+    const atLimit = await server.request('POST', '/events', { token: siteId, rawBody: withField('props', 64), headers: { 'content-type': 'application/json' } });
+    checkAnswer({ authorized: true, contentType: 'application/json', bytes: toBytes(withField('props', 64)), valid: true }, atLimit);
+  });
+
+  it('leaves the server healthy, prototypes clean and exactly the acknowledged events stored', async () => {
+    const probe: Record<string, unknown> = {};
+    expect(probe.polluted).toBeUndefined();
+    expect(([] as unknown as Record<string, unknown>).polluted).toBeUndefined();
+    expect(Object.getOwnPropertyNames(Object.prototype).sort()).toEqual(prototypeNamesBefore);
+
+    // Refused requests stored nothing and every acknowledged event is there: the rows are the sum of the 202s.
+    const stored = server.db.prepare('SELECT count(*) AS n FROM events WHERE site_id = ?').get(siteId) as { n: number };
+    expect(stored.n).toBe(acceptedTotal);
+
+    expect((await server.request('GET', '/healthz', { token: null })).status).toBe(200);
+    const event = makeEvent(siteId);
+    const after = await server.request('POST', '/events', { token: siteId, body: event });
+    expect(after.status).toBe(202);
+    expect(after.body).toEqual({ accepted: 1, duplicates: 0, quarantined: 0, dropped: 0 });
+    expect(server.db.prepare('SELECT count(*) AS n FROM events WHERE id = ?').get(event.id)).toEqual({ n: 1 });
+  });
+});
