@@ -11,6 +11,7 @@ export interface OpenDatabaseOptions {
   readonly?: boolean;
   /** Native binding for better-sqlite3 (the single executable loads it from an embedded asset). */
   nativeBinding?: string;
+  synchronous?: 'NORMAL' | 'FULL';
 }
 
 /**
@@ -27,8 +28,10 @@ export function openDatabase(path: string, options: OpenDatabaseOptions = {}): D
   db.pragma('busy_timeout = 5000');
   if (!options.readonly) {
     db.pragma('journal_mode = WAL');
-    // FULL: a commit is on disk before the 202 goes out, so an acknowledged event survives power loss too.
-    db.pragma('synchronous = FULL');
+    // WAL + NORMAL: a committed transaction is in the WAL before the 202 goes out, so an acknowledged event
+    // survives a crash of the process (kill -9); only a power failure can lose the last commits before the next
+    // checkpoint's fsync. SQLITE_SYNCHRONOUS=full makes every commit wait for the disk (one fsync per group commit).
+    db.pragma(`synchronous = ${options.synchronous ?? 'NORMAL'}`);
   }
   db.pragma('foreign_keys = ON');
   db.pragma('cache_size = -65536');

@@ -21,6 +21,11 @@ export interface WriteQueueOptions {
   maxPendingEvents?: number;
   /** Events in one transaction at most (a commit stays short). */
   maxEventsPerCommit?: number;
+  /**
+   * Commits handed to the writer before the previous one answered. The writer runs them in order, so the next
+   * group is ready the moment a commit ends, and repeats are still seen by dedup.
+   */
+  maxCommitsInFlight?: number;
 }
 
 export function overloaded(message = 'The ingest queue is full; retry shortly'): ApiError {
@@ -30,13 +35,15 @@ export function overloaded(message = 'The ingest queue is full; retry shortly'):
 export class WriteQueue {
   private pending: PendingWrite[] = [];
   private pendingEvents = 0;
-  private flushing = false;
+  /** Commits handed to the committer and not yet answered. */
+  private inFlight = 0;
   private scheduled = false;
   private closed = false;
   private draining: Promise<void> | undefined;
   private idle: (() => void)[] = [];
   private readonly maxPendingEvents: number;
   private readonly maxEventsPerCommit: number;
+  private readonly maxCommitsInFlight: number;
 
   constructor(
     private readonly committer: Committer,
@@ -46,6 +53,7 @@ export class WriteQueue {
   ) {
     this.maxPendingEvents = options.maxPendingEvents ?? 50_000;
     this.maxEventsPerCommit = options.maxEventsPerCommit ?? 2_000;
+    this.maxCommitsInFlight = options.maxCommitsInFlight ?? 2;
     metrics.setQueueDepth(() => this.pendingEvents);
   }
 
@@ -69,14 +77,14 @@ export class WriteQueue {
   drain(): Promise<void> {
     this.draining ??= (async () => {
       this.closed = true;
-      if (this.pending.length > 0 || this.flushing || this.scheduled) await new Promise<void>((resolve) => this.idle.push(resolve));
+      if (this.pending.length > 0 || this.inFlight > 0 || this.scheduled) await new Promise<void>((resolve) => this.idle.push(resolve));
       await this.committer.close();
     })();
     return this.draining;
   }
 
   private schedule(): void {
-    if (this.scheduled || this.flushing) return;
+    if (this.scheduled || this.inFlight >= this.maxCommitsInFlight) return;
     this.scheduled = true;
     // At the end of this event-loop turn, so whatever arrived in the same turn joins the commit.
     setImmediate(() => {
@@ -86,7 +94,8 @@ export class WriteQueue {
   }
 
   private async flush(): Promise<void> {
-    this.flushing = true;
+    if (this.pending.length === 0) return;
+    this.inFlight++;
     const group: PendingWrite[] = [];
     let events = 0;
     while (this.pending.length > 0 && (group.length === 0 || events + this.pending[0]!.size <= this.maxEventsPerCommit)) {
@@ -111,9 +120,9 @@ export class WriteQueue {
       // The transaction failed as a whole (disk full, lock held too long, writer thread died): nothing is durable.
       for (const write of group) write.reject(overloaded('The events could not be committed; retry shortly'));
     }
-    this.flushing = false;
+    this.inFlight--;
     // Everything that arrived during the commit goes into the next one, at once.
-    if (this.pending.length > 0) void this.flush();
-    else for (const resolve of this.idle.splice(0)) resolve();
+    if (this.pending.length > 0) this.schedule();
+    else if (this.inFlight === 0 && !this.scheduled) for (const resolve of this.idle.splice(0)) resolve();
   }
 }
