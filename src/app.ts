@@ -1,5 +1,7 @@
 // Builds the h3 application: every domain mounts its routes once, each at its unprefixed path and under /v1.
 import { H3, HTTPError } from 'h3';
+import { toNodeHandler } from 'h3/node';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { type Clock, cryptoRandom, type Random, systemClock } from './clock.ts';
 import type { Config } from './config.ts';
 import type { AppContext } from './context.ts';
@@ -8,6 +10,7 @@ import { mountAdmin } from './admin/routes.ts';
 import { mountHealth } from './health/routes.ts';
 import { createIngestService, type IngestServiceOptions, type IngestService } from './ingest/service.ts';
 import { mountIngest } from './ingest/routes.ts';
+import { createIngestFastPath } from './ingest/node-fast-path.ts';
 import { mountDlq } from './dlq/routes.ts';
 import { createAppMetrics, type AppMetrics } from './metrics/app-metrics.ts';
 import { mountMetrics } from './metrics/routes.ts';
@@ -33,6 +36,8 @@ export interface SightlineApp {
   metrics: AppMetrics;
   ingest: IngestService;
   fetch(request: Request): Promise<Response>;
+  /** The Node listener a server uses: ingest on its fast path, everything else through h3. */
+  nodeListener(request: IncomingMessage, response: ServerResponse): void;
   /** Stops background work and flushes what was accepted; the caller closes the database afterwards. */
   close(): Promise<void>;
 }
@@ -61,12 +66,17 @@ export function createApp(options: CreateAppOptions): SightlineApp {
   mountMetrics(h3, context, metrics);
   options.extend?.(h3, context);
   const checkpointer = startCheckpointer(context.db, options.checkpoint ?? 'inline');
+  const ingestFastPath = createIngestFastPath(context, ingest, metrics);
+  const h3Listener = toNodeHandler(h3);
   return {
     h3,
     context,
     metrics,
     ingest,
     fetch: async (request) => h3.fetch(request),
+    nodeListener: (request, response) => {
+      if (!ingestFastPath(request, response)) void h3Listener(request, response);
+    },
     close: async () => {
       await ingest.writeQueue.drain();
       await checkpointer.stop();

@@ -1,5 +1,5 @@
 // Starts the HTTP server on the configured address, prints the ready line, and drains on SIGTERM/SIGINT.
-import { serve } from 'h3';
+import { createServer, type Server } from 'node:http';
 import { consola } from 'consola';
 import { join } from 'node:path';
 import { createApp, type SightlineApp } from './app.ts';
@@ -16,6 +16,12 @@ export interface RunningServer {
   stop(): Promise<void>;
 }
 
+/** A Node HTTP server around the app, with bounded request times. */
+export function createHttpServer(app: SightlineApp): Server {
+  const server = createServer({ requestTimeout: 30_000, headersTimeout: 20_000, keepAliveTimeout: 5_000 }, app.nodeListener);
+  return server;
+}
+
 export function databasePath(dataDir: string): string {
   return join(dataDir, 'sightline.db');
 }
@@ -24,9 +30,12 @@ export async function startServer(config: Config): Promise<RunningServer> {
   const db = openDatabase(databasePath(config.dataDir));
   const adminToken = resolveAdminToken(config, cryptoRandom);
   const app = createApp({ db, config, adminToken: adminToken.token, checkpoint: 'worker' });
-  const server = serve(app.h3, { port: config.port, hostname: config.host, silent: true, gracefulShutdown: false });
-  await server.ready();
-  const address = server.node?.server?.address();
+  const server = createHttpServer(app);
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, config.host, () => resolve());
+  });
+  const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   const url = `http://${host}:${port}`;
@@ -34,7 +43,10 @@ export async function startServer(config: Config): Promise<RunningServer> {
   let stopping: Promise<void> | undefined;
   const stop = () => {
     stopping ??= (async () => {
-      await server.close();
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeIdleConnections();
+      });
       await app.close();
       db.close();
     })();

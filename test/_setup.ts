@@ -2,13 +2,13 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { serve, type H3 } from 'h3';
+import type { H3 } from 'h3';
 import { createApp, type CreateAppOptions, type SightlineApp } from '../src/app.ts';
 import type { Clock } from '../src/clock.ts';
 import { loadConfig, type Config } from '../src/config.ts';
 import type { AppContext } from '../src/context.ts';
 import { openDatabase, type Db } from '../src/db/open.ts';
-import { databasePath } from '../src/server.ts';
+import { createHttpServer, databasePath } from '../src/server.ts';
 
 export const testAdminToken = 'test-admin-token-0123456789abcdef';
 
@@ -54,9 +54,9 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   const config = loadConfig({ DATA_DIR: dataDir, PORT: '0', ADMIN_TOKEN: testAdminToken, ...options.env });
   const db = openDatabase(databasePath(dataDir));
   const app = createApp({ db, config, adminToken: testAdminToken, clock: options.clock, extend: options.extend, ingest: options.ingest });
-  const server = serve(app.h3, { port: 0, hostname: '127.0.0.1', silent: true, gracefulShutdown: false });
-  await server.ready();
-  const address = server.node!.server!.address();
+  const server = createHttpServer(app);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  const address = server.address();
   const url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
 
   const request = async (method: string, path: string, requestOptions: RequestOptions = {}): Promise<TestResponse> => {
@@ -87,7 +87,10 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     config,
     request,
     close: async () => {
-      await server.close(true);
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
       await app.close();
       db.close();
       if (!options.dataDir) rmSync(dataDir, { recursive: true, force: true });

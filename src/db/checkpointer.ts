@@ -13,6 +13,12 @@ export interface Checkpointer {
 
 const workerSource = `
 const { parentPort, workerData } = require('node:worker_threads');
+// Checkpoints are background work: on Linux, lower this thread's priority so the HTTP thread and the writer win
+// the CPU (a thread id works with setpriority).
+try {
+  const threadId = Number(require('node:fs').readlinkSync('/proc/thread-self').split('/').pop());
+  require('node:os').setPriority(threadId, 19);
+} catch {}
 const Database = require(workerData.driverPath);
 const db = new Database(workerData.databasePath, workerData.nativeBinding ? { nativeBinding: workerData.nativeBinding } : {});
 db.pragma('busy_timeout = 5000');

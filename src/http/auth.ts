@@ -21,7 +21,11 @@ const lastUsedWrites = new WeakMap<Db, Map<string, number>>();
 
 /** The bearer token of the request, or undefined when there is none. */
 export function readBearer(event: H3Event): string | undefined {
-  const header = event.req.headers.get('authorization');
+  return bearerOf(event.req.headers.get('authorization'));
+}
+
+/** The token of an `Authorization: Bearer <token>` header value. */
+export function bearerOf(header: string | null | undefined): string | undefined {
   if (!header) return undefined;
   const match = /^Bearer[ ]+(\S+)\s*$/i.exec(header);
   return match?.[1];

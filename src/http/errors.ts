@@ -59,8 +59,14 @@ export class ApiError extends Error {
 
 const internalErrorMessage = 'Internal server error';
 
-/** Renders any thrown value; unknown errors become a 500 whose message is hidden and whose stack is logged. */
-export function renderError(error: unknown, family: EnvelopeFamily): Response {
+export interface RenderedError {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** Any thrown value as status, headers and JSON text; unknown errors become a 500 whose message is hidden. */
+export function toErrorParts(error: unknown, family: EnvelopeFamily): RenderedError {
   const apiError = error instanceof ApiError ? error : toInternalError(error);
   const body =
     family === 'structured'
@@ -77,10 +83,17 @@ export function renderError(error: unknown, family: EnvelopeFamily): Response {
           ...(apiError.details ? { details: apiError.details } : {}),
           ...apiError.extra,
         };
-  return new Response(JSON.stringify(body), {
+  return {
     status: apiError.status,
     headers: { 'content-type': 'application/json; charset=utf-8', ...apiError.headers },
-  });
+    body: JSON.stringify(body),
+  };
+}
+
+/** Renders any thrown value in the envelope of its route family; unknown errors' stacks are logged. */
+export function renderError(error: unknown, family: EnvelopeFamily): Response {
+  const parts = toErrorParts(error, family);
+  return new Response(parts.body, { status: parts.status, headers: parts.headers });
 }
 
 function toInternalError(error: unknown): ApiError {

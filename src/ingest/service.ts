@@ -12,6 +12,7 @@ import { deleteEventsOfSite } from './queries/event-rows.ts';
 import { deleteIdentitiesOfSite } from './queries/identity-rows.ts';
 import { deleteSessionsOfSite } from './queries/session-rows.ts';
 import { TokenBuckets } from './rate-limit.ts';
+import { forgetCachedSite } from './ingest-auth.ts';
 import { WriteQueue, type WriteQueueOptions } from './write-queue.ts';
 import { type Committer, createInlineCommitter, createThreadCommitter, writerThreadFile } from './committer.ts';
 
@@ -19,6 +20,7 @@ registerSiteDataRemover('events', deleteEventsOfSite);
 registerSiteDataRemover('sessions', deleteSessionsOfSite);
 registerSiteDataRemover('identities', deleteIdentitiesOfSite);
 registerSiteDataRemover('dlq', deleteDlqOfSite);
+registerSiteDataRemover('ingest-site-cache', (_db, siteId) => forgetCachedSite(siteId));
 
 export interface IngestService {
   pipeline: IngestPipeline;

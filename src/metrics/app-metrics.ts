@@ -1,5 +1,6 @@
 // The metrics Sightline exposes at /metrics, created once per app.
 import { statSync } from 'node:fs';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { Db } from '../db/open.ts';
 import { MetricsRegistry, type Counter, type Histogram } from './registry.ts';
 
@@ -33,6 +34,11 @@ export function createAppMetrics(db: Db): AppMetrics {
     }
     return total;
   });
+  // How long the HTTP thread was kept from answering: every ingest answer waits behind it.
+  const loopDelay = monitorEventLoopDelay({ resolution: 10 });
+  loopDelay.enable();
+  registry.gauge('sightline_event_loop_delay_p99_ms', 'p99 of the HTTP thread event-loop delay since start (ms)', () => loopDelay.percentile(99) / 1e6);
+  registry.gauge('sightline_event_loop_delay_max_ms', 'Longest HTTP thread event-loop delay since start (ms)', () => loopDelay.max / 1e6);
   return {
     registry,
     ingestEvents: registry.counter('sightline_ingest_events_total', 'Ingested events by outcome'),
