@@ -2,21 +2,13 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { contractBundle } from '../plan/fixtures.ts';
 import { makeEvent, makeTempDir, seedWorkspace, startTestServer, tableCounts, type TestServer } from '../_setup.ts';
 
-const bundle = {
-  plan: 'shop',
-  version: '1.4.0',
-  events: {
-    pageview: { type: 'object', additionalProperties: true },
-    signup: {
-      type: 'object',
-      required: ['props'],
-      properties: { props: { type: 'object', required: ['plan'], additionalProperties: false, properties: { plan: { enum: ['free', 'pro'] } } } },
-    },
-  },
-};
-const withWildcard = { ...bundle, events: { ...bundle.events, '*': { type: 'object', additionalProperties: true, required: [] } } };
+// The CONTRACT section 3 example without its wildcard, and with it.
+const withWildcard = contractBundle();
+const { '*': _wildcard, ...withoutWildcard } = withWildcard.events;
+const bundle = { ...withWildcard, events: withoutWildcard };
 
 function writeBundle(content: unknown): string {
   const path = join(makeTempDir('sightline-plan-'), 'plan.json');
