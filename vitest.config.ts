@@ -14,6 +14,7 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     globalSetup: ['test/global-setup.ts'],
+    setupFiles: ['test/cleanup.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',

@@ -45,8 +45,17 @@ export interface TestServerOptions {
   ingest?: CreateAppOptions['ingest'];
 }
 
+const temporaryDirectories: string[] = [];
+
+/** A fresh directory under the OS temp dir, removed after the test file (test/cleanup.ts). */
 export function makeTempDir(prefix = 'sightline-test-'): string {
-  return mkdtempSync(join(tmpdir(), prefix));
+  const directory = mkdtempSync(join(tmpdir(), prefix));
+  temporaryDirectories.push(directory);
+  return directory;
+}
+
+export function removeTempDirs(): void {
+  for (const directory of temporaryDirectories.splice(0)) rmSync(directory, { recursive: true, force: true });
 }
 
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
