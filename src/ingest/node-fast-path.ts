@@ -2,7 +2,7 @@
 // Request/Response wrappers (streams, header objects), which cost more than the whole pipeline.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AppContext } from '../context.ts';
-import { ApiError } from '../http/errors.ts';
+import { ApiError, toErrorParts } from '../http/errors.ts';
 import type { AppMetrics } from '../metrics/app-metrics.ts';
 import { clientIpFrom } from './client-ip.ts';
 import { handleIngest } from './handle-ingest.ts';
@@ -59,12 +59,14 @@ export function createIngestFastPath(context: AppContext, ingest: IngestService,
       header,
       clientIp: clientIpFrom(header('x-forwarded-for'), request.socket.remoteAddress, context.config.trustProxy),
       readBody: (limit) => readNodeBody(request, limit),
-    }).then((answer) => {
-      response.writeHead(answer.status, { ...answer.headers, 'content-length': Buffer.byteLength(answer.body) });
-      response.end(answer.body);
-      // A refused body may still be arriving: let Node discard it.
-      if (!request.complete) request.resume();
-    });
+    })
+      .catch((error: unknown) => ({ ...toErrorParts(error, 'structured') }))
+      .then((answer) => {
+        response.writeHead(answer.status, { ...answer.headers, 'content-length': Buffer.byteLength(answer.body) });
+        response.end(answer.body);
+        // A refused body may still be arriving: let Node discard it.
+        if (!request.complete) request.resume();
+      });
     return true;
   };
 }
