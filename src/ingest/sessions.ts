@@ -7,6 +7,7 @@ import {
   insertSession,
   type SessionRow,
   updateSession,
+  updateSessionTail,
 } from './queries/session-rows.ts';
 import type { StoredEvent } from './stored-event.ts';
 import { writeListeners } from './write-listeners.ts';
@@ -113,9 +114,11 @@ export function assignToSession(db: Db, event: StoredEvent): void {
     added = { ...row, id: insertSession(db, row) };
     removed = [];
   } else if (nearby.length === 1) {
-    added = extend(nearby[0]!, event);
-    updateSession(db, added);
-    removed = [nearby[0]!];
+    const before = nearby[0]!;
+    added = extend(before, event);
+    if (added.start_ts === before.start_ts && added.entry_seq === before.entry_seq) updateSessionTail(db, added);
+    else updateSession(db, added);
+    removed = [before];
   } else {
     // The event bridges two visits: they become one (the earlier keeps its id).
     const [earlier, later] = nearby[0]!.start_ts < nearby[1]!.start_ts ? [nearby[0]!, nearby[1]!] : [nearby[1]!, nearby[0]!];

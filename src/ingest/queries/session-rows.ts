@@ -59,6 +59,11 @@ const statements = preparedOnce((db) => ({
       .map((column) => `${column.trim()} = :${column.trim()}`)
       .join(', ')} WHERE id = :id`,
   ),
+  // Only columns no index holds: SQLite rewrites the entries of every index whose columns an UPDATE names.
+  updateTail: db.prepare<Pick<SessionRow, 'id' | 'end_ts' | 'events' | 'pageviews' | 'exit_ts' | 'exit_seq' | 'exit_path'>>(
+    `UPDATE sessions SET end_ts = :end_ts, events = :events, pageviews = :pageviews, exit_ts = :exit_ts,
+       exit_seq = :exit_seq, exit_path = :exit_path WHERE id = :id`,
+  ),
   delete: db.prepare<[number]>('DELETE FROM sessions WHERE id = ?'),
   deleteOfSite: db.prepare<[string]>('DELETE FROM sessions WHERE site_id = ?'),
 }));
@@ -73,6 +78,12 @@ export function insertSession(db: Db, row: Omit<SessionRow, 'id'>): number {
 
 export function updateSession(db: Db, row: SessionRow): void {
   statements(db).update.run(row);
+}
+
+/** For a visit whose start and entry did not move (the common case: a later event extends it). */
+export function updateSessionTail(db: Db, row: SessionRow): void {
+  const { id, end_ts, events, pageviews, exit_ts, exit_seq, exit_path } = row;
+  statements(db).updateTail.run({ id, end_ts, events, pageviews, exit_ts, exit_seq, exit_path });
 }
 
 export function deleteSession(db: Db, id: number): void {
