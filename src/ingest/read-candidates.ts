@@ -1,0 +1,43 @@
+// The first step: the body becomes 1 to 500 events, each checked at the wire boundary; any bad one refuses all.
+import { parseJsonText } from '../http/body.ts';
+import { ApiError, type ErrorDetail } from '../http/errors.ts';
+import type { CandidateEvent, IngestRequest } from './ingest-types.ts';
+import { splitJsonArray } from './split-json-array.ts';
+import { parseWireEvent } from './wire.ts';
+
+export const maxEventsPerRequest = 500;
+
+export interface BodyItem {
+  raw: string;
+  value: unknown;
+  pointer: string;
+}
+
+/** Body → (raw text, parsed value, pointer) per event; refuses an empty or oversized array. */
+export function splitBody(bodyText: string): BodyItem[] {
+  const document = parseJsonText(bodyText);
+  if (!Array.isArray(document)) return [{ raw: bodyText.trim(), value: document, pointer: '' }];
+  if (document.length === 0 || document.length > maxEventsPerRequest) {
+    throw ApiError.invalidPayload([{ path: '', message: `must hold 1 to ${maxEventsPerRequest} events` }]);
+  }
+  const texts = splitJsonArray(bodyText);
+  return document.map((value, index) => ({ raw: texts[index] ?? JSON.stringify(value), value, pointer: `/${index}` }));
+}
+
+/** Resolves the site (an API key without X-Site-Id names it through the events) and checks every event. */
+export function readCandidates(request: IngestRequest, items: BodyItem[], nowMs: number): { siteId: string; candidates: CandidateEvent[] } {
+  const siteId =
+    typeof request.siteId === 'string'
+      ? request.siteId
+      : request.siteId(items.map((item) => (item.value as { site_id?: unknown } | null)?.site_id).filter((id): id is string => typeof id === 'string'));
+  const details: ErrorDetail[] = [];
+  const candidates: CandidateEvent[] = [];
+  for (const item of items) {
+    const result = parseWireEvent(item.value, nowMs, item.pointer);
+    if (!result.ok) details.push(...result.details);
+    else if (result.value.event.site_id !== siteId) details.push({ path: `${item.pointer}/site_id`, message: 'must be the authenticated site' });
+    else candidates.push({ pointer: item.pointer, raw: item.raw, object: item.value as Record<string, unknown>, parsed: result.value });
+  }
+  if (details.length > 0) throw ApiError.invalidPayload(details, 'One or more events are invalid; nothing was stored');
+  return { siteId, candidates };
+}
