@@ -46,7 +46,10 @@ export function mountDlq(app: H3, context: AppContext, ingest: IngestService): v
     handler: (event) => {
       const { site } = resolveSite(event, context, getRouterParam(event, 'siteId', { decode: true }) ?? '', { scope: 'admin' });
       const query = parseQuery(DlqQuery, getQuery(event));
-      const rows = listDlqRows(context.db, { site_id: site.id, before: toIso(query.cursor ?? context.clock.now() + 1), limit: query.limit + 1 });
+      // Without a cursor, start from the newest row: received_at may run a few ms ahead of the clock (it is kept
+      // strictly increasing), so "now" would hide the newest rows.
+      const before = query.cursor === undefined ? '9999-12-31T23:59:59.999Z' : toIso(query.cursor);
+      const rows = listDlqRows(context.db, { site_id: site.id, before, limit: query.limit + 1 });
       const page = rows.slice(0, query.limit);
       return {
         events: page.map((row): DlqEntry => ({

@@ -165,6 +165,22 @@ describe('replay success and an unavailable pipeline', () => {
   });
 });
 
+describe('received_at ahead of the clock', () => {
+  it('lists every row without a cursor even when received_at runs ahead of a frozen clock', async () => {
+    const frozen = Date.now();
+    const server = await startTestServer({ clock: { now: () => frozen }, env: { SCHEMA_BUNDLE_PATH: writeBundle(bundle), SCHEMA_MODE: 'quarantine' } });
+    try {
+      await seedWorkspace(server, 'plans', { sites: ['shop'] });
+      const events = Array.from({ length: 3 }, () => makeEvent('shop', { type: 'refund', url: null, ts: new Date(frozen).toISOString() }));
+      expect((await server.request('POST', '/events', { token: 'shop', body: events })).body.quarantined).toBe(3);
+      const list = await server.request('GET', '/sites/shop/dlq');
+      expect(list.body.events.map((row: { received_at: string }) => row.received_at)).toEqual([2, 1, 0].map((offset) => new Date(frozen + offset).toISOString()));
+    } finally {
+      await server.close();
+    }
+  });
+});
+
 describe('a broken bundle', () => {
   it('stops the app at start with a message naming the file', async () => {
     const path = writeBundle({ plan: 'x', version: '1.0.0', events: { signup: { type: 'objekt' } } });
