@@ -153,3 +153,88 @@ CREATE INDEX dlq_by_site_received ON dlq (site_id, received_at);
 CREATE TRIGGER audit_log_refuses_replace BEFORE INSERT ON audit_log
 WHEN EXISTS (SELECT 1 FROM audit_log WHERE id = NEW.id)
 BEGIN SELECT RAISE(ABORT, 'audit_log is append-only'); END;
+
+-- @version 3: report rollups (exact, maintained in the transaction that stores the events), cursor secret
+
+-- Each visitor (anon_id) gets a dense number per workspace, so per-period visitor sets are small bitmaps that a
+-- report unions exactly; an anon_id seen on two sites of a workspace keeps one number.
+CREATE TABLE report_visitors (
+  site_id       TEXT NOT NULL,
+  anon_id       TEXT NOT NULL,
+  workspace_id  TEXT NOT NULL,
+  vid           INTEGER NOT NULL,
+  PRIMARY KEY (site_id, anon_id)
+) WITHOUT ROWID;
+CREATE INDEX report_visitors_by_workspace ON report_visitors (workspace_id, anon_id);
+
+CREATE TABLE report_visitor_numbers (
+  workspace_id  TEXT PRIMARY KEY,
+  next_vid      INTEGER NOT NULL
+) WITHOUT ROWID;
+
+-- Dimension values (a path, a source, a campaign…) as small integers per site and dimension.
+CREATE TABLE report_values (
+  site_id   TEXT NOT NULL,
+  dim       INTEGER NOT NULL,
+  value     TEXT NOT NULL,
+  value_id  INTEGER NOT NULL,
+  PRIMARY KEY (site_id, dim, value)
+) WITHOUT ROWID;
+CREATE UNIQUE INDEX report_values_by_id ON report_values (site_id, dim, value_id);
+
+-- Counters per (site, dimension, grain: 0 day / 1 month, period, internal traffic or not): one row per shard of
+-- 128 value ids, holding each value's counters in a compact blob (see src/reports/rollup/counter-shard.ts).
+CREATE TABLE report_counters (
+  site_id   TEXT NOT NULL,
+  dim       INTEGER NOT NULL,
+  grain     INTEGER NOT NULL,
+  period    INTEGER NOT NULL,
+  internal  INTEGER NOT NULL,
+  shard     INTEGER NOT NULL,
+  entries   BLOB NOT NULL,
+  PRIMARY KEY (site_id, dim, internal, grain, period, shard)
+) WITHOUT ROWID;
+
+-- Exact visitor sets per (site, dimension value, grain, period, internal): one container per 65,536 visitor
+-- numbers, a sorted array of 16-bit values or an 8 KiB bitmap (see src/reports/rollup/visitor-container.ts).
+CREATE TABLE report_visitor_sets (
+  site_id   TEXT NOT NULL,
+  dim       INTEGER NOT NULL,
+  grain     INTEGER NOT NULL,
+  period    INTEGER NOT NULL,
+  internal  INTEGER NOT NULL,
+  value_id  INTEGER NOT NULL,
+  chunk     INTEGER NOT NULL,
+  members   BLOB NOT NULL,
+  PRIMARY KEY (site_id, dim, value_id, internal, grain, period, chunk)
+) WITHOUT ROWID;
+
+-- Revenue per campaign and currency, exact in minor units.
+CREATE TABLE report_revenue (
+  site_id       TEXT NOT NULL,
+  dim           INTEGER NOT NULL,
+  grain         INTEGER NOT NULL,
+  period        INTEGER NOT NULL,
+  internal      INTEGER NOT NULL,
+  value_id      INTEGER NOT NULL,
+  currency      TEXT NOT NULL,
+  amount_minor  INTEGER NOT NULL,
+  PRIMARY KEY (site_id, dim, internal, grain, period, value_id, currency)
+) WITHOUT ROWID;
+
+-- Freshness: the newest committed event of each site.
+CREATE TABLE report_sites (
+  site_id          TEXT PRIMARY KEY,
+  max_seq          INTEGER NOT NULL,
+  max_received_at  INTEGER NOT NULL
+) WITHOUT ROWID;
+
+-- Secrets and flags of the reports domain: the cursor signing key, a pending backfill of older events.
+CREATE TABLE report_state (
+  name   TEXT PRIMARY KEY,
+  value  BLOB NOT NULL
+) WITHOUT ROWID;
+INSERT INTO report_state (name, value) SELECT 'backfill_needed', 1 WHERE EXISTS (SELECT 1 FROM events);
+
+-- Event lists and streams read one site's events in ingest order.
+CREATE INDEX events_by_site_seq ON events (site_id, seq);

@@ -14,6 +14,7 @@ import { createIngestFastPath } from './ingest/node-fast-path.ts';
 import { mountDlq } from './dlq/routes.ts';
 import { createAppMetrics, type AppMetrics } from './metrics/app-metrics.ts';
 import { mountMetrics } from './metrics/routes.ts';
+import { mountReports } from './reports/routes.ts';
 import { type CheckpointMode, startCheckpointer } from './db/checkpointer.ts';
 import { ApiError, renderError } from './http/errors.ts';
 
@@ -64,6 +65,7 @@ export function createApp(options: CreateAppOptions): SightlineApp {
   mountIngest(h3, context, ingest, metrics);
   mountDlq(h3, context, ingest);
   mountMetrics(h3, context, metrics);
+  mountReports(h3, context);
   options.extend?.(h3, context);
   const checkpointer = startCheckpointer(context.db, options.checkpoint ?? 'inline');
   const ingestFastPath = createIngestFastPath(context, ingest, metrics);

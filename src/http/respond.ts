@@ -15,7 +15,7 @@ export function noContent(): Response {
   return new Response(null, { status: 204 });
 }
 
-export function toResponse(result: unknown): Response {
+export function toResponse(result: unknown, status = 200): Response {
   if (result instanceof Response) return result;
-  return json(result ?? null);
+  return json(result ?? null, status);
 }

@@ -1,6 +1,7 @@
 // Registers a route at its unprefixed path and under /v1, wraps it with the error renderer of its envelope family,
 // and adds RFC 8594 deprecation headers to routes marked deprecated.
 import type { H3, H3Event, HTTPMethod } from 'h3';
+import type * as v from 'valibot';
 import { type EnvelopeFamily, renderError } from './errors.ts';
 import { toResponse } from './respond.ts';
 
@@ -13,11 +14,33 @@ export interface Deprecation {
   link: string;
 }
 
-export interface RouteSpec {
+/** A query parameter as the OpenAPI document describes it. */
+export interface QueryParameterDoc {
+  name: string;
+  description: string;
+  required?: boolean;
+  /** A JSON Schema of the (string) value; defaults to { type: 'string' }. */
+  schema?: Record<string, unknown>;
+}
+
+/** What a handler may return: the answer its schema describes, or a Response it built. */
+type Answered<Answer> = Answer extends v.GenericSchema ? v.InferOutput<Answer> : unknown;
+
+export interface RouteSpec<Answer extends v.GenericSchema | undefined = v.GenericSchema | undefined> {
   method: HTTPMethod;
   /** The unprefixed path, e.g. `/workspaces/:slug`. */
   path: string;
-  handler: (event: H3Event) => unknown;
+  handler: (event: H3Event) => Answered<Answer> | Response | Promise<Answered<Answer> | Response>;
+  /** The schema of the successful JSON answer: types the handler, published at /v1/schemas and /v1/openapi.json. */
+  answer?: Answer;
+  /** Status of a successful answer the handler returns as a value (default 200). */
+  status?: number;
+  /** A non-JSON successful answer (e.g. text/event-stream, text/plain), for the OpenAPI document. */
+  produces?: string;
+  /** Query parameters, for the OpenAPI document. */
+  query?: readonly QueryParameterDoc[];
+  /** The schema of the JSON request body, for the OpenAPI document. */
+  body?: v.GenericSchema;
   /** Defaults to the family of the path (see `envelopeFamilyOf`). */
   envelope?: EnvelopeFamily;
   deprecation?: Deprecation;
@@ -54,13 +77,13 @@ export const registeredRoutes: RouteSpec[] = [];
 /**
  * @example addRoute(app, { method: 'GET', path: '/healthz', handler: () => ({ status: 'ok' }) });
  */
-export function addRoute(app: H3, spec: RouteSpec): void {
+export function addRoute<const Answer extends v.GenericSchema | undefined = undefined>(app: H3, spec: RouteSpec<Answer>): void {
   const family = spec.envelope ?? envelopeFamilyOf(spec.path);
   const extraHeaders = spec.deprecation || spec.headers ? { ...spec.headers, ...(spec.deprecation ? deprecationHeaders(spec.deprecation) : {}) } : undefined;
   const handler = async (event: H3Event): Promise<Response> => {
     let response: Response;
     try {
-      response = toResponse(await spec.handler(event));
+      response = toResponse(await spec.handler(event), spec.status);
     } catch (error) {
       response = renderError(error, family);
     }
@@ -69,5 +92,5 @@ export function addRoute(app: H3, spec: RouteSpec): void {
   };
   if (!spec.versionedOnly) app.on(spec.method, spec.path, handler);
   app.on(spec.method, `/v1${spec.path}`, handler);
-  if (!registeredRoutes.some((route) => route.method === spec.method && route.path === spec.path)) registeredRoutes.push(spec);
+  if (!registeredRoutes.some((route) => route.method === spec.method && route.path === spec.path)) registeredRoutes.push(spec as RouteSpec);
 }

@@ -36,14 +36,18 @@ export function storeGroup(db: Db, batches: readonly WriteBatch[], receivedAt: n
     savepointWriters.set(db, writeOne);
   }
   const outcomes: WriteOutcome[] = [];
+  const listeners = writeListeners();
   db.transaction(() => {
     for (const batch of batches) {
       try {
         outcomes.push({ ok: true, result: writeOne(batch, receivedAt) });
+        for (const listener of listeners) listener.onBatchEnd?.(db, true);
       } catch (error) {
+        for (const listener of listeners) listener.onBatchEnd?.(db, false);
         outcomes.push({ ok: false, message: error instanceof Error ? error.message : String(error) });
       }
     }
+    for (const listener of listeners) listener.beforeCommit?.(db);
   }).immediate();
   return outcomes;
 }

@@ -10,6 +10,10 @@ export interface WriteListener {
   onEventStored?(db: Db, event: StoredEvent): void;
   /** Visits replaced by `added` (an event created, extended or merged visits). */
   onSessionsChanged?(db: Db, removed: readonly SessionRow[], added: SessionRow): void;
+  /** After one request's batch: `stored` is false when its savepoint rolled back (forget what it brought). */
+  onBatchEnd?(db: Db, stored: boolean): void;
+  /** Last step inside the group transaction, before COMMIT: write what was accumulated over the group. */
+  beforeCommit?(db: Db): void;
 }
 
 const listeners: WriteListener[] = [];

@@ -1,0 +1,159 @@
+// The reports benchmark's generator: a year and more of a busy site's traffic (skewed paths, referrers,
+// countries; returning visitors; a little late, internal and bot traffic) written through the real write path
+// (enrichment's output → storeGroup with every write listener, so the rollups are maintained as in production).
+// Bundled by bench/reports.mjs with esbuild; deterministic for a given seed.
+import { randomUUID } from 'node:crypto';
+import { openDatabase, type Db } from '../src/db/open.ts';
+import { enrichEvent } from '../src/ingest/enrich.ts';
+import { storeGroup, type WriteBatch } from '../src/ingest/store-group.ts';
+import type { StoredEventInput } from '../src/ingest/stored-event.ts';
+import '../src/ingest/write-listener-modules.ts';
+
+export interface WorkloadOptions {
+  databasePath: string;
+  siteId: string;
+  workspaceId: string;
+  events: number;
+  days: number;
+  paths: number;
+  referrers: number;
+  countries: number;
+  visitors: number;
+  /** The last day of traffic (epoch ms of its midnight, UTC). */
+  lastDayMs: number;
+  seed?: number;
+  onProgress?: (written: number, elapsedMs: number) => void;
+}
+
+/** mulberry32: small, fast and good enough for workloads. */
+function seeded(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Picks 0..n-1 with probability ∝ 1/(i+1)^exponent. */
+function zipf(n: number, exponent: number, random: () => number): () => number {
+  const cumulative = new Float64Array(n);
+  let total = 0;
+  for (let index = 0; index < n; index++) cumulative[index] = total += 1 / Math.pow(index + 1, exponent);
+  return () => {
+    const target = random() * total;
+    let lo = 0;
+    let hi = n - 1;
+    while (lo < hi) {
+      const middle = (lo + hi) >>> 1;
+      if (cumulative[middle]! < target) lo = middle + 1;
+      else hi = middle;
+    }
+    return lo;
+  };
+}
+
+const agents = [
+  { browser: 'Chrome', os: 'Windows', device_type: 'desktop', is_bot: false },
+  { browser: 'Chrome', os: 'Android', device_type: 'mobile', is_bot: false },
+  { browser: 'Mobile Safari', os: 'iOS', device_type: 'mobile', is_bot: false },
+  { browser: 'Safari', os: 'Mac OS', device_type: 'desktop', is_bot: false },
+  { browser: 'Firefox', os: 'Linux', device_type: 'desktop', is_bot: false },
+  { browser: 'Edge', os: 'Windows', device_type: 'desktop', is_bot: false },
+  { browser: 'Mobile Safari', os: 'iOS', device_type: 'tablet', is_bot: false },
+] as const;
+const botAgent = { browser: 'Googlebot', os: null, device_type: 'other', is_bot: true } as const;
+const minute = 60_000;
+
+interface Visitor {
+  anonId: string;
+  agent: number;
+  country: number;
+  internal: boolean;
+}
+
+/** Generates and stores the events; returns how long storing took and the per-commit durations. */
+export function writeWorkload(options: WorkloadOptions): { elapsedMs: number; commitMs: number[] } {
+  const random = seeded(options.seed ?? 42);
+  const pickPath = zipf(options.paths, 1.1, random);
+  const pickReferrer = zipf(options.referrers, 1.0, random);
+  const pickCountry = zipf(options.countries, 1.2, random);
+  const pickVisitor = zipf(options.visitors, 0.6, random);
+  const visitors: Visitor[] = Array.from({ length: options.visitors }, (_, index) => ({
+    anonId: `v${index.toString(36)}-${Math.floor(random() * 1e9).toString(36)}`,
+    agent: Math.floor(random() * agents.length),
+    country: pickCountry(),
+    internal: random() < 0.01,
+  }));
+  const countries = Array.from({ length: options.countries }, (_, index) => String.fromCharCode(65 + (index % 26), 65 + Math.floor(index / 26)));
+  const db: Db = openDatabase(options.databasePath);
+  db.pragma('wal_autocheckpoint = 10000');
+  const eventsPerDay = options.events / options.days;
+  const firstDayMs = options.lastDayMs - (options.days - 1) * 86_400_000;
+  const commitMs: number[] = [];
+  const started = performance.now();
+  let written = 0;
+  let late: StoredEventInput[] = [];
+
+  const commit = (events: StoredEventInput[]) => {
+    const batches: WriteBatch[] = [];
+    for (let offset = 0; offset < events.length; offset += 500) batches.push({ events: events.slice(offset, offset + 500), quarantined: [] });
+    const before = performance.now();
+    storeGroup(db, batches, Date.now());
+    commitMs.push(performance.now() - before);
+    written += events.length;
+    options.onProgress?.(written, performance.now() - started);
+  };
+
+  for (let day = 0; day < options.days && written < options.events; day++) {
+    const dayMs = firstDayMs + day * 86_400_000;
+    const events: StoredEventInput[] = [];
+    const target = Math.min(options.events - written - late.length, Math.round(eventsPerDay * (0.85 + 0.3 * random())));
+    while (events.length < target) {
+      const visitor = visitors[pickVisitor()]!;
+      const agent = random() < 0.02 ? botAgent : agents[visitor.agent]!;
+      const referrer = random() < 0.4 ? null : `https://ref${pickReferrer()}.example/some/page`;
+      const campaign = random() < 0.1 ? `utm_source=news&utm_medium=email&utm_campaign=c${Math.floor(random() * 20)}` : null;
+      let ts = dayMs + Math.floor(random() * (86_400_000 - 3 * 3_600_000));
+      const length = 1 + Math.floor(-Math.log(1 - random()) * 4);
+      for (let step = 0; step < length && events.length < target; step++) {
+        const path = `/p/${pickPath()}`;
+        const url = `https://site.example${path}${step === 0 && campaign ? `?${campaign}` : ''}`;
+        const purchase = step > 0 && random() < 0.01;
+        const wire = {
+          id: randomUUID(),
+          site_id: options.siteId,
+          anon_id: visitor.anonId,
+          ts: new Date(ts).toISOString(),
+          type: purchase ? 'purchase' : 'pageview',
+          url,
+          referrer: step === 0 ? referrer : `https://site.example/p/${pickPath()}`,
+          ...(purchase ? { revenue: { amount: '19.99', currency: 'EUR' } } : {}),
+        };
+        events.push(
+          enrichEvent({
+            siteId: options.siteId,
+            event: wire as never,
+            canonicalId: wire.id,
+            tsMs: ts,
+            revenueMinor: purchase ? 1999 : null,
+            raw: JSON.stringify(wire),
+            visitor: { agent: agent as never, geo: { country: countries[visitor.country]!, region: null, city: null }, internal: visitor.internal },
+          }),
+        );
+        ts += Math.floor(10_000 + random() * 4 * minute);
+      }
+    }
+    events.sort((a, b) => a.ts - b.ts);
+    // About 1% arrives a day late, out of order with the next day's traffic.
+    const onTime: StoredEventInput[] = [...late];
+    late = [];
+    for (const event of events) (random() < 0.01 ? late : onTime).push(event);
+    for (let offset = 0; offset < onTime.length; offset += 2000) commit(onTime.slice(offset, offset + 2000));
+  }
+  if (late.length > 0) commit(late);
+  db.close();
+  return { elapsedMs: performance.now() - started, commitMs };
+}

@@ -1,0 +1,80 @@
+// The answer schemas of the report endpoints, defined once: they type the handlers and are published as JSON
+// Schema at GET /v1/schemas and in GET /v1/openapi.json (src/openapi/).
+import * as v from 'valibot';
+
+const Count = v.pipe(v.number(), v.integer(), v.minValue(0));
+const Rate = v.pipe(v.number(), v.minValue(0));
+const DateText = v.pipe(v.string(), v.regex(/^\d{4}-\d{2}-\d{2}$/));
+const IsoTime = v.pipe(v.string(), v.isoTimestamp());
+
+export const ReportMeta = v.strictObject({
+  scope: v.union([v.strictObject({ site_id: v.string() }), v.strictObject({ workspace: v.string(), all_sites: v.literal(true) })]),
+  range: v.strictObject({ from: DateText, to: DateText }),
+  timezone: v.literal('UTC'),
+  filters: v.record(v.string(), v.union([v.string(), v.array(v.string())])),
+  measures: v.record(v.string(), v.string()),
+  freshness: v.strictObject({ watermark: v.nullable(IsoTime) }),
+  completeness: v.strictObject({ complete: v.boolean(), reason: v.optional(v.string()) }),
+  warnings: v.array(v.string()),
+  truncated: v.boolean(),
+  cursor: v.strictObject({ next: v.nullable(v.string()) }),
+  limit: v.nullable(Count),
+  computed_from: v.picklist(['rollups', 'events']),
+});
+export type ReportMeta = v.InferOutput<typeof ReportMeta>;
+
+/** The V2 envelope: exactly meta and data. */
+export function reportAnswer<const Data extends v.GenericSchema>(data: Data) {
+  return v.strictObject({ meta: ReportMeta, data });
+}
+
+export const SummaryAnswer = reportAnswer(
+  v.strictObject({
+    visitors: Count,
+    visits: Count,
+    pageviews: Count,
+    events: Count,
+    bounce_rate: Rate,
+    avg_visit_duration_s: Rate,
+    views_per_visit: Rate,
+    series: v.array(v.strictObject({ date: DateText, visitors: Count, visits: Count, pageviews: Count })),
+  }),
+);
+
+export const PagesAnswer = reportAnswer(
+  v.strictObject({ rows: v.array(v.strictObject({ path: v.string(), visitors: Count, pageviews: Count, entries: Count, exits: Count })) }),
+);
+
+export const SourcesAnswer = reportAnswer(
+  v.strictObject({ rows: v.array(v.strictObject({ source: v.string(), visitors: Count, visits: Count, pageviews: Count, bounce_rate: Rate })) }),
+);
+
+export const Money = v.strictObject({ currency: v.pipe(v.string(), v.regex(/^[A-Z]{3}$/)), amount: v.pipe(v.string(), v.regex(/^\d+(\.\d+)?$/)) });
+
+export const CampaignsAnswer = reportAnswer(
+  v.strictObject({
+    rows: v.array(
+      v.strictObject({
+        utm_source: v.nullable(v.string()),
+        utm_medium: v.nullable(v.string()),
+        utm_campaign: v.nullable(v.string()),
+        visitors: Count,
+        visits: Count,
+        conversions: Count,
+        revenue: v.array(Money),
+      }),
+    ),
+  }),
+);
+
+export const LegacyPageviewsAnswer = v.strictObject({ count: Count, by_day: v.array(v.strictObject({ date: DateText, count: Count })) });
+export const LegacyEventsAnswer = v.strictObject({ by_name: v.array(v.strictObject({ name: v.string(), count: Count })) });
+export const LegacySessionsAnswer = v.strictObject({ count: Count, avg_duration_s: Rate, avg_events: Rate, bounce_rate: Rate });
+
+export type SummaryAnswer = v.InferOutput<typeof SummaryAnswer>;
+export type PagesAnswer = v.InferOutput<typeof PagesAnswer>;
+export type SourcesAnswer = v.InferOutput<typeof SourcesAnswer>;
+export type CampaignsAnswer = v.InferOutput<typeof CampaignsAnswer>;
+export type LegacyPageviewsAnswer = v.InferOutput<typeof LegacyPageviewsAnswer>;
+export type LegacyEventsAnswer = v.InferOutput<typeof LegacyEventsAnswer>;
+export type LegacySessionsAnswer = v.InferOutput<typeof LegacySessionsAnswer>;

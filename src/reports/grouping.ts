@@ -1,0 +1,47 @@
+// What a report asks the rollups (or the raw fallback) for: a selection of visits and events by filters, totals
+// grouped by nothing, by day or by a dimension's values, and exact visitor counts for the groups it shows.
+import type { Counters } from './rollup/counter-shard.ts';
+import type { Dim } from './dimensions.ts';
+
+/** The seven list filters and the source filter (CONTRACT section 5), as applied. */
+export interface ReportFilters {
+  source?: string[];
+  device?: string[];
+  browser?: string[];
+  os?: string[];
+  country?: string[];
+  region?: string[];
+  city?: string[];
+  path?: string[];
+}
+
+export type Grouping = { by: 'all' } | { by: 'day' } | { by: 'value'; dim: Dim };
+
+export interface GroupTotals {
+  /** Every counter but `visitors` (see visitorsOf). */
+  counters: Counters;
+  /** Revenue by currency, in minor units (campaigns). */
+  revenue: Map<string, number>;
+}
+
+export interface GroupedReport {
+  /** Group key ('' for all, the day number for days, the value for dimension values) → totals. */
+  totals: Map<string, GroupTotals>;
+  /** Exact distinct visitors of the given groups (computed only for what a report shows). */
+  visitorsOf(keys: readonly string[]): Map<string, number>;
+  /** Where the numbers came from. */
+  computedFrom: 'rollups' | 'events';
+}
+
+export interface ReportRange {
+  fromDay: number;
+  toDay: number;
+}
+
+export interface ReportSelection {
+  siteIds: readonly string[];
+  workspaceId: string;
+  range: ReportRange;
+  filters: ReportFilters;
+  withInternal: boolean;
+}

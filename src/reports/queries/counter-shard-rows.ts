@@ -1,0 +1,38 @@
+// Counter shards: read, write and delete one (site, dimension, grain, period, internal, shard) blob.
+import type { Db } from '../../db/open.ts';
+import { preparedOnce } from '../../db/statements.ts';
+
+export interface ShardAddress {
+  site_id: string;
+  dim: number;
+  grain: number;
+  period: number;
+  internal: number;
+  shard: number;
+}
+
+const where = 'site_id = :site_id AND dim = :dim AND grain = :grain AND period = :period AND internal = :internal AND shard = :shard';
+
+const statements = preparedOnce((db) => ({
+  read: db.prepare<ShardAddress, Buffer>(`SELECT entries FROM report_counters WHERE ${where}`).pluck(),
+  write: db.prepare<ShardAddress & { entries: Uint8Array }>(
+    `INSERT INTO report_counters (site_id, dim, grain, period, internal, shard, entries)
+     VALUES (:site_id, :dim, :grain, :period, :internal, :shard, :entries)
+     ON CONFLICT (site_id, dim, internal, grain, period, shard) DO UPDATE SET entries = excluded.entries`,
+  ),
+  delete: db.prepare<ShardAddress>(`DELETE FROM report_counters WHERE ${where}`),
+  deleteOfSite: db.prepare<[string]>('DELETE FROM report_counters WHERE site_id = ?'),
+}));
+
+export function readCounterShard(db: Db, address: ShardAddress): Buffer | undefined {
+  return statements(db).read.get(address) as Buffer | undefined;
+}
+
+export function writeCounterShard(db: Db, address: ShardAddress, entries: Uint8Array | undefined): void {
+  if (entries) statements(db).write.run({ ...address, entries });
+  else statements(db).delete.run(address);
+}
+
+export function deleteCounterShardsOfSite(db: Db, siteId: string): void {
+  statements(db).deleteOfSite.run(siteId);
+}

@@ -1,0 +1,66 @@
+// Raw events for the exact fallback computation (src/reports/raw/): a window of the scope's non-bot events, the
+// events of one visitor in a window, and the visitors with events newer than a watermark.
+import type { Db } from '../../db/open.ts';
+import { preparedOnce } from '../../db/statements.ts';
+
+export interface RawEventRow {
+  seq: number;
+  site_id: string;
+  anon_id: string;
+  is_internal: 0 | 1;
+  ts: number;
+  type: string;
+  path: string | null;
+  query: string | null;
+  source: string;
+  utm_source: string | null;
+  utm_medium: string | null;
+  utm_campaign: string | null;
+  device_type: string | null;
+  browser: string | null;
+  os: string | null;
+  country: string | null;
+  region: string | null;
+  city: string | null;
+  revenue_minor: number | null;
+  revenue_currency: string | null;
+}
+
+export interface WindowParams {
+  site_id: string;
+  start_ms: number;
+  end_ms: number;
+  /** 1 keeps internal traffic, 0 leaves it out. */
+  with_internal: number;
+  max_seq: number;
+}
+
+const columns = `seq, site_id, anon_id, is_internal, ts, type, path, query, source, utm_source, utm_medium, utm_campaign,
+  device_type, browser, os, country, region, city, revenue_minor, revenue_currency`;
+const kept = 'is_bot = 0 AND (is_internal = 0 OR :with_internal = 1) AND seq <= :max_seq';
+
+const statements = preparedOnce((db) => ({
+  window: db.prepare<WindowParams, RawEventRow>(
+    `SELECT ${columns} FROM events WHERE site_id = :site_id AND ts >= :start_ms AND ts < :end_ms AND ${kept}`,
+  ),
+  visitorWindow: db.prepare<WindowParams & { anon_id: string }, RawEventRow>(
+    `SELECT ${columns} FROM events WHERE site_id = :site_id AND anon_id = :anon_id AND ts >= :start_ms AND ts < :end_ms AND ${kept}`,
+  ),
+  newerVisitors: db.prepare<{ site_id: string; after_seq: number }, { anon_id: string }>(
+    'SELECT DISTINCT anon_id FROM events WHERE site_id = :site_id AND seq > :after_seq AND is_bot = 0',
+  ),
+}));
+
+/** The scope's events with start_ms <= ts < end_ms (one site). */
+export function listWindowEvents(db: Db, params: WindowParams): RawEventRow[] {
+  return statements(db).window.all(params);
+}
+
+export function listVisitorWindowEvents(db: Db, params: WindowParams & { anon_id: string }): RawEventRow[] {
+  return statements(db).visitorWindow.all(params);
+}
+
+/** anon_ids of a site with events stored after the watermark `after_seq`. */
+export function listVisitorsNewerThan(db: Db, siteId: string, afterSeq: number): string[] {
+  return statements(db).newerVisitors.all({ site_id: siteId, after_seq: afterSeq }).map((row) => row.anon_id);
+}

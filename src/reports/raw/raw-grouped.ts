@@ -1,0 +1,125 @@
+// Groups raw visits (src/reports/raw/raw-visits.ts) the way the rollups group them, with the same semantics
+// (docs/reports.md): visit dimensions select whole visits by their first event, the path filter selects events
+// and, for visit measures, the entry page; events count on their day, visit measures on the visit's first day.
+import { campaignKey, Dim, pageKeyOf, purchaseType } from '../dimensions.ts';
+import type { GroupedReport, GroupTotals, Grouping, ReportFilters, ReportRange } from '../grouping.ts';
+import { dayOf } from '../periods.ts';
+import type { RawEventRow } from '../queries/raw-window-events.ts';
+import { emptyCounters, field } from '../rollup/counter-shard.ts';
+import type { RawVisit } from './raw-visits.ts';
+
+export interface RawGroup extends GroupTotals {
+  visitors: Set<string>;
+}
+
+const visitFilterFields = {
+  source: 'source',
+  device: 'device_type',
+  browser: 'browser',
+  os: 'os',
+  country: 'country',
+  region: 'region',
+  city: 'city',
+} as const;
+
+function matchesVisitFilters(entry: RawEventRow, filters: ReportFilters): boolean {
+  for (const [name, column] of Object.entries(visitFilterFields) as [keyof typeof visitFilterFields, keyof RawEventRow][]) {
+    const wanted = filters[name];
+    if (wanted && !wanted.includes(entry[column] as string)) return false;
+  }
+  return true;
+}
+
+function visitValue(entry: RawEventRow, dim: Dim): string | null {
+  switch (dim) {
+    case Dim.source:
+      return entry.source;
+    case Dim.device:
+      return entry.device_type;
+    case Dim.browser:
+      return entry.browser;
+    case Dim.os:
+      return entry.os;
+    case Dim.country:
+      return entry.country;
+    case Dim.region:
+      return entry.region;
+    case Dim.city:
+      return entry.city;
+    case Dim.campaign:
+      return campaignKey(entry.utm_source, entry.utm_medium, entry.utm_campaign);
+    default:
+      return null;
+  }
+}
+
+function eventKey(visit: RawVisit, event: RawEventRow, grouping: Grouping): string | null {
+  if (grouping.by === 'all') return '';
+  if (grouping.by === 'day') return String(dayOf(event.ts));
+  if (grouping.dim === Dim.path) return event.path;
+  if (grouping.dim === Dim.page) return pageKeyOf(event.path, event.query);
+  if (grouping.dim === Dim.type) return event.type;
+  return visitValue(visit.entry, grouping.dim);
+}
+
+/** Keys of the visit measures (the entry's) and of the exit. */
+function visitKeys(visit: RawVisit, grouping: Grouping): { entry: string | null; exit: string | null } {
+  if (grouping.by === 'all') return { entry: '', exit: null };
+  if (grouping.by === 'day') return { entry: String(dayOf(visit.start_ts)), exit: null };
+  if (grouping.dim === Dim.path) return { entry: visit.entry.path, exit: visit.exit?.path ?? null };
+  if (grouping.dim === Dim.page) {
+    return { entry: pageKeyOf(visit.entry.path, visit.entry.query), exit: visit.exit ? pageKeyOf(visit.exit.path, visit.exit.query) : null };
+  }
+  if (grouping.dim === Dim.type) return { entry: null, exit: null };
+  return { entry: visitValue(visit.entry, grouping.dim), exit: null };
+}
+
+/** The visitor's identity across the scope: an anon_id is one visitor on every site of a workspace. */
+export function rawGroups(visits: readonly RawVisit[], range: ReportRange, filters: ReportFilters, grouping: Grouping): Map<string, RawGroup> {
+  const groups = new Map<string, RawGroup>();
+  const group = (key: string) => {
+    let found = groups.get(key);
+    if (!found) groups.set(key, (found = { counters: emptyCounters(), revenue: new Map(), visitors: new Set() }));
+    return found;
+  };
+  const inRange = (ts: number) => dayOf(ts) >= range.fromDay && dayOf(ts) <= range.toDay;
+  const pathPasses = (path: string | null) => !filters.path || (path !== null && filters.path.includes(path));
+  for (const visit of visits) {
+    if (!matchesVisitFilters(visit.entry, filters)) continue;
+    if (inRange(visit.start_ts)) {
+      const keys = visitKeys(visit, grouping);
+      if (keys.entry !== null && pathPasses(visit.entry.path)) {
+        const counters = group(keys.entry).counters;
+        const pageviews = visit.events.filter((event) => event.type === 'pageview').length;
+        counters[field.visits]! += 1;
+        counters[field.bounces]! += pageviews === 1 && visit.events.length === 1 ? 1 : 0;
+        counters[field.duration_ms]! += visit.end_ts - visit.start_ts;
+        counters[field.visit_pageviews]! += pageviews;
+        counters[field.visit_events]! += visit.events.length;
+      }
+      if (keys.exit !== null && pathPasses(visit.exit!.path)) group(keys.exit).counters[field.exits]! += 1;
+    }
+    for (const event of visit.events) {
+      if (!inRange(event.ts) || !pathPasses(event.path)) continue;
+      const key = eventKey(visit, event, grouping);
+      if (key === null) continue;
+      const found = group(key);
+      found.counters[field.events]! += 1;
+      if (event.type === 'pageview') found.counters[field.pageviews]! += 1;
+      if (event.type === purchaseType) found.counters[field.conversions]! += 1;
+      if (event.revenue_minor !== null && event.revenue_currency !== null) {
+        found.revenue.set(event.revenue_currency, (found.revenue.get(event.revenue_currency) ?? 0) + event.revenue_minor);
+      }
+      found.visitors.add(visit.anon_id);
+    }
+  }
+  return groups;
+}
+
+export function toGroupedReport(groups: Map<string, RawGroup>): GroupedReport {
+  return {
+    totals: groups,
+    visitorsOf: (keys) => new Map(keys.map((key) => [key, groups.get(key)?.visitors.size ?? 0])),
+    computedFrom: 'events',
+  };
+}

@@ -1,0 +1,109 @@
+// Visits computed from scratch from raw events, exactly as CONTRACT section 4 defines them: the fallback for
+// filter combinations no rollup carries, and the correction of a paged report back to its first page's watermark.
+import type { Db } from '../../db/open.ts';
+import { sessionGapMs } from '../../ingest/sessions.ts';
+import { dayMs } from '../periods.ts';
+import { listVisitorWindowEvents, listWindowEvents, type RawEventRow } from '../queries/raw-window-events.ts';
+
+export interface RawVisit {
+  site_id: string;
+  anon_id: string;
+  is_internal: 0 | 1;
+  /** In (ts, seq) order. */
+  events: RawEventRow[];
+  start_ts: number;
+  end_ts: number;
+  /** The first event: the visit's source, campaign, device… and entry page. */
+  entry: RawEventRow;
+  /** The last pageview, if any. */
+  exit: RawEventRow | null;
+}
+
+export interface RawVisitsInput {
+  siteIds: readonly string[];
+  fromDay: number;
+  toDay: number;
+  withInternal: boolean;
+  /** Only events stored up to this seq (the watermark of a paged report). */
+  maxSeq: number;
+  /** Only these visitors (site → anon_ids); all visitors with events in the range when absent. */
+  visitors?: Map<string, string[]>;
+}
+
+const byTime = (a: RawEventRow, b: RawEventRow) => a.ts - b.ts || a.seq - b.seq;
+
+/** Cuts one visitor's events (one traffic kind, in order) where the gap reaches 30 minutes. */
+function toVisits(events: RawEventRow[]): RawVisit[] {
+  const visits: RawVisit[] = [];
+  let current: RawEventRow[] = [];
+  const close = () => {
+    if (current.length === 0) return;
+    const pageviews = current.filter((event) => event.type === 'pageview');
+    const first = current[0]!;
+    visits.push({
+      site_id: first.site_id,
+      anon_id: first.anon_id,
+      is_internal: first.is_internal,
+      events: current,
+      start_ts: first.ts,
+      end_ts: current[current.length - 1]!.ts,
+      entry: first,
+      exit: pageviews[pageviews.length - 1] ?? null,
+    });
+    current = [];
+  };
+  for (const event of events) {
+    if (current.length > 0 && event.ts - current[current.length - 1]!.ts >= sessionGapMs) close();
+    current.push(event);
+  }
+  close();
+  return visits;
+}
+
+/**
+ * Loads the events around the range, extends each visitor's events backward and forward while a visit may go on
+ * beyond the window, and returns the visits that overlap the range.
+ */
+export function loadRawVisits(db: Db, input: RawVisitsInput): RawVisit[] {
+  const startMs = input.fromDay * dayMs;
+  const endMs = (input.toDay + 1) * dayMs;
+  const window = { start_ms: startMs - dayMs, end_ms: endMs + dayMs, with_internal: input.withInternal ? 1 : 0, max_seq: input.maxSeq };
+  const visits: RawVisit[] = [];
+  for (const siteId of input.siteIds) {
+    const groups = new Map<string, RawEventRow[]>();
+    const rows = input.visitors
+      ? (input.visitors.get(siteId) ?? []).flatMap((anonId) => listVisitorWindowEvents(db, { ...window, site_id: siteId, anon_id: anonId }))
+      : listWindowEvents(db, { ...window, site_id: siteId });
+    for (const row of rows) {
+      const key = `${row.is_internal}|${row.anon_id}`;
+      const group = groups.get(key);
+      if (group) group.push(row);
+      else groups.set(key, [row]);
+    }
+    for (const group of groups.values()) {
+      group.sort(byTime);
+      extendGroup(db, group, siteId, window);
+      for (const visit of toVisits(group)) if (visit.start_ts < endMs && visit.end_ts >= startMs) visits.push(visit);
+    }
+  }
+  return visits;
+}
+
+/** A visit touching the window's edge may continue beyond it: fetch the visitor's events until a 30-minute gap. */
+function extendGroup(db: Db, group: RawEventRow[], siteId: string, window: { start_ms: number; end_ms: number; with_internal: number; max_seq: number }): void {
+  const first = group[0]!;
+  const sameKind = (row: RawEventRow) => row.is_internal === first.is_internal;
+  const params = { ...window, site_id: siteId, anon_id: first.anon_id };
+  for (let lowest = window.start_ms; group[0]!.ts - sessionGapMs < lowest; ) {
+    const earlier = listVisitorWindowEvents(db, { ...params, start_ms: group[0]!.ts - sessionGapMs, end_ms: lowest }).filter(sameKind);
+    lowest = group[0]!.ts - sessionGapMs;
+    if (earlier.length === 0) break;
+    group.unshift(...earlier.sort(byTime));
+  }
+  for (let highest = window.end_ms; group[group.length - 1]!.ts + sessionGapMs > highest; ) {
+    const later = listVisitorWindowEvents(db, { ...params, start_ms: highest, end_ms: group[group.length - 1]!.ts + sessionGapMs }).filter(sameKind);
+    highest = group[group.length - 1]!.ts + sessionGapMs;
+    if (later.length === 0) break;
+    group.push(...later.sort(byTime));
+  }
+}

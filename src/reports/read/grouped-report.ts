@@ -1,0 +1,98 @@
+// Answers a grouped report from the rollups when one rollup dimension carries the filters (no filter, or one
+// filtered dimension), else exactly from raw events. A paged report is pinned to its first page's watermark: the
+// few visitors with newer events are recomputed from raw events and their difference taken out.
+import type { Db } from '../../db/open.ts';
+import { Dim, visitDimByFilter } from '../dimensions.ts';
+import type { GroupedReport, GroupTotals, Grouping, ReportFilters, ReportSelection } from '../grouping.ts';
+import { listVisitorsNewerThan } from '../queries/raw-window-events.ts';
+import { rawGroups, toGroupedReport } from '../raw/raw-grouped.ts';
+import { loadRawVisits } from '../raw/raw-visits.ts';
+import { emptyCounters, fieldCount } from '../rollup/counter-shard.ts';
+import { readRollups, type RollupRequest } from './rollup-grouped.ts';
+
+export interface GroupedQuery {
+  selection: ReportSelection;
+  grouping: Grouping;
+  /** The newest seq when the answer was computed (its snapshot). */
+  currentSeq: number;
+  /** Answer as of this watermark (a later page of a paged report); defaults to currentSeq. */
+  asOfSeq?: number;
+}
+
+type FilterName = keyof ReportFilters;
+
+function activeFilters(filters: ReportFilters): FilterName[] {
+  return (Object.keys(filters) as FilterName[]).filter((name) => filters[name] !== undefined);
+}
+
+const pathPart = (page: string) => page.split('?', 1)[0]!;
+
+/** The rollup read that answers the query, or undefined when only raw events can. */
+export function planRollupRead(selection: ReportSelection, grouping: Grouping): RollupRequest | undefined {
+  const filters = selection.filters;
+  const active = activeFilters(filters);
+  if (active.length > 1) return undefined;
+  const [only] = active;
+  const onlyDim = only === undefined ? undefined : only === 'path' ? Dim.path : visitDimByFilter[only];
+  if (grouping.by !== 'value') {
+    if (only === undefined) return { selection, dim: Dim.total, values: [''], grouping: grouping.by };
+    return { selection, dim: onlyDim!, values: filters[only]!, grouping: grouping.by };
+  }
+  if (only === undefined) return { selection, dim: grouping.dim, grouping: 'value' };
+  if (grouping.dim === Dim.page && only === 'path') {
+    const paths = new Set(filters.path);
+    return { selection, dim: Dim.page, valueTest: (page) => paths.has(pathPart(page)), grouping: 'value' };
+  }
+  if (onlyDim === grouping.dim) return { selection, dim: grouping.dim, values: filters[only]!, grouping: 'value' };
+  return undefined;
+}
+
+function rawReport(db: Db, selection: ReportSelection, grouping: Grouping, maxSeq: number, visitors?: Map<string, string[]>) {
+  const visits = loadRawVisits(db, {
+    siteIds: selection.siteIds,
+    fromDay: selection.range.fromDay,
+    toDay: selection.range.toDay,
+    withInternal: selection.withInternal,
+    maxSeq,
+    visitors,
+  });
+  return rawGroups(visits, selection.range, selection.filters, grouping);
+}
+
+/**
+ * @example const report = groupedReport(db, { selection, grouping: { by: 'day' }, currentSeq });
+ */
+export function groupedReport(db: Db, query: GroupedQuery): GroupedReport {
+  const asOf = query.asOfSeq ?? query.currentSeq;
+  const plan = planRollupRead(query.selection, query.grouping);
+  if (!plan) return toGroupedReport(rawReport(db, query.selection, query.grouping, asOf));
+  const base = readRollups(db, plan);
+  if (asOf >= query.currentSeq) return base;
+  // A visitor is an anon_id across the scope's sites: recompute it on all of them.
+  const anonIds = [...new Set(query.selection.siteIds.flatMap((siteId) => listVisitorsNewerThan(db, siteId, asOf)))];
+  if (anonIds.length === 0) return base;
+  const newer = new Map(query.selection.siteIds.map((siteId) => [siteId, anonIds]));
+  const now = rawReport(db, query.selection, query.grouping, Number.MAX_SAFE_INTEGER, newer);
+  const then = rawReport(db, query.selection, query.grouping, asOf, newer);
+  const totals = new Map<string, GroupTotals>();
+  for (const key of new Set([...base.totals.keys(), ...now.keys(), ...then.keys()])) {
+    const counters = emptyCounters();
+    const revenue = new Map<string, number>();
+    for (const [source, sign] of [[base.totals.get(key), 1], [now.get(key), -1], [then.get(key), 1]] as const) {
+      if (!source) continue;
+      for (let index = 0; index < fieldCount; index++) counters[index]! += sign * source.counters[index]!;
+      for (const [currency, amount] of source.revenue) revenue.set(currency, (revenue.get(currency) ?? 0) + sign * amount);
+    }
+    for (const [currency, amount] of revenue) if (amount === 0) revenue.delete(currency);
+    if (counters.some((value) => value !== 0)) totals.set(key, { counters, revenue });
+  }
+  return {
+    totals,
+    computedFrom: 'rollups',
+    visitorsOf: (keys) => {
+      const counts = base.visitorsOf(keys);
+      for (const key of keys) counts.set(key, counts.get(key)! - (now.get(key)?.visitors.size ?? 0) + (then.get(key)?.visitors.size ?? 0));
+      return counts;
+    },
+  };
+}

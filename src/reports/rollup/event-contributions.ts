@@ -1,0 +1,189 @@
+// How one stored event changes the rollups: its own counts (event dimensions by the event, visit dimensions by
+// its visit), the measures of the visits it replaced and of the visit it is now part of, and, when visits merged
+// or gained an earlier first event, the move of their other events' counts to the visit's new values.
+import type { Db } from '../../db/open.ts';
+import type { SessionRow } from '../../ingest/queries/session-rows.ts';
+import type { StoredEvent } from '../../ingest/stored-event.ts';
+import { Dim, keepsVisitorSets, pageKeyOf, purchaseType, visitDims, visitDimValue } from '../dimensions.ts';
+import { dayOf } from '../periods.ts';
+import { findEventPage } from '../queries/event-page.ts';
+import { listVisitEvents } from '../queries/visit-events.ts';
+import { field } from './counter-shard.ts';
+import { addRevenue, addVisitor, removeVisitor, type RollupDelta } from './rollup-delta.ts';
+
+export interface VisitChange {
+  removed: readonly SessionRow[];
+  added: SessionRow;
+}
+
+/** What counting an event needs to know about it. */
+export interface EventFacts {
+  site_id: string;
+  anon_id: string;
+  ts: number;
+  type: string;
+  path: string | null;
+  query: string | null;
+  is_internal: 0 | 1;
+  revenue_minor: number | null;
+  revenue_currency: string | null;
+}
+
+/** add: the visitor joins the sets; check: it may leave them (checked at flush); remove: it leaves them. */
+export type Membership = 'add' | 'check' | 'remove';
+
+export const eventDims = [Dim.total, Dim.type, Dim.path, Dim.page] as const;
+
+export function eventDimValue(event: Pick<EventFacts, 'type' | 'path' | 'query'>, dim: (typeof eventDims)[number]): string | null {
+  if (dim === Dim.total) return '';
+  if (dim === Dim.type) return event.type;
+  if (dim === Dim.path) return event.path;
+  return pageKeyOf(event.path, event.query);
+}
+
+/**
+ * Counts (sign 1) or uncounts (sign -1) one event under each dimension's value, at its day and month.
+ * @example countEvent(delta, event, [Dim.source], () => 'google', vid, 1, 'add');
+ */
+export function countEvent(
+  delta: RollupDelta,
+  event: EventFacts,
+  dims: readonly Dim[],
+  valueOf: (dim: Dim) => string | null,
+  vid: number,
+  sign: 1 | -1,
+  membership: Membership,
+): void {
+  const periods = delta.dayAndMonth(event.site_id, dayOf(event.ts), event.is_internal);
+  const isPageview = event.type === 'pageview' ? 1 : 0;
+  const isConversion = event.type === purchaseType ? 1 : 0;
+  const hasRevenue = event.revenue_minor !== null && event.revenue_currency !== null;
+  for (const dim of dims) {
+    const value = valueOf(dim);
+    if (value === null) continue;
+    for (const period of periods) {
+      const entry = period.entry(dim, value);
+      entry.counters[field.events]! += sign;
+      entry.counters[field.pageviews]! += sign * isPageview;
+      entry.counters[field.conversions]! += sign * isConversion;
+      if (dim === Dim.campaign && hasRevenue) addRevenue(entry, event.revenue_currency!, sign * event.revenue_minor!);
+      if (!keepsVisitorSets(dim)) continue;
+      if (membership === 'add') addVisitor(entry, vid);
+      else removeVisitor(entry, vid, event.anon_id, membership === 'remove');
+    }
+  }
+}
+
+/** The page (path and cleaned query) of a visit's entry or exit event, each looked up once. */
+export type PageOfSeq = (seq: number | null) => string | null;
+
+export function pageLookup(db: Db, current?: StoredEvent): PageOfSeq {
+  const known = new Map<number, string | null>();
+  return (seq) => {
+    if (seq === null) return null;
+    if (current && seq === current.seq) return pageKeyOf(current.path, current.query);
+    if (!known.has(seq)) {
+      const page = findEventPage(db, seq);
+      known.set(seq, page ? pageKeyOf(page.path, page.query) : null);
+    }
+    return known.get(seq)!;
+  };
+}
+
+function visitMeasures(visit: SessionRow): [number, number][] {
+  return [
+    [field.visits, 1],
+    [field.bounces, visit.pageviews === 1 && visit.events === 1 ? 1 : 0],
+    [field.duration_ms, visit.end_ts - visit.start_ts],
+    [field.visit_pageviews, visit.pageviews],
+    [field.visit_events, visit.events],
+  ];
+}
+
+/** Where a visit's measures are counted: the total, its visit dimension values, its entry path and page. */
+function entryValuesOf(visit: SessionRow, pageOf: PageOfSeq): [Dim, string | null][] {
+  return [
+    [Dim.total, ''],
+    ...visitDims.map((dim): [Dim, string | null] => [dim, visitDimValue(visit, dim)]),
+    // Under a path, visit measures belong to the visit's entry page (landing-page semantics, docs/reports.md).
+    [Dim.path, visit.entry_path],
+    [Dim.page, pageOf(visit.entry_seq)],
+  ];
+}
+
+function addMeasures(delta: RollupDelta, visit: SessionRow, values: [Dim, string | null][], measures: [number, number][], sign: 1 | -1): void {
+  const periods = delta.dayAndMonth(visit.site_id, dayOf(visit.start_ts), visit.is_internal);
+  for (const [dim, value] of values) {
+    if (value === null) continue;
+    for (const period of periods) {
+      const counters = period.entry(dim, value).counters;
+      for (const [index, amount] of measures) counters[index]! += sign * amount;
+    }
+  }
+}
+
+function addExit(delta: RollupDelta, visit: SessionRow, pageOf: PageOfSeq, sign: 1 | -1): void {
+  addMeasures(delta, visit, [[Dim.path, visit.exit_path], [Dim.page, pageOf(visit.exit_seq)]], [[field.exits, 1]], sign);
+}
+
+/** Counts (1) or uncounts (-1) a visit's measures at the day and month it starts. */
+export function countVisit(delta: RollupDelta, visit: SessionRow, sign: 1 | -1, pageOf: PageOfSeq): void {
+  addMeasures(delta, visit, entryValuesOf(visit, pageOf), visitMeasures(visit), sign);
+  addExit(delta, visit, pageOf, sign);
+}
+
+/** The common case, a visit extended by one event: only its measures (and maybe its exit) change. */
+function isExtension(before: SessionRow, after: SessionRow): boolean {
+  return (
+    before.entry_seq === after.entry_seq &&
+    before.is_internal === after.is_internal &&
+    dayOf(before.start_ts) === dayOf(after.start_ts) &&
+    visitDims.every((dim) => visitDimValue(before, dim) === visitDimValue(after, dim))
+  );
+}
+
+/** Replaces the measures of the removed visits by those of the added one. */
+export function countVisitChange(delta: RollupDelta, change: VisitChange, pageOf: PageOfSeq): void {
+  const [before] = change.removed;
+  if (change.removed.length === 1 && isExtension(before!, change.added)) {
+    const old = visitMeasures(before!);
+    const differences = visitMeasures(change.added)
+      .map(([index, amount], position): [number, number] => [index, amount - old[position]![1]])
+      .filter(([, amount]) => amount !== 0);
+    if (differences.length > 0) addMeasures(delta, change.added, entryValuesOf(change.added, pageOf), differences, 1);
+    if (before!.exit_seq !== change.added.exit_seq) {
+      addExit(delta, before!, pageOf, -1);
+      addExit(delta, change.added, pageOf, 1);
+    }
+    return;
+  }
+  for (const visit of change.removed) countVisit(delta, visit, -1, pageOf);
+  countVisit(delta, change.added, 1, pageOf);
+}
+
+/** A replaced visit whose values differ from its successor's: its other events now count under the new values. */
+function moveVisitEvents(db: Db, delta: RollupDelta, before: SessionRow, after: SessionRow, vid: number, currentSeq: number): void {
+  const changed = visitDims.filter((dim) => visitDimValue(before, dim) !== visitDimValue(after, dim));
+  if (changed.length === 0) return;
+  const events = listVisitEvents(db, {
+    site_id: before.site_id,
+    anon_id: before.anon_id,
+    is_internal: before.is_internal,
+    start_ts: before.start_ts,
+    end_ts: before.end_ts,
+    except_seq: currentSeq,
+  });
+  for (const row of events) {
+    const facts: EventFacts = { ...row, site_id: before.site_id, anon_id: before.anon_id, is_internal: before.is_internal };
+    countEvent(delta, facts, changed, (dim) => visitDimValue(before, dim as (typeof visitDims)[number]), vid, -1, 'check');
+    countEvent(delta, facts, changed, (dim) => visitDimValue(after, dim as (typeof visitDims)[number]), vid, 1, 'add');
+  }
+}
+
+/** Everything one stored (non-bot) event changes; `change` is the visit change its storing caused. */
+export function addStoredEvent(db: Db, delta: RollupDelta, event: StoredEvent, change: VisitChange, vid: number): void {
+  countEvent(delta, event, eventDims, (dim) => eventDimValue(event, dim as (typeof eventDims)[number]), vid, 1, 'add');
+  countEvent(delta, event, visitDims, (dim) => visitDimValue(change.added, dim as (typeof visitDims)[number]), vid, 1, 'add');
+  countVisitChange(delta, change, pageLookup(db, event));
+  for (const visit of change.removed) moveVisitEvents(db, delta, visit, change.added, vid, event.seq);
+}

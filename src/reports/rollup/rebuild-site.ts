@@ -1,0 +1,38 @@
+// Recomputes a site's rollups from its raw events and visits: the backfill of events stored before the rollups
+// existed (schema version 3), and a repair tool. Runs inside the caller's write transaction.
+import type { Db } from '../../db/open.ts';
+import { deleteCounterShardsOfSite } from '../queries/counter-shard-rows.ts';
+import { deleteRevenueOfSite } from '../queries/revenue-rows.ts';
+import { deleteSiteFreshness, raiseSiteFreshness } from '../queries/site-freshness-rows.ts';
+import { findSiteNewestEvent } from '../queries/site-newest-event.ts';
+import { deleteValuesOfSite } from '../queries/value-rows.ts';
+import { deleteVisitorSetsOfSite } from '../queries/visitor-set-rows.ts';
+import { listVisitsPage } from '../queries/visitor-visits.ts';
+import { flushRollups } from './flush-rollups.ts';
+import { RollupDelta } from './rollup-delta.ts';
+import { countWholeVisit } from './visit-contributions.ts';
+import { visitorNumberOf } from './visitor-number.ts';
+
+const visitsPerFlush = 2000;
+
+export function rebuildSiteReports(db: Db, siteId: string): void {
+  deleteCounterShardsOfSite(db, siteId);
+  deleteVisitorSetsOfSite(db, siteId);
+  deleteRevenueOfSite(db, siteId);
+  deleteValuesOfSite(db, siteId);
+  deleteSiteFreshness(db, siteId);
+  let afterId = 0;
+  for (;;) {
+    const visits = listVisitsPage(db, siteId, afterId, visitsPerFlush);
+    if (visits.length === 0) break;
+    const delta = new RollupDelta();
+    for (const visit of visits) {
+      const vid = visitorNumberOf(db, siteId, visit.anon_id);
+      if (vid !== undefined) countWholeVisit(db, delta, visit, vid, 1);
+    }
+    flushRollups(db, delta);
+    afterId = visits[visits.length - 1]!.id;
+  }
+  const newest = findSiteNewestEvent(db, siteId);
+  if (newest) raiseSiteFreshness(db, { site_id: siteId, ...newest });
+}

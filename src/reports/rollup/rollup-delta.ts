@@ -1,0 +1,126 @@
+// What a batch of events changes in the rollups, accumulated in memory and written once per group commit
+// (src/reports/rollup/flush-rollups.ts): counter deltas, visitor-set additions and removals, revenue, freshness.
+// Entries are found by (site, grain, period, internal) and then (dimension, value): the hot path builds one
+// string per period, not one per counter.
+import type { Dim } from '../dimensions.ts';
+import { type Grain, Grain as Grains, monthOfDay } from '../periods.ts';
+import { type Counters, emptyCounters, fieldCount } from './counter-shard.ts';
+
+/** One dimension value in one period of one site, for internal or external traffic. */
+export interface RollupKey {
+  site: string;
+  dim: Dim;
+  grain: Grain;
+  period: number;
+  internal: 0 | 1;
+  value: string;
+}
+
+/** Everything accumulated for one key. */
+export interface DeltaEntry {
+  key: RollupKey;
+  counters: Counters;
+  /** Visitor numbers joining the key's set. */
+  adds: Set<number> | undefined;
+  /** Visitors that may have left it (vid → anon_id): checked against the visits when written. */
+  removals: Map<number, string> | undefined;
+  /** Remove without checking (GDPR deletion of the whole visitor). */
+  forceRemoval: boolean;
+  /** Revenue by currency (minor units). */
+  revenue: Map<string, number> | undefined;
+}
+
+/** The entries of one (site, grain, period, internal), by dimension and value. */
+export class PeriodDelta {
+  readonly byDim = new Map<Dim, Map<string, DeltaEntry>>();
+  constructor(
+    readonly site: string,
+    readonly grain: Grain,
+    readonly period: number,
+    readonly internal: 0 | 1,
+  ) {}
+
+  entry(dim: Dim, value: string): DeltaEntry {
+    let values = this.byDim.get(dim);
+    if (!values) this.byDim.set(dim, (values = new Map()));
+    let entry = values.get(value);
+    if (!entry) {
+      const key: RollupKey = { site: this.site, dim, grain: this.grain, period: this.period, internal: this.internal, value };
+      values.set(value, (entry = { key, counters: emptyCounters(), adds: undefined, removals: undefined, forceRemoval: false, revenue: undefined }));
+    }
+    return entry;
+  }
+}
+
+const monthCache = new Map<number, number>();
+
+function cachedMonthOfDay(day: number): number {
+  let month = monthCache.get(day);
+  if (month === undefined) {
+    if (monthCache.size > 10_000) monthCache.clear();
+    monthCache.set(day, (month = monthOfDay(day)));
+  }
+  return month;
+}
+
+export class RollupDelta {
+  readonly periods = new Map<string, PeriodDelta>();
+  readonly freshness = new Map<string, { maxSeq: number; maxReceivedAt: number }>();
+
+  get isEmpty(): boolean {
+    return this.periods.size + this.freshness.size === 0;
+  }
+
+  period(site: string, grain: Grain, period: number, internal: 0 | 1): PeriodDelta {
+    const text = `${site}|${grain}|${period}|${internal}`;
+    let delta = this.periods.get(text);
+    if (!delta) this.periods.set(text, (delta = new PeriodDelta(site, grain, period, internal)));
+    return delta;
+  }
+
+  /** The day and the month of a day. */
+  dayAndMonth(site: string, day: number, internal: 0 | 1): [PeriodDelta, PeriodDelta] {
+    return [this.period(site, Grains.day, day, internal), this.period(site, Grains.month, cachedMonthOfDay(day), internal)];
+  }
+
+  *entries(): IterableIterator<DeltaEntry> {
+    for (const period of this.periods.values()) for (const values of period.byDim.values()) yield* values.values();
+  }
+
+  seen(site: string, seq: number, receivedAt: number): void {
+    const entry = this.freshness.get(site);
+    if (!entry) this.freshness.set(site, { maxSeq: seq, maxReceivedAt: receivedAt });
+    else {
+      entry.maxSeq = Math.max(entry.maxSeq, seq);
+      entry.maxReceivedAt = Math.max(entry.maxReceivedAt, receivedAt);
+    }
+  }
+
+  /** Takes in what `other` accumulated (a request's batch joining its group). */
+  absorb(other: RollupDelta): void {
+    for (const theirs of other.entries()) {
+      const { site, grain, period, internal, dim, value } = theirs.key;
+      const mine = this.period(site, grain, period, internal).entry(dim, value);
+      for (let index = 0; index < fieldCount; index++) mine.counters[index]! += theirs.counters[index]!;
+      if (theirs.adds) for (const vid of theirs.adds) addVisitor(mine, vid);
+      if (theirs.removals) for (const [vid, anonId] of theirs.removals) removeVisitor(mine, vid, anonId, theirs.forceRemoval);
+      if (theirs.revenue) for (const [currency, amount] of theirs.revenue) addRevenue(mine, currency, amount);
+    }
+    for (const [site, { maxSeq, maxReceivedAt }] of other.freshness) this.seen(site, maxSeq, maxReceivedAt);
+  }
+}
+
+export function addVisitor(entry: DeltaEntry, vid: number): void {
+  (entry.adds ??= new Set()).add(vid);
+}
+
+export function removeVisitor(entry: DeltaEntry, vid: number, anonId: string, force = false): void {
+  (entry.removals ??= new Map()).set(vid, anonId);
+  entry.forceRemoval ||= force;
+}
+
+export function addRevenue(entry: DeltaEntry, currency: string, amountMinor: number): void {
+  if (amountMinor === 0) return;
+  const revenue = (entry.revenue ??= new Map());
+  revenue.set(currency, (revenue.get(currency) ?? 0) + amountMinor);
+}

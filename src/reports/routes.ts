@@ -1,0 +1,120 @@
+// The report endpoints: the legacy pageviews, events and sessions, and the V2 summary, pages, sources and
+// campaigns with the { meta, data } envelope. Thin handlers: access → parameters → report.
+import { getQuery, type H3, type H3Event } from 'h3';
+import type { AppContext } from '../context.ts';
+import { addRoute } from '../http/routes.ts';
+import {
+  CampaignsAnswer,
+  LegacyEventsAnswer,
+  LegacyPageviewsAnswer,
+  LegacySessionsAnswer,
+  PagesAnswer,
+  SourcesAnswer,
+  SummaryAnswer,
+} from './answers.ts';
+import { campaignsReport } from './campaigns-report.ts';
+import { legacyEvents, legacyPageviews, legacySessions } from './legacy-reports.ts';
+import { pagesReport } from './pages-report.ts';
+import { commonParams, cursorParam, dateParams, limitParam } from './param-docs.ts';
+import { maxRangeDays, parseBoolean, parseCommonParams, parseDateRange, parseLimit, type QueryValues, single } from './params.ts';
+import { prepareReports } from './prepare-reports.ts';
+import { resolveReportSite, toReportScope } from './scope.ts';
+import { sourcesReport } from './sources-report.ts';
+import { summaryReport } from './summary-report.ts';
+
+const queryOf = (event: H3Event) => getQuery(event) as QueryValues;
+
+/** Access first (401/404/403), then the parameters (400), then the report. */
+function v2(context: AppContext, event: H3Event) {
+  const site = resolveReportSite(event, context);
+  const query = queryOf(event);
+  const params = parseCommonParams(query);
+  return { query, params, scope: toReportScope(context, site, params.allSites) };
+}
+
+function legacy(context: AppContext, event: H3Event) {
+  const site = resolveReportSite(event, context);
+  return { site, range: parseDateRange(queryOf(event), maxRangeDays).range };
+}
+
+export function mountReports(app: H3, context: AppContext): void {
+  prepareReports(context);
+  addRoute(app, {
+    method: 'GET',
+    path: '/sites/:siteId/pageviews',
+    summary: 'Legacy: pageviews of the range, by day',
+    query: dateParams,
+    answer: LegacyPageviewsAnswer,
+    handler: (event) => {
+      const { site, range } = legacy(context, event);
+      return legacyPageviews(context, site, range);
+    },
+  });
+  addRoute(app, {
+    method: 'GET',
+    path: '/sites/:siteId/events',
+    summary: 'Legacy: events of the range by name',
+    query: dateParams,
+    answer: LegacyEventsAnswer,
+    handler: (event) => {
+      const { site, range } = legacy(context, event);
+      return legacyEvents(context, site, range);
+    },
+  });
+  addRoute(app, {
+    method: 'GET',
+    path: '/sites/:siteId/sessions',
+    summary: 'Legacy: visits starting in the range',
+    query: dateParams,
+    answer: LegacySessionsAnswer,
+    handler: (event) => {
+      const { site, range } = legacy(context, event);
+      return legacySessions(context, site, range);
+    },
+  });
+  addRoute(app, {
+    method: 'GET',
+    path: '/sites/:siteId/reports/summary-v2',
+    summary: 'Visitors, visits, pageviews, events, bounce rate, duration and a daily series',
+    query: commonParams,
+    answer: SummaryAnswer,
+    handler: (event) => {
+      const { params, scope } = v2(context, event);
+      return summaryReport(context, scope, params);
+    },
+  });
+  addRoute(app, {
+    method: 'GET',
+    path: '/sites/:siteId/reports/pages-v2',
+    summary: 'Pages ranked by pageviews, paged by an opaque cursor',
+    query: [...commonParams, { name: 'include_params', description: 'true keeps the query string (utm_* removed)', schema: { enum: ['true', 'false'] } }, limitParam(10), cursorParam],
+    answer: PagesAnswer,
+    handler: (event) => {
+      const { query, params, scope } = v2(context, event);
+      const options = { includeParams: parseBoolean(query, 'include_params'), limit: parseLimit(query, 10), cursor: single(query, 'cursor') };
+      return pagesReport(context, scope, params, options);
+    },
+  });
+  addRoute(app, {
+    method: 'GET',
+    path: '/sites/:siteId/reports/sources-v2',
+    summary: 'Acquisition sources ranked by visits',
+    query: [...commonParams, limitParam(10)],
+    answer: SourcesAnswer,
+    handler: (event) => {
+      const { query, params, scope } = v2(context, event);
+      return sourcesReport(context, scope, params, parseLimit(query, 10));
+    },
+  });
+  addRoute(app, {
+    method: 'GET',
+    path: '/sites/:siteId/reports/campaigns-v2',
+    summary: 'UTM campaigns ranked by visits, with conversions and revenue',
+    query: [...commonParams, limitParam(10)],
+    answer: CampaignsAnswer,
+    handler: (event) => {
+      const { query, params, scope } = v2(context, event);
+      return campaignsReport(context, scope, params, parseLimit(query, 10));
+    },
+  });
+}

@@ -1,0 +1,31 @@
+// Who may read what: a site endpoint's population is its site, or with scope=all-sites every site of the site's
+// workspace (an API key sees only its own workspace; the admin token the site's). Missing and foreign are one 404.
+import { getRouterParam, type H3Event } from 'h3';
+import { listSiteIds } from '../admin/queries/list-sites.ts';
+import { findWorkspaceById } from '../admin/queries/find-workspace.ts';
+import type { SiteRow } from '../admin/queries/find-site.ts';
+import type { AppContext } from '../context.ts';
+import { resolveSite } from '../http/access.ts';
+
+export interface ReportScope {
+  site: SiteRow;
+  siteIds: string[];
+  workspaceId: string;
+  /** How meta.scope shows it. */
+  meta: { site_id: string } | { workspace: string; all_sites: true };
+}
+
+export function siteIdOf(event: H3Event): string {
+  return getRouterParam(event, 'siteId', { decode: true }) ?? '';
+}
+
+/** Authenticates (query:read) and resolves the population; call before parsing anything else. */
+export function resolveReportSite(event: H3Event, context: AppContext): SiteRow {
+  return resolveSite(event, context, siteIdOf(event), { scope: 'query:read' }).site;
+}
+
+export function toReportScope(context: AppContext, site: SiteRow, allSites: boolean): ReportScope {
+  if (!allSites) return { site, siteIds: [site.id], workspaceId: site.workspace_id, meta: { site_id: site.id } };
+  const workspace = findWorkspaceById(context.db, site.workspace_id)!;
+  return { site, siteIds: listSiteIds(context.db, site.workspace_id), workspaceId: site.workspace_id, meta: { workspace: workspace.slug, all_sites: true } };
+}

@@ -1,0 +1,203 @@
+// Differential test: random event streams (duplicates, late and out-of-order events, bots, internal traffic, two
+// sites, a GDPR deletion) go through the real collector; every report, for several ranges, filters, scopes and
+// traffic choices, must equal the naive computation over the raw events (test/reports/naive-reports.ts).
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fromMinorUnits } from '../../src/money/minor-units.ts';
+import { forgetVisitorInReports } from '../../src/reports/rollup/forget-visitor.ts';
+import { seedWorkspace, startTestServer, type TestServer } from '../_setup.ts';
+import { manualClock } from '../admin/_helpers.ts';
+import {
+  type NaiveFilters,
+  type NaiveQuery,
+  naiveCampaigns,
+  naiveLegacyEvents,
+  naiveLegacyPageviews,
+  naiveLegacySessions,
+  naivePages,
+  naiveSources,
+  naiveSummary,
+} from './naive-reports.ts';
+
+const clock = manualClock('2026-03-20T12:00:00.000Z');
+// Days at month ends and elsewhere; visits run across midnight (and so across months) at 22:30-01:30.
+const days = ['2026-01-10', '2026-01-31', '2026-02-01', '2026-02-14', '2026-02-27', '2026-02-28', '2026-03-02'].map((day) => Date.parse(`${day}T22:30:00.000Z`));
+const chrome = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36';
+const iphone = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1';
+const googlebot = 'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)';
+const pages = ['/', '/a', '/b', '/c?x=1', '/a?utm_source=news&utm_medium=email&utm_campaign=spring&y=2', '/b?gclid=1'];
+const referrers = [null, 'https://www.google.com/search', 'https://news.example/x', 'https://s.example/self'];
+const ips = ['8.8.8.8', '81.2.69.142', '2.16.0.1', '1.1.1.1'];
+const types = ['pageview', 'pageview', 'pageview', 'pageview', 'signup', 'purchase', 'click'];
+
+const eventArbitrary = fc.record({
+  site: fc.integer({ min: 0, max: 1 }),
+  anon: fc.integer({ min: 0, max: 4 }),
+  day: fc.integer({ min: 0, max: days.length - 1 }),
+  slot: fc.integer({ min: 0, max: 25 }),
+  type: fc.constantFrom(...types),
+  page: fc.integer({ min: 0, max: pages.length - 1 }),
+  referrer: fc.integer({ min: 0, max: referrers.length - 1 }),
+  agent: fc.constantFrom(chrome, chrome, iphone, googlebot),
+  ip: fc.constantFrom(...ips),
+  internal: fc.integer({ min: 0, max: 9 }).map((value) => value < 2),
+  currency: fc.constantFrom('EUR', 'USD', 'JPY'),
+  repeat: fc.integer({ min: 0, max: 9 }).map((value) => value === 0),
+});
+type GeneratedEvent = typeof eventArbitrary extends fc.Arbitrary<infer T> ? T : never;
+
+const streamArbitrary = fc.record({
+  events: fc.array(eventArbitrary, { minLength: 10, maxLength: 120, size: 'max' }),
+  later: fc.array(eventArbitrary, { maxLength: 15, size: 'max' }),
+  order: fc.array(fc.nat(), { minLength: 150, maxLength: 150 }),
+  batch: fc.integer({ min: 1, max: 9 }),
+  forget: fc.option(fc.integer({ min: 0, max: 4 }), { nil: undefined }),
+});
+
+let server: TestServer;
+let run = 0;
+beforeAll(async () => {
+  server = await startTestServer({ clock });
+});
+afterAll(() => server.close());
+
+function toWire(event: GeneratedEvent, siteId: string): Record<string, unknown> {
+  const ts = days[event.day]! + event.slot * 7 * 60_000;
+  const withUrl = event.type !== 'click';
+  return {
+    id: crypto.randomUUID(),
+    site_id: siteId,
+    anon_id: `anon-${event.anon}`,
+    ts: new Date(ts).toISOString(),
+    type: event.type,
+    url: withUrl ? `https://s.example${pages[event.page]}` : null,
+    referrer: referrers[event.referrer],
+    ...(event.type === 'purchase' ? { revenue: { amount: event.currency === 'JPY' ? '1200' : '12.34', currency: event.currency } } : {}),
+    ...(event.internal ? { internal: true } : {}),
+    context: { user_agent: event.agent, ip: event.ip },
+  };
+}
+
+async function send(siteIds: string[], events: GeneratedEvent[], order: number[], batch: number): Promise<void> {
+  const wire = events.map((event) => toWire(event, siteIds[event.site]!));
+  // Duplicates: some events are sent twice; the order is shuffled (late and out-of-order arrival).
+  const all = [...wire, ...wire.filter((_event, index) => events[index]!.repeat)];
+  const shuffled = all.map((event, index) => ({ event, key: order[index % order.length]! * 1000 + index })).sort((a, b) => a.key - b.key);
+  for (const siteId of siteIds) {
+    const mine = shuffled.map((item) => item.event).filter((event) => event.site_id === siteId);
+    for (let offset = 0; offset < mine.length; offset += batch) {
+      // A repeat inside one batch is a duplicate too; a batch never holds an id twice only by chance.
+      const response = await server.request('POST', '/s2s/events', { token: siteId, body: mine.slice(offset, offset + batch) });
+      expect(response.status, response.text).toBe(202);
+    }
+  }
+}
+
+function forget(siteId: string, anonId: string): void {
+  // What a GDPR deletion does (docs/reports.md): take the visitor out of the rollups, then delete its raw rows.
+  server.db.transaction(() => {
+    forgetVisitorInReports(server.db, siteId, anonId);
+    for (const table of ['events', 'sessions', 'identities']) server.db.prepare(`DELETE FROM ${table} WHERE site_id = ? AND anon_id = ?`).run(siteId, anonId);
+  }).immediate();
+}
+
+interface Case {
+  from: string;
+  to: string;
+  filters: NaiveFilters;
+  withInternal: boolean;
+  allSites: boolean;
+}
+
+const filterChoices: NaiveFilters[] = [
+  {},
+  { source: ['google.com'] },
+  { source: ['direct'] },
+  { country: ['US', 'GB', 'AU'] },
+  { device: ['mobile'] },
+  { path: ['/a'] },
+  { path: ['/a', '/b', '/'] },
+  { source: ['google.com'], path: ['/a', '/b'] },
+  { browser: ['Chrome'], os: ['Windows'] },
+];
+const ranges: [string, string][] = [
+  ['2026-01-01', '2026-03-20'],
+  ['2026-02-01', '2026-02-28'],
+  ['2026-01-20', '2026-03-01'],
+  ['2026-02-01', '2026-02-01'],
+  ['2026-01-11', '2026-02-27'],
+];
+
+function queryString(testCase: Case, extra: Record<string, string> = {}): string {
+  const parts: Record<string, string> = { from: testCase.from, to: testCase.to, ...extra };
+  for (const [name, values] of Object.entries(testCase.filters)) parts[name] = (values as string[]).join(',');
+  if (testCase.withInternal) parts.internal = 'include';
+  if (testCase.allSites) parts.scope = 'all-sites';
+  return new URLSearchParams(parts).toString();
+}
+
+async function get(path: string): Promise<any> {
+  const response = await server.request('GET', path);
+  expect(response.status, `${path}: ${response.text}`).toBe(200);
+  return response.body;
+}
+
+async function allPages(siteId: string, testCase: Case, includeParams: boolean): Promise<unknown[]> {
+  const rows: unknown[] = [];
+  let cursor: string | null = null;
+  do {
+    const extra: Record<string, string> = { limit: '2', include_params: String(includeParams), ...(cursor ? { cursor } : {}) };
+    const body = await get(`/v1/sites/${siteId}/reports/pages-v2?${queryString(testCase, extra)}`);
+    rows.push(...body.data.rows);
+    cursor = body.meta.cursor.next;
+    expect(body.meta.truncated).toBe(cursor !== null);
+  } while (cursor);
+  return rows;
+}
+
+async function compareReports(siteIds: string[], testCase: Case): Promise<void> {
+  const siteId = siteIds[0]!;
+  const query: NaiveQuery = { siteIds: testCase.allSites ? siteIds : [siteId], from: testCase.from, to: testCase.to, filters: testCase.filters, withInternal: testCase.withInternal };
+  const label = JSON.stringify(testCase);
+  const summary = await get(`/v1/sites/${siteId}/reports/summary-v2?${queryString(testCase)}`);
+  expect(summary.data, label).toEqual(naiveSummary(server.db, query));
+  if (process.env.SHOW) console.log(label, JSON.stringify({ ...summary.data, series: undefined }), (await get(`/v1/sites/${siteId}/reports/sources-v2?${queryString(testCase)}`)).data.rows.length);
+  expect(summary.meta.computed_from, label).toBe(Object.keys(testCase.filters).length > 1 ? 'events' : 'rollups');
+  expect(await allPages(siteId, testCase, false), label).toEqual(naivePages(server.db, query));
+  expect(await allPages(siteId, testCase, true), label).toEqual(naivePages(server.db, query, true));
+  const sources = await get(`/v1/sites/${siteId}/reports/sources-v2?${queryString(testCase, { limit: '200' })}`);
+  expect(sources.data.rows, label).toEqual(naiveSources(server.db, query));
+  const campaigns = await get(`/v1/sites/${siteId}/reports/campaigns-v2?${queryString(testCase, { limit: '200' })}`);
+  expect(campaigns.data.rows, label).toEqual(naiveCampaigns(server.db, query, fromMinorUnits));
+}
+
+describe('reports equal a naive computation over the raw events', () => {
+  it('for random streams, ranges, filters, scopes and internal traffic', async () => {
+    await fc.assert(
+      fc.asyncProperty(streamArbitrary, fc.array(fc.nat(), { minLength: 4, maxLength: 4 }), async (stream, picks) => {
+        run++;
+        const siteIds = [`d${run}a`, `d${run}b`];
+        await seedWorkspace(server, `diff-${run}`, { sites: siteIds });
+        await send(siteIds, stream.events, stream.order, stream.batch);
+        if (stream.forget !== undefined) forget(siteIds[0]!, `anon-${stream.forget}`);
+        await send(siteIds, stream.later, stream.order.slice(7), stream.batch);
+        const legacyQuery: NaiveQuery = { siteIds: [siteIds[0]!], from: '2026-01-01', to: '2026-03-20' };
+        const legacyRange = 'from=2026-01-01&to=2026-03-20';
+        expect(await get(`/sites/${siteIds[0]}/pageviews?${legacyRange}`)).toEqual(naiveLegacyPageviews(server.db, legacyQuery));
+        expect(await get(`/sites/${siteIds[0]}/events?${legacyRange}`)).toEqual(naiveLegacyEvents(server.db, legacyQuery));
+        expect(await get(`/sites/${siteIds[0]}/sessions?${legacyRange}`)).toEqual(naiveLegacySessions(server.db, legacyQuery));
+        for (const [index, pick] of picks.entries()) {
+          const [from, to] = ranges[(pick + index) % ranges.length]!;
+          await compareReports(siteIds, {
+            from,
+            to,
+            filters: filterChoices[(pick >> 2) % filterChoices.length]!,
+            withInternal: (pick & 1) === 1,
+            allSites: (pick & 2) === 2,
+          });
+        }
+      }),
+      { numRuns: 30 },
+    );
+  }, 300_000);
+});

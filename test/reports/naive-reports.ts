@@ -1,0 +1,268 @@
+// The reference for the differential tests: every report computed the slowest, plainest way, straight from the
+// raw events table (visits cut where a visitor's gap reaches 30 minutes), with the documented semantics
+// (docs/reports.md). Deliberately shares no code with src/reports. Not a test file itself.
+import type { Db } from '../../src/db/open.ts';
+
+export interface NaiveFilters {
+  source?: string[];
+  device?: string[];
+  browser?: string[];
+  os?: string[];
+  country?: string[];
+  region?: string[];
+  city?: string[];
+  path?: string[];
+}
+
+export interface NaiveQuery {
+  siteIds: string[];
+  from: string;
+  to: string;
+  filters?: NaiveFilters;
+  withInternal?: boolean;
+  /** Only events stored up to this seq. */
+  maxSeq?: number;
+}
+
+interface Row {
+  seq: number;
+  site_id: string;
+  anon_id: string;
+  is_internal: number;
+  ts: number;
+  type: string;
+  path: string | null;
+  query: string | null;
+  source: string;
+  utm_source: string | null;
+  utm_medium: string | null;
+  utm_campaign: string | null;
+  device_type: string | null;
+  browser: string | null;
+  os: string | null;
+  country: string | null;
+  region: string | null;
+  city: string | null;
+  revenue_minor: number | null;
+  revenue_currency: string | null;
+}
+
+interface Visit {
+  events: Row[];
+  first: Row;
+  lastPageview: Row | undefined;
+}
+
+const day = 86_400_000;
+const dayText = (ts: number) => new Date(ts).toISOString().slice(0, 10);
+
+export function naiveVisits(db: Db, query: NaiveQuery): Visit[] {
+  const placeholders = query.siteIds.map(() => '?').join(',');
+  const rows = db
+    .prepare(`SELECT * FROM events WHERE site_id IN (${placeholders}) AND is_bot = 0 ORDER BY site_id, anon_id, is_internal, ts, seq`)
+    .all(...query.siteIds) as Row[];
+  const kept = rows.filter((row) => (query.withInternal || row.is_internal === 0) && row.seq <= (query.maxSeq ?? Infinity));
+  const visits: Visit[] = [];
+  let current: Row[] = [];
+  const flush = () => {
+    if (current.length === 0) return;
+    const pageviews = current.filter((row) => row.type === 'pageview');
+    visits.push({ events: current, first: current[0]!, lastPageview: pageviews[pageviews.length - 1] });
+    current = [];
+  };
+  for (const row of kept) {
+    const last = current[current.length - 1];
+    if (last && (last.site_id !== row.site_id || last.anon_id !== row.anon_id || last.is_internal !== row.is_internal || row.ts - last.ts >= 30 * 60_000)) flush();
+    current.push(row);
+  }
+  flush();
+  return visits;
+}
+
+function inRange(query: NaiveQuery, ts: number): boolean {
+  const text = dayText(ts);
+  return text >= query.from && text <= query.to;
+}
+
+function visitMatches(visit: Visit, filters: NaiveFilters): boolean {
+  const checks: [string[] | undefined, string | null][] = [
+    [filters.source, visit.first.source],
+    [filters.device, visit.first.device_type],
+    [filters.browser, visit.first.browser],
+    [filters.os, visit.first.os],
+    [filters.country, visit.first.country],
+    [filters.region, visit.first.region],
+    [filters.city, visit.first.city],
+  ];
+  return checks.every(([wanted, value]) => !wanted || (value !== null && wanted.includes(value)));
+}
+
+function pathOk(filters: NaiveFilters, path: string | null): boolean {
+  return !filters.path || (path !== null && filters.path.includes(path));
+}
+
+export function pageOf(row: Row): string | null {
+  if (row.path === null) return null;
+  const kept = (row.query ?? '').split('&').filter((part) => part !== '' && !part.split('=')[0]!.toLowerCase().startsWith('utm_'));
+  return kept.length > 0 ? `${row.path}?${kept.join('&')}` : row.path;
+}
+
+const round4 = (a: number, b: number) => (b === 0 ? 0 : Math.round((a / b) * 10_000) / 10_000);
+const seconds = (ms: number, n: number) => (n === 0 ? 0 : Math.round(ms / n / 100) / 10);
+
+interface Tally {
+  visitors: Set<string>;
+  events: number;
+  pageviews: number;
+  visits: number;
+  bounces: number;
+  durationMs: number;
+  visitPageviews: number;
+  visitEvents: number;
+  exits: number;
+  conversions: number;
+  revenue: Map<string, number>;
+}
+
+function tally(): Tally {
+  return { visitors: new Set(), events: 0, pageviews: 0, visits: 0, bounces: 0, durationMs: 0, visitPageviews: 0, visitEvents: 0, exits: 0, conversions: 0, revenue: new Map() };
+}
+
+/** Groups every counted event by `eventKey` and every counted visit by `visitKey` (entry) and `exitKey`. */
+function tallies(
+  db: Db,
+  query: NaiveQuery,
+  eventKey: (visit: Visit, row: Row) => string | null,
+  visitKey: (visit: Visit) => string | null,
+  exitKey: (visit: Visit) => string | null = () => null,
+): Map<string, Tally> {
+  const filters = query.filters ?? {};
+  const groups = new Map<string, Tally>();
+  const of = (key: string) => groups.get(key) ?? groups.set(key, tally()).get(key)!;
+  for (const visit of naiveVisits(db, query)) {
+    if (!visitMatches(visit, filters)) continue;
+    if (inRange(query, visit.first.ts)) {
+      const key = visitKey(visit);
+      if (key !== null && pathOk(filters, visit.first.path)) {
+        const group = of(key);
+        const pageviews = visit.events.filter((row) => row.type === 'pageview').length;
+        group.visits++;
+        if (pageviews === 1 && visit.events.length === 1) group.bounces++;
+        group.durationMs += visit.events[visit.events.length - 1]!.ts - visit.first.ts;
+        group.visitPageviews += pageviews;
+        group.visitEvents += visit.events.length;
+      }
+      const exit = exitKey(visit);
+      if (exit !== null && pathOk(filters, visit.lastPageview!.path)) of(exit).exits++;
+    }
+    for (const row of visit.events) {
+      if (!inRange(query, row.ts) || !pathOk(filters, row.path)) continue;
+      const key = eventKey(visit, row);
+      if (key === null) continue;
+      const group = of(key);
+      group.visitors.add(row.anon_id);
+      group.events++;
+      if (row.type === 'pageview') group.pageviews++;
+      if (row.type === 'purchase') group.conversions++;
+      if (row.revenue_minor !== null && row.revenue_currency !== null) {
+        group.revenue.set(row.revenue_currency, (group.revenue.get(row.revenue_currency) ?? 0) + row.revenue_minor);
+      }
+    }
+  }
+  return groups;
+}
+
+function datesOf(query: NaiveQuery): string[] {
+  const dates: string[] = [];
+  for (let ts = Date.parse(`${query.from}T00:00:00Z`); dayText(ts) <= query.to; ts += day) dates.push(dayText(ts));
+  return dates;
+}
+
+export function naiveSummary(db: Db, query: NaiveQuery) {
+  const whole = tallies(db, query, () => '', () => '').get('') ?? tally();
+  const byDay = tallies(db, query, (_visit, row) => dayText(row.ts), (visit) => dayText(visit.first.ts));
+  return {
+    visitors: whole.visitors.size,
+    visits: whole.visits,
+    pageviews: whole.pageviews,
+    events: whole.events,
+    bounce_rate: round4(whole.bounces, whole.visits),
+    avg_visit_duration_s: seconds(whole.durationMs, whole.visits),
+    views_per_visit: round4(whole.visitPageviews, whole.visits),
+    series: datesOf(query).map((date) => {
+      const group = byDay.get(date) ?? tally();
+      return { date, visitors: group.visitors.size, visits: group.visits, pageviews: group.pageviews };
+    }),
+  };
+}
+
+function ranked(groups: Map<string, Tally>, keep: (group: Tally) => boolean, rank: (group: Tally) => number): [string, Tally][] {
+  return [...groups].filter(([, group]) => keep(group)).sort(([ak, a], [bk, b]) => rank(b) - rank(a) || (ak < bk ? -1 : ak > bk ? 1 : 0));
+}
+
+export function naivePages(db: Db, query: NaiveQuery, includeParams = false) {
+  const keyOf = (row: Row) => (includeParams ? pageOf(row) : row.path);
+  const groups = tallies(db, query, (_visit, row) => keyOf(row), (visit) => keyOf(visit.first), (visit) => (visit.lastPageview ? keyOf(visit.lastPageview) : null));
+  return ranked(groups, (group) => group.events + group.visits + group.exits > 0, (group) => group.pageviews).map(([path, group]) => ({
+    path,
+    visitors: group.visitors.size,
+    pageviews: group.pageviews,
+    entries: group.visits,
+    exits: group.exits,
+  }));
+}
+
+export function naiveSources(db: Db, query: NaiveQuery) {
+  const groups = tallies(db, query, (visit) => visit.first.source, (visit) => visit.first.source);
+  return ranked(groups, (group) => group.events + group.visits > 0, (group) => group.visits).map(([source, group]) => ({
+    source,
+    visitors: group.visitors.size,
+    visits: group.visits,
+    pageviews: group.pageviews,
+    bounce_rate: round4(group.bounces, group.visits),
+  }));
+}
+
+export function naiveCampaigns(db: Db, query: NaiveQuery, formatMoney: (minor: number, currency: string) => string) {
+  const keyOf = (visit: Visit) =>
+    visit.first.utm_source === null && visit.first.utm_medium === null && visit.first.utm_campaign === null
+      ? null
+      : JSON.stringify([visit.first.utm_source, visit.first.utm_medium, visit.first.utm_campaign]);
+  const groups = tallies(db, query, keyOf, keyOf);
+  return ranked(groups, (group) => group.events + group.visits > 0, (group) => group.visits).map(([key, group]) => {
+    const [utmSource, utmMedium, utmCampaign] = JSON.parse(key) as (string | null)[];
+    return {
+      utm_source: utmSource,
+      utm_medium: utmMedium,
+      utm_campaign: utmCampaign,
+      visitors: group.visitors.size,
+      visits: group.visits,
+      conversions: group.conversions,
+      revenue: [...group.revenue]
+        .filter(([, amount]) => amount !== 0)
+        .sort(([a], [b]) => (a < b ? -1 : 1))
+        .map(([currency, amount]) => ({ currency, amount: formatMoney(amount, currency) })),
+    };
+  });
+}
+
+export function naiveLegacyPageviews(db: Db, query: NaiveQuery) {
+  const byDay = tallies(db, query, (_visit, row) => dayText(row.ts), () => null);
+  const byDate = datesOf(query).map((date) => ({ date, count: byDay.get(date)?.pageviews ?? 0 }));
+  return { count: byDate.reduce((sum, item) => sum + item.count, 0), by_day: byDate };
+}
+
+export function naiveLegacyEvents(db: Db, query: NaiveQuery) {
+  const groups = tallies(db, query, (_visit, row) => row.type, () => null);
+  return { by_name: ranked(groups, (group) => group.events > 0, (group) => group.events).map(([name, group]) => ({ name, count: group.events })) };
+}
+
+export function naiveLegacySessions(db: Db, query: NaiveQuery) {
+  const whole = tallies(db, query, () => null, () => '').get('') ?? tally();
+  return {
+    count: whole.visits,
+    avg_duration_s: seconds(whole.durationMs, whole.visits),
+    avg_events: round4(whole.visitEvents, whole.visits),
+    bounce_rate: round4(whole.bounces, whole.visits),
+  };
+}
