@@ -15,6 +15,7 @@ import { mountDlq } from './dlq/routes.ts';
 import { createAppMetrics, type AppMetrics } from './metrics/app-metrics.ts';
 import { mountMetrics } from './metrics/routes.ts';
 import { mountReports } from './reports/routes.ts';
+import { mountPeople } from './people/routes.ts';
 import { type CheckpointMode, startCheckpointer } from './db/checkpointer.ts';
 import { ApiError, renderError } from './http/errors.ts';
 
@@ -66,6 +67,7 @@ export function createApp(options: CreateAppOptions): SightlineApp {
   mountDlq(h3, context, ingest);
   mountMetrics(h3, context, metrics);
   mountReports(h3, context);
+  mountPeople(h3, context);
   options.extend?.(h3, context);
   const checkpointer = startCheckpointer(context.db, options.checkpoint ?? 'inline');
   const ingestFastPath = createIngestFastPath(context, ingest, metrics);
