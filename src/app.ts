@@ -15,6 +15,7 @@ import { mountDlq } from './dlq/routes.ts';
 import { createAppMetrics, type AppMetrics } from './metrics/app-metrics.ts';
 import { mountMetrics } from './metrics/routes.ts';
 import { mountReports } from './reports/routes.ts';
+import { mountEvents } from './events/routes.ts';
 import { mountPeople } from './people/routes.ts';
 import { type CheckpointMode, startCheckpointer } from './db/checkpointer.ts';
 import { ApiError, renderError } from './http/errors.ts';
@@ -67,6 +68,7 @@ export function createApp(options: CreateAppOptions): SightlineApp {
   mountDlq(h3, context, ingest);
   mountMetrics(h3, context, metrics);
   mountReports(h3, context);
+  mountEvents(h3, context, ingest);
   mountPeople(h3, context);
   options.extend?.(h3, context);
   const checkpointer = startCheckpointer(context.db, options.checkpoint ?? 'inline');

@@ -23,6 +23,8 @@ const ConfigSchema = v.object({
   ALLOW_PRIVATE_WEBHOOK_TARGETS: v.optional(booleanText, 'false'),
   RATE_LIMIT_SITE: v.optional(integerText(1, 10_000_000), '5000'),
   RATE_LIMIT_IP: v.optional(integerText(1, 10_000_000), '200'),
+  EVENT_STREAMS_PER_SITE: v.optional(integerText(1, 10_000), '5'),
+  EVENT_STREAM_HEARTBEAT_MS: v.optional(integerText(10, 3_600_000), '15000'),
 });
 
 export interface Config {
@@ -41,6 +43,10 @@ export interface Config {
   allowPrivateWebhookTargets: boolean;
   rateLimitSite: number;
   rateLimitIp: number;
+  /** Open stream-v2 connections per site at most; one more is refused with 429 too_many_streams. */
+  eventStreamsPerSite: number;
+  /** How often an idle stream-v2 connection gets a comment line (15 s; tests shorten it). */
+  eventStreamHeartbeatMs: number;
   /** One request body at most (1 MiB, CONTRACT section 2). */
   maxBodyBytes: number;
 }
@@ -79,6 +85,8 @@ export function loadConfig(env: Record<string, string | undefined>, flags: Recor
     allowPrivateWebhookTargets: parsed.ALLOW_PRIVATE_WEBHOOK_TARGETS,
     rateLimitSite: parsed.RATE_LIMIT_SITE,
     rateLimitIp: parsed.RATE_LIMIT_IP,
+    eventStreamsPerSite: parsed.EVENT_STREAMS_PER_SITE,
+    eventStreamHeartbeatMs: parsed.EVENT_STREAM_HEARTBEAT_MS,
     maxBodyBytes: 1024 * 1024,
   };
 }

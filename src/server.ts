@@ -7,6 +7,7 @@ import { cryptoRandom } from './clock.ts';
 import type { Config } from './config.ts';
 import { openDatabase, type Db } from './db/open.ts';
 import { resolveAdminToken } from './admin/admin-token.ts';
+import { closeEventStreams } from './events/stream-hub.ts';
 
 export interface RunningServer {
   url: string;
@@ -46,6 +47,8 @@ export async function startServer(config: Config): Promise<RunningServer> {
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeIdleConnections();
+        // An event stream never finishes by itself: end them, or close() would wait forever.
+        closeEventStreams(app.context);
       });
       await app.close();
       db.close();

@@ -28,6 +28,15 @@ export interface WriteQueueOptions {
   maxCommitsInFlight?: number;
 }
 
+/**
+ * Told once per committed group (never per event) and once when the queue has drained for good. The event stream
+ * (src/events/stream-hub.ts) subscribes only while a stream is open, so with none open a commit costs one size check.
+ */
+export interface CommitWatcher {
+  committed(): void;
+  closed(): void;
+}
+
 export function overloaded(message = 'The ingest queue is full; retry shortly'): ApiError {
   return new ApiError(503, 'overloaded', message, undefined, { 'retry-after': '1' });
 }
@@ -41,6 +50,7 @@ export class WriteQueue {
   private closed = false;
   private draining: Promise<void> | undefined;
   private idle: (() => void)[] = [];
+  private readonly watchers = new Set<CommitWatcher>();
   private readonly maxPendingEvents: number;
   private readonly maxEventsPerCommit: number;
   private readonly maxCommitsInFlight: number;
@@ -73,14 +83,35 @@ export class WriteQueue {
     });
   }
 
+  /**
+   * Calls `watcher` after each group commits (its requests are answered first) and when the queue has drained.
+   * @example const stop = writeQueue.watchCommits({ committed: () => readNewRows(), closed: () => endStream() });
+   */
+  watchCommits(watcher: CommitWatcher): () => void {
+    this.watchers.add(watcher);
+    return () => this.watchers.delete(watcher);
+  }
+
   /** Stops accepting, waits until everything accepted so far has committed, and stops the committer. */
   drain(): Promise<void> {
     this.draining ??= (async () => {
       this.closed = true;
       if (this.pending.length > 0 || this.inFlight > 0 || this.scheduled) await new Promise<void>((resolve) => this.idle.push(resolve));
+      this.tellWatchers('closed');
       await this.committer.close();
     })();
     return this.draining;
+  }
+
+  private tellWatchers(what: keyof CommitWatcher): void {
+    if (this.watchers.size === 0) return;
+    for (const watcher of [...this.watchers]) {
+      try {
+        watcher[what]();
+      } catch {
+        // A watcher's failure is its own: the commit it hears about has happened and been answered.
+      }
+    }
   }
 
   private schedule(): void {
@@ -116,6 +147,7 @@ export class WriteQueue {
         if (outcome.ok) write.resolve(outcome.result);
         else write.reject(new Error(`ingest write failed: ${outcome.message}`));
       });
+      this.tellWatchers('committed');
     } catch {
       // The transaction failed as a whole (disk full, lock held too long, writer thread died): nothing is durable.
       for (const write of group) write.reject(overloaded('The events could not be committed; retry shortly'));

@@ -19,7 +19,8 @@ export const ReportMeta = v.strictObject({
   truncated: v.boolean(),
   cursor: v.strictObject({ next: v.nullable(v.string()) }),
   limit: v.nullable(Count),
-  computed_from: v.picklist(['rollups', 'events']),
+  /** rollups; events: a raw fallback (with a warning); event_log: read from the event rows by design (src/events/). */
+  computed_from: v.picklist(['rollups', 'events', 'event_log']),
 });
 export type ReportMeta = v.InferOutput<typeof ReportMeta>;
 

@@ -12,7 +12,7 @@ export interface MetaInput {
   measures: Record<string, string>;
   /** Newest commit time of the scope's events (epoch ms), or null. */
   watermarkMs: number | null;
-  computedFrom: 'rollups' | 'events';
+  computedFrom: 'rollups' | 'events' | 'event_log';
   truncated: boolean;
   nextCursor: string | null;
   limit: number | null;

@@ -1,0 +1,98 @@
+// The Events v2 endpoints: list-v2, overview-v2, activity-v2 (JSON in the { meta, data } envelope) and stream-v2
+// (Server-Sent Events). Access exactly as the V2 reports: admin token or a query:read key, missing and foreign
+// sites one 404; then the parameters (structured 400s); then the answer.
+import { getQuery, type H3, type H3Event } from 'h3';
+import type { AppContext } from '../context.ts';
+import { addRoute, type QueryParameterDoc } from '../http/routes.ts';
+import type { IngestService } from '../ingest/service.ts';
+import { commonParams, cursorParam, filterParams, limitParam } from '../reports/param-docs.ts';
+import { parseCommonParams, parseLimit, type QueryValues, single } from '../reports/params.ts';
+import { resolveReportSite, toReportScope } from '../reports/scope.ts';
+import { EventActivityAnswer, EventListAnswer, EventOverviewAnswer } from './answers.ts';
+import { parseActivityParams, parseStreamParams } from './event-params.ts';
+import { openEventStream } from './event-stream.ts';
+import { eventsActivity } from './events-activity.ts';
+import { eventsOverview, overviewTypeLimit } from './events-overview.ts';
+import { listEvents } from './list-events.ts';
+import { createStreamHub } from './stream-hub.ts';
+
+const queryOf = (event: H3Event) => getQuery(event) as QueryValues;
+const trafficParams = filterParams.filter((param) => ['internal', 'timezone', 'bots'].includes(param.name));
+const dimensionParams = filterParams.filter((param) => !['internal', 'timezone', 'bots'].includes(param.name));
+
+const activityQuery: QueryParameterDoc[] = [
+  { name: 'end', description: 'End of the 60-minute window (exclusive), ISO-8601 with an offset; default now', schema: { type: 'string', format: 'date-time' } },
+  ...dimensionParams,
+  ...trafficParams,
+  limitParam(10),
+];
+
+const streamQuery: QueryParameterDoc[] = [
+  { name: 'cursor', description: 'Resume after this cursor (a cursor frame\'s or an event\'s id); the Last-Event-ID header wins over it. Without either the stream starts at the newest event' },
+  { name: 'name', description: 'Only events of this type' },
+  { name: 'anon_id', description: 'Only this visitor\'s events' },
+  ...trafficParams,
+];
+
+/** Access first (401/404/403), then the common parameters (400). */
+function v2(context: AppContext, event: H3Event) {
+  const site = resolveReportSite(event, context);
+  const query = queryOf(event);
+  const params = parseCommonParams(query);
+  return { query, params, scope: toReportScope(context, site, params.allSites) };
+}
+
+/**
+ * @example mountEvents(app, context, ingest); // stream-v2 hears of new events from ingest's write queue
+ */
+export function mountEvents(app: H3, context: AppContext, ingest?: Pick<IngestService, 'writeQueue'>): void {
+  const hub = createStreamHub(context, { maxPerSite: context.config.eventStreamsPerSite, ...(ingest ? { commits: ingest.writeQueue } : {}) });
+  addRoute(app, {
+    method: 'GET',
+    path: '/sites/:siteId/events/list-v2',
+    summary: 'Events of the range in ingest order, oldest first, paged by an opaque cursor',
+    query: [...commonParams, limitParam(50), cursorParam],
+    answer: EventListAnswer,
+    handler: (event) => {
+      const { query, params, scope } = v2(context, event);
+      return listEvents(context, scope, params, { limit: parseLimit(query, 50), cursor: single(query, 'cursor') });
+    },
+  });
+  addRoute(app, {
+    method: 'GET',
+    path: '/sites/:siteId/events/overview-v2',
+    summary: `Exact event total of the range and the ${overviewTypeLimit} most frequent event types`,
+    query: commonParams,
+    answer: EventOverviewAnswer,
+    handler: (event) => {
+      const { params, scope } = v2(context, event);
+      return eventsOverview(context, scope, params);
+    },
+  });
+  addRoute(app, {
+    method: 'GET',
+    path: '/sites/:siteId/events/activity-v2',
+    summary: 'Events per path in the 60 minutes before end, in twelve 5-minute buckets',
+    query: activityQuery,
+    answer: EventActivityAnswer,
+    handler: (event) => {
+      const site = resolveReportSite(event, context);
+      const query = queryOf(event);
+      const { endMs, ...filters } = parseActivityParams(query, context.clock.now());
+      const limit = parseLimit(query, 10);
+      return eventsActivity(context, toReportScope(context, site, filters.allSites), filters, { endMs, limit });
+    },
+  });
+  addRoute(app, {
+    method: 'GET',
+    path: '/sites/:siteId/events/stream-v2',
+    summary: 'Server-Sent Events tail of new events, resumable by cursor or Last-Event-ID',
+    query: streamQuery,
+    produces: 'text/event-stream',
+    handler: (event) => {
+      const site = resolveReportSite(event, context);
+      const params = parseStreamParams(queryOf(event), event.req.headers.get('last-event-id'));
+      return openEventStream(context, hub, site, params, { heartbeatMs: context.config.eventStreamHeartbeatMs, signal: event.req.signal });
+    },
+  });
+}

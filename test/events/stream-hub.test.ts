@@ -1,0 +1,130 @@
+// The stream hub on its own: it watches commits only while a stream is open, coalesces commits into one wake per
+// event-loop turn, caps streams per site, polls when it has no commit source, and ends everything when closed. And
+// the write queue's commit notice it relies on: once per committed group, never for a failed one, and at drain.
+import { describe, expect, it } from 'vitest';
+import { ApiError } from '../../src/http/errors.ts';
+import type { Committer } from '../../src/ingest/committer.ts';
+import { type CommitWatcher, type WriteBatch, WriteQueue } from '../../src/ingest/write-queue.ts';
+import type { AppMetrics } from '../../src/metrics/app-metrics.ts';
+import { StreamHub } from '../../src/events/stream-hub.ts';
+import { poll } from './_helpers.ts';
+
+function fakeCommits() {
+  const watchers = new Set<CommitWatcher>();
+  return {
+    watchers,
+    watchCommits(watcher: CommitWatcher) {
+      watchers.add(watcher);
+      return () => watchers.delete(watcher);
+    },
+    commit: () => watchers.forEach((watcher) => watcher.committed()),
+    close: () => watchers.forEach((watcher) => watcher.closed()),
+  };
+}
+
+function subscriber() {
+  const seen = { wakes: 0, ended: false };
+  return { seen, wake: () => seen.wakes++, end: () => (seen.ended = true) };
+}
+
+const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
+
+describe('StreamHub', () => {
+  it('watches commits only while a stream is open, and wakes each stream once per turn however many commits', async () => {
+    const commits = fakeCommits();
+    const hub = new StreamHub({ maxPerSite: 5, commits });
+    expect(commits.watchers.size).toBe(0);
+    const first = subscriber();
+    const second = subscriber();
+    const leaveFirst = hub.join('a', first);
+    const leaveSecond = hub.join('b', second);
+    expect(commits.watchers.size).toBe(1);
+    commits.commit();
+    commits.commit();
+    commits.commit();
+    expect(first.seen.wakes).toBe(0);
+    await nextTurn();
+    expect([first.seen.wakes, second.seen.wakes]).toEqual([1, 1]);
+    leaveFirst();
+    leaveFirst();
+    expect(commits.watchers.size).toBe(1);
+    leaveSecond();
+    expect(commits.watchers.size).toBe(0);
+  });
+
+  it('refuses a stream over the per-site cap with 429 and counts a stream that left only once', () => {
+    const hub = new StreamHub({ maxPerSite: 2, commits: fakeCommits() });
+    const leave = hub.join('a', subscriber());
+    hub.join('a', subscriber());
+    const refusal = (() => {
+      try {
+        hub.join('a', subscriber());
+      } catch (error) {
+        return error;
+      }
+    })();
+    expect(refusal).toBeInstanceOf(ApiError);
+    expect(refusal).toMatchObject({ status: 429, code: 'too_many_streams', headers: { 'retry-after': '5' } });
+    hub.join('b', subscriber());
+    leave();
+    leave();
+    hub.join('a', subscriber());
+    expect(() => hub.join('a', subscriber())).toThrow(ApiError);
+  });
+
+  it('ends every stream when the queue closes, and refuses new ones with 503', () => {
+    const commits = fakeCommits();
+    const hub = new StreamHub({ maxPerSite: 5, commits });
+    const streams = [subscriber(), subscriber()];
+    streams.forEach((stream, index) => hub.join(`s${index}`, stream));
+    commits.close();
+    expect(streams.map((stream) => stream.seen.ended)).toEqual([true, true]);
+    expect(commits.watchers.size).toBe(0);
+    expect(() => hub.join('s0', subscriber())).toThrow(expect.objectContaining({ status: 503 }));
+  });
+
+  it('without a commit source, polls while a stream is open', async () => {
+    const hub = new StreamHub({ maxPerSite: 5, pollMs: 5 });
+    const stream = subscriber();
+    const leave = hub.join('a', stream);
+    await poll(async () => (stream.seen.wakes >= 2 ? true : undefined));
+    leave();
+    hub.closeAll();
+  });
+});
+
+describe('WriteQueue.watchCommits', () => {
+  const metrics = { setQueueDepth: () => {}, flushLatencyMs: { observe: () => {} }, commitBatchEvents: { observe: () => {} } } as unknown as AppMetrics;
+  const batch = (events: number): WriteBatch => ({ events: new Array(events).fill({}), quarantined: [] }) as unknown as WriteBatch;
+
+  it('tells watchers once per committed group, never for a failed one, and once at drain', async () => {
+    let fail = false;
+    const groups: number[] = [];
+    const committer: Committer = {
+      kind: 'inline',
+      commit: async (batches) => {
+        if (fail) throw new Error('disk full');
+        groups.push(batches.length);
+        return { outcomes: batches.map(() => ({ ok: true as const, result: { accepted: 1, duplicates: 0, quarantined: 0 } })), commitMs: 0 };
+      },
+      close: async () => {},
+    };
+    const queue = new WriteQueue(committer, { now: () => 0 }, metrics);
+    const told: string[] = [];
+    const stop = queue.watchCommits({ committed: () => told.push('committed'), closed: () => told.push('closed') });
+    // Three requests of many events in one turn: one group, one notice.
+    await Promise.all([queue.submit(batch(100)), queue.submit(batch(50)), queue.submit(batch(1))]);
+    expect(groups).toEqual([3]);
+    expect(told).toEqual(['committed']);
+    fail = true;
+    await expect(queue.submit(batch(1))).rejects.toMatchObject({ code: 'overloaded' });
+    expect(told).toEqual(['committed']);
+    fail = false;
+    stop();
+    await queue.submit(batch(1));
+    expect(told).toEqual(['committed']);
+    queue.watchCommits({ committed: () => told.push('committed'), closed: () => told.push('closed') });
+    await queue.drain();
+    expect(told).toEqual(['committed', 'closed']);
+  });
+});
