@@ -15,6 +15,7 @@ import { mountDlq } from './dlq/routes.ts';
 import { createAppMetrics, type AppMetrics } from './metrics/app-metrics.ts';
 import { mountMetrics } from './metrics/routes.ts';
 import { mountReports } from './reports/routes.ts';
+import { mountOpenApi } from './openapi/routes.ts';
 import { mountEvents } from './events/routes.ts';
 import { mountPeople } from './people/routes.ts';
 import { type CheckpointMode, startCheckpointer } from './db/checkpointer.ts';
@@ -71,6 +72,8 @@ export function createApp(options: CreateAppOptions): SightlineApp {
   mountEvents(h3, context, ingest);
   mountPeople(h3, context);
   options.extend?.(h3, context);
+  // Last: the published documents describe every route mounted before it.
+  mountOpenApi(h3, context);
   const checkpointer = startCheckpointer(context.db, options.checkpoint ?? 'inline');
   const ingestFastPath = createIngestFastPath(context, ingest, metrics);
   const h3Listener = toNodeHandler(h3);

@@ -8,6 +8,8 @@ import type { Clock } from '../src/clock.ts';
 import { loadConfig, type Config } from '../src/config.ts';
 import type { AppContext } from '../src/context.ts';
 import { openDatabase, type Db } from '../src/db/open.ts';
+import { type AnswerChecker, createAnswerChecker } from '../src/openapi/answer-check.ts';
+import type { OpenApiDocument } from '../src/openapi/document.ts';
 import { createHttpServer, databasePath } from '../src/server.ts';
 
 export const testAdminToken = 'test-admin-token-0123456789abcdef';
@@ -25,6 +27,11 @@ export interface RequestOptions {
   /** Sent as is (no JSON encoding). */
   rawBody?: string | Uint8Array;
   headers?: Record<string, string>;
+  /**
+   * The request deliberately matches no route (e.g. a malformed URL the server cannot even route), so its answer is
+   * not checked against the OpenAPI document. Refused when a documented operation matches method and path.
+   */
+  unroutable?: true;
 }
 
 export interface TestServer {
@@ -33,6 +40,8 @@ export interface TestServer {
   dataDir: string;
   app: SightlineApp;
   config: Config;
+  /** Checks answers against the server's own GET /v1/openapi.json; `request` runs it on every answer. */
+  answers: AnswerChecker;
   request<T = any>(method: string, path: string, options?: RequestOptions): Promise<TestResponse<T>>;
   close(): Promise<void>;
 }
@@ -58,6 +67,22 @@ export function removeTempDirs(): void {
   for (const directory of temporaryDirectories.splice(0)) rmSync(directory, { recursive: true, force: true });
 }
 
+/** One checker per distinct document (apps extended by a test publish more routes), compiled once per process. */
+const answerCheckers = new Map<string, AnswerChecker>();
+
+/** The server's published OpenAPI document, fetched once when it starts: every answer is checked against it. */
+async function fetchAnswerChecker(url: string): Promise<AnswerChecker> {
+  const response = await fetch(`${url}/v1/openapi.json`);
+  const text = await response.text();
+  if (response.status !== 200) throw new Error(`GET /v1/openapi.json: ${response.status} ${text.slice(0, 500)}`);
+  let checker = answerCheckers.get(text);
+  if (!checker) {
+    checker = createAnswerChecker(JSON.parse(text) as OpenApiDocument);
+    answerCheckers.set(text, checker);
+  }
+  return checker;
+}
+
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
   const dataDir = options.dataDir ?? makeTempDir();
   const config = loadConfig({ DATA_DIR: dataDir, PORT: '0', ADMIN_TOKEN: testAdminToken, ...options.env });
@@ -67,6 +92,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
   const address = server.address();
   const url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+  const answers = await fetchAnswerChecker(url);
 
   const request = async (method: string, path: string, requestOptions: RequestOptions = {}): Promise<TestResponse> => {
     const headers: Record<string, string> = { ...requestOptions.headers };
@@ -85,6 +111,12 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     } catch {
       // not JSON: keep the text
     }
+    if (requestOptions.unroutable) {
+      const matched = answers.findOperation(method, path);
+      if (matched) throw new Error(`unroutable: ${method} ${path} is documented as ${matched.template}; its answer must be checked`);
+    } else {
+      answers.check({ method, path, status: response.status, contentType: response.headers.get('content-type'), text });
+    }
     return { status: response.status, headers: response.headers, body: parsed, text };
   };
 
@@ -94,6 +126,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     dataDir,
     app,
     config,
+    answers,
     request,
     close: async () => {
       await new Promise<void>((resolve) => {

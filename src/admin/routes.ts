@@ -5,9 +5,9 @@ import { actorOf } from '../audit/record-audit.ts';
 import { handleListAudit } from '../audit/list-audit.ts';
 import { requireAdminToken, resolveWorkspace } from '../http/access.ts';
 import { readJsonBody } from '../http/body.ts';
-import { json, noContent } from '../http/respond.ts';
+import { noContent } from '../http/respond.ts';
 import { ListQuery } from '../http/pagination.ts';
-import { addRoute } from '../http/routes.ts';
+import { addRoute, type QueryParameterDoc } from '../http/routes.ts';
 import { parseBody, parseQuery } from '../http/validate.ts';
 import { createKey, CreateKeyBody, listKeys, revokeKey } from './keys.ts';
 import { createSite, CreateSiteBody, deleteSite, listSites } from './sites.ts';
@@ -19,14 +19,36 @@ import {
   toWorkspace,
   UpdateWorkspaceBody,
 } from './workspaces.ts';
+import {
+  ApiKeyAnswer,
+  AuditPageAnswer,
+  CreatedApiKeyAnswer,
+  CreatedWorkspaceAnswer,
+  KeyListAnswer,
+  SiteAnswer,
+  SiteListAnswer,
+  WorkspaceAnswer,
+  WorkspaceListAnswer,
+} from './answers.ts';
 
 const slugOf = (event: H3Event) => getRouterParam(event, 'slug', { decode: true }) ?? '';
+
+const listParams: QueryParameterDoc[] = [
+  { name: 'limit', description: '1-1000, default 100', schema: { type: 'string', pattern: '^\\d+$' } },
+  { name: 'cursor', description: 'The next_cursor of the previous page, unchanged (opaque)' },
+];
+const auditParams: QueryParameterDoc[] = [
+  { name: 'limit', description: '1-1000, default 100', schema: { type: 'string', pattern: '^\\d+$' } },
+  { name: 'cursor', description: 'ISO-8601 timestamp with an offset; only entries strictly before it (default: the newest)' },
+];
 
 export function mountAdmin(app: H3, context: AppContext): void {
   addRoute(app, {
     method: 'GET',
     path: '/workspaces',
     summary: 'List workspaces',
+    query: listParams,
+    answer: WorkspaceListAnswer,
     handler: (event) => {
       requireAdminToken(event, context);
       const query = parseQuery(ListQuery, getQuery(event));
@@ -37,23 +59,29 @@ export function mountAdmin(app: H3, context: AppContext): void {
     method: 'POST',
     path: '/workspaces',
     summary: 'Create a workspace',
+    body: CreateWorkspaceBody,
+    status: 201,
+    answer: CreatedWorkspaceAnswer,
     handler: async (event) => {
       const caller = requireAdminToken(event, context);
       const input = parseBody(CreateWorkspaceBody, await readJsonBody(event));
       const workspace = createWorkspace(context, actorOf(caller), input);
-      return json({ id: workspace.id, name: workspace.name, slug: workspace.slug, created_at: workspace.created_at }, 201);
+      return { id: workspace.id, name: workspace.name, slug: workspace.slug, created_at: workspace.created_at };
     },
   });
   addRoute(app, {
     method: 'GET',
     path: '/workspaces/:slug',
     summary: 'Read a workspace',
+    answer: WorkspaceAnswer,
     handler: (event) => toWorkspace(resolveWorkspace(event, context, slugOf(event), { adminToken: true }).workspace),
   });
   addRoute(app, {
     method: 'PATCH',
     path: '/workspaces/:slug',
     summary: 'Rename a workspace (the slug cannot change)',
+    body: UpdateWorkspaceBody,
+    answer: WorkspaceAnswer,
     handler: async (event) => {
       const { caller, workspace } = resolveWorkspace(event, context, slugOf(event), { adminToken: true });
       const input = parseBody(UpdateWorkspaceBody, await readJsonBody(event));
@@ -64,6 +92,8 @@ export function mountAdmin(app: H3, context: AppContext): void {
     method: 'GET',
     path: '/workspaces/:slug/sites',
     summary: 'List the sites of a workspace',
+    query: listParams,
+    answer: SiteListAnswer,
     handler: (event) => {
       const { workspace } = resolveWorkspace(event, context, slugOf(event), { adminToken: true });
       const query = parseQuery(ListQuery, getQuery(event));
@@ -74,16 +104,20 @@ export function mountAdmin(app: H3, context: AppContext): void {
     method: 'POST',
     path: '/workspaces/:slug/sites',
     summary: 'Create a site',
+    body: CreateSiteBody,
+    status: 201,
+    answer: SiteAnswer,
     handler: async (event) => {
       const { caller, workspace } = resolveWorkspace(event, context, slugOf(event), { adminToken: true });
       const input = parseBody(CreateSiteBody, await readJsonBody(event));
-      return json(createSite(context, actorOf(caller), workspace, input), 201);
+      return createSite(context, actorOf(caller), workspace, input);
     },
   });
   addRoute(app, {
     method: 'DELETE',
     path: '/workspaces/:slug/sites/:id',
     summary: 'Delete a site and all of its data',
+    status: 204,
     handler: (event) => {
       const { caller, workspace } = resolveWorkspace(event, context, slugOf(event), { adminToken: true });
       deleteSite(context, actorOf(caller), workspace, getRouterParam(event, 'id', { decode: true }) ?? '');
@@ -94,6 +128,8 @@ export function mountAdmin(app: H3, context: AppContext): void {
     method: 'GET',
     path: '/workspaces/:slug/keys',
     summary: 'List API keys (metadata only, revoked keys included)',
+    query: listParams,
+    answer: KeyListAnswer,
     handler: (event) => {
       const { workspace } = resolveWorkspace(event, context, slugOf(event), { scope: 'admin' });
       const query = parseQuery(ListQuery, getQuery(event));
@@ -104,16 +140,20 @@ export function mountAdmin(app: H3, context: AppContext): void {
     method: 'POST',
     path: '/workspaces/:slug/keys',
     summary: 'Create an API key (the plaintext is returned once)',
+    body: CreateKeyBody,
+    status: 201,
+    answer: CreatedApiKeyAnswer,
     handler: async (event) => {
       const { caller, workspace } = resolveWorkspace(event, context, slugOf(event), { scope: 'admin' });
       const input = parseBody(CreateKeyBody, await readJsonBody(event));
-      return json(createKey(context, actorOf(caller), workspace, input), 201);
+      return createKey(context, actorOf(caller), workspace, input);
     },
   });
   addRoute(app, {
     method: 'DELETE',
     path: '/workspaces/:slug/keys/:keyId',
     summary: 'Revoke an API key',
+    answer: ApiKeyAnswer,
     handler: (event) => {
       const { caller, workspace } = resolveWorkspace(event, context, slugOf(event), { scope: 'admin' });
       return revokeKey(context, actorOf(caller), workspace, getRouterParam(event, 'keyId', { decode: true }) ?? '');
@@ -123,6 +163,8 @@ export function mountAdmin(app: H3, context: AppContext): void {
     method: 'GET',
     path: '/workspaces/:slug/audit',
     summary: 'Read the audit log, newest first',
+    query: auditParams,
+    answer: AuditPageAnswer,
     handler: handleListAudit(context),
   });
 }

@@ -12,6 +12,7 @@ import { integerParam, IsoTimestampParam, parseQuery } from '../http/validate.ts
 import type { StoredVisitorContext } from '../ingest/pipeline.ts';
 import type { IngestService } from '../ingest/service.ts';
 import { deleteDlqRow, findDlqRow, listDlqRows } from './queries/dlq-rows.ts';
+import { DlqListAnswer, DlqReplayAnswer } from './answers.ts';
 
 const DlqQuery = v.object({
   limit: v.optional(integerParam(1, 500), '50'),
@@ -21,7 +22,8 @@ const DlqQuery = v.object({
 export interface DlqEntry {
   id: string;
   site_id: string;
-  payload: unknown;
+  /** The original wire JSON: an event object (only events that passed the wire check are quarantined). */
+  payload: Record<string, unknown>;
   error: ErrorDetail[];
   received_at: string;
 }
@@ -43,6 +45,11 @@ export function mountDlq(app: H3, context: AppContext, ingest: IngestService): v
     method: 'GET',
     path: '/sites/:siteId/dlq',
     summary: 'List quarantined events, newest first',
+    query: [
+      { name: 'limit', description: '1-500, default 50', schema: { type: 'string', pattern: '^\\d+$' } },
+      { name: 'cursor', description: 'The next_cursor of the previous page (an ISO-8601 timestamp): rows received strictly before it' },
+    ],
+    answer: DlqListAnswer,
     handler: (event) => {
       const { site } = resolveSite(event, context, getRouterParam(event, 'siteId', { decode: true }) ?? '', { scope: 'admin' });
       const query = parseQuery(DlqQuery, getQuery(event));
@@ -55,7 +62,7 @@ export function mountDlq(app: H3, context: AppContext, ingest: IngestService): v
         events: page.map((row): DlqEntry => ({
           id: row.id,
           site_id: row.site_id,
-          payload: JSON.parse(row.payload) as unknown,
+          payload: JSON.parse(row.payload) as Record<string, unknown>,
           error: JSON.parse(row.error) as ErrorDetail[],
           received_at: row.received_at,
         })),
@@ -68,6 +75,7 @@ export function mountDlq(app: H3, context: AppContext, ingest: IngestService): v
     method: 'POST',
     path: '/sites/:siteId/dlq/:eventId/replay',
     summary: 'Replay a quarantined event through the ingest pipeline (reject semantics)',
+    answer: DlqReplayAnswer,
     handler: async (event) => {
       const { caller, site } = resolveSite(event, context, getRouterParam(event, 'siteId', { decode: true }) ?? '', { scope: 'admin' });
       const row = findDlqRow(context.db, site.id, getRouterParam(event, 'eventId', { decode: true }) ?? '');

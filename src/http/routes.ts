@@ -48,6 +48,8 @@ export interface RouteSpec<Answer extends v.GenericSchema | undefined = v.Generi
   versionedOnly?: boolean;
   /** One line for the OpenAPI document. */
   summary?: string;
+  /** 'none': no bearer credential is asked for (public, or verified otherwise, e.g. by a signature). */
+  auth?: 'none';
   /** Headers on every answer of the route, errors included (e.g. CORS on /events). */
   headers?: Record<string, string>;
 }

@@ -5,6 +5,7 @@ import type { AppContext } from '../context.ts';
 import { mediaTypeOf, readBodyText } from '../http/body.ts';
 import { addRoute } from '../http/routes.ts';
 import type { AppMetrics } from '../metrics/app-metrics.ts';
+import { IngestAnswer, IngestBody } from './answers.ts';
 import { clientIpFrom } from './client-ip.ts';
 import { handleIngest, ingestCorsHeaders } from './handle-ingest.ts';
 import type { IngestEndpoint } from './ingest-auth.ts';
@@ -31,12 +32,14 @@ export function mountIngest(app: H3, context: AppContext, ingest: IngestService,
     return new Response(answer.body, { status: answer.status, headers: answer.headers });
   };
 
-  addRoute(app, { method: 'POST', path: '/events', summary: 'Collect events from browsers', handler: handle('events') });
+  addRoute(app, { method: 'POST', path: '/events', summary: 'Collect events from browsers', body: IngestBody, status: 202, answer: IngestAnswer, handler: handle('events') });
   addRoute(app, {
     method: 'OPTIONS',
     path: '/events',
     summary: 'CORS preflight for /events',
+    auth: 'none',
+    status: 204,
     handler: () => new Response(null, { status: 204, headers: preflightHeaders }),
   });
-  addRoute(app, { method: 'POST', path: '/s2s/events', summary: 'Collect events from servers', handler: handle('s2s') });
+  addRoute(app, { method: 'POST', path: '/s2s/events', summary: 'Collect events from servers', body: IngestBody, status: 202, answer: IngestAnswer, handler: handle('s2s') });
 }

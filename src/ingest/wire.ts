@@ -55,7 +55,7 @@ const Context = v.object({
   screen: v.optional(Screen),
 });
 
-const WireEventSchema = v.object(
+export const WireEventSchema = v.object(
   {
     id: v.pipe(v.string('must be a string'), v.regex(uuidPattern, 'must be a UUID')),
     site_id: v.pipe(v.string('must be a string'), v.regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be a site id')),

@@ -10,6 +10,7 @@ export function mountMetrics(app: H3, context: AppContext, metrics: AppMetrics):
     method: 'GET',
     path: '/metrics',
     summary: 'Prometheus metrics',
+    produces: 'text/plain; version=0.0.4',
     handler: (event) => {
       if (!context.config.metricsPublic) requireAdminToken(event, context);
       return new Response(metrics.registry.render(), { headers: { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' } });

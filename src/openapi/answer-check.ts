@@ -1,0 +1,145 @@
+// Checks one HTTP answer against an OpenAPI document of this server: finds the operation of method + path, picks the
+// response of the status and validates a JSON body with ajv (2020-12). The test harness runs it on every answer, so
+// the published schemas cannot drift from what the handlers return.
+import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import { planFormats } from '../plan/formats.ts';
+import { errorSchemaNames, type JsonObject, type OpenApiDocument, type OpenApiOperation } from './document.ts';
+
+export interface AnswerToCheck {
+  method: string;
+  /** The request path, with or without a query string. */
+  path: string;
+  status: number;
+  contentType: string | null;
+  /** The raw body text. */
+  text: string;
+}
+
+export interface MatchedOperation {
+  /** The templated path, e.g. /v1/sites/{siteId}/dlq. */
+  template: string;
+  operation: OpenApiOperation;
+}
+
+export interface AnswerChecker {
+  /** The operation answering method + path (literal segments win over parameters), if any. */
+  findOperation(method: string, path: string): MatchedOperation | undefined;
+  /** Throws an AnswerMismatchError naming the route, the status and what does not match. */
+  check(answer: AnswerToCheck): void;
+}
+
+export class AnswerMismatchError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'AnswerMismatchError';
+  }
+}
+
+interface CompiledPath {
+  template: string;
+  pattern: RegExp;
+  literalSegments: number;
+}
+
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const mediaTypeOf = (contentType: string | null) => (contentType ?? '').split(';', 1)[0]!.trim().toLowerCase();
+
+function compilePath(template: string): CompiledPath {
+  const segments = template.split('/');
+  const pattern = segments.map((segment) => (/^\{[^}]+\}$/.test(segment) ? '[^/]+' : escapeRegExp(segment))).join('/');
+  return { template, pattern: new RegExp(`^${pattern}$`), literalSegments: segments.filter((segment) => !segment.startsWith('{')).length };
+}
+
+function formatAjvErrors(errors: ErrorObject[] | null | undefined): string {
+  return (errors ?? []).map((error) => `${error.instancePath || '(root)'} ${error.message ?? error.keyword} ${JSON.stringify(error.params)}`).join('; ');
+}
+
+/**
+ * @example const checker = createAnswerChecker(document); checker.check({ method: 'GET', path: '/healthz', status: 200, contentType: 'application/json', text: '{"status":"ok"}' });
+ */
+export function createAnswerChecker(document: OpenApiDocument): AnswerChecker {
+  // Strict: an unknown keyword or format in a published schema is a bug of the document, not of the answer.
+  const ajv = new Ajv2020({ allErrors: true, strict: true, allowUnionTypes: true, formats: planFormats });
+  const validators = new Map<string, ValidateFunction>();
+  const paths = Object.keys(document.paths).map(compilePath);
+
+  const resolve = (value: JsonObject): JsonObject => {
+    const ref = value.$ref;
+    if (typeof ref !== 'string') return value;
+    const [, section, name] = /^#\/components\/(schemas|responses)\/(.+)$/.exec(ref) ?? [];
+    const target = section && name ? (document.components[section as 'schemas' | 'responses'][name] as JsonObject | undefined) : undefined;
+    if (!target) throw new AnswerMismatchError(`the OpenAPI document has no ${ref}`);
+    return target;
+  };
+
+  /** The component name of a schema that is a $ref, for caching and for messages. */
+  const validatorOf = (schema: JsonObject): { name: string; validate: ValidateFunction } => {
+    const name = typeof schema.$ref === 'string' ? schema.$ref : JSON.stringify(schema);
+    let validate = validators.get(name);
+    if (!validate) {
+      validate = ajv.compile(resolve(schema));
+      validators.set(name, validate);
+    }
+    return { name, validate };
+  };
+
+  const findOperation = (method: string, path: string): MatchedOperation | undefined => {
+    // Appended, not resolved: a path starting with // is a path here, not a host. Dot segments go, as fetch does.
+    const pathname = new URL(`http://answer.check${path}`).pathname;
+    const key = method.toLowerCase() === 'head' ? 'get' : method.toLowerCase();
+    let best: (MatchedOperation & { score: number }) | undefined;
+    for (const candidate of paths) {
+      const operation = document.paths[candidate.template]?.[key];
+      if (!operation || !candidate.pattern.test(pathname)) continue;
+      if (!best || candidate.literalSegments > best.score) best = { template: candidate.template, operation, score: candidate.literalSegments };
+    }
+    return best ? { template: best.template, operation: best.operation } : undefined;
+  };
+
+  const validateJson = (route: string, answer: AnswerToCheck, schema: JsonObject) => {
+    const { name, validate } = validatorOf(schema);
+    if (mediaTypeOf(answer.contentType) !== 'application/json') {
+      throw new AnswerMismatchError(`${route} answered ${answer.status} with Content-Type ${answer.contentType ?? '(none)'}, not the JSON of ${name}`);
+    }
+    let body: unknown;
+    try {
+      body = JSON.parse(answer.text);
+    } catch {
+      throw new AnswerMismatchError(`${route} answered ${answer.status} with a body that is not JSON (${name} expected): ${answer.text.slice(0, 200)}`);
+    }
+    if (!validate(body)) {
+      throw new AnswerMismatchError(`${route} answered ${answer.status} with a body that does not match ${name}: ${formatAjvErrors(validate.errors)}; body: ${answer.text.slice(0, 500)}`);
+    }
+  };
+
+  const check = (answer: AnswerToCheck): void => {
+    const method = answer.method.toUpperCase();
+    const matched = findOperation(method, answer.path);
+    if (!matched) {
+      // Unknown paths and methods are answered by the router itself, in the structured envelope.
+      const route = `${method} ${answer.path} (no such route)`;
+      if (answer.status < 400) throw new AnswerMismatchError(`${route} answered ${answer.status}, but no operation of the OpenAPI document matches it`);
+      validateJson(route, answer, { $ref: `#/components/schemas/${errorSchemaNames.structured}` });
+      return;
+    }
+    const route = `${method} ${matched.template}`;
+    const { responses } = matched.operation;
+    const declared = responses[String(answer.status)] ?? responses[`${Math.floor(answer.status / 100)}XX`] ?? responses.default;
+    if (!declared) throw new AnswerMismatchError(`${route} answered ${answer.status}, a status its operation does not document (${Object.keys(responses).join(', ')})`);
+    if (method === 'HEAD') return;
+    const content = resolve(declared).content as Record<string, { schema?: JsonObject }> | undefined;
+    if (!content) {
+      if (answer.text !== '') throw new AnswerMismatchError(`${route} answered ${answer.status} with a body, but the document says it has none`);
+      return;
+    }
+    const json = content['application/json'];
+    if (json?.schema) return validateJson(route, answer, json.schema);
+    // No schema published: only the media type can be checked.
+    const mediaTypes = Object.keys(content).map((type) => mediaTypeOf(type));
+    if (!mediaTypes.includes(mediaTypeOf(answer.contentType))) {
+      throw new AnswerMismatchError(`${route} answered ${answer.status} with Content-Type ${answer.contentType ?? '(none)'}; documented: ${mediaTypes.join(', ')}`);
+    }
+  };
+
+  return { findOperation, check };
+}
