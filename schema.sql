@@ -238,3 +238,35 @@ INSERT INTO report_state (name, value) SELECT 'backfill_needed', 1 WHERE EXISTS 
 
 -- Event lists and streams read one site's events in ingest order.
 CREATE INDEX events_by_site_seq ON events (site_id, seq);
+
+-- @version 4: staged rollup changes. A group commit adds what its events change to small additive rows at day grain
+-- (months are derived) instead of rewriting counter shards and visitor containers in every commit; the writer
+-- folds them into the shards and sets when idle (src/reports/rollup/fold-pending.ts), oldest key range first.
+-- Reports read shards and staged rows together, so they stay exact.
+CREATE TABLE report_pending_counters (
+  site_id          TEXT NOT NULL,
+  dim              INTEGER NOT NULL,
+  internal         INTEGER NOT NULL,
+  day              INTEGER NOT NULL,
+  value_id         INTEGER NOT NULL,
+  events           INTEGER NOT NULL,
+  pageviews        INTEGER NOT NULL,
+  visits           INTEGER NOT NULL,
+  bounces          INTEGER NOT NULL,
+  duration_ms      INTEGER NOT NULL,
+  visit_pageviews  INTEGER NOT NULL,
+  visit_events     INTEGER NOT NULL,
+  exits            INTEGER NOT NULL,
+  conversions      INTEGER NOT NULL,
+  PRIMARY KEY (site_id, dim, internal, day, value_id)
+) WITHOUT ROWID;
+
+CREATE TABLE report_pending_visitors (
+  site_id   TEXT NOT NULL,
+  dim       INTEGER NOT NULL,
+  value_id  INTEGER NOT NULL,
+  internal  INTEGER NOT NULL,
+  day       INTEGER NOT NULL,
+  vid       INTEGER NOT NULL,
+  PRIMARY KEY (site_id, dim, value_id, internal, day, vid)
+) WITHOUT ROWID;

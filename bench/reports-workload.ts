@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { openDatabase, type Db } from '../src/db/open.ts';
 import { enrichEvent } from '../src/ingest/enrich.ts';
+import { runIdleSlice } from '../src/ingest/idle-work.ts';
 import { storeGroup, type WriteBatch } from '../src/ingest/store-group.ts';
 import type { StoredEventInput } from '../src/ingest/stored-event.ts';
 import '../src/ingest/write-listener-modules.ts';
@@ -22,6 +23,8 @@ export interface WorkloadOptions {
   /** The last day of traffic (epoch ms of its midnight, UTC). */
   lastDayMs: number;
   seed?: number;
+  /** Events per group commit (default 2,000). */
+  commitSize?: number;
   onProgress?: (written: number, elapsedMs: number) => void;
 }
 
@@ -74,8 +77,8 @@ interface Visitor {
   internal: boolean;
 }
 
-/** Generates and stores the events; returns how long storing took and the per-commit durations. */
-export function writeWorkload(options: WorkloadOptions): { elapsedMs: number; commitMs: number[] } {
+/** Generates and stores the events; returns how long storing took, the per-commit and per-fold-slice durations. */
+export function writeWorkload(options: WorkloadOptions): { elapsedMs: number; commitMs: number[]; foldMs: number[] } {
   const random = seeded(options.seed ?? 42);
   const pickPath = zipf(options.paths, 1.1, random);
   const pickReferrer = zipf(options.referrers, 1.0, random);
@@ -93,6 +96,7 @@ export function writeWorkload(options: WorkloadOptions): { elapsedMs: number; co
   const eventsPerDay = options.events / options.days;
   const firstDayMs = options.lastDayMs - (options.days - 1) * 86_400_000;
   const commitMs: number[] = [];
+  const foldMs: number[] = [];
   const started = performance.now();
   let written = 0;
   let late: StoredEventInput[] = [];
@@ -103,6 +107,12 @@ export function writeWorkload(options: WorkloadOptions): { elapsedMs: number; co
     const before = performance.now();
     storeGroup(db, batches, Date.now());
     commitMs.push(performance.now() - before);
+    // As the writer thread does between commits: upkeep (folding staged rollup rows when due), a slice at a time.
+    for (let more = true; more; ) {
+      const sliceStarted = performance.now();
+      more = runIdleSlice(db);
+      foldMs.push(performance.now() - sliceStarted);
+    }
     written += events.length;
     options.onProgress?.(written, performance.now() - started);
   };
@@ -151,9 +161,10 @@ export function writeWorkload(options: WorkloadOptions): { elapsedMs: number; co
     const onTime: StoredEventInput[] = [...late];
     late = [];
     for (const event of events) (random() < 0.01 ? late : onTime).push(event);
-    for (let offset = 0; offset < onTime.length; offset += 2000) commit(onTime.slice(offset, offset + 2000));
+    const size = options.commitSize ?? 2000;
+    for (let offset = 0; offset < onTime.length; offset += size) commit(onTime.slice(offset, offset + size));
   }
   if (late.length > 0) commit(late);
   db.close();
-  return { elapsedMs: performance.now() - started, commitMs };
+  return { elapsedMs: performance.now() - started, commitMs, foldMs };
 }

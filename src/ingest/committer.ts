@@ -4,6 +4,7 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { Db } from '../db/open.ts';
+import { checkIdleWorkPeriodically, scheduleIdleWork } from './idle-work.ts';
 import { storeGroup, type WriteBatch, type WriteOutcome } from './store-group.ts';
 import type { WriterReply, WriterRequest, WriterThreadData } from './writer-thread.ts';
 import './write-listener-modules.ts';
@@ -21,14 +22,17 @@ export interface Committer {
 }
 
 export function createInlineCommitter(db: Db): Committer {
+  const stopIdleChecks = checkIdleWorkPeriodically(db);
   return {
     kind: 'inline',
     commit: async (batches, receivedAt) => {
       const started = performance.now();
       const outcomes = storeGroup(db, batches, receivedAt);
-      return { outcomes, commitMs: performance.now() - started };
+      const commitMs = performance.now() - started;
+      scheduleIdleWork(db);
+      return { outcomes, commitMs };
     },
-    close: async () => {},
+    close: async () => stopIdleChecks(),
   };
 }
 

@@ -14,6 +14,11 @@ export interface WriteListener {
   onBatchEnd?(db: Db, stored: boolean): void;
   /** Last step inside the group transaction, before COMMIT: write what was accumulated over the group. */
   beforeCommit?(db: Db): void;
+  /**
+   * Deferred upkeep (e.g. folding staged rollup rows), run by the writer between group commits: a bounded slice
+   * per call, written through `inTransaction` (its own write transaction). Returns true when more remains.
+   */
+  onIdle?(db: Db, inTransaction: <T>(work: () => T) => T): boolean;
 }
 
 const listeners: WriteListener[] = [];

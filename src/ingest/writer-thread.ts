@@ -1,6 +1,7 @@
 // The writer thread's entry: its own connection, the group commit, nothing else. Bundled to dist/writer-thread.mjs.
 import { parentPort, workerData } from 'node:worker_threads';
 import { openDatabase } from '../db/open.ts';
+import { checkIdleWorkPeriodically, scheduleIdleWork } from './idle-work.ts';
 import { type WriteBatch, storeGroup } from './store-group.ts';
 import './write-listener-modules.ts';
 
@@ -21,6 +22,7 @@ db.pragma('wal_autocheckpoint = 0');
 
 parentPort!.on('message', (text: string) => {
   if (text === 'close') {
+    stopIdleChecks();
     db.close();
     parentPort!.close();
     return;
@@ -35,5 +37,7 @@ parentPort!.on('message', (text: string) => {
     reply = { id: message.id, ok: false, message: error instanceof Error ? error.message : String(error) };
   }
   parentPort!.postMessage(JSON.stringify(reply));
+  scheduleIdleWork(db);
 });
 parentPort!.postMessage('ready');
+const stopIdleChecks = checkIdleWorkPeriodically(db);

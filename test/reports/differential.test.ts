@@ -1,9 +1,12 @@
 // Differential test: random event streams (duplicates, late and out-of-order events, bots, internal traffic, two
 // sites, a GDPR deletion) go through the real collector; every report, for several ranges, filters, scopes and
-// traffic choices, must equal the naive computation over the raw events (test/reports/naive-reports.ts).
+// traffic choices, must equal the naive computation over the raw events (test/reports/naive-reports.ts), with the
+// staged rollup rows unfolded, partly folded (at a random point of the stream) and wholly folded.
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fromMinorUnits } from '../../src/money/minor-units.ts';
+import { inWriteTransaction } from '../../src/db/statements.ts';
+import { foldAllPendingRollups, foldPendingRollups } from '../../src/reports/rollup/fold-pending.ts';
 import { forgetVisitorInReports } from '../../src/reports/rollup/forget-visitor.ts';
 import { seedWorkspace, startTestServer, type TestServer } from '../_setup.ts';
 import { manualClock } from '../admin/_helpers.ts';
@@ -52,6 +55,8 @@ const streamArbitrary = fc.record({
   order: fc.array(fc.nat(), { minLength: 150, maxLength: 150 }),
   batch: fc.integer({ min: 1, max: 9 }),
   forget: fc.option(fc.integer({ min: 0, max: 4 }), { nil: undefined }),
+  // Fold this many staged rows of each kind (0: none) after the first part of the stream.
+  foldRows: fc.constantFrom(0, 0, 1, 5, 40, 10_000),
 });
 
 let server: TestServer;
@@ -179,6 +184,7 @@ describe('reports equal a naive computation over the raw events', () => {
         const siteIds = [`d${run}a`, `d${run}b`];
         await seedWorkspace(server, `diff-${run}`, { sites: siteIds });
         await send(siteIds, stream.events, stream.order, stream.batch);
+        if (stream.foldRows > 0) inWriteTransaction(server.db, () => foldPendingRollups(server.db, stream.foldRows));
         if (stream.forget !== undefined) forget(siteIds[0]!, `anon-${stream.forget}`);
         await send(siteIds, stream.later, stream.order.slice(7), stream.batch);
         const legacyQuery: NaiveQuery = { siteIds: [siteIds[0]!], from: '2026-01-01', to: '2026-03-20' };
@@ -196,6 +202,9 @@ describe('reports equal a naive computation over the raw events', () => {
             allSites: (pick & 2) === 2,
           });
         }
+        inWriteTransaction(server.db, () => foldAllPendingRollups(server.db));
+        const [from, to] = ranges[picks[0]! % ranges.length]!;
+        await compareReports(siteIds, { from, to, filters: filterChoices[picks[1]! % filterChoices.length]!, withInternal: true, allSites: (picks[2]! & 1) === 1 });
       }),
       { numRuns: 30 },
     );

@@ -1,9 +1,12 @@
 // Reads a report's totals from the rollups: counter shards over the periods covering the range (whole months as
-// months, the rest as days), summed per group; exact visitors by OR-ing the groups' visitor containers.
+// months, the rest as days), summed per group, plus the staged day rows not folded in yet; exact visitors by
+// OR-ing the groups' visitor containers and their staged additions.
 import type { Db } from '../../db/open.ts';
 import { Dim } from '../dimensions.ts';
 import type { GroupedReport, GroupTotals, ReportSelection } from '../grouping.ts';
-import { coverRange, Grain, type PeriodRun, toRuns } from '../periods.ts';
+import { coverRange, firstDayOfMonth, Grain, lastDayOfMonth, type PeriodRun, toRuns } from '../periods.ts';
+import { listPendingCountersInRange, stagedIndexes } from '../queries/pending-counter-rows.ts';
+import { listPendingVids, listPendingVisitorSets } from '../queries/pending-visitor-rows.ts';
 import { listCounterShards } from '../queries/counter-shards-in-range.ts';
 import { listRevenue } from '../queries/revenue-in-range.ts';
 import { findValueId, listValues } from '../queries/value-rows.ts';
@@ -28,6 +31,11 @@ interface Member {
 }
 
 /** The selected value ids of one site and the group each belongs to. */
+/** The days a run of periods covers (staged rows are kept by day). */
+function daySpanOf(run: PeriodRun): [number, number] {
+  return run.grain === Grain.day ? [run.from, run.to] : [firstDayOfMonth(run.from), lastDayOfMonth(run.to)];
+}
+
 function selectIds(db: Db, siteId: string, request: RollupRequest): Map<number, string> {
   const groupOf = (value: string) => (request.grouping === 'value' ? value : '');
   const ids = new Map<number, string>();
@@ -51,7 +59,14 @@ export function readRollups(db: Db, request: RollupRequest): GroupedReport {
   const members = new Map<string, Member[]>();
   /** Per group, the sum of per-period set sizes: exact when the group is one set of one period. */
   const periodVisitors = new Map<string, number>();
+  /** Groups with staged visitor additions: their visitors need the union, not the stored set sizes. */
+  const stagedVisitorGroups = new Set<string>();
   const scratch = emptyCounters();
+  const totalsOf = (key: string): GroupTotals => {
+    let found = totals.get(key);
+    if (!found) totals.set(key, (found = { counters: emptyCounters(), revenue: new Map() }));
+    return found;
+  };
   for (const siteId of siteIds) {
     const ids = selectIds(db, siteId, request);
     if (ids.size === 0) continue;
@@ -71,12 +86,22 @@ export function readRollups(db: Db, request: RollupRequest): GroupedReport {
               const group = ids.get(id);
               if (group === undefined) return;
               const key = request.grouping === 'day' ? String(period) : group;
-              let found = totals.get(key);
-              if (!found) totals.set(key, (found = { counters: emptyCounters(), revenue: new Map() }));
+              const found = totalsOf(key);
               for (let index = 0; index < fieldCount; index++) found.counters[index]! += scratch[index]!;
               periodVisitors.set(key, (periodVisitors.get(key) ?? 0) + scratch[field.visitors]!);
             });
           }
+        }
+        const [fromDay, toDay] = daySpanOf(run);
+        for (const [day, valueId, ...amounts] of listPendingCountersInRange(db, siteId, request.dim, internal, fromDay, toDay)) {
+          const group = ids.get(valueId);
+          if (group === undefined) continue;
+          const counters = totalsOf(request.grouping === 'day' ? String(day) : group).counters;
+          stagedIndexes.forEach((index, position) => (counters[index]! += amounts[position]!));
+        }
+        for (const [valueId, day] of listPendingVisitorSets(db, siteId, request.dim, internal, fromDay, toDay)) {
+          const group = ids.get(valueId);
+          if (group !== undefined) stagedVisitorGroups.add(request.grouping === 'day' ? String(day) : group);
         }
         if (request.dim === Dim.campaign && request.grouping === 'value') {
           for (const row of listRevenue(db, params)) {
@@ -101,7 +126,7 @@ export function readRollups(db: Db, request: RollupRequest): GroupedReport {
           continue;
         }
         // One set of one period: its size is in the counters, no need to read it.
-        if (groupMembers.length === 1 && internals.length === 1 && (request.grouping === 'day' || singlePeriod)) {
+        if (groupMembers.length === 1 && internals.length === 1 && (request.grouping === 'day' || singlePeriod) && !stagedVisitorGroups.has(key)) {
           counts.set(key, periodVisitors.get(key) ?? 0);
           continue;
         }
@@ -122,6 +147,10 @@ function unionCount(db: Db, dim: Dim, workspaceId: string, members: Member[], in
         const params = { site_id: siteId, dim, value_id: valueId, internal, grain: run.grain, from_period: run.from, to_period: run.to };
         for (const [, chunk, container] of listVisitorContainers(db, params)) {
           if (chunk < chunks) orContainerInto(words, chunk, container);
+        }
+        const [fromDay, toDay] = daySpanOf(run);
+        for (const vid of listPendingVids(db, { site_id: siteId, dim, value_id: valueId, internal }, fromDay, toDay)) {
+          if (vid < chunks * chunkSize) words[vid >>> 5]! |= 1 << (vid & 31);
         }
       }
     }

@@ -1,43 +1,28 @@
-// Writes what a group of events changed (a RollupDelta) into the rollup tables, inside the group's transaction:
-// visitor sets first (their size changes become `visitors` counter deltas), then counter shards, revenue and
-// freshness. Each shard and container is read and written once per group.
+// Writes what a group of events changed (a RollupDelta), inside the group's transaction. The changes are staged as
+// small additive rows at day grain (report_pending_counters, report_pending_visitors): a few indexed upserts per
+// event instead of rewriting counter shards and visitor containers in every commit. Months are the sums of their
+// days, so their entries are not staged; fold-pending.ts derives them. Visitors that may have left a set (visits
+// merged or changed their first event, GDPR deletion) are taken out at once, from the stored sets and from the
+// staged rows, so a report never counts a visitor the raw rows no longer support.
 import type { Db } from '../../db/open.ts';
 import { Dim, type VisitDim, visitDims } from '../dimensions.ts';
-import { periodBounds } from '../periods.ts';
-import { readCounterShard, type ShardAddress, writeCounterShard } from '../queries/counter-shard-rows.ts';
+import { firstDayOfMonth, Grain, lastDayOfMonth, periodBounds } from '../periods.ts';
+import { addPendingCounters, stagedIndexes } from '../queries/pending-counter-rows.ts';
+import { addPendingVisitor, deletePendingVisitorInDays } from '../queries/pending-visitor-rows.ts';
 import { addRevenue } from '../queries/revenue-rows.ts';
 import { raiseSiteFreshness } from '../queries/site-freshness-rows.ts';
 import { findOrInsertValueId, findValueId } from '../queries/value-rows.ts';
-import { readVisitorContainer, writeVisitorContainer } from '../queries/visitor-set-rows.ts';
 import { visitorKeepsValue } from '../queries/visitor-keeps-value.ts';
-import { type Counters, decodeShard, emptyCounters, encodeShard, field, fieldCount, shardOf } from './counter-shard.ts';
-import { type RollupDelta, type RollupKey } from './rollup-delta.ts';
-import { chunkOf, lowOf, updateContainer } from './visitor-container.ts';
+import { field } from './counter-shard.ts';
+import { type DeltaEntry, type RollupDelta, type RollupKey } from './rollup-delta.ts';
+import { type PeriodAddress, ShardChanges, updateVisitorSet } from './shard-changes.ts';
 
 function isVisitDim(dim: Dim): dim is VisitDim {
   return (visitDims as readonly Dim[]).includes(dim);
 }
 
-/** Applies additions and removals to one value's containers; returns the change in its number of visitors. */
-function updateMembers(db: Db, key: RollupKey, valueId: number, add: Iterable<number>, remove: Iterable<number>): number {
-  const byChunk = new Map<number, { add: number[]; remove: number[] }>();
-  const slot = (vid: number) => {
-    let entry = byChunk.get(chunkOf(vid));
-    if (!entry) byChunk.set(chunkOf(vid), (entry = { add: [], remove: [] }));
-    return entry;
-  };
-  for (const vid of add) slot(vid).add.push(lowOf(vid));
-  for (const vid of remove) slot(vid).remove.push(lowOf(vid));
-  let change = 0;
-  for (const [chunk, members] of byChunk) {
-    const address = { site_id: key.site, dim: key.dim, grain: key.grain, period: key.period, internal: key.internal, value_id: valueId, chunk };
-    const stored = readVisitorContainer(db, address);
-    const updated = updateContainer(stored, members.add, members.remove);
-    if (updated.change === 0) continue;
-    writeVisitorContainer(db, address, updated.container);
-    change += updated.change;
-  }
-  return change;
+function periodAddressOf(key: RollupKey): PeriodAddress {
+  return { site_id: key.site, dim: key.dim, grain: key.grain, period: key.period, internal: key.internal };
 }
 
 function stillQualifies(db: Db, key: RollupKey, anonId: string): boolean {
@@ -46,47 +31,42 @@ function stillQualifies(db: Db, key: RollupKey, anonId: string): boolean {
   return visitorKeepsValue(db, key.dim, key.value, { site_id: key.site, anon_id: anonId, is_internal: key.internal, start_ms: startMs, end_ms: endMs });
 }
 
-function flushVisitorSets(db: Db, delta: RollupDelta, valueIdOf: (key: RollupKey) => number): void {
-  for (const entry of delta.entries()) {
-    if (entry.adds) entry.counters[field.visitors]! += updateMembers(db, entry.key, valueIdOf(entry.key), entry.adds, []);
+/** Stages one day entry: its counter changes and the visitors joining its set. */
+function stage(db: Db, entry: DeltaEntry, valueId: number): void {
+  const { key, counters, adds } = entry;
+  const changes = stagedIndexes.map((index) => counters[index]!);
+  if (changes.some((amount) => amount !== 0)) {
+    addPendingCounters(db, { site_id: key.site, dim: key.dim, internal: key.internal, day: key.period, value_id: valueId }, changes);
   }
-  for (const { key, counters, removals, forceRemoval } of delta.entries()) {
-    if (!removals) continue;
-    const valueId = findValueId(db, key.site, key.dim, key.value);
-    if (valueId === undefined) continue;
-    const leaving = [...removals].filter(([, anonId]) => forceRemoval || !stillQualifies(db, key, anonId)).map(([vid]) => vid);
-    if (leaving.length > 0) counters[field.visitors]! += updateMembers(db, key, valueId, [], leaving);
+  if (adds) {
+    const set = { site_id: key.site, dim: key.dim, value_id: valueId, internal: key.internal };
+    for (const vid of adds) addPendingVisitor(db, set, key.period, vid);
   }
 }
 
-function flushCounters(db: Db, delta: RollupDelta, valueIdOf: (key: RollupKey) => number): void {
-  const shards = new Map<string, { address: ShardAddress; entries: [number, Counters][] }>();
-  for (const { key, counters } of delta.entries()) {
-    if (counters.every((value) => value === 0)) continue;
-    const valueId = valueIdOf(key);
-    const address: ShardAddress = { site_id: key.site, dim: key.dim, grain: key.grain, period: key.period, internal: key.internal, shard: shardOf(valueId) };
-    const text = JSON.stringify(address);
-    let shard = shards.get(text);
-    if (!shard) shards.set(text, (shard = { address, entries: [] }));
-    shard.entries.push([valueId, counters]);
-  }
-  for (const { address, entries } of shards.values()) {
-    const stored = decodeShard(readCounterShard(db, address));
-    for (const [valueId, counters] of entries) {
-      let current = stored.get(valueId);
-      if (!current) stored.set(valueId, (current = emptyCounters()));
-      for (let index = 0; index < fieldCount; index++) current[index]! += counters[index]!;
-    }
-    writeCounterShard(db, address, encodeShard(stored));
-  }
+/** Takes visitors out of a set, stored and staged, unless their visits still support it. */
+function removeLeavers(db: Db, entry: DeltaEntry, changes: ShardChanges): void {
+  const { key, removals, forceRemoval } = entry;
+  if (!removals) return;
+  const valueId = findValueId(db, key.site, key.dim, key.value);
+  if (valueId === undefined) return;
+  const leaving = [...removals].filter(([, anonId]) => forceRemoval || !stillQualifies(db, key, anonId)).map(([vid]) => vid);
+  if (leaving.length === 0) return;
+  const [fromDay, toDay] = key.grain === Grain.day ? [key.period, key.period] : [firstDayOfMonth(key.period), lastDayOfMonth(key.period)];
+  const set = { site_id: key.site, dim: key.dim, value_id: valueId, internal: key.internal };
+  for (const vid of leaving) deletePendingVisitorInDays(db, set, fromDay, toDay, vid);
+  const change = updateVisitorSet(db, periodAddressOf(key), valueId, [], leaving);
+  if (change !== 0) changes.counters(periodAddressOf(key), valueId)[field.visitors]! += change;
 }
 
 /**
- * Writes the delta; call inside the transaction that stored the events it describes.
+ * Writes the delta; call inside the transaction that stored the events it describes. Returns how many day
+ * entries it staged.
  * @example flushRollups(db, delta);
  */
-export function flushRollups(db: Db, delta: RollupDelta): void {
-  if (delta.isEmpty) return;
+export function flushRollups(db: Db, delta: RollupDelta): number {
+  if (delta.isEmpty) return 0;
+  let staged = 0;
   const ids = new Map<string, number>();
   const valueIdOf = (key: RollupKey): number => {
     const text = `${key.site}\u0000${key.dim}\u0000${key.value}`;
@@ -94,14 +74,21 @@ export function flushRollups(db: Db, delta: RollupDelta): void {
     if (id === undefined) ids.set(text, (id = findOrInsertValueId(db, key.site, key.dim, key.value)));
     return id;
   };
-  flushVisitorSets(db, delta, valueIdOf);
-  flushCounters(db, delta, valueIdOf);
+  // Additions first: removals are then checked against the raw rows, which already hold this group's events.
+  for (const entry of delta.entries()) {
+    if (entry.key.grain !== Grain.day) continue;
+    stage(db, entry, valueIdOf(entry.key));
+    staged++;
+  }
+  const changes = new ShardChanges();
+  for (const entry of delta.entries()) if (entry.removals) removeLeavers(db, entry, changes);
+  changes.write(db);
   for (const { key, revenue } of delta.entries()) {
     if (!revenue) continue;
     for (const [currency, amountMinor] of revenue) {
-      if (amountMinor === 0) continue;
-      addRevenue(db, { site_id: key.site, dim: key.dim, grain: key.grain, period: key.period, internal: key.internal, value_id: valueIdOf(key), currency, amount_minor: amountMinor });
+      if (amountMinor !== 0) addRevenue(db, { ...periodAddressOf(key), value_id: valueIdOf(key), currency, amount_minor: amountMinor });
     }
   }
   for (const [site, { maxSeq, maxReceivedAt }] of delta.freshness) raiseSiteFreshness(db, { site_id: site, max_seq: maxSeq, max_received_at: maxReceivedAt });
+  return staged;
 }

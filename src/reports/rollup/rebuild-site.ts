@@ -2,6 +2,8 @@
 // existed (schema version 3), and a repair tool. Runs inside the caller's write transaction.
 import type { Db } from '../../db/open.ts';
 import { deleteCounterShardsOfSite } from '../queries/counter-shard-rows.ts';
+import { deletePendingCountersOfSite } from '../queries/pending-counter-rows.ts';
+import { deletePendingVisitorsOfSite } from '../queries/pending-visitor-rows.ts';
 import { deleteRevenueOfSite } from '../queries/revenue-rows.ts';
 import { deleteSiteFreshness, raiseSiteFreshness } from '../queries/site-freshness-rows.ts';
 import { findSiteNewestEvent } from '../queries/site-newest-event.ts';
@@ -9,6 +11,7 @@ import { deleteValuesOfSite } from '../queries/value-rows.ts';
 import { deleteVisitorSetsOfSite } from '../queries/visitor-set-rows.ts';
 import { listVisitsPage } from '../queries/visitor-visits.ts';
 import { flushRollups } from './flush-rollups.ts';
+import { foldAllPendingRollups } from './fold-pending.ts';
 import { RollupDelta } from './rollup-delta.ts';
 import { countWholeVisit } from './visit-contributions.ts';
 import { visitorNumberOf } from './visitor-number.ts';
@@ -18,6 +21,8 @@ const visitsPerFlush = 2000;
 export function rebuildSiteReports(db: Db, siteId: string): void {
   deleteCounterShardsOfSite(db, siteId);
   deleteVisitorSetsOfSite(db, siteId);
+  deletePendingCountersOfSite(db, siteId);
+  deletePendingVisitorsOfSite(db, siteId);
   deleteRevenueOfSite(db, siteId);
   deleteValuesOfSite(db, siteId);
   deleteSiteFreshness(db, siteId);
@@ -33,6 +38,8 @@ export function rebuildSiteReports(db: Db, siteId: string): void {
     flushRollups(db, delta);
     afterId = visits[visits.length - 1]!.id;
   }
+  // A rebuild is not on the ingest path: fold what it staged now, so reports read compact shards at once.
+  foldAllPendingRollups(db);
   const newest = findSiteNewestEvent(db, siteId);
   if (newest) raiseSiteFreshness(db, { site_id: siteId, ...newest });
 }
