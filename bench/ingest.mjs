@@ -1,56 +1,12 @@
 // npm run bench -- ingest: the real server (tracking plan loaded, whole pipeline on) against a bare node:http
 // server answering 202, both loaded from separate processes. Prints saturated throughput and the ratio, open-loop
 // latency at fixed rates (client p50/p99/p999 and server-side p99 from /metrics), 100-event batch throughput, RSS.
-import { spawn, execFileSync } from 'node:child_process';
-import { request as httpRequest } from 'node:http';
-import { mkdtempSync, readFileSync, writeFileSync, rmSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-
-const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const adminToken = 'bench-admin-token-0123456789';
+import { join } from 'node:path';
+import { adminToken, call, fixed, median, root, rssMiB, runLoad, scrapeHistogram, serverQuantile, startProcess, stopProcess } from './harness.mjs';
 const siteId = 'bench';
-
-/** One request on a fresh connection (the load phases outlast keep-alive timeouts of pooled sockets). */
-function call(url, method = 'GET', body) {
-  return new Promise((resolve, reject) => {
-    const outgoing = httpRequest(url, { method, agent: false, headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' } }, (response) => {
-      let text = '';
-      response.setEncoding('utf8');
-      response.on('data', (chunk) => (text += chunk));
-      response.on('end', () => resolve(text));
-    });
-    outgoing.on('error', reject);
-    outgoing.end(body === undefined ? undefined : JSON.stringify(body));
-  });
-}
-
-function startProcess(command, args, env) {
-  const child = spawn(command, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
-  return new Promise((resolve, reject) => {
-    let output = '';
-    child.stdout.on('data', (chunk) => {
-      output += chunk;
-      const match = /listening on (http:\/\/[^\s]+)/.exec(output);
-      if (match) resolve({ child, url: match[1] });
-    });
-    child.on('exit', (code) => reject(new Error(`${command} ${args.join(' ')} exited with ${code}: ${output}`)));
-  });
-}
-
-function stopProcess(child) {
-  return new Promise((resolve) => {
-    child.removeAllListeners('exit');
-    child.once('exit', resolve);
-    child.kill('SIGTERM');
-  });
-}
-
-function runLoad(options) {
-  const output = execFileSync(process.execPath, [join(root, 'bench', 'load.mjs'), JSON.stringify(options)], { encoding: 'utf8', maxBuffer: 1 << 26 });
-  return JSON.parse(output.trim().split('\n').pop());
-}
 
 function hasWrk() {
   try {
@@ -73,43 +29,6 @@ function saturate(url, seconds) {
   const result = runLoad({ url, siteId, mode: 'closed', connections: 50, durationMs: seconds * 1000 });
   return { tool: 'node', requestsPerSecond: result.requestsPerSecond, non2xx: Object.entries(result.statuses).filter(([s]) => s !== '202').reduce((n, [, c]) => n + c, 0) };
 }
-
-async function scrapeHistogram(url) {
-  const text = await call(`${url}/metrics`);
-  const buckets = [];
-  for (const line of text.split('\n')) {
-    const match = /^sightline_ingest_latency_ms_bucket\{le="([^"]+)"\} (\d+)/.exec(line);
-    if (match) buckets.push({ le: match[1] === '+Inf' ? Infinity : Number(match[1]), count: Number(match[2]) });
-  }
-  return buckets;
-}
-
-/** histogram_quantile over the difference of two scrapes: linear interpolation inside the bucket. */
-function serverQuantile(before, after, q) {
-  const diff = after.map((bucket, index) => ({ le: bucket.le, count: bucket.count - (before[index]?.count ?? 0) }));
-  const total = diff[diff.length - 1].count;
-  if (total === 0) return null;
-  const rank = q * total;
-  let previousLe = 0;
-  let previousCount = 0;
-  for (const bucket of diff) {
-    if (bucket.count >= rank) {
-      if (bucket.le === Infinity) return previousLe;
-      return previousLe + ((bucket.le - previousLe) * (rank - previousCount)) / Math.max(1, bucket.count - previousCount);
-    }
-    previousLe = bucket.le;
-    previousCount = bucket.count;
-  }
-  return null;
-}
-
-function rssMiB(pid) {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  return Number(/VmRSS:\s+(\d+)/.exec(status)[1]) / 1024;
-}
-
-const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
-const fixed = (value, digits = 2) => (value === null || value === undefined ? 'n/a' : Number(value).toFixed(digits));
 
 export async function run(args) {
   const quick = args.includes('--quick');

@@ -13,7 +13,6 @@ import '../src/ingest/write-listener-modules.ts';
 export interface WorkloadOptions {
   databasePath: string;
   siteId: string;
-  workspaceId: string;
   events: number;
   days: number;
   paths: number;
