@@ -8,7 +8,7 @@ import type { AppContext } from '../context.ts';
 import { fingerprintOf, signCursor, verifyCursor } from '../reports/cursor.ts';
 import type { StreamParams } from './event-params.ts';
 import { toEventItem } from './event-item.ts';
-import { findNewestSeq } from './queries/newest-events.ts';
+import { newestEventSeq } from '../reports/queries/snapshot-rows.ts';
 import { listStreamEventRows } from './queries/stream-event-rows.ts';
 import type { StreamHub } from './stream-hub.ts';
 
@@ -34,7 +34,7 @@ const sseHeaders = {
 
 /** Where the stream starts: the resume cursor's seq, else the newest committed event (a tail). Bad cursors are 400s. */
 function startSeqOf(context: AppContext, params: StreamParams, fingerprint: string): number {
-  if (!params.cursor) return findNewestSeq(context.db);
+  if (!params.cursor) return newestEventSeq(context.db);
   const seq = verifyCursor(context, params.cursor.value, cursorKind, fingerprint, params.cursor.name).s;
   return typeof seq === 'number' && Number.isSafeInteger(seq) && seq >= 0 ? seq : 0;
 }
@@ -62,7 +62,7 @@ export function openEventStream(context: AppContext, hub: StreamHub, site: SiteR
       while (!done && (controller.desiredSize ?? 0) > 0) {
         // Every seq up to the newest committed one is committed (one writer, seqs in commit order), so rows the
         // filters skip are looked at once, not again on every wake.
-        const uptoSeq = findNewestSeq(context.db);
+        const uptoSeq = newestEventSeq(context.db);
         const rows = listStreamEventRows(context.db, {
           site_id: site.id,
           after_seq: lastSeq,

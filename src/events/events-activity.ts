@@ -11,7 +11,7 @@ import type { EventActivityAnswer } from './answers.ts';
 import { activityBucketMs, activityWindowMs } from './event-params.ts';
 import { eventMeasures } from './measures.ts';
 import { toEventFilterParams } from './queries/event-filter.ts';
-import { findNewestReceivedAt } from './queries/newest-events.ts';
+import { newestReceivedAt } from '../reports/queries/snapshot-rows.ts';
 import { countPathBuckets } from './queries/path-bucket-counts.ts';
 
 const bucketCount = activityWindowMs / activityBucketMs;
@@ -39,7 +39,7 @@ export function eventsActivity(
         counts[row.bucket]! += row.count;
       }
     }
-    return { byPath: buckets, watermarkMs: findNewestReceivedAt(db, scope.siteIds) };
+    return { byPath: buckets, watermarkMs: newestReceivedAt(db, scope.siteIds) };
   });
   const paths = [...byPath]
     .map(([path, buckets]) => ({ path, total: buckets.reduce((sum, count) => sum + count, 0), buckets }))

@@ -9,7 +9,7 @@ import { boundsOfRange } from './event-params.ts';
 import { eventMeasures } from './measures.ts';
 import { toEventFilterParams } from './queries/event-filter.ts';
 import { countEventTypes } from './queries/event-type-counts.ts';
-import { findNewestReceivedAt } from './queries/newest-events.ts';
+import { newestReceivedAt } from '../reports/queries/snapshot-rows.ts';
 
 /** types lists at most this many (the total counts every type). */
 export const overviewTypeLimit = 50;
@@ -23,7 +23,7 @@ export function eventsOverview(context: AppContext, scope: ReportScope, params: 
     for (const siteId of scope.siteIds) {
       for (const row of countEventTypes(db, { site_id: siteId, ...bounds, ...filter })) byType.set(row.type, (byType.get(row.type) ?? 0) + row.count);
     }
-    return { counts: byType, watermarkMs: findNewestReceivedAt(db, scope.siteIds) };
+    return { counts: byType, watermarkMs: newestReceivedAt(db, scope.siteIds) };
   });
   const types = [...counts].map(([type, count]) => ({ type, count })).sort((a, b) => b.count - a.count || (a.type < b.type ? -1 : a.type > b.type ? 1 : 0));
   const total = types.reduce((sum, row) => sum + row.count, 0);

@@ -14,7 +14,7 @@ import { eventMeasures } from './measures.ts';
 import { toEventFilterParams } from './queries/event-filter.ts';
 import { findFirstSeqInRange } from './queries/first-seq-in-range.ts';
 import { type EventRow, listEventRows } from './queries/list-event-rows.ts';
-import { findNewestReceivedAt } from './queries/newest-events.ts';
+import { newestReceivedAt } from '../reports/queries/snapshot-rows.ts';
 
 const cursorKind = 'events-list';
 
@@ -47,7 +47,7 @@ export function listEvents(context: AppContext, scope: ReportScope, params: Comm
     }
     // Each site's rows are in seq order; across sites (scope=all-sites) they interleave.
     if (scope.siteIds.length > 1) found.sort((a, b) => a.seq - b.seq);
-    return { rows: found.slice(0, options.limit + 1), watermarkMs: findNewestReceivedAt(db, scope.siteIds) };
+    return { rows: found.slice(0, options.limit + 1), watermarkMs: newestReceivedAt(db, scope.siteIds) };
   });
   const page = rows.slice(0, options.limit);
   const more = rows.length > options.limit;
