@@ -270,3 +270,7 @@ CREATE TABLE report_pending_visitors (
   vid       INTEGER NOT NULL,
   PRIMARY KEY (site_id, dim, value_id, internal, day, vid)
 ) WITHOUT ROWID;
+
+-- Visitor sets are kept by day only from this version on (a report unions the days it covers): folding month sets
+-- cost as much as the days for little read benefit. Month counters stay.
+DELETE FROM report_visitor_sets WHERE grain = 1;

@@ -28,8 +28,8 @@ const statements = preparedOnce((db) => ({
      ON CONFLICT (${keyColumns}) DO UPDATE SET ${stagedFields.map((name) => `${name} = ${name} + excluded.${name}`).join(', ')}`,
   ),
   first: db.prepare<[number], PendingCounterRow>(`SELECT ${keyColumns}, ${amounts} FROM report_pending_counters ORDER BY ${keyColumns} LIMIT ?`).raw(),
-  delete: db.prepare<[string, number, number, number, number]>(
-    'DELETE FROM report_pending_counters WHERE site_id = ? AND dim = ? AND internal = ? AND day = ? AND value_id = ?',
+  deleteThrough: db.prepare<[string, number, number, number, number]>(
+    'DELETE FROM report_pending_counters WHERE (site_id, dim, internal, day, value_id) <= (?, ?, ?, ?, ?)',
   ),
   inRange: db
     .prepare<[string, number, number, number, number], [number, number, ...number[]]>(
@@ -49,8 +49,9 @@ export function listPendingCounters(db: Db, limit: number): PendingCounterRow[] 
   return statements(db).first.all(limit);
 }
 
-export function deletePendingCounter(db: Db, row: PendingCounterRow): void {
-  statements(db).delete.run(row[0], row[1], row[2], row[3], row[4]);
+/** Deletes every row up to and including `row` in key order (the rows listPendingCounters returned). */
+export function deletePendingCountersThrough(db: Db, row: PendingCounterRow): void {
+  statements(db).deleteThrough.run(row[0], row[1], row[2], row[3], row[4]);
 }
 
 /** [day, value_id, ...amounts] of one site, dimension and traffic kind over a day range. */

@@ -20,7 +20,9 @@ const statements = preparedOnce((db) => ({
       'SELECT site_id, dim, value_id, internal, day, vid FROM report_pending_visitors ORDER BY site_id, dim, value_id, internal, day, vid LIMIT ?',
     )
     .raw(),
-  delete: db.prepare<PendingVisitorRow>('DELETE FROM report_pending_visitors WHERE site_id = ? AND dim = ? AND value_id = ? AND internal = ? AND day = ? AND vid = ?'),
+  deleteThrough: db.prepare<PendingVisitorRow>(
+    'DELETE FROM report_pending_visitors WHERE (site_id, dim, value_id, internal, day, vid) <= (?, ?, ?, ?, ?, ?)',
+  ),
   deleteInDays: db.prepare<[string, number, number, number, number, number, number]>(
     'DELETE FROM report_pending_visitors WHERE site_id = ? AND dim = ? AND value_id = ? AND internal = ? AND day BETWEEN ? AND ? AND vid = ?',
   ),
@@ -46,8 +48,9 @@ export function listPendingVisitors(db: Db, limit: number): PendingVisitorRow[] 
   return statements(db).first.all(limit);
 }
 
-export function deletePendingVisitor(db: Db, row: PendingVisitorRow): void {
-  statements(db).delete.run(...row);
+/** Deletes every row up to and including `row` in key order (the rows listPendingVisitors returned). */
+export function deletePendingVisitorsThrough(db: Db, row: PendingVisitorRow): void {
+  statements(db).deleteThrough.run(...row);
 }
 
 /** Takes a visitor out of a set's staged additions over a day range (it left the set). */

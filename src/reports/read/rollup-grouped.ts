@@ -1,6 +1,6 @@
 // Reads a report's totals from the rollups: counter shards over the periods covering the range (whole months as
 // months, the rest as days), summed per group, plus the staged day rows not folded in yet; exact visitors by
-// OR-ing the groups' visitor containers and their staged additions.
+// OR-ing the groups' daily visitor containers and their staged additions.
 import type { Db } from '../../db/open.ts';
 import { Dim } from '../dimensions.ts';
 import type { GroupedReport, GroupTotals, ReportSelection } from '../grouping.ts';
@@ -113,7 +113,8 @@ export function readRollups(db: Db, request: RollupRequest): GroupedReport {
       }
     }
   }
-  const singlePeriod = runs.length === 1 && runs[0]!.from === runs[0]!.to;
+  // Visitor sets are kept by day: a single day's set size is in its counters; anything longer takes the union.
+  const singleDay = runs.length === 1 && runs[0]!.grain === Grain.day && runs[0]!.from === runs[0]!.to;
   return {
     totals,
     computedFrom: 'rollups',
@@ -125,8 +126,8 @@ export function readRollups(db: Db, request: RollupRequest): GroupedReport {
           counts.set(key, 0);
           continue;
         }
-        // One set of one period: its size is in the counters, no need to read it.
-        if (groupMembers.length === 1 && internals.length === 1 && (request.grouping === 'day' || singlePeriod) && !stagedVisitorGroups.has(key)) {
+        // One set of one day: its size is in the counters, no need to read it.
+        if (groupMembers.length === 1 && internals.length === 1 && (request.grouping === 'day' || singleDay) && !stagedVisitorGroups.has(key)) {
           counts.set(key, periodVisitors.get(key) ?? 0);
           continue;
         }
@@ -144,11 +145,11 @@ function unionCount(db: Db, dim: Dim, workspaceId: string, members: Member[], in
   for (const { siteId, valueId } of members) {
     for (const internal of internals) {
       for (const run of runs) {
-        const params = { site_id: siteId, dim, value_id: valueId, internal, grain: run.grain, from_period: run.from, to_period: run.to };
+        const [fromDay, toDay] = daySpanOf(run);
+        const params = { site_id: siteId, dim, value_id: valueId, internal, grain: Grain.day, from_period: fromDay, to_period: toDay };
         for (const [, chunk, container] of listVisitorContainers(db, params)) {
           if (chunk < chunks) orContainerInto(words, chunk, container);
         }
-        const [fromDay, toDay] = daySpanOf(run);
         for (const vid of listPendingVids(db, { site_id: siteId, dim, value_id: valueId, internal }, fromDay, toDay)) {
           if (vid < chunks * chunkSize) words[vid >>> 5]! |= 1 << (vid & 31);
         }

@@ -6,7 +6,7 @@
 // staged rows, so a report never counts a visitor the raw rows no longer support.
 import type { Db } from '../../db/open.ts';
 import { Dim, type VisitDim, visitDims } from '../dimensions.ts';
-import { firstDayOfMonth, Grain, lastDayOfMonth, periodBounds } from '../periods.ts';
+import { Grain, periodBounds } from '../periods.ts';
 import { addPendingCounters, stagedIndexes } from '../queries/pending-counter-rows.ts';
 import { addPendingVisitor, deletePendingVisitorInDays } from '../queries/pending-visitor-rows.ts';
 import { addRevenue } from '../queries/revenue-rows.ts';
@@ -47,14 +47,14 @@ function stage(db: Db, entry: DeltaEntry, valueId: number): void {
 /** Takes visitors out of a set, stored and staged, unless their visits still support it. */
 function removeLeavers(db: Db, entry: DeltaEntry, changes: ShardChanges): void {
   const { key, removals, forceRemoval } = entry;
-  if (!removals) return;
+  // Visitor sets are kept by day only.
+  if (!removals || key.grain !== Grain.day) return;
   const valueId = findValueId(db, key.site, key.dim, key.value);
   if (valueId === undefined) return;
   const leaving = [...removals].filter(([, anonId]) => forceRemoval || !stillQualifies(db, key, anonId)).map(([vid]) => vid);
   if (leaving.length === 0) return;
-  const [fromDay, toDay] = key.grain === Grain.day ? [key.period, key.period] : [firstDayOfMonth(key.period), lastDayOfMonth(key.period)];
   const set = { site_id: key.site, dim: key.dim, value_id: valueId, internal: key.internal };
-  for (const vid of leaving) deletePendingVisitorInDays(db, set, fromDay, toDay, vid);
+  for (const vid of leaving) deletePendingVisitorInDays(db, set, key.period, key.period, vid);
   const change = updateVisitorSet(db, periodAddressOf(key), valueId, [], leaving);
   if (change !== 0) changes.counters(periodAddressOf(key), valueId)[field.visitors]! += change;
 }

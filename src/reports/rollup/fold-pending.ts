@@ -1,10 +1,10 @@
 // Folds staged rollup rows into the counter shards and visitor sets: each staged day row counts at its day and at
-// its month. The writer runs it when idle, a bounded slice per transaction taken in key order, so each slice meets
+// its month (visitor sets are kept by day only: a report unions the days it covers). The writer runs it when idle, a bounded slice per transaction taken in key order, so each slice meets
 // a shard or container once and the rewrites are paid once per many commits instead of once per commit.
 import type { Db } from '../../db/open.ts';
 import { Grain, monthOfDay } from '../periods.ts';
-import { deletePendingCounter, listPendingCounters, stagedIndexes } from '../queries/pending-counter-rows.ts';
-import { deletePendingVisitor, listPendingVisitors } from '../queries/pending-visitor-rows.ts';
+import { deletePendingCountersThrough, listPendingCounters, stagedIndexes } from '../queries/pending-counter-rows.ts';
+import { deletePendingVisitorsThrough, listPendingVisitors } from '../queries/pending-visitor-rows.ts';
 import { field } from './counter-shard.ts';
 import { type PeriodAddress, ShardChanges, updateVisitorSet } from './shard-changes.ts';
 
@@ -26,9 +26,8 @@ function foldVisitors(db: Db, maxRows: number, changes: ShardChanges): number {
   for (const row of rows) {
     const [site_id, dim, valueId, internal, day, vid] = row;
     addTo({ site_id, dim, grain: Grain.day, period: day, internal }, valueId, vid);
-    addTo({ site_id, dim, grain: Grain.month, period: monthOfDay(day), internal }, valueId, vid);
-    deletePendingVisitor(db, row);
   }
+  if (rows.length > 0) deletePendingVisitorsThrough(db, rows[rows.length - 1]!);
   for (const { at, valueId, vids } of additions.values()) {
     const change = updateVisitorSet(db, at, valueId, vids, []);
     if (change !== 0) changes.counters(at, valueId)[field.visitors]! += change;
@@ -47,8 +46,8 @@ function foldCounters(db: Db, maxRows: number, changes: ShardChanges): number {
       const counters = changes.counters(at, valueId);
       stagedIndexes.forEach((index, position) => (counters[index]! += row[5 + position] as number));
     }
-    deletePendingCounter(db, row);
   }
+  if (rows.length > 0) deletePendingCountersThrough(db, rows[rows.length - 1]!);
   return rows.length;
 }
 

@@ -21,11 +21,11 @@ interface WriterState {
 /**
  * Folding waits until this many entries were staged or this long has passed since the last fold, so one fold
  * merges many commits' changes to the same shards and sets; it then runs in slices of this many rows, each about
- * a millisecond or two (npm run bench -- reports), until nothing is left.
+ * under a millisecond at the median (npm run bench -- reports), until nothing is left.
  */
 const foldAfterEntries = 20_000;
 const foldAfterMs = 1_000;
-const foldRowsPerSlice = 300;
+const foldRowsPerSlice = 100;
 
 const states = new WeakMap<Db, WriterState>();
 
