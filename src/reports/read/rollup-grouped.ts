@@ -1,6 +1,7 @@
 // Reads a report's totals from the rollups: counter shards over the periods covering the range (whole months as
 // months, the rest as days), summed per group, plus the staged day rows not folded in yet; exact visitors by
 // OR-ing the groups' daily visitor containers and their staged additions.
+import { findSite } from '../../admin/queries/find-site.ts';
 import type { Db } from '../../db/open.ts';
 import { Dim } from '../dimensions.ts';
 import type { GroupedReport, GroupTotals, ReportSelection } from '../grouping.ts';
@@ -46,7 +47,9 @@ function selectIds(db: Db, siteId: string, request: RollupRequest): Map<number, 
     }
     return ids;
   }
-  for (const [id, value] of listValues(db, siteId, request.dim)) if (!request.valueTest || request.valueTest(value)) ids.set(id, groupOf(value));
+  const site = findSite(db, siteId);
+  if (!site) return ids;
+  for (const [id, value] of listValues(db, siteId, site.created_at, request.dim)) if (!request.valueTest || request.valueTest(value)) ids.set(id, groupOf(value));
   return ids;
 }
 
@@ -55,10 +58,11 @@ export function readRollups(db: Db, request: RollupRequest): GroupedReport {
   const internals = withInternal ? [0, 1] : [0];
   const runs: PeriodRun[] =
     request.grouping === 'day' ? [{ grain: Grain.day, from: range.fromDay, to: range.toDay }] : toRuns(coverRange(range.fromDay, range.toDay));
+  // Visitor sets are kept by day: a single day's set size is in its counters; anything longer takes the union.
+  const singleDay = runs.length === 1 && runs[0]!.grain === Grain.day && runs[0]!.from === runs[0]!.to;
+  const usesDaySetSizes = request.grouping === 'day' || singleDay;
   const totals = new Map<string, GroupTotals>();
   const members = new Map<string, Member[]>();
-  /** Per group, the sum of per-period set sizes: exact when the group is one set of one period. */
-  const periodVisitors = new Map<string, number>();
   /** Groups with staged visitor additions: their visitors need the union, not the stored set sizes. */
   const stagedVisitorGroups = new Set<string>();
   const scratch = emptyCounters();
@@ -75,6 +79,11 @@ export function readRollups(db: Db, request: RollupRequest): GroupedReport {
       if (list) list.push({ siteId, valueId: id });
       else members.set(group, [{ siteId, valueId: id }]);
     }
+    // Shard entries are summed per value id in one flat array (a year of pages is hundreds of thousands of
+    // entries), then per group once.
+    const maxId = Math.max(...ids.keys());
+    const byValue = request.grouping === 'day' ? undefined : new Float64Array((maxId + 1) * fieldCount);
+    const seen = new Uint8Array(maxId + 1);
     // A few selected values: read only their shards; otherwise read every shard of the periods.
     const shards = ids.size <= 8 ? [...new Set([...ids.keys()].map(shardOf))] : [undefined];
     for (const internal of internals) {
@@ -83,12 +92,15 @@ export function readRollups(db: Db, request: RollupRequest): GroupedReport {
         for (const shard of shards) {
           for (const [period, entries] of listCounterShards(db, params, shard)) {
             forEachShardEntry(entries, scratch, (id) => {
-              const group = ids.get(id);
-              if (group === undefined) return;
-              const key = request.grouping === 'day' ? String(period) : group;
-              const found = totalsOf(key);
-              for (let index = 0; index < fieldCount; index++) found.counters[index]! += scratch[index]!;
-              periodVisitors.set(key, (periodVisitors.get(key) ?? 0) + scratch[field.visitors]!);
+              if (id > maxId || !ids.has(id)) return;
+              if (byValue) {
+                const base = id * fieldCount;
+                for (let index = 0; index < fieldCount; index++) byValue[base + index]! += scratch[index]!;
+                seen[id] = 1;
+                return;
+              }
+              const counters = totalsOf(String(period)).counters;
+              for (let index = 0; index < fieldCount; index++) counters[index]! += scratch[index]!;
             });
           }
         }
@@ -99,22 +111,31 @@ export function readRollups(db: Db, request: RollupRequest): GroupedReport {
           const counters = totalsOf(request.grouping === 'day' ? String(day) : group).counters;
           stagedIndexes.forEach((index, position) => (counters[index]! += amounts[position]!));
         }
-        for (const [valueId, day] of listPendingVisitorSets(db, siteId, request.dim, internal, fromDay, toDay)) {
-          const group = ids.get(valueId);
-          if (group !== undefined) stagedVisitorGroups.add(request.grouping === 'day' ? String(day) : group);
+        // Only a single day's visitors are read from its counters (below); longer ranges take the union anyway.
+        if (usesDaySetSizes) {
+          for (const [valueId, day] of listPendingVisitorSets(db, siteId, request.dim, internal, fromDay, toDay)) {
+            const group = ids.get(valueId);
+            if (group !== undefined) stagedVisitorGroups.add(request.grouping === 'day' ? String(day) : group);
+          }
         }
         if (request.dim === Dim.campaign && request.grouping === 'value') {
           for (const row of listRevenue(db, params)) {
             const group = ids.get(row.value_id);
-            const found = group === undefined ? undefined : totals.get(group);
-            if (found) found.revenue.set(row.currency, (found.revenue.get(row.currency) ?? 0) + row.amount_minor);
+            if (group === undefined) continue;
+            const revenue = totalsOf(group).revenue;
+            revenue.set(row.currency, (revenue.get(row.currency) ?? 0) + row.amount_minor);
           }
         }
       }
     }
+    if (byValue) {
+      for (const [id, group] of ids) {
+        if (!seen[id]) continue;
+        const counters = totalsOf(group).counters;
+        for (let index = 0; index < fieldCount; index++) counters[index]! += byValue[id * fieldCount + index]!;
+      }
+    }
   }
-  // Visitor sets are kept by day: a single day's set size is in its counters; anything longer takes the union.
-  const singleDay = runs.length === 1 && runs[0]!.grain === Grain.day && runs[0]!.from === runs[0]!.to;
   return {
     totals,
     computedFrom: 'rollups',
@@ -127,8 +148,8 @@ export function readRollups(db: Db, request: RollupRequest): GroupedReport {
           continue;
         }
         // One set of one day: its size is in the counters, no need to read it.
-        if (groupMembers.length === 1 && internals.length === 1 && (request.grouping === 'day' || singleDay) && !stagedVisitorGroups.has(key)) {
-          counts.set(key, periodVisitors.get(key) ?? 0);
+        if (groupMembers.length === 1 && internals.length === 1 && usesDaySetSizes && !stagedVisitorGroups.has(key)) {
+          counts.set(key, totals.get(key)?.counters[field.visitors] ?? 0);
           continue;
         }
         const dayRuns = request.grouping === 'day' ? [{ grain: Grain.day, from: Number(key), to: Number(key) }] : runs;
