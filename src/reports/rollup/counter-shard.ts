@@ -42,21 +42,6 @@ function writeVarint(bytes: number[], value: number): void {
   bytes.push(rest);
 }
 
-/** Encodes value id → counters; values whose counters are all zero are left out. Throws on a negative counter. */
-export function encodeShard(entries: Map<number, Counters>): Uint8Array | undefined {
-  const ids = [...entries.keys()].sort((a, b) => a - b);
-  const bytes: number[] = [];
-  let previous = -1;
-  for (const id of ids) {
-    const counters = entries.get(id)!;
-    if (counters.every((value) => value === 0)) continue;
-    writeVarint(bytes, id - previous - 1);
-    for (let index = 0; index < fieldCount; index++) writeVarint(bytes, counters[index]!);
-    previous = id;
-  }
-  return bytes.length === 0 ? undefined : Uint8Array.from(bytes);
-}
-
 /**
  * Calls `visit(valueId, offset)` for each entry, with the entry's counters in `scratch` (reused between calls).
  * @example forEachShardEntry(blob, scratch, (id) => { totals[id] += scratch[field.pageviews]; });
@@ -90,10 +75,44 @@ export function forEachShardEntry(blob: Uint8Array, scratch: Counters, visit: (v
   }
 }
 
-export function decodeShard(blob: Uint8Array | undefined): Map<number, Counters> {
-  const entries = new Map<number, Counters>();
-  if (!blob) return entries;
-  const scratch = emptyCounters();
-  forEachShardEntry(blob, scratch, (id) => entries.set(id, Float64Array.from(scratch)));
-  return entries;
+/**
+ * Adds `changes` (value id → counter changes) to a stored shard in one merge pass over its sorted entries, without
+ * decoding it into a map; values whose counters end at zero are left out. Throws on a negative counter.
+ * @example writeCounterShard(db, address, mergeIntoShard(readCounterShard(db, address), changes));
+ */
+export function mergeIntoShard(blob: Uint8Array | undefined, changes: ReadonlyMap<number, Counters>): Uint8Array | undefined {
+  const changedIds = [...changes.keys()].sort((a, b) => a - b);
+  const bytes: number[] = [];
+  let previous = -1;
+  const emit = (id: number, counters: ArrayLike<number>) => {
+    let nonZero = false;
+    for (let index = 0; index < fieldCount && !nonZero; index++) nonZero = counters[index] !== 0;
+    if (!nonZero) return;
+    writeVarint(bytes, id - previous - 1);
+    for (let index = 0; index < fieldCount; index++) writeVarint(bytes, counters[index]!);
+    previous = id;
+  };
+  let next = 0;
+  const merged = emptyCounters();
+  const takeChangesBefore = (id: number) => {
+    while (next < changedIds.length && changedIds[next]! < id) {
+      emit(changedIds[next]!, changes.get(changedIds[next]!)!);
+      next++;
+    }
+  };
+  if (blob) {
+    const scratch = emptyCounters();
+    forEachShardEntry(blob, scratch, (id) => {
+      takeChangesBefore(id);
+      if (changedIds[next] === id) {
+        const change = changes.get(id)!;
+        for (let index = 0; index < fieldCount; index++) merged[index] = scratch[index]! + change[index]!;
+        emit(id, merged);
+        next++;
+      } else emit(id, scratch);
+    });
+  }
+  takeChangesBefore(Infinity);
+  return bytes.length === 0 ? undefined : Uint8Array.from(bytes);
 }
+

@@ -3,7 +3,7 @@
 import type { Db } from '../../db/open.ts';
 import { readCounterShard, type ShardAddress, writeCounterShard } from '../queries/counter-shard-rows.ts';
 import { readVisitorContainer, writeVisitorContainer } from '../queries/visitor-set-rows.ts';
-import { type Counters, decodeShard, emptyCounters, encodeShard, fieldCount, shardOf } from './counter-shard.ts';
+import { type Counters, emptyCounters, mergeIntoShard, shardOf } from './counter-shard.ts';
 import { chunkOf, lowOf, updateContainer } from './visitor-container.ts';
 
 /** One (site, dimension, grain, period, traffic kind): where a value's counters and visitor set live. */
@@ -36,13 +36,7 @@ export class ShardChanges {
   write(db: Db): void {
     for (const { address, entries } of this.shards.values()) {
       if ([...entries.values()].every((counters) => counters.every((value) => value === 0))) continue;
-      const stored = decodeShard(readCounterShard(db, address));
-      for (const [valueId, counters] of entries) {
-        let current = stored.get(valueId);
-        if (!current) stored.set(valueId, (current = emptyCounters()));
-        for (let index = 0; index < fieldCount; index++) current[index]! += counters[index]!;
-      }
-      writeCounterShard(db, address, encodeShard(stored));
+      writeCounterShard(db, address, mergeIntoShard(readCounterShard(db, address), entries));
     }
     this.shards.clear();
   }
