@@ -1,12 +1,13 @@
 // Rows of a grouped report, ranked: by a measure descending, then by the group key ascending (a stable order).
 import type { GroupedReport, GroupTotals } from './grouping.ts';
+import type { Counters } from './rollup/counter-shard.ts';
 
 export interface RankedRow {
   key: string;
   totals: GroupTotals;
 }
 
-export function rankRows(report: GroupedReport, keep: (counters: Float64Array) => boolean, rankField: number): RankedRow[] {
+export function rankRows(report: GroupedReport, keep: (counters: Counters) => boolean, rankField: number): RankedRow[] {
   return [...report.totals]
     .filter(([, totals]) => keep(totals.counters))
     .map(([key, totals]) => ({ key, totals }))

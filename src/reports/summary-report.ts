@@ -8,7 +8,7 @@ import type { CommonParams } from './params.ts';
 import { toDateText } from './periods.ts';
 import { newestEventSeq, newestReceivedAt } from './queries/snapshot-rows.ts';
 import { groupedReport } from './read/grouped-report.ts';
-import { emptyCounters, field } from './rollup/counter-shard.ts';
+import { type Counters, emptyCounters, field } from './rollup/counter-shard.ts';
 import type { ReportScope } from './scope.ts';
 import { inSnapshot } from './snapshot.ts';
 
@@ -20,7 +20,7 @@ export function daysOf(params: CommonParams): number[] {
   return Array.from({ length: params.range.toDay - params.range.fromDay + 1 }, (_, index) => params.range.fromDay + index);
 }
 
-export function countersOf(totals: GroupTotals | undefined): Float64Array {
+export function countersOf(totals: GroupTotals | undefined): Counters {
   return totals?.counters ?? emptyCounters();
 }
 

@@ -26,11 +26,14 @@ export function shardOf(valueId: number): number {
   return Math.floor(valueId / shardSize);
 }
 
-export type Counters = Float64Array;
+/** A plain array: the write path makes one per touched rollup key, and typed arrays cost far more to allocate. */
+export type Counters = number[];
 
 export function emptyCounters(): Counters {
-  return new Float64Array(fieldCount);
+  return [0, 0, 0, 0, 0, 0, 0, 0, 0, 0];
 }
+
+if (emptyCounters().length !== fieldCount) throw new Error('emptyCounters must have one zero per counter field');
 
 function writeVarint(bytes: number[], value: number): void {
   if (!Number.isSafeInteger(value) || value < 0) throw new Error(`rollup counter out of range: ${value}`);
