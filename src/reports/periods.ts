@@ -1,5 +1,5 @@
-// UTC days and months as integers, the two grains rollups are kept at, and the split of a day range into whole
-// months and leftover days (a year-long report reads 12 months and a few days instead of 365 days).
+// UTC days and months as integers, the two grains rollups are kept at, and the cover of a day range by months and
+// days (a year-long report reads 12 months and a few days instead of 365 days).
 
 export const dayMs = 86_400_000;
 
@@ -52,32 +52,42 @@ export function periodBounds({ grain, period }: Period): { startMs: number; endM
   return { startMs: firstDayOfMonth(period) * dayMs, endMs: (lastDayOfMonth(period) + 1) * dayMs };
 }
 
-/**
- * Covers [fromDay, toDay] exactly: whole calendar months as month periods, the rest as days.
- * @example coverRange(20089, 20453) // → [{ grain: 0, period: 20089 }, …, { grain: 1, period: 661 }, …]
- */
-export function coverRange(fromDay: number, toDay: number): Period[] {
-  const periods: Period[] = [];
-  let day = fromDay;
-  while (day <= toDay) {
-    const month = monthOfDay(day);
-    const first = firstDayOfMonth(month);
-    const last = lastDayOfMonth(month);
-    if (day === first && last <= toDay) {
-      periods.push({ grain: Grain.month, period: month });
-      day = last + 1;
-    } else {
-      periods.push({ grain: Grain.day, period: day });
-      day++;
-    }
-  }
-  return periods;
-}
-
 export interface PeriodRun {
   grain: Grain;
   from: number;
   to: number;
+}
+
+/** A run of periods counted with a sign: a month minus some of its days reads two shard sets instead of 30. */
+export interface SignedRun extends PeriodRun {
+  sign: 1 | -1;
+}
+
+/**
+ * Covers [fromDay, toDay] exactly, with few shard reads: whole calendar months as months; a month more than half
+ * inside the range as the month minus the days outside it; the rest as days. Counters are sums, so the signed
+ * total is exact (visitor sets are not: they are unioned over the range's own days).
+ * @example signedCover(20363, 20392) // Oct 2-31 → [{ month Oct, sign 1 }, { day Oct 1, sign -1 }]
+ */
+export function signedCover(fromDay: number, toDay: number): SignedRun[] {
+  const added: Period[] = [];
+  const taken: Period[] = [];
+  for (let day = fromDay; day <= toDay; ) {
+    const month = monthOfDay(day);
+    const first = firstDayOfMonth(month);
+    const last = lastDayOfMonth(month);
+    const end = Math.min(last, toDay);
+    const inside = end - day + 1;
+    if (inside === last - first + 1 || inside * 2 > last - first + 1) {
+      added.push({ grain: Grain.month, period: month });
+      for (let outside = first; outside < day; outside++) taken.push({ grain: Grain.day, period: outside });
+      for (let outside = end + 1; outside <= last; outside++) taken.push({ grain: Grain.day, period: outside });
+    } else {
+      for (let inRange = day; inRange <= end; inRange++) added.push({ grain: Grain.day, period: inRange });
+    }
+    day = end + 1;
+  }
+  return [...toRuns(added).map((run) => ({ ...run, sign: 1 as const })), ...toRuns(taken).map((run) => ({ ...run, sign: -1 as const }))];
 }
 
 /** Consecutive periods of one grain as runs, so each run is one range query. */

@@ -5,7 +5,7 @@ import { findSite } from '../../admin/queries/find-site.ts';
 import type { Db } from '../../db/open.ts';
 import { Dim } from '../dimensions.ts';
 import type { GroupedReport, GroupTotals, ReportSelection } from '../grouping.ts';
-import { coverRange, firstDayOfMonth, Grain, lastDayOfMonth, type PeriodRun, toRuns } from '../periods.ts';
+import { firstDayOfMonth, Grain, lastDayOfMonth, type PeriodRun, signedCover, type SignedRun } from '../periods.ts';
 import { listPendingCountersInRange, stagedIndexes } from '../queries/pending-counter-rows.ts';
 import { listPendingVids, listPendingVisitorSets } from '../queries/pending-visitor-rows.ts';
 import { listCounterShards } from '../queries/counter-shards-in-range.ts';
@@ -56,10 +56,10 @@ function selectIds(db: Db, siteId: string, request: RollupRequest): Map<number, 
 export function readRollups(db: Db, request: RollupRequest): GroupedReport {
   const { siteIds, range, withInternal, workspaceId } = request.selection;
   const internals = withInternal ? [0, 1] : [0];
-  const runs: PeriodRun[] =
-    request.grouping === 'day' ? [{ grain: Grain.day, from: range.fromDay, to: range.toDay }] : toRuns(coverRange(range.fromDay, range.toDay));
+  const rangeDays: PeriodRun = { grain: Grain.day, from: range.fromDay, to: range.toDay };
+  const runs: SignedRun[] = request.grouping === 'day' ? [{ ...rangeDays, sign: 1 }] : signedCover(range.fromDay, range.toDay);
   // Visitor sets are kept by day: a single day's set size is in its counters; anything longer takes the union.
-  const singleDay = runs.length === 1 && runs[0]!.grain === Grain.day && runs[0]!.from === runs[0]!.to;
+  const singleDay = range.fromDay === range.toDay;
   const usesDaySetSizes = request.grouping === 'day' || singleDay;
   const totals = new Map<string, GroupTotals>();
   const members = new Map<string, Member[]>();
@@ -87,7 +87,7 @@ export function readRollups(db: Db, request: RollupRequest): GroupedReport {
     // A few selected values: read only their shards; otherwise read every shard of the periods.
     const shards = ids.size <= 8 ? [...new Set([...ids.keys()].map(shardOf))] : [undefined];
     for (const internal of internals) {
-      for (const run of runs) {
+      for (const { sign, ...run } of runs) {
         const params = { site_id: siteId, dim: request.dim, internal, grain: run.grain, from_period: run.from, to_period: run.to };
         for (const shard of shards) {
           for (const [period, entries] of listCounterShards(db, params, shard)) {
@@ -95,12 +95,12 @@ export function readRollups(db: Db, request: RollupRequest): GroupedReport {
               if (id > maxId || !ids.has(id)) return;
               if (byValue) {
                 const base = id * fieldCount;
-                for (let index = 0; index < fieldCount; index++) byValue[base + index]! += scratch[index]!;
+                for (let index = 0; index < fieldCount; index++) byValue[base + index]! += sign * scratch[index]!;
                 seen[id] = 1;
                 return;
               }
               const counters = totalsOf(String(period)).counters;
-              for (let index = 0; index < fieldCount; index++) counters[index]! += scratch[index]!;
+              for (let index = 0; index < fieldCount; index++) counters[index]! += sign * scratch[index]!;
             });
           }
         }
@@ -109,7 +109,7 @@ export function readRollups(db: Db, request: RollupRequest): GroupedReport {
           const group = ids.get(valueId);
           if (group === undefined) continue;
           const counters = totalsOf(request.grouping === 'day' ? String(day) : group).counters;
-          stagedIndexes.forEach((index, position) => (counters[index]! += amounts[position]!));
+          stagedIndexes.forEach((index, position) => (counters[index]! += sign * amounts[position]!));
         }
         // Only a single day's visitors are read from its counters (below); longer ranges take the union anyway.
         if (usesDaySetSizes) {
@@ -123,18 +123,23 @@ export function readRollups(db: Db, request: RollupRequest): GroupedReport {
             const group = ids.get(row.value_id);
             if (group === undefined) continue;
             const revenue = totalsOf(group).revenue;
-            revenue.set(row.currency, (revenue.get(row.currency) ?? 0) + row.amount_minor);
+            revenue.set(row.currency, (revenue.get(row.currency) ?? 0) + sign * row.amount_minor);
           }
         }
       }
     }
     if (byValue) {
       for (const [id, group] of ids) {
-        if (!seen[id]) continue;
+        // A value seen only in a month's days outside the range sums to zero: it has no row.
+        if (!seen[id] || byValue.subarray(id * fieldCount, (id + 1) * fieldCount).every((value) => value === 0)) continue;
         const counters = totalsOf(group).counters;
         for (let index = 0; index < fieldCount; index++) counters[index]! += byValue[id * fieldCount + index]!;
       }
     }
+  }
+  // Signed runs can leave a group whose counts all cancel out (they were all outside the range): no row.
+  for (const [key, found] of totals) {
+    if (found.counters.every((value) => value === 0) && [...found.revenue.values()].every((amount) => amount === 0)) totals.delete(key);
   }
   return {
     totals,
@@ -152,7 +157,7 @@ export function readRollups(db: Db, request: RollupRequest): GroupedReport {
           counts.set(key, totals.get(key)?.counters[field.visitors] ?? 0);
           continue;
         }
-        const dayRuns = request.grouping === 'day' ? [{ grain: Grain.day, from: Number(key), to: Number(key) }] : runs;
+        const dayRuns = request.grouping === 'day' ? [{ grain: Grain.day, from: Number(key), to: Number(key) }] : [rangeDays];
         counts.set(key, unionCount(db, request.dim, workspaceId, groupMembers, internals, dayRuns));
       }
       return counts;
