@@ -18,7 +18,8 @@ import { visitorNumberOf } from './visitor-number.ts';
 
 const visitsPerFlush = 2000;
 
-export function rebuildSiteReports(db: Db, siteId: string): void {
+/** Everything the rollups keep of a site but its visitor numbers (a rebuild keeps those). */
+export function deleteSiteRollups(db: Db, siteId: string): void {
   deleteCounterShardsOfSite(db, siteId);
   deleteVisitorSetsOfSite(db, siteId);
   deletePendingCountersOfSite(db, siteId);
@@ -26,6 +27,10 @@ export function rebuildSiteReports(db: Db, siteId: string): void {
   deleteRevenueOfSite(db, siteId);
   deleteValuesOfSite(db, siteId);
   deleteSiteFreshness(db, siteId);
+}
+
+export function rebuildSiteReports(db: Db, siteId: string): void {
+  deleteSiteRollups(db, siteId);
   let afterId = 0;
   for (;;) {
     const visits = listVisitsPage(db, siteId, afterId, visitsPerFlush);
