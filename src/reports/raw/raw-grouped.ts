@@ -1,7 +1,7 @@
 // Groups raw visits (src/reports/raw/raw-visits.ts) the way the rollups group them, with the same semantics
 // (docs/reports.md): visit dimensions select whole visits by their first event, the path filter selects events
 // and, for visit measures, the entry page; events count on their day, visit measures on the visit's first day.
-import { campaignKey, Dim, pageKeyOf, purchaseType } from '../dimensions.ts';
+import { Dim, pageKeyOf, purchaseType, type VisitDim, visitDims, visitDimValue } from '../dimensions.ts';
 import type { GroupedReport, GroupTotals, Grouping, ReportFilters, ReportRange } from '../grouping.ts';
 import { dayOf } from '../periods.ts';
 import type { RawEventRow } from '../queries/raw-window-events.ts';
@@ -30,27 +30,9 @@ function matchesVisitFilters(entry: RawEventRow, filters: ReportFilters): boolea
   return true;
 }
 
+/** A visit's value of a visit dimension is its entry event's (null for other dimensions). */
 function visitValue(entry: RawEventRow, dim: Dim): string | null {
-  switch (dim) {
-    case Dim.source:
-      return entry.source;
-    case Dim.device:
-      return entry.device_type;
-    case Dim.browser:
-      return entry.browser;
-    case Dim.os:
-      return entry.os;
-    case Dim.country:
-      return entry.country;
-    case Dim.region:
-      return entry.region;
-    case Dim.city:
-      return entry.city;
-    case Dim.campaign:
-      return campaignKey(entry.utm_source, entry.utm_medium, entry.utm_campaign);
-    default:
-      return null;
-  }
+  return (visitDims as readonly Dim[]).includes(dim) ? visitDimValue(entry, dim as VisitDim) : null;
 }
 
 function eventKey(visit: RawVisit, event: RawEventRow, grouping: Grouping): string | null {

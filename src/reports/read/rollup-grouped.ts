@@ -81,7 +81,9 @@ export function readRollups(db: Db, request: RollupRequest): GroupedReport {
     }
     // Shard entries are summed per value id in one flat array (a year of pages is hundreds of thousands of
     // entries), then per group once.
-    const maxId = Math.max(...ids.keys());
+    // A loop, not Math.max(...ids): a dimension may have more values than a call takes arguments.
+    let maxId = 0;
+    for (const id of ids.keys()) if (id > maxId) maxId = id;
     const byValue = request.grouping === 'day' ? undefined : new Float64Array((maxId + 1) * fieldCount);
     const seen = new Uint8Array(maxId + 1);
     // A few selected values: read only their shards; otherwise read every shard of the periods.
