@@ -274,3 +274,13 @@ CREATE TABLE report_pending_visitors (
 -- Visitor sets are kept by day only from this version on (a report unions the days it covers): folding month sets
 -- cost as much as the days for little read benefit. Month counters stay.
 DELETE FROM report_visitor_sets WHERE grain = 1;
+
+-- @version 5: the staging log. A group commit appends one row per site holding everything its events change in
+-- the rollups (JSON, see src/reports/rollup/staging-log.ts) instead of upserting many rows of the staged tables:
+-- a commit then writes one or two pages for the rollups instead of dozens. The writer moves log rows into the
+-- staged tables when idle, many commits at a time, oldest first; reports read the log on top of them.
+CREATE TABLE report_staging_log (
+  seq      INTEGER PRIMARY KEY,
+  site_id  TEXT NOT NULL,
+  body     TEXT NOT NULL
+);

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fromMinorUnits } from '../../src/money/minor-units.ts';
 import { inWriteTransaction } from '../../src/db/statements.ts';
 import { foldAllPendingRollups, foldPendingRollups } from '../../src/reports/rollup/fold-pending.ts';
+import { moveStagingLog } from '../../src/reports/rollup/staging-log.ts';
 import { forgetVisitorInReports } from '../../src/reports/rollup/forget-visitor.ts';
 import { seedWorkspace, startTestServer, type TestServer } from '../_setup.ts';
 import { manualClock } from '../admin/_helpers.ts';
@@ -55,7 +56,9 @@ const streamArbitrary = fc.record({
   order: fc.array(fc.nat(), { minLength: 150, maxLength: 150 }),
   batch: fc.integer({ min: 1, max: 9 }),
   forget: fc.option(fc.integer({ min: 0, max: 4 }), { nil: undefined }),
-  // Fold this many staged rows of each kind (0: none) after the first part of the stream.
+  // After the first part of the stream, move about this many logged entries into the staged tables (0: none)…
+  moveEntries: fc.constantFrom(0, 1, 30, 10_000),
+  // …then fold this many staged rows of each kind (0: none).
   foldRows: fc.constantFrom(0, 0, 1, 5, 40, 10_000),
 });
 
@@ -184,6 +187,7 @@ describe('reports equal a naive computation over the raw events', () => {
         const siteIds = [`d${run}a`, `d${run}b`];
         await seedWorkspace(server, `diff-${run}`, { sites: siteIds });
         await send(siteIds, stream.events, stream.order, stream.batch);
+        if (stream.moveEntries > 0) inWriteTransaction(server.db, () => moveStagingLog(server.db, stream.moveEntries));
         if (stream.foldRows > 0) inWriteTransaction(server.db, () => foldPendingRollups(server.db, stream.foldRows));
         if (stream.forget !== undefined) forget(siteIds[0]!, `anon-${stream.forget}`);
         await send(siteIds, stream.later, stream.order.slice(7), stream.batch);

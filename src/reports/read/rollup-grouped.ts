@@ -1,6 +1,6 @@
 // Reads a report's totals from the rollups: counter shards over the periods covering the range (whole months as
-// months, the rest as days), summed per group, plus the staged day rows not folded in yet; exact visitors by
-// OR-ing the groups' daily visitor containers and their staged additions.
+// months, the rest as days), summed per group, plus the staged day rows not folded in yet and the staging log not
+// moved yet; exact visitors by OR-ing the groups' daily visitor containers and their staged and logged additions.
 import { findSite } from '../../admin/queries/find-site.ts';
 import type { Db } from '../../db/open.ts';
 import { Dim } from '../dimensions.ts';
@@ -15,6 +15,7 @@ import { listVisitorContainers } from '../queries/visitor-containers-in-range.ts
 import { visitorNumbersIssued } from '../queries/visitor-number-rows.ts';
 import { emptyCounters, field, fieldCount, forEachShardEntry, shardOf } from '../rollup/counter-shard.ts';
 import { chunkSize, countBits, orContainerInto } from '../rollup/visitor-container.ts';
+import { StagingLogOverlay } from './staging-log-overlay.ts';
 
 export interface RollupRequest {
   selection: ReportSelection;
@@ -63,6 +64,7 @@ export function readRollups(db: Db, request: RollupRequest): GroupedReport {
   const usesDaySetSizes = request.grouping === 'day' || singleDay;
   const totals = new Map<string, GroupTotals>();
   const members = new Map<string, Member[]>();
+  const logs = new Map<string, StagingLogOverlay>();
   /** Groups with staged visitor additions: their visitors need the union, not the stored set sizes. */
   const stagedVisitorGroups = new Set<string>();
   const scratch = emptyCounters();
@@ -74,6 +76,8 @@ export function readRollups(db: Db, request: RollupRequest): GroupedReport {
   for (const siteId of siteIds) {
     const ids = selectIds(db, siteId, request);
     if (ids.size === 0) continue;
+    const log = StagingLogOverlay.read(db, siteId);
+    logs.set(siteId, log);
     for (const [id, group] of ids) {
       const list = members.get(group);
       if (list) list.push({ siteId, valueId: id });
@@ -107,15 +111,17 @@ export function readRollups(db: Db, request: RollupRequest): GroupedReport {
           }
         }
         const [fromDay, toDay] = daySpanOf(run);
-        for (const [day, valueId, ...amounts] of listPendingCountersInRange(db, siteId, request.dim, internal, fromDay, toDay)) {
-          const group = ids.get(valueId);
+        const staged = [...listPendingCountersInRange(db, siteId, request.dim, internal, fromDay, toDay), ...log.counters(request.dim, internal, fromDay, toDay)];
+        for (const [day, valueId, ...amounts] of staged) {
+          const group = ids.get(valueId!);
           if (group === undefined) continue;
-          const counters = totalsOf(request.grouping === 'day' ? String(day) : group).counters;
+          const counters = totalsOf(request.grouping === 'day' ? String(day!) : group).counters;
           stagedIndexes.forEach((index, position) => (counters[index]! += sign * amounts[position]!));
         }
         // Only a single day's visitors are read from its counters (below); longer ranges take the union anyway.
         if (usesDaySetSizes) {
-          for (const [valueId, day] of listPendingVisitorSets(db, siteId, request.dim, internal, fromDay, toDay)) {
+          const stagedSets = [...listPendingVisitorSets(db, siteId, request.dim, internal, fromDay, toDay), ...log.sets(request.dim, internal, fromDay, toDay)];
+          for (const [valueId, day] of stagedSets) {
             const group = ids.get(valueId);
             if (group !== undefined) stagedVisitorGroups.add(request.grouping === 'day' ? String(day) : group);
           }
@@ -160,14 +166,22 @@ export function readRollups(db: Db, request: RollupRequest): GroupedReport {
           continue;
         }
         const dayRuns = request.grouping === 'day' ? [{ grain: Grain.day, from: Number(key), to: Number(key) }] : [rangeDays];
-        counts.set(key, unionCount(db, request.dim, workspaceId, groupMembers, internals, dayRuns));
+        counts.set(key, unionCount(db, request.dim, workspaceId, groupMembers, internals, dayRuns, logs));
       }
       return counts;
     },
   };
 }
 
-function unionCount(db: Db, dim: Dim, workspaceId: string, members: Member[], internals: number[], runs: readonly PeriodRun[]): number {
+function unionCount(
+  db: Db,
+  dim: Dim,
+  workspaceId: string,
+  members: Member[],
+  internals: number[],
+  runs: readonly PeriodRun[],
+  logs: ReadonlyMap<string, StagingLogOverlay>,
+): number {
   const chunks = Math.max(1, Math.ceil(visitorNumbersIssued(db, workspaceId) / chunkSize));
   const words = new Uint32Array(chunks * (chunkSize / 32));
   for (const { siteId, valueId } of members) {
@@ -178,7 +192,8 @@ function unionCount(db: Db, dim: Dim, workspaceId: string, members: Member[], in
         for (const [, chunk, container] of listVisitorContainers(db, params)) {
           if (chunk < chunks) orContainerInto(words, chunk, container);
         }
-        for (const vid of listPendingVids(db, { site_id: siteId, dim, value_id: valueId, internal }, fromDay, toDay)) {
+        const logged = logs.get(siteId)?.vids(dim, valueId, internal, fromDay, toDay) ?? [];
+        for (const vid of [...listPendingVids(db, { site_id: siteId, dim, value_id: valueId, internal }, fromDay, toDay), ...logged]) {
           if (vid < chunks * chunkSize) words[vid >>> 5]! |= 1 << (vid & 31);
         }
       }

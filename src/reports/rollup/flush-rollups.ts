@@ -1,9 +1,11 @@
 // Writes what a group of events changed (a RollupDelta), inside the group's transaction. The changes are staged as
-// small additive rows at day grain (report_pending_counters, report_pending_visitors): a few indexed upserts per
-// event instead of rewriting counter shards and visitor containers in every commit. Months are the sums of their
-// days, so their entries are not staged; fold-pending.ts derives them. Visitors that may have left a set (visits
-// merged or changed their first event, GDPR deletion) are taken out at once, from the stored sets and from the
-// staged rows, so a report never counts a visitor the raw rows no longer support.
+// small additive entries at day grain instead of rewriting counter shards and visitor containers in every commit:
+// a group commit appends them to the staging log (one row per site, staging-log.ts), other writers (a rebuild, a
+// GDPR deletion) upsert them into the staged tables (report_pending_counters, report_pending_visitors) directly.
+// Months are the sums of their days, so their entries are not staged; fold-pending.ts derives them. Visitors that
+// may have left a set (visits merged or changed their first event, GDPR deletion) are taken out at once, from the
+// stored sets and the staged tables (and logged, to cancel additions still in the log), so a report never counts
+// a visitor the raw rows no longer support.
 import type { Db } from '../../db/open.ts';
 import { Dim, type VisitDim, visitDims } from '../dimensions.ts';
 import { Grain, periodBounds } from '../periods.ts';
@@ -11,11 +13,25 @@ import { addPendingCounters, stagedIndexes } from '../queries/pending-counter-ro
 import { addPendingVisitor, deletePendingVisitorInDays } from '../queries/pending-visitor-rows.ts';
 import { addRevenue } from '../queries/revenue-rows.ts';
 import { raiseSiteFreshness } from '../queries/site-freshness-rows.ts';
+import { appendStagingLog } from '../queries/staging-log-rows.ts';
 import { findOrInsertValueId, findValueId } from '../queries/value-rows.ts';
 import { visitorKeepsValue } from '../queries/visitor-keeps-value.ts';
 import { field } from './counter-shard.ts';
 import { type DeltaEntry, type RollupDelta, type RollupKey } from './rollup-delta.ts';
 import { type PeriodAddress, ShardChanges, updateVisitorSet } from './shard-changes.ts';
+import { emptyStagingBody, isEmptyStagingBody, type StagingBody } from './staging-log.ts';
+
+/** Where staged entries go: the log (group commits) or the staged tables. */
+export type StagingTarget = 'log' | 'tables';
+
+/** The log bodies of one flush, by site (undefined when staging into the tables). */
+type LogBodies = Map<string, StagingBody> | undefined;
+
+function bodyOf(bodies: Map<string, StagingBody>, site: string): StagingBody {
+  let body = bodies.get(site);
+  if (!body) bodies.set(site, (body = emptyStagingBody()));
+  return body;
+}
 
 function isVisitDim(dim: Dim): dim is VisitDim {
   return (visitDims as readonly Dim[]).includes(dim);
@@ -32,10 +48,17 @@ function stillQualifies(db: Db, key: RollupKey, anonId: string): boolean {
 }
 
 /** Stages one day entry: its counter changes and the visitors joining its set. */
-function stage(db: Db, entry: DeltaEntry, valueId: number): void {
+function stage(db: Db, entry: DeltaEntry, valueId: number, bodies: LogBodies): void {
   const { key, counters, adds } = entry;
   const changes = stagedIndexes.map((index) => counters[index]!);
-  if (changes.some((amount) => amount !== 0)) {
+  const hasChanges = changes.some((amount) => amount !== 0);
+  if (bodies) {
+    const body = bodyOf(bodies, key.site);
+    if (hasChanges) body.c.push([key.dim, key.internal, key.period, valueId, ...changes]);
+    if (adds && adds.size > 0) body.a.push([key.dim, valueId, key.internal, key.period, ...adds]);
+    return;
+  }
+  if (hasChanges) {
     addPendingCounters(db, { site_id: key.site, dim: key.dim, internal: key.internal, day: key.period, value_id: valueId }, changes);
   }
   if (adds) {
@@ -45,7 +68,7 @@ function stage(db: Db, entry: DeltaEntry, valueId: number): void {
 }
 
 /** Takes visitors out of a set, stored and staged, unless their visits still support it. */
-function removeLeavers(db: Db, entry: DeltaEntry, changes: ShardChanges): void {
+function removeLeavers(db: Db, entry: DeltaEntry, changes: ShardChanges, bodies: LogBodies): void {
   const { key, removals, forceRemoval } = entry;
   // Visitor sets are kept by day only.
   if (!removals || key.grain !== Grain.day) return;
@@ -55,6 +78,7 @@ function removeLeavers(db: Db, entry: DeltaEntry, changes: ShardChanges): void {
   if (leaving.length === 0) return;
   const set = { site_id: key.site, dim: key.dim, value_id: valueId, internal: key.internal };
   for (const vid of leaving) deletePendingVisitorInDays(db, set, key.period, key.period, vid);
+  if (bodies) bodyOf(bodies, key.site).r.push([key.dim, valueId, key.internal, key.period, ...leaving]);
   const change = updateVisitorSet(db, periodAddressOf(key), valueId, [], leaving);
   if (change !== 0) changes.counters(periodAddressOf(key), valueId)[field.visitors]! += change;
 }
@@ -62,10 +86,11 @@ function removeLeavers(db: Db, entry: DeltaEntry, changes: ShardChanges): void {
 /**
  * Writes the delta; call inside the transaction that stored the events it describes. Returns how many day
  * entries it staged.
- * @example flushRollups(db, delta);
+ * @example flushRollups(db, delta, 'log');
  */
-export function flushRollups(db: Db, delta: RollupDelta): number {
+export function flushRollups(db: Db, delta: RollupDelta, target: StagingTarget = 'tables'): number {
   if (delta.isEmpty) return 0;
+  const bodies: LogBodies = target === 'log' ? new Map() : undefined;
   let staged = 0;
   const ids = new Map<string, number>();
   const valueIdOf = (key: RollupKey): number => {
@@ -77,12 +102,13 @@ export function flushRollups(db: Db, delta: RollupDelta): number {
   // Additions first: removals are then checked against the raw rows, which already hold this group's events.
   for (const entry of delta.entries()) {
     if (entry.key.grain !== Grain.day) continue;
-    stage(db, entry, valueIdOf(entry.key));
+    stage(db, entry, valueIdOf(entry.key), bodies);
     staged++;
   }
   const changes = new ShardChanges();
-  for (const entry of delta.entries()) if (entry.removals) removeLeavers(db, entry, changes);
+  for (const entry of delta.entries()) if (entry.removals) removeLeavers(db, entry, changes, bodies);
   changes.write(db);
+  if (bodies) for (const [site, body] of bodies) if (!isEmptyStagingBody(body)) appendStagingLog(db, site, JSON.stringify(body));
   for (const { key, revenue } of delta.entries()) {
     if (!revenue) continue;
     for (const [currency, amountMinor] of revenue) {

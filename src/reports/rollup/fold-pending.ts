@@ -7,6 +7,7 @@ import { deletePendingCountersThrough, listPendingCounters, stagedIndexes } from
 import { deletePendingVisitorsThrough, listPendingVisitors } from '../queries/pending-visitor-rows.ts';
 import { field } from './counter-shard.ts';
 import { type PeriodAddress, ShardChanges, updateVisitorSet } from './shard-changes.ts';
+import { moveAllStagingLog } from './staging-log.ts';
 
 interface SetAdditions {
   at: PeriodAddress;
@@ -63,8 +64,9 @@ export function foldPendingRollups(db: Db, maxRows: number): boolean {
   return visitorRows === maxRows || counterRows === maxRows;
 }
 
-/** Folds everything staged (inside the caller's write transaction). */
+/** Moves the whole staging log and folds everything staged (inside the caller's write transaction). */
 export function foldAllPendingRollups(db: Db): void {
+  moveAllStagingLog(db);
   while (foldPendingRollups(db, 5000)) {
     // more to fold
   }

@@ -5,6 +5,7 @@ import { listVisitsOfVisitor } from '../queries/visitor-visits.ts';
 import { deleteVisitorNumber, findVisitorNumber } from '../queries/visitor-number-rows.ts';
 import { flushRollups } from './flush-rollups.ts';
 import { RollupDelta } from './rollup-delta.ts';
+import { moveAllStagingLog } from './staging-log.ts';
 import { countWholeVisit } from './visit-contributions.ts';
 
 /**
@@ -13,6 +14,8 @@ import { countWholeVisit } from './visit-contributions.ts';
 export function forgetVisitorInReports(db: Db, siteId: string, anonId: string): void {
   const vid = findVisitorNumber(db, siteId, anonId);
   if (vid === undefined) return;
+  // The visitor's logged additions reach the staged tables first, where the removals below find them.
+  moveAllStagingLog(db);
   const delta = new RollupDelta();
   for (const visit of listVisitsOfVisitor(db, siteId, anonId)) countWholeVisit(db, delta, visit, vid, -1);
   flushRollups(db, delta);

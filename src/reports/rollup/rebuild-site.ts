@@ -6,6 +6,7 @@ import { deletePendingCountersOfSite } from '../queries/pending-counter-rows.ts'
 import { deletePendingVisitorsOfSite } from '../queries/pending-visitor-rows.ts';
 import { deleteRevenueOfSite } from '../queries/revenue-rows.ts';
 import { deleteSiteFreshness, raiseSiteFreshness } from '../queries/site-freshness-rows.ts';
+import { deleteStagingLogOfSite } from '../queries/staging-log-rows.ts';
 import { findSiteNewestEvent } from '../queries/site-newest-event.ts';
 import { deleteValuesOfSite } from '../queries/value-rows.ts';
 import { deleteVisitorSetsOfSite } from '../queries/visitor-set-rows.ts';
@@ -24,6 +25,7 @@ export function deleteSiteRollups(db: Db, siteId: string): void {
   deleteVisitorSetsOfSite(db, siteId);
   deletePendingCountersOfSite(db, siteId);
   deletePendingVisitorsOfSite(db, siteId);
+  deleteStagingLogOfSite(db, siteId);
   deleteRevenueOfSite(db, siteId);
   deleteValuesOfSite(db, siteId);
   deleteSiteFreshness(db, siteId);

@@ -6,6 +6,7 @@ import { addStoredEvent, type VisitChange } from './event-contributions.ts';
 import { flushRollups } from './flush-rollups.ts';
 import { foldPendingRollups } from './fold-pending.ts';
 import { RollupDelta } from './rollup-delta.ts';
+import { moveStagingLog } from './staging-log.ts';
 import { visitorNumberOf } from './visitor-number.ts';
 
 interface WriterState {
@@ -13,10 +14,22 @@ interface WriterState {
   group: RollupDelta;
   /** The visit change of the event being stored (sessions are assigned just before the event listeners run). */
   change: VisitChange | undefined;
+  loggedSinceMove: number;
+  lastMoveAt: number;
+  moving: boolean;
   stagedSinceFold: number;
   lastFoldAt: number;
   folding: boolean;
 }
+
+/**
+ * The staging log is moved into the staged tables after this many entries were logged or this long has passed
+ * since the last move, in slices of about this many entries (a slice is one transaction, so a waiting commit
+ * waits for one slice at most). Moving many commits' rows at once writes each page of the staged tables once.
+ */
+const moveAfterEntries = 4_000;
+const moveAfterMs = 250;
+const moveEntriesPerSlice = 1_000;
 
 /**
  * Folding waits until this many entries were staged or this long has passed since the last fold, so one fold
@@ -31,7 +44,11 @@ const states = new WeakMap<Db, WriterState>();
 
 function stateOf(db: Db): WriterState {
   let state = states.get(db);
-  if (!state) states.set(db, (state = { batch: new RollupDelta(), group: new RollupDelta(), change: undefined, stagedSinceFold: 0, lastFoldAt: performance.now(), folding: false }));
+  if (!state) {
+    const now = performance.now();
+    const fresh: WriterState = { batch: new RollupDelta(), group: new RollupDelta(), change: undefined, loggedSinceMove: 0, lastMoveAt: now, moving: false, stagedSinceFold: 0, lastFoldAt: now, folding: false };
+    states.set(db, (state = fresh));
+  }
   return state;
 }
 
@@ -62,7 +79,7 @@ registerWriteListener({
   beforeCommit(db) {
     const state = stateOf(db);
     try {
-      state.stagedSinceFold += flushRollups(db, state.group);
+      state.loggedSinceMove += flushRollups(db, state.group, 'log');
     } finally {
       state.group = new RollupDelta();
     }
@@ -70,6 +87,18 @@ registerWriteListener({
   onIdle(db, inTransaction) {
     const state = stateOf(db);
     const now = performance.now();
+    // The log first: what it holds reaches the staged tables before they are folded. A quiet writer's timer finds
+    // rows left by an earlier process too.
+    if (state.moving || state.loggedSinceMove >= moveAfterEntries || now - state.lastMoveAt >= moveAfterMs) {
+      const step = inTransaction(() => moveStagingLog(db, moveEntriesPerSlice));
+      state.stagedSinceFold += step.entries;
+      state.moving = step.more;
+      if (!step.more) {
+        state.loggedSinceMove = 0;
+        state.lastMoveAt = now;
+      }
+      if (step.entries > 0 || step.more) return true;
+    }
     if (!state.folding && state.stagedSinceFold < foldAfterEntries && now - state.lastFoldAt < foldAfterMs) return false;
     state.folding = inTransaction(() => foldPendingRollups(db, foldRowsPerSlice));
     if (!state.folding) {
