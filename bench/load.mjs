@@ -49,7 +49,14 @@ function openConnection() {
     });
     socket.on('error', (error) => {
       waiting?.(0);
+      waiting = undefined;
       reject(error);
+    });
+    // A connection the server closed (e.g. its keep-alive timeout) answers nothing more: count the request as failed
+    // instead of waiting for it forever.
+    socket.on('close', () => {
+      waiting?.(0);
+      waiting = undefined;
     });
     socket.on('connect', () =>
       resolve({
@@ -97,7 +104,8 @@ if (mode === 'closed') {
   let finished = 0;
   const dispatch = () => {
     while (free.length > 0 && queue.length > 0) {
-      const connection = free.pop();
+      // Oldest free connection first: each stays busy, so none sits idle past the server's keep-alive timeout.
+      const connection = free.shift();
       const { bytes, plannedAt } = queue.shift();
       connection.send(bytes).then((status) => {
         count(status);

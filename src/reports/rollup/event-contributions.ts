@@ -42,7 +42,7 @@ export function eventDimValue(event: Pick<EventFacts, 'type' | 'path' | 'query'>
 }
 
 /**
- * Counts (sign 1) or uncounts (sign -1) one event under each dimension's value, at its day and month.
+ * Counts (sign 1) or uncounts (sign -1) one event under each dimension's value, at its day.
  * @example countEvent(delta, event, [Dim.source], () => 'google', vid, 1, 'add');
  */
 export function countEvent(
@@ -54,23 +54,21 @@ export function countEvent(
   sign: 1 | -1,
   membership: Membership,
 ): void {
-  const periods = delta.dayAndMonth(event.site_id, dayOf(event.ts), event.is_internal);
+  const period = delta.day(event.site_id, dayOf(event.ts), event.is_internal);
   const isPageview = event.type === 'pageview' ? 1 : 0;
   const isConversion = event.type === purchaseType ? 1 : 0;
   const hasRevenue = event.revenue_minor !== null && event.revenue_currency !== null;
   for (const dim of dims) {
     const value = valueOf(dim);
     if (value === null) continue;
-    for (const period of periods) {
-      const entry = period.entry(dim, value);
-      entry.counters[field.events]! += sign;
-      entry.counters[field.pageviews]! += sign * isPageview;
-      entry.counters[field.conversions]! += sign * isConversion;
-      if (dim === Dim.campaign && hasRevenue) addRevenue(entry, event.revenue_currency!, sign * event.revenue_minor!);
-      if (!keepsVisitorSets(dim)) continue;
-      if (membership === 'add') addVisitor(entry, vid);
-      else removeVisitor(entry, vid, event.anon_id, membership === 'remove');
-    }
+    const entry = period.entry(dim, value);
+    entry.counters[field.events]! += sign;
+    entry.counters[field.pageviews]! += sign * isPageview;
+    entry.counters[field.conversions]! += sign * isConversion;
+    if (dim === Dim.campaign && hasRevenue) addRevenue(entry, event.revenue_currency!, sign * event.revenue_minor!);
+    if (!keepsVisitorSets(dim)) continue;
+    if (membership === 'add') addVisitor(entry, vid);
+    else removeVisitor(entry, vid, event.anon_id, membership === 'remove');
   }
 }
 
@@ -112,13 +110,11 @@ function entryValuesOf(visit: SessionRow, pageOf: PageOfSeq): [Dim, string | nul
 }
 
 function addMeasures(delta: RollupDelta, visit: SessionRow, values: [Dim, string | null][], measures: [number, number][], sign: 1 | -1): void {
-  const periods = delta.dayAndMonth(visit.site_id, dayOf(visit.start_ts), visit.is_internal);
+  const period = delta.day(visit.site_id, dayOf(visit.start_ts), visit.is_internal);
   for (const [dim, value] of values) {
     if (value === null) continue;
-    for (const period of periods) {
-      const counters = period.entry(dim, value).counters;
-      for (const [index, amount] of measures) counters[index]! += sign * amount;
-    }
+    const counters = period.entry(dim, value).counters;
+    for (const [index, amount] of measures) counters[index]! += sign * amount;
   }
 }
 
@@ -126,7 +122,7 @@ function addExit(delta: RollupDelta, visit: SessionRow, pageOf: PageOfSeq, sign:
   addMeasures(delta, visit, [[Dim.path, visit.exit_path], [Dim.page, pageOf(visit.exit_seq)]], [[field.exits, 1]], sign);
 }
 
-/** Counts (1) or uncounts (-1) a visit's measures at the day and month it starts. */
+/** Counts (1) or uncounts (-1) a visit's measures at the day it starts. */
 export function countVisit(delta: RollupDelta, visit: SessionRow, sign: 1 | -1, pageOf: PageOfSeq): void {
   addMeasures(delta, visit, entryValuesOf(visit, pageOf), visitMeasures(visit), sign);
   addExit(delta, visit, pageOf, sign);

@@ -2,13 +2,13 @@
 // small additive entries at day grain instead of rewriting counter shards and visitor containers in every commit:
 // a group commit appends them to the staging log (one row per site, staging-log.ts), other writers (a rebuild, a
 // GDPR deletion) upsert them into the staged tables (report_pending_counters, report_pending_visitors) directly.
-// Months are the sums of their days, so their entries are not staged; fold-pending.ts derives them. Visitors that
-// may have left a set (visits merged or changed their first event, GDPR deletion) are taken out at once, from the
-// stored sets and the staged tables (and logged, to cancel additions still in the log), so a report never counts
-// a visitor the raw rows no longer support.
+// Deltas hold days only: months are the sums of their days, derived by fold-pending.ts (revenue, a few rows, is
+// written at once at both). Visitors that may have left a set (visits merged or changed their first event, GDPR
+// deletion) are taken out at once, from the stored sets and the staged tables (and logged, to cancel additions
+// still in the log), so a report never counts a visitor the raw rows no longer support.
 import type { Db } from '../../db/open.ts';
 import { Dim, type VisitDim, visitDims } from '../dimensions.ts';
-import { Grain, periodBounds } from '../periods.ts';
+import { Grain, monthOfDay, periodBounds } from '../periods.ts';
 import { addPendingCounters, stagedIndexes } from '../queries/pending-counter-rows.ts';
 import { addPendingVisitor, deletePendingVisitorInDays } from '../queries/pending-visitor-rows.ts';
 import { addRevenue } from '../queries/revenue-rows.ts';
@@ -70,8 +70,7 @@ function stage(db: Db, entry: DeltaEntry, valueId: number, bodies: LogBodies): v
 /** Takes visitors out of a set, stored and staged, unless their visits still support it. */
 function removeLeavers(db: Db, entry: DeltaEntry, changes: ShardChanges, bodies: LogBodies): void {
   const { key, removals, forceRemoval } = entry;
-  // Visitor sets are kept by day only.
-  if (!removals || key.grain !== Grain.day) return;
+  if (!removals) return;
   const valueId = findValueId(db, key.site, key.dim, key.value);
   if (valueId === undefined) return;
   const leaving = [...removals].filter(([, anonId]) => forceRemoval || !stillQualifies(db, key, anonId)).map(([vid]) => vid);
@@ -101,7 +100,6 @@ export function flushRollups(db: Db, delta: RollupDelta, target: StagingTarget =
   };
   // Additions first: removals are then checked against the raw rows, which already hold this group's events.
   for (const entry of delta.entries()) {
-    if (entry.key.grain !== Grain.day) continue;
     stage(db, entry, valueIdOf(entry.key), bodies);
     staged++;
   }
@@ -109,10 +107,14 @@ export function flushRollups(db: Db, delta: RollupDelta, target: StagingTarget =
   for (const entry of delta.entries()) if (entry.removals) removeLeavers(db, entry, changes, bodies);
   changes.write(db);
   if (bodies) for (const [site, body] of bodies) if (!isEmptyStagingBody(body)) appendStagingLog(db, site, JSON.stringify(body));
+  // Revenue is few rows (purchases only): written at once, at the day and at its month.
   for (const { key, revenue } of delta.entries()) {
     if (!revenue) continue;
-    for (const [currency, amountMinor] of revenue) {
-      if (amountMinor !== 0) addRevenue(db, { ...periodAddressOf(key), value_id: valueIdOf(key), currency, amount_minor: amountMinor });
+    const day = periodAddressOf(key);
+    for (const at of [day, { ...day, grain: Grain.month, period: monthOfDay(key.period) }]) {
+      for (const [currency, amountMinor] of revenue) {
+        if (amountMinor !== 0) addRevenue(db, { ...at, value_id: valueIdOf(key), currency, amount_minor: amountMinor });
+      }
     }
   }
   for (const [site, { maxSeq, maxReceivedAt }] of delta.freshness) raiseSiteFreshness(db, { site_id: site, max_seq: maxSeq, max_received_at: maxReceivedAt });

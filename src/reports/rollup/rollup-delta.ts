@@ -3,7 +3,7 @@
 // Entries are found by (site, grain, period, internal) and then (dimension, value): the hot path builds one
 // string per period, not one per counter.
 import type { Dim } from '../dimensions.ts';
-import { type Grain, Grain as Grains, monthOfDay } from '../periods.ts';
+import { type Grain, Grain as Grains } from '../periods.ts';
 import { type Counters, emptyCounters, fieldCount } from './counter-shard.ts';
 
 /** One dimension value in one period of one site, for internal or external traffic. */
@@ -52,17 +52,6 @@ export class PeriodDelta {
   }
 }
 
-const monthCache = new Map<number, number>();
-
-function cachedMonthOfDay(day: number): number {
-  let month = monthCache.get(day);
-  if (month === undefined) {
-    if (monthCache.size > 10_000) monthCache.clear();
-    monthCache.set(day, (month = monthOfDay(day)));
-  }
-  return month;
-}
-
 export class RollupDelta {
   readonly periods = new Map<string, PeriodDelta>();
   readonly freshness = new Map<string, { maxSeq: number; maxReceivedAt: number }>();
@@ -78,9 +67,9 @@ export class RollupDelta {
     return delta;
   }
 
-  /** The day and the month of a day. */
-  dayAndMonth(site: string, day: number, internal: 0 | 1): [PeriodDelta, PeriodDelta] {
-    return [this.period(site, Grains.day, day, internal), this.period(site, Grains.month, cachedMonthOfDay(day), internal)];
+  /** A day's entries. Deltas are kept by day only: months are derived from days when staged rows are folded. */
+  day(site: string, day: number, internal: 0 | 1): PeriodDelta {
+    return this.period(site, Grains.day, day, internal);
   }
 
   *entries(): IterableIterator<DeltaEntry> {
