@@ -10,15 +10,14 @@ import type { Db } from '../../db/open.ts';
 import { Dim, type VisitDim, visitDims } from '../dimensions.ts';
 import { Grain, monthOfDay, periodBounds } from '../periods.ts';
 import { addPendingCounters, stagedIndexes } from '../queries/pending-counter-rows.ts';
-import { addPendingVisitor, deletePendingVisitorInDays } from '../queries/pending-visitor-rows.ts';
+import { addPendingVisitor } from '../queries/pending-visitor-rows.ts';
 import { addRevenue } from '../queries/revenue-rows.ts';
 import { raiseSiteFreshness } from '../queries/site-freshness-rows.ts';
 import { appendStagingLog } from '../queries/staging-log-rows.ts';
 import { findOrInsertValueId, findValueId } from '../queries/value-rows.ts';
 import { visitorKeepsValue } from '../queries/visitor-keeps-value.ts';
-import { field } from './counter-shard.ts';
 import { type DeltaEntry, type RollupDelta, type RollupKey } from './rollup-delta.ts';
-import { type PeriodAddress, ShardChanges, updateVisitorSet } from './shard-changes.ts';
+import { type PeriodAddress, removeFromDaySet, ShardChanges } from './shard-changes.ts';
 import { emptyStagingBody, isEmptyStagingBody, type StagingBody } from './staging-log.ts';
 
 /** Where staged entries go: the log (group commits) or the staged tables. */
@@ -75,11 +74,8 @@ function removeLeavers(db: Db, entry: DeltaEntry, changes: ShardChanges, bodies:
   if (valueId === undefined) return;
   const leaving = [...removals].filter(([, anonId]) => forceRemoval || !stillQualifies(db, key, anonId)).map(([vid]) => vid);
   if (leaving.length === 0) return;
-  const set = { site_id: key.site, dim: key.dim, value_id: valueId, internal: key.internal };
-  for (const vid of leaving) deletePendingVisitorInDays(db, set, key.period, key.period, vid);
+  removeFromDaySet(db, periodAddressOf(key), valueId, leaving, changes);
   if (bodies) bodyOf(bodies, key.site).r.push([key.dim, valueId, key.internal, key.period, ...leaving]);
-  const change = updateVisitorSet(db, periodAddressOf(key), valueId, [], leaving);
-  if (change !== 0) changes.counters(periodAddressOf(key), valueId)[field.visitors]! += change;
 }
 
 /**

@@ -2,8 +2,9 @@
 // changes applied per container: the two writes that folding staged rows and eager removals share.
 import type { Db } from '../../db/open.ts';
 import { readCounterShard, type ShardAddress, writeCounterShard } from '../queries/counter-shard-rows.ts';
+import { deletePendingVisitorInDays } from '../queries/pending-visitor-rows.ts';
 import { readVisitorContainer, writeVisitorContainer } from '../queries/visitor-set-rows.ts';
-import { type Counters, emptyCounters, mergeIntoShard, shardOf } from './counter-shard.ts';
+import { type Counters, emptyCounters, field, mergeIntoShard, shardOf } from './counter-shard.ts';
 import { chunkOf, lowOf, updateContainer } from './visitor-container.ts';
 
 /** One (site, dimension, grain, period, traffic kind): where a value's counters and visitor set live. */
@@ -61,4 +62,15 @@ export function updateVisitorSet(db: Db, at: PeriodAddress, valueId: number, add
     change += updated.change;
   }
   return change;
+}
+
+/**
+ * Takes visitors out of one value's set of one day: its staged rows and its stored set, and the day's `visitors`
+ * counter by as many as actually left (gathered in `changes`).
+ */
+export function removeFromDaySet(db: Db, at: PeriodAddress, valueId: number, vids: readonly number[], changes: ShardChanges): void {
+  const set = { site_id: at.site_id, dim: at.dim, value_id: valueId, internal: at.internal };
+  for (const vid of vids) deletePendingVisitorInDays(db, set, at.period, at.period, vid);
+  const change = updateVisitorSet(db, at, valueId, [], vids);
+  if (change !== 0) changes.counters(at, valueId)[field.visitors]! += change;
 }

@@ -6,10 +6,9 @@
 import type { Db } from '../../db/open.ts';
 import { Grain } from '../periods.ts';
 import { addPendingCounters } from '../queries/pending-counter-rows.ts';
-import { addPendingVisitor, deletePendingVisitorInDays } from '../queries/pending-visitor-rows.ts';
+import { addPendingVisitor } from '../queries/pending-visitor-rows.ts';
 import { deleteStagingLogThrough, listOldestStagingLog } from '../queries/staging-log-rows.ts';
-import { field } from './counter-shard.ts';
-import { ShardChanges, updateVisitorSet } from './shard-changes.ts';
+import { removeFromDaySet, ShardChanges } from './shard-changes.ts';
 
 /**
  * One log row. Additions come before removals: a removal cancels an addition of the same or an earlier row.
@@ -62,11 +61,7 @@ export function moveStagingLog(db: Db, maxEntries: number): { entries: number; m
       for (const vid of vids) addPendingVisitor(db, set, day!, vid);
     }
     for (const [dim, value_id, internal, day, ...vids] of body.r) {
-      const set = { site_id, dim: dim!, value_id: value_id!, internal: internal! };
-      for (const vid of vids) deletePendingVisitorInDays(db, set, day!, day!, vid);
-      const at = { site_id, dim: dim!, grain: Grain.day, period: day!, internal: internal! };
-      const change = updateVisitorSet(db, at, value_id!, [], vids);
-      if (change !== 0) changes.counters(at, value_id!)[field.visitors]! += change;
+      removeFromDaySet(db, { site_id, dim: dim!, grain: Grain.day, period: day!, internal: internal! }, value_id!, vids, changes);
     }
     entries += entriesOf(body);
     moved++;
