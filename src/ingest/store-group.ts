@@ -1,6 +1,7 @@
 // One group commit: every request's batch in one BEGIN IMMEDIATE transaction, each inside its own SAVEPOINT so a
 // failing request rolls back alone. Runs wherever the writer runs (the writer thread, or inline).
 import { toIso } from '../clock.ts';
+import { beginCommitCaches, dropTentativeCommitCaches, endCommitCaches } from '../db/commit-caches.ts';
 import type { Db } from '../db/open.ts';
 import { insertDlqRow, newestDlqReceivedAt, type DlqRow } from '../dlq/queries/dlq-rows.ts';
 import { eventExists, insertEvent } from './queries/event-rows.ts';
@@ -37,18 +38,26 @@ export function storeGroup(db: Db, batches: readonly WriteBatch[], receivedAt: n
   }
   const outcomes: WriteOutcome[] = [];
   const listeners = writeListeners();
-  db.transaction(() => {
-    for (const batch of batches) {
-      try {
-        outcomes.push({ ok: true, result: writeOne(batch, receivedAt) });
-        for (const listener of listeners) listener.onBatchEnd?.(db, true);
-      } catch (error) {
-        for (const listener of listeners) listener.onBatchEnd?.(db, false);
-        outcomes.push({ ok: false, message: error instanceof Error ? error.message : String(error) });
+  let committed = false;
+  try {
+    db.transaction(() => {
+      beginCommitCaches(db);
+      for (const batch of batches) {
+        try {
+          outcomes.push({ ok: true, result: writeOne(batch, receivedAt) });
+          for (const listener of listeners) listener.onBatchEnd?.(db, true);
+        } catch (error) {
+          dropTentativeCommitCaches(db);
+          for (const listener of listeners) listener.onBatchEnd?.(db, false);
+          outcomes.push({ ok: false, message: error instanceof Error ? error.message : String(error) });
+        }
       }
-    }
-    for (const listener of listeners) listener.beforeCommit?.(db);
-  }).immediate();
+      for (const listener of listeners) listener.beforeCommit?.(db);
+    }).immediate();
+    committed = true;
+  } finally {
+    endCommitCaches(db, committed);
+  }
   return outcomes;
 }
 

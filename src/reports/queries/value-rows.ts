@@ -1,4 +1,5 @@
 // Dimension values ↔ small integer ids, per site and dimension (ids are dense from 0, in order of first sight).
+import { dropCommitCaches, openCommitCache } from '../../db/commit-caches.ts';
 import type { Db } from '../../db/open.ts';
 import { preparedOnce } from '../../db/statements.ts';
 
@@ -19,12 +20,21 @@ const statements = preparedOnce((db) => ({
   deleteOfSite: db.prepare<[string]>('DELETE FROM report_values WHERE site_id = ?'),
 }));
 
+/** Ids are only added while a site exists, so a group commit remembers the ones it has seen (db/commit-caches.ts). */
+const cachedIds = (db: Db) => openCommitCache<number>(db, 'report value ids', 100_000);
+
 export function findValueId(db: Db, siteId: string, dim: number, value: string): number | undefined {
-  return statements(db).find.get(siteId, dim, value) as number | undefined;
+  const read = () => statements(db).find.get(siteId, dim, value) as number | undefined;
+  const cache = cachedIds(db);
+  return cache ? cache.lookup(`${siteId}\u0000${dim}\u0000${value}`, read) : read();
 }
 
 export function findOrInsertValueId(db: Db, siteId: string, dim: number, value: string): number {
-  return findValueId(db, siteId, dim, value) ?? statements(db).insert.get({ site_id: siteId, dim, value })!;
+  const found = findValueId(db, siteId, dim, value);
+  if (found !== undefined) return found;
+  const inserted = statements(db).insert.get({ site_id: siteId, dim, value })!;
+  cachedIds(db)?.remember(`${siteId}\u0000${dim}\u0000${value}`, inserted);
+  return inserted;
 }
 
 interface KnownValues {
@@ -61,4 +71,5 @@ export function listValues(db: Db, siteId: string, siteCreatedAt: string, dim: n
 
 export function deleteValuesOfSite(db: Db, siteId: string): void {
   statements(db).deleteOfSite.run(siteId);
+  dropCommitCaches(db);
 }
