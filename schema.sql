@@ -284,3 +284,12 @@ CREATE TABLE report_staging_log (
   site_id  TEXT NOT NULL,
   body     TEXT NOT NULL
 );
+
+-- @version 6: staging-log removals in a column of their own. Moving the log skips an addition that a later row
+-- takes back, so a partly moved log never shows a visitor whose removal is still waiting in the log; the partial
+-- index finds those later rows (few: removals are rare) without reading every body.
+ALTER TABLE report_staging_log ADD COLUMN removals TEXT;
+UPDATE report_staging_log
+SET removals = CASE WHEN json_array_length(body, '$.r') > 0 THEN json_extract(body, '$.r') END,
+    body = json_remove(body, '$.r');
+CREATE INDEX report_staging_log_removals ON report_staging_log (site_id, seq) WHERE removals IS NOT NULL;

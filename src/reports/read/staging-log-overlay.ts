@@ -2,7 +2,7 @@
 // and site, oldest first, so a removal cancels the additions logged before it.
 import type { Db } from '../../db/open.ts';
 import { listSiteStagingLog } from '../queries/staging-log-rows.ts';
-import type { StagingBody } from '../rollup/staging-log.ts';
+import { parseStagingRow, type StagingBody } from '../rollup/staging-log.ts';
 
 interface LoggedSet {
   valueId: number;
@@ -37,7 +37,7 @@ export class StagingLogOverlay {
 
   /** The overlay of one site (empty, and read in one query, when the writer has moved everything). */
   static read(db: Db, siteId: string): StagingLogOverlay {
-    return new StagingLogOverlay(listSiteStagingLog(db, siteId).map((text) => JSON.parse(text) as StagingBody));
+    return new StagingLogOverlay(listSiteStagingLog(db, siteId).map(parseStagingRow));
   }
 
   private dimLog(dim: number): DimLog {

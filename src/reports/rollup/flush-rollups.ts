@@ -18,7 +18,7 @@ import { findOrInsertValueId, findValueId } from '../queries/value-rows.ts';
 import { visitorKeepsValue } from '../queries/visitor-keeps-value.ts';
 import { type DeltaEntry, type RollupDelta, type RollupKey } from './rollup-delta.ts';
 import { type PeriodAddress, removeFromDaySet, ShardChanges } from './shard-changes.ts';
-import { emptyStagingBody, isEmptyStagingBody, type StagingBody } from './staging-log.ts';
+import { emptyStagingBody, isEmptyStagingBody, type StagingBody, toStagingColumns } from './staging-log.ts';
 
 /** Where staged entries go: the log (group commits) or the staged tables. */
 export type StagingTarget = 'log' | 'tables';
@@ -102,7 +102,13 @@ export function flushRollups(db: Db, delta: RollupDelta, target: StagingTarget =
   const changes = new ShardChanges();
   for (const entry of delta.entries()) if (entry.removals) removeLeavers(db, entry, changes, bodies);
   changes.write(db);
-  if (bodies) for (const [site, body] of bodies) if (!isEmptyStagingBody(body)) appendStagingLog(db, site, JSON.stringify(body));
+  if (bodies) {
+    for (const [site, body] of bodies) {
+      if (isEmptyStagingBody(body)) continue;
+      const columns = toStagingColumns(body);
+      appendStagingLog(db, site, columns.body, columns.removals);
+    }
+  }
   // Revenue is few rows (purchases only): written at once, at the day and at its month.
   for (const { key, revenue } of delta.entries()) {
     if (!revenue) continue;
