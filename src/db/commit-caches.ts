@@ -4,8 +4,15 @@
 // happens on another connection, which `PRAGMA data_version` reveals, or on this one, which calls dropCommitCaches.
 import type { Db } from './open.ts';
 
-/** One cache: entries read or written in the open transaction stay tentative until it commits. */
-export class CommitCache<V> {
+/** What the registry needs of a cache: what the open transaction added stays tentative until it commits. */
+interface CommitScoped {
+  keep(): void;
+  dropTentative(): void;
+  clear(): void;
+}
+
+/** Key → value (an id, a number). */
+export class CommitCache<V> implements CommitScoped {
   private committed = new Map<string, V>();
   private tentative = new Map<string, V>();
 
@@ -46,10 +53,56 @@ export class CommitCache<V> {
   }
 }
 
+/** Sets of small numbers by key (the visitors known to be in a day's set), bounded by their total size. */
+export class CommitSetCache implements CommitScoped {
+  private committed = new Map<string, Set<number>>();
+  private size = 0;
+  private tentative: [string, number][] = [];
+
+  constructor(private readonly maxMembers: number) {}
+
+  has(key: string, member: number): boolean {
+    return this.committed.get(key)?.has(member) ?? false;
+  }
+
+  add(key: string, member: number): void {
+    this.tentative.push([key, member]);
+  }
+
+  /** Takes effect at once, committed or not: forgetting a true member only costs a lookup later. */
+  delete(key: string, member: number): void {
+    if (this.committed.get(key)?.delete(member)) this.size--;
+    this.tentative = this.tentative.filter(([tentativeKey, tentativeMember]) => tentativeKey !== key || tentativeMember !== member);
+  }
+
+  keep(): void {
+    if (this.size + this.tentative.length > this.maxMembers) this.clear();
+    for (const [key, member] of this.tentative) {
+      let members = this.committed.get(key);
+      if (!members) this.committed.set(key, (members = new Set()));
+      if (!members.has(member)) {
+        members.add(member);
+        this.size++;
+      }
+    }
+    this.tentative = [];
+  }
+
+  dropTentative(): void {
+    this.tentative = [];
+  }
+
+  clear(): void {
+    this.committed.clear();
+    this.size = 0;
+    this.tentative = [];
+  }
+}
+
 interface ConnectionCaches {
   open: boolean;
   dataVersion: number;
-  caches: Map<string, CommitCache<unknown>>;
+  caches: Map<string, CommitScoped>;
 }
 
 const connections = new WeakMap<Db, ConnectionCaches>();
@@ -61,15 +114,16 @@ function cachesOf(db: Db): ConnectionCaches {
 }
 
 /**
- * The named cache while a group commit is open on `db`; undefined otherwise (read from the database then).
- * @example const ids = openCommitCache<number>(db, 'value ids', 100_000); const id = ids?.get(key);
+ * The named cache while a group commit is open on `db` (made by `create` the first time); undefined otherwise
+ * (read from the database then).
+ * @example const ids = openCommitCache(db, 'value ids', () => new CommitCache<number>(100_000)); const id = ids?.get(key);
  */
-export function openCommitCache<V>(db: Db, name: string, maxEntries: number): CommitCache<V> | undefined {
+export function openCommitCache<C extends CommitScoped>(db: Db, name: string, create: () => C): C | undefined {
   const connection = connections.get(db);
   if (!connection?.open) return undefined;
   let cache = connection.caches.get(name);
-  if (!cache) connection.caches.set(name, (cache = new CommitCache<unknown>(maxEntries)));
-  return cache as CommitCache<V>;
+  if (!cache) connection.caches.set(name, (cache = create()));
+  return cache as C;
 }
 
 /** Call first inside the group commit's write transaction: nobody else can commit until it ends. */

@@ -60,7 +60,7 @@ function leaveGoogleSet() {
     });
     return report.visitorsOf([source]).get(source);
   };
-  return { db, googleSource, day, visitorsFrom };
+  return { db, googleSource, day, tenOClock, visitorsFrom };
 }
 
 describe('the staging log', () => {
@@ -102,6 +102,26 @@ describe('the staging log', () => {
     inWriteTransaction(db, () => moveStagingLog(db, 1_000));
     expect(listSiteStagingLog(db, 'blog')).toHaveLength(0);
     expect(members()).not.toContain(lowOf(vid));
+    db.close();
+  });
+
+  it('logs a visitor joining a set again after a commit took it out (the writer remembers who is in which set)', () => {
+    const { db, googleSource, day, tenOClock, visitorsFrom } = leaveGoogleSet();
+    expect(visitorsFrom(googleSource, [day, day])).toBe(0);
+    // A new visit from Google the same afternoon: the visitor is back in the day's Google set.
+    const twoOClock = tenOClock + 4 * 3_600_000;
+    storeGroup(db, [{ events: [pageview(twoOClock, 'https://www.google.com/')], quarantined: [] }], twoOClock);
+    expect(visitorsFrom(googleSource, [day, day])).toBe(1);
+    inWriteTransaction(db, () => moveStagingLog(db, 1_000));
+    while (inWriteTransaction(db, () => foldPendingRollups(db, 10_000))) {
+      // fold everything staged
+    }
+    expect(visitorsFrom(googleSource, [day, day])).toBe(1);
+    // Another Google event in that visit: the visitor is known to be in the set, nothing more is logged for it.
+    storeGroup(db, [{ events: [pageview(twoOClock + 60_000, 'https://www.google.com/')], quarantined: [] }], twoOClock);
+    const [latest] = listSiteStagingLog(db, 'blog');
+    expect(JSON.parse(latest!.body).a).toEqual([]);
+    expect(visitorsFrom(googleSource, [day, day])).toBe(1);
     db.close();
   });
 

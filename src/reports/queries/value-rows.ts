@@ -1,5 +1,5 @@
 // Dimension values ↔ small integer ids, per site and dimension (ids are dense from 0, in order of first sight).
-import { dropCommitCaches, openCommitCache } from '../../db/commit-caches.ts';
+import { CommitCache, dropCommitCaches, openCommitCache } from '../../db/commit-caches.ts';
 import type { Db } from '../../db/open.ts';
 import { preparedOnce } from '../../db/statements.ts';
 
@@ -21,7 +21,7 @@ const statements = preparedOnce((db) => ({
 }));
 
 /** Ids are only added while a site exists, so a group commit remembers the ones it has seen (db/commit-caches.ts). */
-const cachedIds = (db: Db) => openCommitCache<number>(db, 'report value ids', 100_000);
+const cachedIds = (db: Db) => openCommitCache(db, 'report value ids', () => new CommitCache<number>(100_000));
 
 export function findValueId(db: Db, siteId: string, dim: number, value: string): number | undefined {
   const read = () => statements(db).find.get(siteId, dim, value) as number | undefined;

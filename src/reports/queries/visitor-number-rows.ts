@@ -1,5 +1,5 @@
 // Dense visitor numbers: (site, anon_id) → vid, one number per anon_id and workspace, allocated from a counter.
-import { dropCommitCaches, openCommitCache } from '../../db/commit-caches.ts';
+import { CommitCache, dropCommitCaches, openCommitCache } from '../../db/commit-caches.ts';
 import type { Db } from '../../db/open.ts';
 import { preparedOnce } from '../../db/statements.ts';
 
@@ -21,7 +21,7 @@ const statements = preparedOnce((db) => ({
 }));
 
 /** A visitor keeps its number until deleted, so a group commit remembers the ones it has seen (db/commit-caches.ts). */
-const cachedNumbers = (db: Db) => openCommitCache<number>(db, 'visitor numbers', 100_000);
+const cachedNumbers = (db: Db) => openCommitCache(db, 'visitor numbers', () => new CommitCache<number>(100_000));
 
 export function findVisitorNumber(db: Db, siteId: string, anonId: string): number | undefined {
   const read = () => statements(db).bySite.get(siteId, anonId) as number | undefined;

@@ -6,6 +6,7 @@
 // written at once at both). Visitors that may have left a set (visits merged or changed their first event, GDPR
 // deletion) are taken out at once, from the stored sets and the staged tables (and logged, to cancel additions
 // still in the log), so a report never counts a visitor the raw rows no longer support.
+import { CommitSetCache, openCommitCache } from '../../db/commit-caches.ts';
 import type { Db } from '../../db/open.ts';
 import { Dim, type VisitDim, visitDims } from '../dimensions.ts';
 import { Grain, monthOfDay, periodBounds } from '../periods.ts';
@@ -46,6 +47,17 @@ function stillQualifies(db: Db, key: RollupKey, anonId: string): boolean {
   return visitorKeepsValue(db, key.dim, key.value, { site_id: key.site, anon_id: anonId, is_internal: key.internal, start_ms: startMs, end_ms: endMs });
 }
 
+/**
+ * The visitors group commits have put in each day's set, so a returning visitor is not logged again (most events
+ * come from visitors already in their day's sets). A removal forgets the visitor (removeLeavers); anything that
+ * deletes rollup rows drops the whole cache (src/db/commit-caches.ts). About 20 bytes a visitor and set.
+ */
+const knownMembers = (db: Db) => openCommitCache(db, 'visitors in day sets', () => new CommitSetCache(500_000));
+
+function daySetKey(key: RollupKey, valueId: number): string {
+  return `${key.site}\u0000${key.dim}\u0000${valueId}\u0000${key.internal}\u0000${key.period}`;
+}
+
 /** Stages one day entry: its counter changes and the visitors joining its set. */
 function stage(db: Db, entry: DeltaEntry, valueId: number, bodies: LogBodies): void {
   const { key, counters, adds } = entry;
@@ -54,7 +66,13 @@ function stage(db: Db, entry: DeltaEntry, valueId: number, bodies: LogBodies): v
   if (bodies) {
     const body = bodyOf(bodies, key.site);
     if (hasChanges) body.c.push([key.dim, key.internal, key.period, valueId, ...changes]);
-    if (adds && adds.size > 0) body.a.push([key.dim, valueId, key.internal, key.period, ...adds]);
+    if (!adds || adds.size === 0) return;
+    const known = knownMembers(db);
+    const setKey = known && daySetKey(key, valueId);
+    const joining = known ? [...adds].filter((vid) => !known.has(setKey!, vid)) : [...adds];
+    if (joining.length === 0) return;
+    for (const vid of joining) known?.add(setKey!, vid);
+    body.a.push([key.dim, valueId, key.internal, key.period, ...joining]);
     return;
   }
   if (hasChanges) {
@@ -75,6 +93,8 @@ function removeLeavers(db: Db, entry: DeltaEntry, changes: ShardChanges, bodies:
   const leaving = [...removals].filter(([, anonId]) => forceRemoval || !stillQualifies(db, key, anonId)).map(([vid]) => vid);
   if (leaving.length === 0) return;
   removeFromDaySet(db, periodAddressOf(key), valueId, leaving, changes);
+  const known = knownMembers(db);
+  if (known) for (const vid of leaving) known.delete(daySetKey(key, valueId), vid);
   if (bodies) bodyOf(bodies, key.site).r.push([key.dim, valueId, key.internal, key.period, ...leaving]);
 }
 
