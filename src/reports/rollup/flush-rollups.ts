@@ -50,9 +50,9 @@ function stillQualifies(db: Db, key: RollupKey, anonId: string): boolean {
 /**
  * The visitors group commits have put in each day's set, so a returning visitor is not logged again (most events
  * come from visitors already in their day's sets). A removal forgets the visitor (removeLeavers); anything that
- * deletes rollup rows drops the whole cache (src/db/commit-caches.ts). About 20 bytes a visitor and set.
+ * deletes rollup rows drops the whole cache (src/db/commit-caches.ts).
  */
-const knownMembers = (db: Db) => openCommitCache(db, 'visitors in day sets', () => new CommitSetCache(500_000));
+const knownMembers = (db: Db) => openCommitCache(db, 'visitors in day sets', () => new CommitSetCache(200_000));
 
 function daySetKey(key: RollupKey, valueId: number): string {
   return `${key.site}\u0000${key.dim}\u0000${valueId}\u0000${key.internal}\u0000${key.period}`;
