@@ -6,12 +6,13 @@ import { Worker } from 'node:worker_threads';
 import type { Db } from '../db/open.ts';
 import { checkIdleWorkPeriodically, scheduleIdleWork } from './idle-work.ts';
 import { storeGroup, type WriteBatch, type WriteOutcome } from './store-group.ts';
-import type { WriterReply, WriterRequest, WriterThreadData } from './writer-thread.ts';
+import type { CommittedIn, WriterReply, WriterRequest, WriterThreadData } from './writer-thread.ts';
 import './write-listener-modules.ts';
 
 export interface CommitResult {
   outcomes: WriteOutcome[];
-  commitMs: number;
+  /** The transaction that committed the group; the writer thread may commit several groups in one. */
+  committedIn: CommittedIn;
 }
 
 export interface Committer {
@@ -23,14 +24,16 @@ export interface Committer {
 
 export function createInlineCommitter(db: Db): Committer {
   const stopIdleChecks = checkIdleWorkPeriodically(db);
+  let transactions = 0;
   return {
     kind: 'inline',
     commit: async (batches, receivedAt) => {
       const started = performance.now();
       const outcomes = storeGroup(db, batches, receivedAt);
-      const commitMs = performance.now() - started;
+      const events = batches.reduce((sum, batch) => sum + batch.events.length + batch.quarantined.length, 0);
+      const committedIn = { transaction: ++transactions, events, commitMs: performance.now() - started };
       scheduleIdleWork(db);
-      return { outcomes, commitMs };
+      return { outcomes, committedIn };
     },
     close: async () => stopIdleChecks(),
   };
@@ -47,8 +50,8 @@ export function writerThreadFile(): string | undefined {
   return undefined;
 }
 
-export function createThreadCommitter(db: Db, file: string, nativeBinding?: string): Committer {
-  const data: WriterThreadData = { databasePath: db.name, ...(nativeBinding ? { nativeBinding } : {}) };
+export function createThreadCommitter(db: Db, file: string, maxEventsPerCommit: number, nativeBinding?: string): Committer {
+  const data: WriterThreadData = { databasePath: db.name, maxEventsPerCommit, ...(nativeBinding ? { nativeBinding } : {}) };
   let worker: Worker;
   let nextId = 1;
   const waiting = new Map<number, { resolve(result: CommitResult): void; reject(error: Error): void }>();
@@ -63,7 +66,7 @@ export function createThreadCommitter(db: Db, file: string, nativeBinding?: stri
       const pending = waiting.get(reply.id);
       if (!pending) return;
       waiting.delete(reply.id);
-      if (reply.ok) pending.resolve({ outcomes: reply.outcomes, commitMs: reply.commitMs });
+      if (reply.ok) pending.resolve({ outcomes: reply.outcomes, committedIn: reply.committedIn });
       else pending.reject(new Error(reply.message));
     });
     worker.on('exit', (code) => {
