@@ -6,13 +6,12 @@ import { Worker } from 'node:worker_threads';
 import type { Db } from '../db/open.ts';
 import { checkIdleWorkPeriodically, scheduleIdleWork } from './idle-work.ts';
 import { storeGroup, type WriteBatch, type WriteOutcome } from './store-group.ts';
-import type { CommittedIn, WriterReply, WriterRequest, WriterThreadData } from './writer-thread.ts';
+import type { WriterReply, WriterRequest, WriterThreadData } from './writer-thread.ts';
 import './write-listener-modules.ts';
 
 export interface CommitResult {
   outcomes: WriteOutcome[];
-  /** The transaction that committed the group; the writer thread may commit several groups in one. */
-  committedIn: CommittedIn;
+  commitMs: number;
 }
 
 export interface Committer {
@@ -24,16 +23,14 @@ export interface Committer {
 
 export function createInlineCommitter(db: Db): Committer {
   const stopIdleChecks = checkIdleWorkPeriodically(db);
-  let transactions = 0;
   return {
     kind: 'inline',
     commit: async (batches, receivedAt) => {
       const started = performance.now();
       const outcomes = storeGroup(db, batches, receivedAt);
-      const events = batches.reduce((sum, batch) => sum + batch.events.length + batch.quarantined.length, 0);
-      const committedIn = { transaction: ++transactions, events, commitMs: performance.now() - started };
+      const commitMs = performance.now() - started;
       scheduleIdleWork(db);
-      return { outcomes, committedIn };
+      return { outcomes, commitMs };
     },
     close: async () => stopIdleChecks(),
   };
@@ -50,8 +47,8 @@ export function writerThreadFile(): string | undefined {
   return undefined;
 }
 
-export function createThreadCommitter(db: Db, file: string, maxEventsPerCommit: number, nativeBinding?: string): Committer {
-  const data: WriterThreadData = { databasePath: db.name, maxEventsPerCommit, ...(nativeBinding ? { nativeBinding } : {}) };
+export function createThreadCommitter(db: Db, file: string, nativeBinding?: string): Committer {
+  const data: WriterThreadData = { databasePath: db.name, ...(nativeBinding ? { nativeBinding } : {}) };
   let worker: Worker;
   let nextId = 1;
   const waiting = new Map<number, { resolve(result: CommitResult): void; reject(error: Error): void }>();
@@ -66,7 +63,7 @@ export function createThreadCommitter(db: Db, file: string, maxEventsPerCommit: 
       const pending = waiting.get(reply.id);
       if (!pending) return;
       waiting.delete(reply.id);
-      if (reply.ok) pending.resolve({ outcomes: reply.outcomes, committedIn: reply.committedIn });
+      if (reply.ok) pending.resolve({ outcomes: reply.outcomes, commitMs: reply.commitMs });
       else pending.reject(new Error(reply.message));
     });
     worker.on('exit', (code) => {

@@ -13,7 +13,7 @@ import { deleteIdentitiesOfSite } from './queries/identity-rows.ts';
 import { deleteSessionsOfSite } from './queries/session-rows.ts';
 import { TokenBuckets } from './rate-limit.ts';
 import { forgetCachedSite } from './ingest-auth.ts';
-import { defaultMaxEventsPerCommit, WriteQueue, type WriteQueueOptions } from './write-queue.ts';
+import { WriteQueue, type WriteQueueOptions } from './write-queue.ts';
 import { type Committer, createInlineCommitter, createThreadCommitter, writerThreadFile } from './committer.ts';
 
 registerSiteDataRemover('events', deleteEventsOfSite);
@@ -36,9 +36,9 @@ export interface IngestServiceOptions {
   writer?: 'thread' | 'inline';
 }
 
-function createCommitter(context: AppContext, choice: 'thread' | 'inline' | undefined, maxEventsPerCommit: number): Committer {
+function createCommitter(context: AppContext, choice: 'thread' | 'inline' | undefined): Committer {
   const file = choice === 'inline' ? undefined : writerThreadFile();
-  if (file && !context.db.memory) return createThreadCommitter(context.db, file, maxEventsPerCommit);
+  if (file && !context.db.memory) return createThreadCommitter(context.db, file);
   if (choice === 'thread') throw new Error('the writer thread bundle (dist/writer-thread.mjs) is missing: run npm run build');
   return createInlineCommitter(context.db);
 }
@@ -47,8 +47,7 @@ function createCommitter(context: AppContext, choice: 'thread' | 'inline' | unde
 export function createIngestService(context: AppContext, metrics: AppMetrics, options: IngestServiceOptions = {}): IngestService {
   const plan = context.config.schemaBundlePath ? loadTrackingPlan(context.config.schemaBundlePath) : undefined;
   const geo: GeoLookup = createGeoLookup(options.geoDatabase ?? context.config.geoipDb ?? defaultGeoDatabasePath());
-  const committer = createCommitter(context, options.writer, options.writeQueue?.maxEventsPerCommit ?? defaultMaxEventsPerCommit);
-  const writeQueue = new WriteQueue(committer, context.clock, metrics, options.writeQueue);
+  const writeQueue = new WriteQueue(createCommitter(context, options.writer), context.clock, metrics, options.writeQueue);
   const pipeline = createIngestPipeline({
     clock: context.clock,
     random: context.random,

@@ -1,7 +1,6 @@
-// Group commit: the events of every request that arrived in one event-loop turn go to the committer together, and
-// the writer thread commits every group that waited while its previous commit ran in one transaction; each
-// request's promise resolves only after that transaction has committed, so a 202 means durable and visible. The
-// queue is bounded, groups handed to the writer included: when full, callers get 503 overloaded.
+// Group commit: the events of every request that arrived while the previous commit ran go into the next
+// transaction; each request's promise resolves only after that transaction has committed, so a 202 means durable
+// and visible. One commit is in flight at a time. The queue is bounded: when full, callers get 503 overloaded.
 import type { Clock } from '../clock.ts';
 import { ApiError } from '../http/errors.ts';
 import type { AppMetrics } from '../metrics/app-metrics.ts';
@@ -18,19 +17,16 @@ interface PendingWrite {
 }
 
 export interface WriteQueueOptions {
-  /** Events accepted and not yet committed, at most; past it, submit() refuses with 503. */
+  /** Events waiting at most; past it, submit() refuses with 503. */
   maxPendingEvents?: number;
   /** Events in one transaction at most (a commit stays short). */
   maxEventsPerCommit?: number;
   /**
-   * Groups handed to the committer and not yet answered, at most. The writer thread runs them in order (a repeat
-   * is still seen by dedup) and commits the ones waiting together, so the next transaction is ready the moment a
-   * commit ends and holds everything that arrived meanwhile.
+   * Commits handed to the writer before the previous one answered. The writer runs them in order, so the next
+   * group is ready the moment a commit ends, and repeats are still seen by dedup.
    */
   maxCommitsInFlight?: number;
 }
-
-export const defaultMaxEventsPerCommit = 2_000;
 
 /**
  * Told once per committed group (never per event) and once when the queue has drained for good. The event stream
@@ -47,9 +43,7 @@ export function overloaded(message = 'The ingest queue is full; retry shortly'):
 
 export class WriteQueue {
   private pending: PendingWrite[] = [];
-  /** Queued and handed to the committer, until committed: what the bound counts. */
   private pendingEvents = 0;
-  private lastTransactionObserved = 0;
   /** Commits handed to the committer and not yet answered. */
   private inFlight = 0;
   private scheduled = false;
@@ -68,8 +62,8 @@ export class WriteQueue {
     options: WriteQueueOptions = {},
   ) {
     this.maxPendingEvents = options.maxPendingEvents ?? 50_000;
-    this.maxEventsPerCommit = options.maxEventsPerCommit ?? defaultMaxEventsPerCommit;
-    this.maxCommitsInFlight = options.maxCommitsInFlight ?? 64;
+    this.maxEventsPerCommit = options.maxEventsPerCommit ?? 2_000;
+    this.maxCommitsInFlight = options.maxCommitsInFlight ?? 2;
     metrics.setQueueDepth(() => this.pendingEvents);
   }
 
@@ -140,17 +134,14 @@ export class WriteQueue {
       group.push(next);
       events += next.size;
     }
+    this.pendingEvents -= events;
     try {
-      const { outcomes, committedIn } = await this.committer.commit(
+      const { outcomes, commitMs } = await this.committer.commit(
         group.map((write) => write.batch),
         this.clock.now(),
       );
-      this.pendingEvents -= events;
-      if (committedIn.transaction !== this.lastTransactionObserved) {
-        this.lastTransactionObserved = committedIn.transaction;
-        this.metrics.flushLatencyMs.observe(committedIn.commitMs);
-        this.metrics.commitBatchEvents.observe(committedIn.events);
-      }
+      this.metrics.flushLatencyMs.observe(commitMs);
+      this.metrics.commitBatchEvents.observe(events);
       group.forEach((write, index) => {
         const outcome = outcomes[index]!;
         if (outcome.ok) write.resolve(outcome.result);
@@ -159,7 +150,6 @@ export class WriteQueue {
       this.tellWatchers('committed');
     } catch {
       // The transaction failed as a whole (disk full, lock held too long, writer thread died): nothing is durable.
-      this.pendingEvents -= events;
       for (const write of group) write.reject(overloaded('The events could not be committed; retry shortly'));
     }
     this.inFlight--;

@@ -105,7 +105,7 @@ describe('WriteQueue.watchCommits', () => {
       commit: async (batches) => {
         if (fail) throw new Error('disk full');
         groups.push(batches.length);
-        return { outcomes: batches.map(() => ({ ok: true as const, result: { accepted: 1, duplicates: 0, quarantined: 0 } })), committedIn: { transaction: groups.length, events: 0, commitMs: 0 } };
+        return { outcomes: batches.map(() => ({ ok: true as const, result: { accepted: 1, duplicates: 0, quarantined: 0 } })), commitMs: 0 };
       },
       close: async () => {},
     };
