@@ -1,10 +1,8 @@
 // The writer's commit caches (value ids, visitor numbers) must never outlive the rows behind them: rows deleted by
 // another connection or by this one, a request's savepoint rolled back, a group transaction that failed.
-import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { type Db, openDatabase } from '../../src/db/open.ts';
-import { enrichEvent } from '../../src/ingest/enrich.ts';
 import { storeGroup } from '../../src/ingest/store-group.ts';
 import { registerWriteListener } from '../../src/ingest/write-listeners.ts';
 import '../../src/ingest/write-listener-modules.ts';
@@ -12,34 +10,15 @@ import { Dim } from '../../src/reports/dimensions.ts';
 import { deleteValuesOfSite, findOrInsertValueId, findValueId } from '../../src/reports/queries/value-rows.ts';
 import { deleteVisitorNumber, findVisitorNumber } from '../../src/reports/queries/visitor-number-rows.ts';
 import { makeTempDir } from '../_setup.ts';
-
-const chrome = { browser: 'Chrome', os: 'Windows', device_type: 'desktop', is_bot: false };
-
-function pageview(anonId: string, path: string) {
-  const id = randomUUID();
-  const tsMs = Date.UTC(2026, 10, 2, 10);
-  const event = { id, site_id: 'blog', anon_id: anonId, ts: new Date(tsMs).toISOString(), type: 'pageview', url: `https://blog.example${path}` };
-  return enrichEvent({
-    siteId: 'blog',
-    event: event as never,
-    canonicalId: id,
-    tsMs,
-    revenueMinor: null,
-    raw: JSON.stringify(event),
-    visitor: { agent: chrome as never, geo: { country: null, region: null, city: null }, internal: false },
-  });
-}
+import { enrichedPageview, openBlogDatabase } from '../storage-fixtures.ts';
 
 function store(db: Db, anonId: string, path: string) {
-  return storeGroup(db, [{ events: [pageview(anonId, path)], quarantined: [] }], Date.now());
+  return storeGroup(db, [{ events: [enrichedPageview({ anonId, path })], quarantined: [] }], Date.now());
 }
 
 function openPair(): { writer: Db; main: Db } {
   const path = join(makeTempDir(), 'sightline.db');
-  const main = openDatabase(path);
-  const now = new Date().toISOString();
-  main.prepare("INSERT INTO workspaces (id, slug, name, created_at, updated_at) VALUES ('w1', 'w1', 'W', ?, ?)").run(now, now);
-  main.prepare("INSERT INTO sites (id, workspace_id, name, created_at) VALUES ('blog', 'w1', 'Blog', ?)").run(now);
+  const main = openBlogDatabase(path);
   return { writer: openDatabase(path), main };
 }
 

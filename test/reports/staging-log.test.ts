@@ -1,14 +1,12 @@
 // The staging log's removals, in the order the random streams rarely produce: a visitor's addition to a set is still
 // in the log when a later commit takes the visitor out of that set, and the log is then moved in two slices with
 // the boundary between them. Neither a report nor the stored sets may ever show the visitor in the set again.
-import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import Database from 'better-sqlite3';
 import { openDatabase } from '../../src/db/open.ts';
 import { schemaSections } from '../../src/db/schema.ts';
 import { inWriteTransaction } from '../../src/db/statements.ts';
-import { enrichEvent } from '../../src/ingest/enrich.ts';
 import { storeGroup } from '../../src/ingest/store-group.ts';
 import '../../src/ingest/write-listener-modules.ts';
 import { Dim } from '../../src/reports/dimensions.ts';
@@ -22,34 +20,16 @@ import { moveStagingLog } from '../../src/reports/rollup/staging-log.ts';
 import { chunkOf, containerMembers, lowOf } from '../../src/reports/rollup/visitor-container.ts';
 import { readRollups } from '../../src/reports/read/rollup-grouped.ts';
 import { makeTempDir } from '../_setup.ts';
-
-const chrome = { browser: 'Chrome', os: 'Windows', device_type: 'desktop', is_bot: false };
-
-function pageview(tsMs: number, referrer: string | null) {
-  const id = randomUUID();
-  const event = { id, site_id: 'blog', anon_id: 'anon-1', ts: new Date(tsMs).toISOString(), type: 'pageview', url: 'https://blog.example/a', referrer };
-  return enrichEvent({
-    siteId: 'blog',
-    event: event as never,
-    canonicalId: id,
-    tsMs,
-    revenueMinor: null,
-    raw: JSON.stringify(event),
-    visitor: { agent: chrome as never, geo: { country: null, region: null, city: null }, internal: false },
-  });
-}
+import { enrichedPageview, openBlogDatabase } from '../storage-fixtures.ts';
 
 /** A visit from Google, then (in another commit) a late earlier event without a referrer: the visit's first event,
  * and so its source, changes, and the visitor leaves the Google set of that day. */
 function leaveGoogleSet() {
-  const db = openDatabase(join(makeTempDir(), 'sightline.db'));
-  const now = new Date().toISOString();
-  db.prepare("INSERT INTO workspaces (id, slug, name, created_at, updated_at) VALUES ('w1', 'w1', 'W', ?, ?)").run(now, now);
-  db.prepare("INSERT INTO sites (id, workspace_id, name, created_at) VALUES ('blog', 'w1', 'Blog', ?)").run(now);
+  const db = openBlogDatabase();
   const tenOClock = Date.UTC(2026, 10, 2, 10);
-  storeGroup(db, [{ events: [pageview(tenOClock, 'https://www.google.com/')], quarantined: [] }], tenOClock);
+  storeGroup(db, [{ events: [enrichedPageview({ tsMs: tenOClock, referrer: 'https://www.google.com/' })], quarantined: [] }], tenOClock);
   const googleSource = (db.prepare('SELECT source FROM sessions').get() as { source: string }).source;
-  storeGroup(db, [{ events: [pageview(tenOClock - 10 * 60_000, null)], quarantined: [] }], tenOClock);
+  storeGroup(db, [{ events: [enrichedPageview({ tsMs: tenOClock - 10 * 60_000, referrer: null })], quarantined: [] }], tenOClock);
   const day = dayOf(tenOClock);
   const visitorsFrom = (source: string, days: [number, number]) => {
     const report = readRollups(db, {
@@ -110,7 +90,7 @@ describe('the staging log', () => {
     expect(visitorsFrom(googleSource, [day, day])).toBe(0);
     // A new visit from Google the same afternoon: the visitor is back in the day's Google set.
     const twoOClock = tenOClock + 4 * 3_600_000;
-    storeGroup(db, [{ events: [pageview(twoOClock, 'https://www.google.com/')], quarantined: [] }], twoOClock);
+    storeGroup(db, [{ events: [enrichedPageview({ tsMs: twoOClock, referrer: 'https://www.google.com/' })], quarantined: [] }], twoOClock);
     expect(visitorsFrom(googleSource, [day, day])).toBe(1);
     inWriteTransaction(db, () => moveStagingLog(db, 1_000));
     while (inWriteTransaction(db, () => foldPendingRollups(db, 10_000))) {
@@ -118,7 +98,7 @@ describe('the staging log', () => {
     }
     expect(visitorsFrom(googleSource, [day, day])).toBe(1);
     // Another Google event in that visit: the visitor is known to be in the set, nothing more is logged for it.
-    storeGroup(db, [{ events: [pageview(twoOClock + 60_000, 'https://www.google.com/')], quarantined: [] }], twoOClock);
+    storeGroup(db, [{ events: [enrichedPageview({ tsMs: twoOClock + 60_000, referrer: 'https://www.google.com/' })], quarantined: [] }], twoOClock);
     const [latest] = listSiteStagingLog(db, 'blog');
     expect(JSON.parse(latest!.body).a).toEqual([]);
     expect(visitorsFrom(googleSource, [day, day])).toBe(1);
