@@ -63,7 +63,8 @@ export function readRollups(db: Db, request: RollupRequest): GroupedReport {
   const singleDay = range.fromDay === range.toDay;
   const usesDaySetSizes = request.grouping === 'day' || singleDay;
   const totals = new Map<string, GroupTotals>();
-  const members = new Map<string, Member[]>();
+  /** Each site's selected value ids and their groups: a group's members are looked up only for the rows shown. */
+  const selectedBySite = new Map<string, Map<number, string>>();
   const logs = new Map<string, StagingLogOverlay>();
   /** Groups with staged visitor additions: their visitors need the union, not the stored set sizes. */
   const stagedVisitorGroups = new Set<string>();
@@ -78,11 +79,7 @@ export function readRollups(db: Db, request: RollupRequest): GroupedReport {
     if (ids.size === 0) continue;
     const log = StagingLogOverlay.read(db, siteId);
     logs.set(siteId, log);
-    for (const [id, group] of ids) {
-      const list = members.get(group);
-      if (list) list.push({ siteId, valueId: id });
-      else members.set(group, [{ siteId, valueId: id }]);
-    }
+    selectedBySite.set(siteId, ids);
     // Shard entries are summed per value id in one flat array (a year of pages is hundreds of thousands of
     // entries), then per group once.
     // A loop, not Math.max(...ids): a dimension may have more values than a call takes arguments.
@@ -139,23 +136,40 @@ export function readRollups(db: Db, request: RollupRequest): GroupedReport {
     if (byValue) {
       for (const [id, group] of ids) {
         // A value seen only in a month's days outside the range sums to zero: it has no row.
-        if (!seen[id] || byValue.subarray(id * fieldCount, (id + 1) * fieldCount).every((value) => value === 0)) continue;
+        if (!seen[id]) continue;
+        const base = id * fieldCount;
+        let allZero = true;
+        for (let index = 0; index < fieldCount && allZero; index++) allZero = byValue[base + index] === 0;
+        if (allZero) continue;
         const counters = totalsOf(group).counters;
-        for (let index = 0; index < fieldCount; index++) counters[index]! += byValue[id * fieldCount + index]!;
+        for (let index = 0; index < fieldCount; index++) counters[index]! += byValue[base + index]!;
       }
     }
   }
   // Signed runs can leave a group whose counts all cancel out (they were all outside the range): no row.
   for (const [key, found] of totals) {
-    if (found.counters.every((value) => value === 0) && [...found.revenue.values()].every((amount) => amount === 0)) totals.delete(key);
+    if (!found.counters.every((value) => value === 0)) continue;
+    let noRevenue = true;
+    for (const amount of found.revenue.values()) noRevenue &&= amount === 0;
+    if (noRevenue) totals.delete(key);
   }
   return {
     totals,
     computedFrom: 'rollups',
     visitorsOf: (keys) => {
       const counts = new Map<string, number>();
+      const wanted = new Set(request.grouping === 'day' ? [''] : keys);
+      const membersOf = new Map<string, Member[]>();
+      for (const [siteId, ids] of selectedBySite) {
+        for (const [valueId, group] of ids) {
+          if (!wanted.has(group)) continue;
+          const list = membersOf.get(group);
+          if (list) list.push({ siteId, valueId });
+          else membersOf.set(group, [{ siteId, valueId }]);
+        }
+      }
       for (const key of keys) {
-        const groupMembers = request.grouping === 'day' ? members.get('') : members.get(key);
+        const groupMembers = membersOf.get(request.grouping === 'day' ? '' : key);
         if (!groupMembers) {
           counts.set(key, 0);
           continue;
