@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { build } from 'esbuild';
+import { nodeBundleOptions } from '../build/bundle-options.mjs';
 import { adminToken, call, fixed, median, root, runLoad, scrapeHistogram, serverQuantile, startProcess, stopProcess } from './harness.mjs';
 
 const siteId = 'bench';
@@ -67,13 +68,7 @@ async function bundleWorkload() {
       loader: 'ts',
     },
     outfile,
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    packages: 'external',
-    loader: { '.sql': 'text' },
-    logLevel: 'warning',
+    ...nodeBundleOptions,
   });
   return outfile;
 }

@@ -1,5 +1,6 @@
 // Bundles src/main.ts into dist/main.mjs with esbuild. `--if-stale` skips the work when dist is newer than the sources.
 import { build } from 'esbuild';
+import { nodeBundleOptions } from './bundle-options.mjs';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -34,12 +35,6 @@ await build({
   entryPoints: { main: join(root, 'src', 'main.ts'), 'writer-thread': join(root, 'src', 'ingest', 'writer-thread.ts') },
   outdir: join(root, 'dist'),
   outExtension: { '.js': '.mjs' },
-  bundle: true,
-  platform: 'node',
-  format: 'esm',
-  target: 'node20',
-  packages: 'external',
-  loader: { '.sql': 'text' },
+  ...nodeBundleOptions,
   sourcemap: 'linked',
-  logLevel: 'warning',
 });

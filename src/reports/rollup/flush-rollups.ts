@@ -94,7 +94,8 @@ function removeLeavers(db: Db, entry: DeltaEntry, changes: ShardChanges, bodies:
   if (leaving.length === 0) return;
   removeFromDaySet(db, periodAddressOf(key), valueId, leaving, changes);
   const known = knownMembers(db);
-  if (known) for (const vid of leaving) known.delete(daySetKey(key, valueId), vid);
+  const setKey = known && daySetKey(key, valueId);
+  for (const vid of leaving) known?.delete(setKey!, vid);
   if (bodies) bodyOf(bodies, key.site).r.push([key.dim, valueId, key.internal, key.period, ...leaving]);
 }
 

@@ -1,0 +1,11 @@
+// The esbuild options every Node bundle of Sightline shares (the server, the writer thread, benchmark workloads):
+// one ESM file for Node 20, packages left to node_modules, schema.sql imported as text.
+export const nodeBundleOptions = {
+  bundle: true,
+  platform: 'node',
+  format: 'esm',
+  target: 'node20',
+  packages: 'external',
+  loader: { '.sql': 'text' },
+  logLevel: 'warning',
+};
