@@ -2,12 +2,13 @@
 // the server-side latency histogram from /metrics, medians.
 import { spawn, execFileSync } from 'node:child_process';
 import { request as httpRequest } from 'node:http';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 export const adminToken = 'bench-admin-token-0123456789';
+export const benchSiteId = 'bench';
 
 /** One request on a fresh connection (the load phases outlast keep-alive timeouts of pooled sockets). */
 export function call(url, method = 'GET', body) {
@@ -86,3 +87,84 @@ export function rssMiB(pid) {
 export const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 export const fixed = (value, digits = 2) => (value === null || value === undefined ? 'n/a' : Number(value).toFixed(digits));
 
+
+/** The tracking plan every ingest benchmark runs with: one declared event and a wildcard, checked in reject mode. */
+export function writeBenchPlan(dir) {
+  const planPath = join(dir, 'plan.json');
+  writeFileSync(
+    planPath,
+    JSON.stringify({
+      plan: 'bench',
+      version: '1.0.0',
+      events: {
+        pageview: { type: 'object', required: ['type', 'referrer'], properties: { type: { const: 'pageview' }, referrer: { type: ['string', 'null'], maxLength: 2048 } } },
+        '*': { type: 'object', additionalProperties: true, required: [] },
+      },
+    }),
+  );
+  return planPath;
+}
+
+/** Sightline from `serverRoot` with the bench plan and limits out of the way, and the bench workspace and site. */
+export async function startBenchServer(serverRoot, dataDir, env = {}) {
+  const server = await startProcess(process.execPath, [join(serverRoot, 'bin', 'sightline'), 'serve', '--port', '0'], {
+    DATA_DIR: dataDir,
+    ADMIN_TOKEN: adminToken,
+    SCHEMA_BUNDLE_PATH: writeBenchPlan(dataDir),
+    SCHEMA_MODE: 'reject',
+    RATE_LIMIT_SITE: '10000000',
+    RATE_LIMIT_IP: '10000000',
+    ...env,
+  });
+  await call(`${server.url}/workspaces`, 'POST', { name: 'Bench', slug: 'bench' });
+  await call(`${server.url}/workspaces/bench/sites`, 'POST', { id: benchSiteId, name: 'Bench' });
+  return server;
+}
+
+function hasWrk() {
+  try {
+    execFileSync('wrk', ['--version'], { stdio: 'ignore' });
+    return true;
+  } catch (error) {
+    return error.status === 1; // wrk --version exits 1 after printing
+  }
+}
+
+/** CPU time of a running process, user + system, in ms (clock ticks are 10 ms on Linux). */
+export function processCpuMs(pid) {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+/** CPU time of this process's finished, waited-for children (the load generators run synchronously), in ms. */
+function finishedChildrenCpuMs() {
+  const fields = readFileSync('/proc/self/stat', 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[13]) + Number(fields[14])) * 10;
+}
+
+/**
+ * Closed-loop single-event POSTs over 50 connections (wrk when installed, else the Node generator) for `seconds`.
+ * `serverCores` and `loadCores` are the cores the server and the load generator used while it ran.
+ */
+export function saturate(url, seconds, serverPid) {
+  const serverBefore = serverPid ? processCpuMs(serverPid) : 0;
+  const loadBefore = finishedChildrenCpuMs();
+  let outcome;
+  if (hasWrk()) {
+    const output = execFileSync('wrk', ['-t1', '-c50', `-d${seconds}s`, '-s', join(root, 'bench', 'wrk-events.lua'), url], {
+      encoding: 'utf8',
+      env: { ...process.env, BENCH_SITE: benchSiteId },
+    });
+    const result = JSON.parse(output.trim().split('\n').pop());
+    outcome = { tool: 'wrk', requestsPerSecond: result.requests / result.seconds, non2xx: result.non2xx, socketErrors: result.socketErrors };
+  } else {
+    const result = runLoad({ url, siteId: benchSiteId, mode: 'closed', connections: 50, durationMs: seconds * 1000 });
+    const non2xx = Object.entries(result.statuses).filter(([status]) => status !== '202').reduce((n, [, count]) => n + count, 0);
+    outcome = { tool: 'node', requestsPerSecond: result.requestsPerSecond, non2xx };
+  }
+  return {
+    ...outcome,
+    serverCores: serverPid ? (processCpuMs(serverPid) - serverBefore) / 1000 / seconds : null,
+    loadCores: (finishedChildrenCpuMs() - loadBefore) / 1000 / seconds,
+  };
+}
