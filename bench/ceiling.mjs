@@ -10,7 +10,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { benchSiteId, fixed, median, root, runLoad, saturate, scrapeHistogram, serverQuantile, startBenchServer, startProcess, stopProcess } from './harness.mjs';
+import { benchSiteId, fixed, median, root, runLoad, saturate, scrapeHistogram, serverQuantile, startBenchServer, startProcess, stopProcess, threadCpuMs } from './harness.mjs';
 
 const writers = ['noop', 'events', 'full'];
 
@@ -23,13 +23,25 @@ function checkOutPatched() {
   return tree;
 }
 
+/** CPU per request of the HTTP (main) thread and of the busiest other thread: the writer, when it does any work. */
+function perRequestByThread(pid, before, requests) {
+  const after = threadCpuMs(pid);
+  let busiestOther = 0;
+  for (const [tid, ms] of after) if (tid !== pid) busiestOther = Math.max(busiestOther, ms - (before.get(tid) ?? 0));
+  return { mainMicros: ((after.get(pid) - before.get(pid)) * 1000) / requests, busiestOtherMicros: (busiestOther * 1000) / requests };
+}
+
 async function measureWriter(tree, writer, seconds, rounds) {
   const dataDir = mkdtempSync(join(tmpdir(), 'sightline-ceiling-data-'));
   const server = await startBenchServer(tree, dataDir, writer === 'full' ? {} : { CEILING_WRITER: writer });
   try {
     saturate(server.url, 2, server.child.pid);
     const runs = [];
-    for (let round = 0; round < rounds; round++) runs.push(saturate(server.url, seconds, server.child.pid));
+    for (let round = 0; round < rounds; round++) {
+      const threadsBefore = threadCpuMs(server.child.pid);
+      const run = saturate(server.url, seconds, server.child.pid);
+      runs.push({ ...run, ...perRequestByThread(server.child.pid, threadsBefore, run.requestsPerSecond * seconds) });
+    }
     const before = await scrapeHistogram(server.url);
     const open = runLoad({ url: server.url, siteId: benchSiteId, mode: 'open', rate: 2000, connections: 50, durationMs: seconds * 1000 });
     const after = await scrapeHistogram(server.url);
@@ -37,6 +49,8 @@ async function measureWriter(tree, writer, seconds, rounds) {
       requestsPerSecond: median(runs.map((r) => r.requestsPerSecond)),
       serverCores: median(runs.map((r) => r.serverCores)),
       loadCores: median(runs.map((r) => r.loadCores)),
+      mainMicros: median(runs.map((r) => r.mainMicros)),
+      busiestOtherMicros: median(runs.map((r) => r.busiestOtherMicros)),
       p50: serverQuantile(before, after, 0.5),
       p99: serverQuantile(before, after, 0.99),
       clientP99: open.p99,
@@ -68,7 +82,7 @@ export async function run(args) {
     for (const writer of writers) {
       const result = await measureWriter(tree, writer, seconds, rounds);
       console.log(
-        `  writer ${writer.padEnd(7)}: ${fixed(result.requestsPerSecond, 0)} req/s = ${fixed((100 * result.requestsPerSecond) / bareRun.requestsPerSecond, 1)} % of bare, server ${fixed(result.serverCores)} cores (${fixed((result.serverCores * 1e6) / result.requestsPerSecond, 0)} µs/req), load generator ${fixed(result.loadCores)} | 2,000 ev/s: server p50 ${fixed(result.p50)} p99 ${fixed(result.p99)} ms, client p99 ${fixed(result.clientP99)} ms`,
+        `  writer ${writer.padEnd(7)}: ${fixed(result.requestsPerSecond, 0)} req/s = ${fixed((100 * result.requestsPerSecond) / bareRun.requestsPerSecond, 1)} % of bare, server ${fixed(result.serverCores)} cores (${fixed((result.serverCores * 1e6) / result.requestsPerSecond, 0)} µs/req: HTTP thread ${fixed(result.mainMicros, 0)}, busiest other thread ${fixed(result.busiestOtherMicros, 0)}), load generator ${fixed(result.loadCores)} | 2,000 ev/s: server p50 ${fixed(result.p50)} p99 ${fixed(result.p99)} ms, client p99 ${fixed(result.clientP99)} ms`,
       );
     }
   } finally {

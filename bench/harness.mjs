@@ -2,7 +2,7 @@
 // the server-side latency histogram from /metrics, medians.
 import { spawn, execFileSync } from 'node:child_process';
 import { request as httpRequest } from 'node:http';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -134,6 +134,16 @@ function hasWrk() {
 export function processCpuMs(pid) {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
   return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+/** CPU time of each thread of a running process, in ms, by thread id (the main thread's id is the pid). */
+export function threadCpuMs(pid) {
+  const byThread = new Map();
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    const fields = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8').split(') ')[1].split(' ');
+    byThread.set(Number(tid), (Number(fields[11]) + Number(fields[12])) * 10);
+  }
+  return byThread;
 }
 
 /** CPU time of this process's finished, waited-for children (the load generators run synchronously), in ms. */
