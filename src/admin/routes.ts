@@ -7,6 +7,7 @@ import { requireAdminToken, resolveWorkspace } from '../http/access.ts';
 import { readJsonBody } from '../http/body.ts';
 import { noContent } from '../http/respond.ts';
 import { ListQuery } from '../http/pagination.ts';
+import { jsonBody, namedInPath, needsCredential, queryParams, refusals } from '../http/refusals.ts';
 import { addRoute, type QueryParameterDoc } from '../http/routes.ts';
 import { parseBody, parseQuery } from '../http/validate.ts';
 import { createKey, CreateKeyBody, listKeys, revokeKey } from './keys.ts';
@@ -46,6 +47,7 @@ export function mountAdmin(app: H3, context: AppContext): void {
   addRoute(app, {
     method: 'GET',
     path: '/workspaces',
+    refusals: refusals(needsCredential, queryParams),
     summary: 'List workspaces',
     query: listParams,
     answer: WorkspaceListAnswer,
@@ -58,6 +60,7 @@ export function mountAdmin(app: H3, context: AppContext): void {
   addRoute(app, {
     method: 'POST',
     path: '/workspaces',
+    refusals: refusals(needsCredential, jsonBody, { 409: ['slug_taken'] }),
     summary: 'Create a workspace',
     body: CreateWorkspaceBody,
     status: 201,
@@ -72,6 +75,7 @@ export function mountAdmin(app: H3, context: AppContext): void {
   addRoute(app, {
     method: 'GET',
     path: '/workspaces/:slug',
+    refusals: refusals(needsCredential, namedInPath),
     summary: 'Read a workspace',
     answer: WorkspaceAnswer,
     handler: (event) => toWorkspace(resolveWorkspace(event, context, slugOf(event), { adminToken: true }).workspace),
@@ -79,6 +83,7 @@ export function mountAdmin(app: H3, context: AppContext): void {
   addRoute(app, {
     method: 'PATCH',
     path: '/workspaces/:slug',
+    refusals: refusals(needsCredential, namedInPath, jsonBody),
     summary: 'Rename a workspace (the slug cannot change)',
     body: UpdateWorkspaceBody,
     answer: WorkspaceAnswer,
@@ -91,6 +96,7 @@ export function mountAdmin(app: H3, context: AppContext): void {
   addRoute(app, {
     method: 'GET',
     path: '/workspaces/:slug/sites',
+    refusals: refusals(needsCredential, namedInPath, queryParams),
     summary: 'List the sites of a workspace',
     query: listParams,
     answer: SiteListAnswer,
@@ -103,6 +109,7 @@ export function mountAdmin(app: H3, context: AppContext): void {
   addRoute(app, {
     method: 'POST',
     path: '/workspaces/:slug/sites',
+    refusals: refusals(needsCredential, namedInPath, jsonBody, { 409: ['site_id_taken'] }),
     summary: 'Create a site',
     body: CreateSiteBody,
     status: 201,
@@ -116,6 +123,7 @@ export function mountAdmin(app: H3, context: AppContext): void {
   addRoute(app, {
     method: 'DELETE',
     path: '/workspaces/:slug/sites/:id',
+    refusals: refusals(needsCredential, namedInPath),
     summary: 'Delete a site and all of its data',
     status: 204,
     handler: (event) => {
@@ -127,6 +135,7 @@ export function mountAdmin(app: H3, context: AppContext): void {
   addRoute(app, {
     method: 'GET',
     path: '/workspaces/:slug/keys',
+    refusals: refusals(needsCredential, namedInPath, queryParams),
     summary: 'List API keys (metadata only, revoked keys included)',
     query: listParams,
     answer: KeyListAnswer,
@@ -139,6 +148,7 @@ export function mountAdmin(app: H3, context: AppContext): void {
   addRoute(app, {
     method: 'POST',
     path: '/workspaces/:slug/keys',
+    refusals: refusals(needsCredential, namedInPath, jsonBody),
     summary: 'Create an API key (the plaintext is returned once)',
     body: CreateKeyBody,
     status: 201,
@@ -152,6 +162,7 @@ export function mountAdmin(app: H3, context: AppContext): void {
   addRoute(app, {
     method: 'DELETE',
     path: '/workspaces/:slug/keys/:keyId',
+    refusals: refusals(needsCredential, namedInPath),
     summary: 'Revoke an API key',
     answer: ApiKeyAnswer,
     handler: (event) => {
@@ -162,6 +173,7 @@ export function mountAdmin(app: H3, context: AppContext): void {
   addRoute(app, {
     method: 'GET',
     path: '/workspaces/:slug/audit',
+    refusals: refusals(needsCredential, namedInPath, queryParams),
     summary: 'Read the audit log, newest first',
     query: auditParams,
     answer: AuditPageAnswer,

@@ -7,6 +7,7 @@ import { actorOf, recordAudit } from '../audit/record-audit.ts';
 import { inWriteTransaction } from '../db/statements.ts';
 import { resolveSite } from '../http/access.ts';
 import { ApiError, type ErrorDetail } from '../http/errors.ts';
+import { namedInPath, needsCredential, queryParams, refusals } from '../http/refusals.ts';
 import { addRoute } from '../http/routes.ts';
 import { integerParam, IsoTimestampParam, parseQuery } from '../http/validate.ts';
 import type { StoredVisitorContext } from '../ingest/pipeline.ts';
@@ -44,6 +45,7 @@ export function mountDlq(app: H3, context: AppContext, ingest: IngestService): v
   addRoute(app, {
     method: 'GET',
     path: '/sites/:siteId/dlq',
+    refusals: refusals(needsCredential, namedInPath, queryParams),
     summary: 'List quarantined events, newest first',
     query: [
       { name: 'limit', description: '1-500, default 50', schema: { type: 'string', pattern: '^\\d+$' } },
@@ -74,6 +76,7 @@ export function mountDlq(app: H3, context: AppContext, ingest: IngestService): v
   addRoute(app, {
     method: 'POST',
     path: '/sites/:siteId/dlq/:eventId/replay',
+    refusals: refusals(needsCredential, namedInPath, { 502: ['ingest_rejected', 'ingest_unreachable'] }),
     summary: 'Replay a quarantined event through the ingest pipeline (reject semantics)',
     answer: DlqReplayAnswer,
     handler: async (event) => {

@@ -3,10 +3,12 @@
 // sites one 404; then the parameters (structured 400s); then the answer.
 import { getQuery, type H3, type H3Event } from 'h3';
 import type { AppContext } from '../context.ts';
+import { refusals } from '../http/refusals.ts';
 import { addRoute, type QueryParameterDoc } from '../http/routes.ts';
 import type { IngestService } from '../ingest/service.ts';
 import { commonParams, cursorParam, filterParams, limitParam } from '../reports/param-docs.ts';
 import { parseCommonParams, parseLimit, type QueryValues, single } from '../reports/params.ts';
+import { filterRefusals, reportAccessRefusals, trafficRefusals, v2Refusals } from '../reports/report-errors.ts';
 import { resolveReportSite, toReportScope } from '../reports/scope.ts';
 import { EventActivityAnswer, EventListAnswer, EventOverviewAnswer } from './answers.ts';
 import { parseActivityParams, parseStreamParams } from './event-params.ts';
@@ -50,6 +52,7 @@ export function mountEvents(app: H3, context: AppContext, ingest?: Pick<IngestSe
   addRoute(app, {
     method: 'GET',
     path: '/sites/:siteId/events/list-v2',
+    refusals: v2Refusals,
     summary: 'Events of the range in ingest order, oldest first, paged by an opaque cursor',
     query: [...commonParams, limitParam(50), cursorParam],
     answer: EventListAnswer,
@@ -61,6 +64,7 @@ export function mountEvents(app: H3, context: AppContext, ingest?: Pick<IngestSe
   addRoute(app, {
     method: 'GET',
     path: '/sites/:siteId/events/overview-v2',
+    refusals: v2Refusals,
     summary: `Exact event total of the range and the ${overviewTypeLimit} most frequent event types`,
     query: commonParams,
     answer: EventOverviewAnswer,
@@ -72,6 +76,7 @@ export function mountEvents(app: H3, context: AppContext, ingest?: Pick<IngestSe
   addRoute(app, {
     method: 'GET',
     path: '/sites/:siteId/events/activity-v2',
+    refusals: refusals(reportAccessRefusals, filterRefusals),
     summary: 'Events per path in the 60 minutes before end, in twelve 5-minute buckets',
     query: activityQuery,
     answer: EventActivityAnswer,
@@ -86,6 +91,7 @@ export function mountEvents(app: H3, context: AppContext, ingest?: Pick<IngestSe
   addRoute(app, {
     method: 'GET',
     path: '/sites/:siteId/events/stream-v2',
+    refusals: refusals(reportAccessRefusals, trafficRefusals, { 429: ['too_many_streams'], 503: ['overloaded'] }),
     summary: 'Server-Sent Events tail of new events, resumable by cursor or Last-Event-ID',
     query: streamQuery,
     produces: 'text/event-stream',

@@ -14,6 +14,7 @@ export function mountHealth(app: H3, context: AppContext): void {
   addRoute(app, {
     method: 'GET',
     path: '/healthz',
+    refusals: {},
     summary: 'Liveness and database check',
     auth: 'none',
     answer: HealthAnswer,

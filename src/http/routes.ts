@@ -3,6 +3,7 @@
 import type { H3, H3Event, HTTPMethod } from 'h3';
 import type * as v from 'valibot';
 import { type EnvelopeFamily, renderError } from './errors.ts';
+import type { Refusals } from './refusals.ts';
 import { toResponse } from './respond.ts';
 
 export interface Deprecation {
@@ -33,6 +34,8 @@ export interface RouteSpec<Answer extends v.GenericSchema | undefined = v.Generi
   handler: (event: H3Event) => Answered<Answer> | Response | Promise<Answered<Answer> | Response>;
   /** The schema of the successful JSON answer: types the handler, published at /v1/schemas and /v1/openapi.json. */
   answer?: Answer;
+  /** Every refusal the route may answer with (src/http/refusals.ts); published, and checked by the test suite. */
+  refusals: Refusals;
   /** Status of a successful answer the handler returns as a value (default 200). */
   status?: number;
   /** A non-JSON successful answer (e.g. text/event-stream, text/plain), for the OpenAPI document. */
@@ -77,7 +80,7 @@ export function deprecationHeaders(deprecation: Deprecation): Record<string, str
 export const registeredRoutes: RouteSpec[] = [];
 
 /**
- * @example addRoute(app, { method: 'GET', path: '/healthz', handler: () => ({ status: 'ok' }) });
+ * @example addRoute(app, { method: 'GET', path: '/healthz', refusals: {}, handler: () => ({ status: 'ok' }) });
  */
 export function addRoute<const Answer extends v.GenericSchema | undefined = undefined>(app: H3, spec: RouteSpec<Answer>): void {
   const family = spec.envelope ?? envelopeFamilyOf(spec.path);

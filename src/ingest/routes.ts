@@ -3,6 +3,7 @@
 import { type H3, type H3Event } from 'h3';
 import type { AppContext } from '../context.ts';
 import { mediaTypeOf, readBodyText } from '../http/body.ts';
+import { jsonBody, namedInPath, needsCredential, refusals } from '../http/refusals.ts';
 import { addRoute } from '../http/routes.ts';
 import type { AppMetrics } from '../metrics/app-metrics.ts';
 import { IngestAnswer, IngestBody } from './answers.ts';
@@ -10,6 +11,13 @@ import { clientIpFrom } from './client-ip.ts';
 import { handleIngest, ingestCorsHeaders } from './handle-ingest.ts';
 import type { IngestEndpoint } from './ingest-auth.ts';
 import type { IngestService } from './service.ts';
+
+/** The collector refuses a whole request, before anything is written, with any of these (docs/ingest.md). */
+const ingestRefusals = refusals(needsCredential, namedInPath, jsonBody, {
+  400: ['schema_validation_failed'],
+  429: ['rate_limited'],
+  503: ['overloaded'],
+});
 
 const preflightHeaders = {
   ...ingestCorsHeaders,
@@ -32,14 +40,33 @@ export function mountIngest(app: H3, context: AppContext, ingest: IngestService,
     return new Response(answer.body, { status: answer.status, headers: answer.headers });
   };
 
-  addRoute(app, { method: 'POST', path: '/events', summary: 'Collect events from browsers', body: IngestBody, status: 202, answer: IngestAnswer, handler: handle('events') });
+  addRoute(app, {
+    method: 'POST',
+    path: '/events',
+    summary: 'Collect events from browsers',
+    body: IngestBody,
+    status: 202,
+    answer: IngestAnswer,
+    refusals: ingestRefusals,
+    handler: handle('events'),
+  });
   addRoute(app, {
     method: 'OPTIONS',
     path: '/events',
     summary: 'CORS preflight for /events',
     auth: 'none',
     status: 204,
+    refusals: {},
     handler: () => new Response(null, { status: 204, headers: preflightHeaders }),
   });
-  addRoute(app, { method: 'POST', path: '/s2s/events', summary: 'Collect events from servers', body: IngestBody, status: 202, answer: IngestAnswer, handler: handle('s2s') });
+  addRoute(app, {
+    method: 'POST',
+    path: '/s2s/events',
+    summary: 'Collect events from servers',
+    body: IngestBody,
+    status: 202,
+    answer: IngestAnswer,
+    refusals: ingestRefusals,
+    handler: handle('s2s'),
+  });
 }

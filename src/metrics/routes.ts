@@ -2,6 +2,7 @@
 import type { H3 } from 'h3';
 import type { AppContext } from '../context.ts';
 import { requireAdminToken } from '../http/access.ts';
+import { needsCredential } from '../http/refusals.ts';
 import { addRoute } from '../http/routes.ts';
 import type { AppMetrics } from './app-metrics.ts';
 
@@ -9,6 +10,7 @@ export function mountMetrics(app: H3, context: AppContext, metrics: AppMetrics):
   addRoute(app, {
     method: 'GET',
     path: '/metrics',
+    refusals: needsCredential,
     summary: 'Prometheus metrics',
     produces: 'text/plain; version=0.0.4',
     handler: (event) => {

@@ -62,6 +62,19 @@ export function createAnswerChecker(document: OpenApiDocument): AnswerChecker {
   const ajv = new Ajv2020({ allErrors: true, strict: true, allowUnionTypes: true, formats: planFormats });
   const validators = new Map<string, ValidateFunction>();
   const paths = Object.keys(document.paths).map(compilePath);
+  // Components get absolute ids, so a schema that refers to one (a refusal narrows an envelope) compiles on its own.
+  const componentPrefix = '#/components/schemas/';
+  const componentId = (name: string) => `https://sightline.invalid/components/schemas/${encodeURIComponent(name)}`;
+  for (const [name, schema] of Object.entries(document.components.schemas)) ajv.addSchema(schema, componentId(name));
+  const withComponentIds = (value: unknown): unknown => {
+    if (Array.isArray(value)) return value.map(withComponentIds);
+    if (value === null || typeof value !== 'object') return value;
+    return Object.fromEntries(
+      Object.entries(value).map(([key, inner]) =>
+        key === '$ref' && typeof inner === 'string' && inner.startsWith(componentPrefix) ? [key, componentId(inner.slice(componentPrefix.length))] : [key, withComponentIds(inner)],
+      ),
+    );
+  };
 
   const resolve = (value: JsonObject): JsonObject => {
     const ref = value.$ref;
@@ -77,7 +90,7 @@ export function createAnswerChecker(document: OpenApiDocument): AnswerChecker {
     const name = typeof schema.$ref === 'string' ? schema.$ref : JSON.stringify(schema);
     let validate = validators.get(name);
     if (!validate) {
-      validate = ajv.compile(resolve(schema));
+      validate = ajv.compile(withComponentIds(schema) as JsonObject);
       validators.set(name, validate);
     }
     return { name, validate };

@@ -1,6 +1,7 @@
 // Builds the OpenAPI 3.1 document of GET /v1/openapi.json from the registered routes: every route at /v1<path> and,
 // unless it is versioned only, at its unprefixed alias; answers, bodies and both error envelopes in components.
 import { FlatErrorEnvelope, StructuredErrorEnvelope } from '../http/error-envelopes.ts';
+import type { EnvelopeFamily } from '../http/errors.ts';
 import { deprecationHeaders, envelopeFamilyOf, type RouteSpec } from '../http/routes.ts';
 import { type JsonSchema, jsonSchemaDialect, toAnswerJsonSchema, toBodyJsonSchema } from './json-schema.ts';
 import { canonicalPathOf, operationIdOf, pathParameterNames, toTemplatePath } from './route-names.ts';
@@ -84,6 +85,30 @@ function successResponse(route: DescribedRoute): JsonObject {
   return { ...base, description: 'Success (this answer has no published schema)', content: { 'application/json': {} } };
 }
 
+const refusalTitles: Record<number, string> = {
+  400: 'The request is invalid',
+  401: 'No valid credential',
+  403: 'The credential lacks the scope or role this needs',
+  404: 'Not found (also for what belongs to another workspace)',
+  409: 'Conflicts with what exists',
+  413: 'The body is too large',
+  415: 'Unsupported Content-Type',
+  429: 'Too many requests; retry after Retry-After seconds',
+  502: 'An upstream step refused or was unavailable',
+  503: 'Overloaded or shutting down; retry after Retry-After seconds',
+};
+
+/** One declared refusal status: the envelope of the route family with its error code limited to the declared ones. */
+function refusalResponse(family: EnvelopeFamily, status: number, codes: readonly string[]): JsonObject {
+  const code = { enum: [...codes] };
+  const narrowed = family === 'structured' ? { type: 'object', properties: { error: { type: 'object', properties: { code } } } } : { type: 'object', properties: { error: code } };
+  return {
+    description: `${refusalTitles[status] ?? 'Refused'}: ${codes.join(', ')}`,
+    ...(status === 429 || status === 503 ? { headers: { 'Retry-After': { description: 'Seconds to wait before retrying', schema: { type: 'string' } } } } : {}),
+    content: { 'application/json': { schema: { allOf: [schemaRef(errorSchemaNames[family]), narrowed] } } },
+  };
+}
+
 function toOperation(route: DescribedRoute, alias: boolean): OpenApiOperation {
   const { spec } = route;
   const family = spec.envelope ?? envelopeFamilyOf(spec.path);
@@ -109,7 +134,14 @@ function toOperation(route: DescribedRoute, alias: boolean): OpenApiOperation {
       })),
     ],
     ...(route.body ? { requestBody: { required: true, content: { 'application/json': { schema: schemaRef(componentName(route.operationId, 'Body')) } } } } : {}),
-    responses: { [String(spec.status ?? 200)]: successResponse(route), '4XX': errorResponse, '5XX': errorResponse },
+    responses: {
+      [String(spec.status ?? 200)]: successResponse(route),
+      ...Object.fromEntries(
+        Object.entries(spec.refusals).map(([status, codes]) => [status, refusalResponse(family, Number(status), codes)]),
+      ),
+      // Any route can fail unexpectedly (500 internal_error); that needs no declaration.
+      '5XX': errorResponse,
+    },
     ...(spec.auth === 'none' ? { security: [] } : {}),
   };
 }

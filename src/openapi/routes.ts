@@ -17,6 +17,7 @@ export function mountOpenApi(app: H3, _context: AppContext): void {
   addRoute(app, {
     method: 'GET',
     path: '/schemas',
+    refusals: {},
     versionedOnly: true,
     auth: 'none',
     summary: 'JSON Schemas (draft 2020-12) of every JSON answer, keyed by "METHOD /v1/path", and of both error envelopes',
@@ -26,6 +27,7 @@ export function mountOpenApi(app: H3, _context: AppContext): void {
   addRoute(app, {
     method: 'GET',
     path: '/openapi.json',
+    refusals: {},
     versionedOnly: true,
     auth: 'none',
     summary: 'The OpenAPI 3.1 document of this server',

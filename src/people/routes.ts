@@ -2,8 +2,10 @@
 // access → parameters → timeline.
 import { getQuery, getRouterParam, type H3, type H3Event } from 'h3';
 import type { AppContext } from '../context.ts';
+import { queryParams, refusals } from '../http/refusals.ts';
 import { addRoute } from '../http/routes.ts';
 import { parseQuery } from '../http/validate.ts';
+import { reportAccessRefusals } from '../reports/report-errors.ts';
 import { resolveReportSite } from '../reports/scope.ts';
 import { TimelineAnswer, TimelineQuery, timelineQueryDocs, userTimeline } from './timeline.ts';
 
@@ -27,6 +29,7 @@ export function mountPeople(app: H3, context: AppContext): void {
   addRoute(app, {
     method: 'GET',
     path: '/sites/:siteId/users/:userId/timeline',
+    refusals: refusals(reportAccessRefusals, queryParams, { 404: ['user_not_found'] }),
     summary: "A user's events on the site across every device (anon_id) bound to them, newest first",
     query: timelineQueryDocs,
     answer: TimelineAnswer,

@@ -1,5 +1,6 @@
 // The refusals of report and event parameters, each a structured 400 with a stable code (CONTRACT section 8).
 import { ApiError } from '../http/errors.ts';
+import { namedInPath, needsCredential, type Refusals, refusals } from '../http/refusals.ts';
 
 export const reportErrors = {
   invalidDateParam: (name: 'from' | 'to') =>
@@ -13,3 +14,18 @@ export const reportErrors = {
   unsupportedBots: () => new ApiError(400, 'unsupported_bots', 'Bot traffic cannot be included', [{ path: '/bots', message: 'must be exclude' }]),
   invalidParam: (name: string, message: string) => ApiError.invalidParam([{ path: `/${name}`, message }]),
 };
+
+/** What resolveReportSite refuses: no or a weak credential, a missing or foreign site (one 404 for both). */
+export const reportAccessRefusals: Refusals = refusals(needsCredential, namedInPath);
+
+/** from/to as parseDateRange checks them. */
+export const dateRangeRefusals: Refusals = { 400: ['invalid_param', 'invalid_date_param', 'invalid_date_range', 'range_too_large'] };
+
+/** internal, timezone and bots. */
+export const trafficRefusals: Refusals = { 400: ['invalid_param', 'unsupported_timezone', 'unsupported_bots'] };
+
+/** The traffic parameters and the dimension filter lists. */
+export const filterRefusals: Refusals = refusals(trafficRefusals, { 400: ['too_many_values'] });
+
+/** Every V2 report and events list/overview: access, the range, the filters, scope, source, limit and cursor. */
+export const v2Refusals: Refusals = refusals(reportAccessRefusals, dateRangeRefusals, filterRefusals);

@@ -2,6 +2,7 @@
 // campaigns with the { meta, data } envelope. Thin handlers: access → parameters → report.
 import { getQuery, type H3, type H3Event } from 'h3';
 import type { AppContext } from '../context.ts';
+import { refusals } from '../http/refusals.ts';
 import { addRoute } from '../http/routes.ts';
 import {
   CampaignsAnswer,
@@ -18,6 +19,7 @@ import { pagesReport } from './pages-report.ts';
 import { commonParams, cursorParam, dateParams, limitParam } from './param-docs.ts';
 import { maxRangeDays, parseBoolean, parseCommonParams, parseDateRange, parseLimit, type QueryValues, single } from './params.ts';
 import { prepareReports } from './prepare-reports.ts';
+import { dateRangeRefusals, reportAccessRefusals, v2Refusals } from './report-errors.ts';
 import { resolveReportSite, toReportScope } from './scope.ts';
 import { sourcesReport } from './sources-report.ts';
 import { summaryReport } from './summary-report.ts';
@@ -42,6 +44,7 @@ export function mountReports(app: H3, context: AppContext): void {
   addRoute(app, {
     method: 'GET',
     path: '/sites/:siteId/pageviews',
+    refusals: refusals(reportAccessRefusals, dateRangeRefusals),
     summary: 'Legacy: pageviews of the range, by day',
     query: dateParams,
     answer: LegacyPageviewsAnswer,
@@ -53,6 +56,7 @@ export function mountReports(app: H3, context: AppContext): void {
   addRoute(app, {
     method: 'GET',
     path: '/sites/:siteId/events',
+    refusals: refusals(reportAccessRefusals, dateRangeRefusals),
     summary: 'Legacy: events of the range by name',
     query: dateParams,
     answer: LegacyEventsAnswer,
@@ -64,6 +68,7 @@ export function mountReports(app: H3, context: AppContext): void {
   addRoute(app, {
     method: 'GET',
     path: '/sites/:siteId/sessions',
+    refusals: refusals(reportAccessRefusals, dateRangeRefusals),
     summary: 'Legacy: visits starting in the range',
     query: dateParams,
     answer: LegacySessionsAnswer,
@@ -75,6 +80,7 @@ export function mountReports(app: H3, context: AppContext): void {
   addRoute(app, {
     method: 'GET',
     path: '/sites/:siteId/reports/summary-v2',
+    refusals: v2Refusals,
     summary: 'Visitors, visits, pageviews, events, bounce rate, duration and a daily series',
     query: commonParams,
     answer: SummaryAnswer,
@@ -86,6 +92,7 @@ export function mountReports(app: H3, context: AppContext): void {
   addRoute(app, {
     method: 'GET',
     path: '/sites/:siteId/reports/pages-v2',
+    refusals: v2Refusals,
     summary: 'Pages ranked by pageviews, paged by an opaque cursor',
     query: [...commonParams, { name: 'include_params', description: 'true keeps the query string (utm_* removed)', schema: { enum: ['true', 'false'] } }, limitParam(10), cursorParam],
     answer: PagesAnswer,
@@ -98,6 +105,7 @@ export function mountReports(app: H3, context: AppContext): void {
   addRoute(app, {
     method: 'GET',
     path: '/sites/:siteId/reports/sources-v2',
+    refusals: v2Refusals,
     summary: 'Acquisition sources ranked by visits',
     query: [...commonParams, limitParam(10)],
     answer: SourcesAnswer,
@@ -109,6 +117,7 @@ export function mountReports(app: H3, context: AppContext): void {
   addRoute(app, {
     method: 'GET',
     path: '/sites/:siteId/reports/campaigns-v2',
+    refusals: v2Refusals,
     summary: 'UTM campaigns ranked by visits, with conversions and revenue',
     query: [...commonParams, limitParam(10)],
     answer: CampaignsAnswer,

@@ -12,12 +12,14 @@ beforeAll(async () => {
       addRoute(app, {
         method: 'GET',
         path: '/test/deprecated',
+        refusals: {},
         deprecation: { announced: new Date('2026-01-01T00:00:00Z'), sunset: new Date('2027-01-02T00:00:00Z'), link: 'https://docs.example/migrate' },
         handler: () => ({ ok: true }),
       });
       addRoute(app, {
         method: 'GET',
         path: '/test/explode',
+        refusals: {},
         handler: () => {
           throw new Error('secret database detail');
         },
@@ -25,6 +27,7 @@ beforeAll(async () => {
       addRoute(app, {
         method: 'GET',
         path: '/workspaces-test/flat',
+        refusals: { 400: ['invalid_param'] },
         envelope: 'flat',
         handler: () => {
           throw new ApiError(400, 'invalid_param', 'bad', [{ path: '/x', message: 'no' }]);

@@ -83,8 +83,13 @@ describe('GET /v1/openapi.json', () => {
       expect(keys.size, `${method} ${path} repeats a parameter`).toBe(parameters.length);
       const responses = operation.responses as Record<string, JsonObject>;
       expect(Object.keys(responses).filter((status) => /^[23]\d\d$/.test(status)), `${method} ${path}`).toHaveLength(1);
-      expect(responses['4XX']).toBeDefined();
+      // Refusals are declared status by status; only unexpected failures share one 5XX answer.
+      expect(responses['4XX'], `${method} ${path}`).toBeUndefined();
       expect(responses['5XX']).toBeDefined();
+      for (const status of Object.keys(responses).filter((key) => /^[45]\d\d$/.test(key))) {
+        const schema = (responses[status]!.content as Record<string, { schema: { allOf: JsonObject[] } }>)['application/json']!.schema;
+        expect(schema.allOf[0]!.$ref, `${method} ${path} ${status}`).toMatch(/^#\/components\/schemas\/(Structured|Flat)Error$/);
+      }
       for (const response of Object.values(responses)) expect(response.$ref ?? response.description, `${method} ${path}`).toBeTruthy();
     }
   });
@@ -131,12 +136,53 @@ describe('GET /v1/openapi.json', () => {
   });
 
   it('points error responses at the envelope of the route family', () => {
-    const errorsOf = (path: string, method: string) => document.paths[path]![method]!.responses['4XX']!.$ref;
-    expect(errorsOf('/v1/workspaces', 'get')).toBe('#/components/responses/FlatError');
-    expect(errorsOf('/workspaces/{slug}/keys', 'post')).toBe('#/components/responses/FlatError');
-    expect(errorsOf('/v1/sites/{siteId}/reports/summary-v2', 'get')).toBe('#/components/responses/StructuredError');
-    expect(errorsOf('/events', 'post')).toBe('#/components/responses/StructuredError');
-    expect(errorsOf('/v1/healthz', 'get')).toBe('#/components/responses/StructuredError');
+    const refusalEnvelopeOf = (path: string, method: string, status: string) =>
+      ((document.paths[path]![method]!.responses[status]!.content as Record<string, { schema: { allOf: { $ref: string }[] } }>)['application/json']!.schema.allOf[0]!.$ref);
+    const failureOf = (path: string, method: string) => document.paths[path]![method]!.responses['5XX']!.$ref;
+    expect(refusalEnvelopeOf('/v1/workspaces', 'get', '401')).toBe('#/components/schemas/FlatError');
+    expect(refusalEnvelopeOf('/workspaces/{slug}/keys', 'post', '400')).toBe('#/components/schemas/FlatError');
+    expect(refusalEnvelopeOf('/v1/sites/{siteId}/reports/summary-v2', 'get', '400')).toBe('#/components/schemas/StructuredError');
+    expect(refusalEnvelopeOf('/events', 'post', '413')).toBe('#/components/schemas/StructuredError');
+    expect(failureOf('/v1/workspaces', 'get')).toBe('#/components/responses/FlatError');
+    expect(failureOf('/v1/healthz', 'get')).toBe('#/components/responses/StructuredError');
+  });
+
+  it("lists each route's refusals with their error codes, and Retry-After where clients must wait", () => {
+    const codesOf = (path: string, method: string) =>
+      Object.fromEntries(
+        Object.entries(document.paths[path]![method]!.responses)
+          .filter(([status]) => /^[45]\d\d$/.test(status))
+          .map(([status, response]) => {
+            const narrowed = (response.content as Record<string, { schema: { allOf: JsonObject[] } }>)['application/json']!.schema.allOf[1]!;
+            const properties = narrowed.properties as { error: { enum?: string[]; properties?: { code: { enum: string[] } } } };
+            return [status, properties.error.enum ?? properties.error.properties!.code.enum];
+          }),
+      );
+    expect(codesOf('/v1/events', 'post')).toEqual({
+      400: ['invalid_json', 'invalid_payload', 'schema_validation_failed'],
+      401: ['unauthorized'],
+      403: ['forbidden_scope'],
+      404: ['not_found'],
+      413: ['payload_too_large'],
+      415: ['unsupported_media_type'],
+      429: ['rate_limited'],
+      503: ['overloaded'],
+    });
+    expect(codesOf('/v1/workspaces', 'post')).toMatchObject({ 409: ['slug_taken'] });
+    expect(codesOf('/v1/sites/{siteId}/users/{userId}/timeline', 'get')[404]).toEqual(['not_found', 'user_not_found']);
+    expect(codesOf('/v1/sites/{siteId}/reports/pages-v2', 'get')[400]).toEqual([
+      'invalid_param',
+      'invalid_date_param',
+      'invalid_date_range',
+      'range_too_large',
+      'unsupported_timezone',
+      'unsupported_bots',
+      'too_many_values',
+    ]);
+    expect(codesOf('/v1/healthz', 'get')).toEqual({});
+    expect(document.paths['/v1/events']!.post!.responses['429']!.headers).toHaveProperty('Retry-After');
+    expect(document.paths['/v1/sites/{siteId}/events/stream-v2']!.get!.responses['429']!.headers).toHaveProperty('Retry-After');
+    expect(document.paths['/v1/events']!.post!.responses['400']!.headers).toBeUndefined();
   });
 
   it('describes parameters, bodies, statuses and public routes from the route specs', () => {
@@ -219,6 +265,12 @@ describe('the answer check the harness runs on every request', () => {
     ['a body where none is documented', { method: 'DELETE', path: '/workspaces/a/sites/b', status: 204, contentType: null, text: 'x' }, /the document says it has none/],
     ['success on a route the document lacks', { method: 'GET', path: '/v1/undocumented', status: 200, contentType: json, text: '{}' }, /no operation of the OpenAPI document matches/],
     ['a non-JSON answer where JSON is documented', { method: 'GET', path: '/v1/healthz', status: 200, contentType: 'text/plain', text: 'ok' }, /Content-Type text\/plain/],
+    ['a refusal status the route does not declare', { method: 'GET', path: '/v1/healthz', status: 401, contentType: json, text: '{"error":{"code":"unauthorized","message":"x"}}' }, /a status its operation does not document/],
+    [
+      'a refusal code the route does not declare',
+      { method: 'POST', path: '/v1/workspaces', status: 409, contentType: json, text: '{"error":"site_id_taken","message":"x"}' },
+      /answered 409 with a body that does not match .*must be equal to one of the allowed values/,
+    ],
     ['another media type than documented', { method: 'GET', path: '/metrics', status: 200, contentType: 'application/json', text: '{}' }, /documented: text\/plain/],
   ])('fails on %s', (_name, answer, message) => {
     expect(() => server.answers.check(answer)).toThrow(AnswerMismatchError);
@@ -231,6 +283,7 @@ describe('the answer check the harness runs on every request', () => {
         addRoute(app, {
           method: 'GET',
           path: '/test/drift',
+          refusals: {},
           answer: v.strictObject({ count: v.pipe(v.number(), v.integer()) }),
           // The type says count is a number; the handler sends a string anyway.
           handler: () => JSON.parse('{"count":"3"}') as { count: number },
@@ -238,6 +291,7 @@ describe('the answer check the harness runs on every request', () => {
         addRoute(app, {
           method: 'GET',
           path: '/test/old',
+          refusals: {},
           deprecation: { announced: new Date('2026-01-01T00:00:00Z'), sunset: new Date('2027-01-02T00:00:00Z'), link: 'https://docs.example/migrate' },
           answer: v.strictObject({ ok: v.boolean() }),
           handler: () => ({ ok: true }),
