@@ -72,8 +72,9 @@ export class SseClient {
   }
 
   /** Opens `path` (admin token unless `token` says otherwise); a refusal is returned as status and JSON body. */
+  /** A server started by `startTestServer` has its answers checked; a bare `{ url }` (another kind of server) not. */
   static async open(
-    server: TestServer,
+    server: Pick<TestServer, 'url'> & Partial<Pick<TestServer, 'answers'>>,
     path: string,
     options: { token?: string; headers?: Record<string, string> } = {},
   ): Promise<{ status: number; headers: Headers; client?: SseClient; body?: any }> {
@@ -82,7 +83,14 @@ export class SseClient {
       headers: { authorization: `Bearer ${options.token ?? testAdminToken}`, accept: 'text/event-stream', ...options.headers },
       signal: abort.signal,
     });
-    if (response.status !== 200) return { status: response.status, headers: response.headers, body: await response.json() };
+    const contentType = response.headers.get('content-type');
+    if (response.status !== 200) {
+      // Refusals are checked against the published document like every other answer of the suite.
+      const text = await response.text();
+      server.answers?.check({ method: 'GET', path, status: response.status, contentType, text });
+      return { status: response.status, headers: response.headers, body: JSON.parse(text) };
+    }
+    server.answers?.check({ method: 'GET', path, status: 200, contentType, text: '' });
     return { status: 200, headers: response.headers, client: new SseClient(response, abort) };
   }
 

@@ -234,7 +234,7 @@ describe('stream-v2 heartbeat, cap and shutdown', () => {
     const admin = { authorization: `Bearer ${testAdminToken}`, 'content-type': 'application/json' };
     await fetch(`${running.url}/workspaces`, { method: 'POST', headers: admin, body: JSON.stringify({ name: 'Stop', slug: 'stop' }) });
     await fetch(`${running.url}/workspaces/stop/sites`, { method: 'POST', headers: admin, body: JSON.stringify({ id: 's', name: 'S' }) });
-    const opened = await SseClient.open({ url: running.url } as TestServer, path('s'));
+    const opened = await SseClient.open({ url: running.url }, path('s'));
     expect(opened.status).toBe(200);
     expect((await opened.client!.next()).event).toBe('cursor');
     await running.stop();
