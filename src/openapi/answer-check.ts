@@ -76,11 +76,12 @@ export function createAnswerChecker(document: OpenApiDocument): AnswerChecker {
     );
   };
 
-  const resolve = (value: JsonObject): JsonObject => {
+  /** A response that is a $ref to components.responses (schemas are resolved by ajv, through their ids). */
+  const resolveResponse = (value: JsonObject): JsonObject => {
     const ref = value.$ref;
     if (typeof ref !== 'string') return value;
-    const [, section, name] = /^#\/components\/(schemas|responses)\/(.+)$/.exec(ref) ?? [];
-    const target = section && name ? (document.components[section as 'schemas' | 'responses'][name] as JsonObject | undefined) : undefined;
+    const name = /^#\/components\/responses\/(.+)$/.exec(ref)?.[1];
+    const target = name ? (document.components.responses[name] as JsonObject | undefined) : undefined;
     if (!target) throw new AnswerMismatchError(`the OpenAPI document has no ${ref}`);
     return target;
   };
@@ -90,7 +91,12 @@ export function createAnswerChecker(document: OpenApiDocument): AnswerChecker {
     const name = typeof schema.$ref === 'string' ? schema.$ref : JSON.stringify(schema);
     let validate = validators.get(name);
     if (!validate) {
-      validate = ajv.compile(withComponentIds(schema) as JsonObject);
+      try {
+        validate = ajv.compile(withComponentIds(schema) as JsonObject);
+      } catch (error) {
+        // A $ref to a component the document lacks, or a schema ajv refuses: the document is wrong.
+        throw new AnswerMismatchError(`the OpenAPI document's schema ${name} does not compile: ${(error as Error).message}`);
+      }
       validators.set(name, validate);
     }
     return { name, validate };
@@ -140,7 +146,7 @@ export function createAnswerChecker(document: OpenApiDocument): AnswerChecker {
     const declared = responses[String(answer.status)] ?? responses[`${Math.floor(answer.status / 100)}XX`] ?? responses.default;
     if (!declared) throw new AnswerMismatchError(`${route} answered ${answer.status}, a status its operation does not document (${Object.keys(responses).join(', ')})`);
     if (method === 'HEAD') return;
-    const content = resolve(declared).content as Record<string, { schema?: JsonObject }> | undefined;
+    const content = resolveResponse(declared).content as Record<string, { schema?: JsonObject }> | undefined;
     if (!content) {
       if (answer.text !== '') throw new AnswerMismatchError(`${route} answered ${answer.status} with a body, but the document says it has none`);
       return;

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as v from 'valibot';
 import packageJson from '../../package.json' with { type: 'json' };
 import { addRoute, registeredRoutes, type RouteSpec } from '../../src/http/routes.ts';
-import { AnswerMismatchError } from '../../src/openapi/answer-check.ts';
+import { AnswerMismatchError, createAnswerChecker } from '../../src/openapi/answer-check.ts';
 import type { JsonObject, OpenApiDocument } from '../../src/openapi/document.ts';
 import { toAnswerJsonSchema } from '../../src/openapi/json-schema.ts';
 import { answerKeyOf, toTemplatePath } from '../../src/openapi/route-names.ts';
@@ -275,6 +275,15 @@ describe('the answer check the harness runs on every request', () => {
   ])('fails on %s', (_name, answer, message) => {
     expect(() => server.answers.check(answer)).toThrow(AnswerMismatchError);
     expect(() => server.answers.check(answer)).toThrow(message);
+  });
+
+  it('names a refusal schema that refers to a component the document lacks', () => {
+    const broken = structuredClone(document);
+    const refused = broken.paths['/v1/workspaces']!.get!.responses['401']!.content as Record<string, { schema: { allOf: JsonObject[] } }>;
+    refused['application/json']!.schema.allOf[0] = { $ref: '#/components/schemas/Missing' };
+    const answer = { method: 'GET', path: '/v1/workspaces', status: 401, contentType: 'application/json', text: '{"error":"unauthorized","message":"x"}' };
+    expect(() => createAnswerChecker(broken).check(answer)).toThrow(AnswerMismatchError);
+    expect(() => createAnswerChecker(broken).check(answer)).toThrow(/schema .* does not compile: .*Missing/);
   });
 
   it('makes a request fail when a handler drifts from its answer schema', async () => {
