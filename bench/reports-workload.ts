@@ -7,7 +7,7 @@ import { openDatabase, type Db } from '../src/db/open.ts';
 import { enrichEvent } from '../src/ingest/enrich.ts';
 import { runIdleSlice } from '../src/ingest/idle-work.ts';
 import { storeGroup, type WriteBatch } from '../src/ingest/store-group.ts';
-import type { StoredEventInput } from '../src/ingest/stored-event.ts';
+import type { StoredEventInput } from '../src/event-store/stored-event.ts';
 import '../src/ingest/write-listener-modules.ts';
 
 export interface WorkloadOptions {

@@ -3,7 +3,7 @@
 import { parseIsoTimestamp } from '../http/validate.ts';
 import type { ReportRange } from '../reports/grouping.ts';
 import { listFilterNames, parseFilterParams, type QueryValues, single } from '../reports/params.ts';
-import { dayMs } from '../reports/periods.ts';
+import { dayMs } from '../projector/periods.ts';
 import { reportErrors } from '../reports/report-errors.ts';
 
 export const activityWindowMs = 60 * 60_000;

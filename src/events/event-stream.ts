@@ -8,7 +8,7 @@ import type { AppContext } from '../context.ts';
 import { fingerprintOf, signCursor, verifyCursor } from '../reports/cursor.ts';
 import type { StreamParams } from './event-params.ts';
 import { toEventItem } from './event-item.ts';
-import { newestEventSeq } from '../reports/queries/snapshot-rows.ts';
+import { newestEventSeq } from '../event-store/queries/newest-events.ts';
 import { listStreamEventRows } from './queries/stream-event-rows.ts';
 import type { StreamHub } from './stream-hub.ts';
 

@@ -4,14 +4,14 @@ import { toIso } from '../clock.ts';
 import type { AppContext } from '../context.ts';
 import { buildMeta } from '../reports/meta.ts';
 import type { CommonParams } from '../reports/params.ts';
-import { dayOf, toDateText } from '../reports/periods.ts';
+import { dayOf, toDateText } from '../projector/periods.ts';
 import type { ReportScope } from '../reports/scope.ts';
 import { inSnapshot } from '../reports/snapshot.ts';
 import type { EventActivityAnswer } from './answers.ts';
 import { activityBucketMs, activityWindowMs } from './event-params.ts';
 import { eventMeasures } from './measures.ts';
 import { toEventFilterParams } from './queries/event-filter.ts';
-import { newestReceivedAt } from '../reports/queries/snapshot-rows.ts';
+import { newestReceivedAt } from '../event-store/queries/newest-events.ts';
 import { countPathBuckets } from './queries/path-bucket-counts.ts';
 
 const bucketCount = activityWindowMs / activityBucketMs;

@@ -9,7 +9,7 @@ import { boundsOfRange } from './event-params.ts';
 import { eventMeasures } from './measures.ts';
 import { toEventFilterParams } from './queries/event-filter.ts';
 import { countEventTypes } from './queries/event-type-counts.ts';
-import { newestReceivedAt } from '../reports/queries/snapshot-rows.ts';
+import { newestReceivedAt } from '../event-store/queries/newest-events.ts';
 
 /** types lists at most this many (the total counts every type). */
 export const overviewTypeLimit = 50;

@@ -14,7 +14,7 @@ import { eventMeasures } from './measures.ts';
 import { toEventFilterParams } from './queries/event-filter.ts';
 import { findFirstSeqInRange } from './queries/first-seq-in-range.ts';
 import { type EventRow, listEventRows } from './queries/list-event-rows.ts';
-import { newestReceivedAt } from '../reports/queries/snapshot-rows.ts';
+import { newestReceivedAt } from '../event-store/queries/newest-events.ts';
 
 const cursorKind = 'events-list';
 

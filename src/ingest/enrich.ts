@@ -1,7 +1,7 @@
 // Server-side enrichment: from a validated wire event and its request context to the row the writer stores.
 import type { WireEvent } from './wire.ts';
 import type { GeoFacts } from './geo.ts';
-import { dedupKeyOf, type StoredEventInput } from './stored-event.ts';
+import { dedupKeyOf, type StoredEventInput } from '../event-store/stored-event.ts';
 import { describeUrl, referrerHostOf, sourceOf } from './url-parts.ts';
 import type { UserAgentFacts } from './user-agent.ts';
 

@@ -12,7 +12,7 @@ import type { CandidateEvent, IngestOutcome, IngestRequest } from './ingest-type
 import type { InternalIpMatcher } from './internal-ips.ts';
 import type { TokenBuckets } from './rate-limit.ts';
 import { type BodyItem, readCandidates, splitBody } from './read-candidates.ts';
-import type { StoredEventInput } from './stored-event.ts';
+import type { StoredEventInput } from '../event-store/stored-event.ts';
 import { visitorOf } from './visitor-context.ts';
 import type { DlqInput, WriteQueue } from './write-queue.ts';
 

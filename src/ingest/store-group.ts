@@ -4,10 +4,10 @@ import { toIso } from '../clock.ts';
 import { beginCommitCaches, dropTentativeCommitCaches, endCommitCaches } from '../db/commit-caches.ts';
 import type { Db } from '../db/open.ts';
 import { insertDlqRow, newestDlqReceivedAt, type DlqRow } from '../dlq/queries/dlq-rows.ts';
-import { eventExists, insertEvent } from './queries/event-rows.ts';
-import { bindIdentity } from './queries/identity-rows.ts';
-import { assignToSession } from './sessions.ts';
-import type { StoredEvent, StoredEventInput } from './stored-event.ts';
+import { eventExists, insertEvent } from '../event-store/queries/event-rows.ts';
+import { bindIdentity } from '../projector/queries/identity-rows.ts';
+import { assignToSession } from '../projector/visits.ts';
+import type { StoredEvent, StoredEventInput } from '../event-store/stored-event.ts';
 import { writeListeners } from './write-listeners.ts';
 
 export type DlqInput = Omit<DlqRow, 'received_at'>;

@@ -1,8 +1,8 @@
 // Domains that keep aggregates (reports) register here; the writer calls them inside the transaction that stores
 // the events, so aggregates commit or roll back with the events they count (STYLE rule 8).
 import type { Db } from '../db/open.ts';
-import type { SessionRow } from './queries/session-rows.ts';
-import type { StoredEvent } from './stored-event.ts';
+import type { SessionRow } from '../projector/queries/visit-rows.ts';
+import type { StoredEvent } from '../event-store/stored-event.ts';
 
 export interface WriteListener {
   name: string;

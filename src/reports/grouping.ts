@@ -1,7 +1,7 @@
 // What a report asks the rollups (or the raw fallback) for: a selection of visits and events by filters, totals
 // grouped by nothing, by day or by a dimension's values, and exact visitor counts for the groups it shows.
-import type { Counters } from './rollup/counter-shard.ts';
-import type { Dim } from './dimensions.ts';
+import type { Counters } from '../projector/rollup/counter-shard.ts';
+import type { Dim } from '../projector/dimensions.ts';
 
 /** The seven list filters and the source filter (CONTRACT section 5), as applied. */
 export interface ReportFilters {

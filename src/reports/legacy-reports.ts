@@ -2,14 +2,14 @@
 // bots and internal traffic left out. Empty ranges give zeros.
 import type { AppContext } from '../context.ts';
 import type { LegacyEventsAnswer, LegacyPageviewsAnswer, LegacySessionsAnswer } from './answers.ts';
-import { Dim } from './dimensions.ts';
+import { Dim } from '../projector/dimensions.ts';
 import type { ReportRange, ReportSelection } from './grouping.ts';
 import { averageSeconds, ratio } from './meta.ts';
-import { toDateText } from './periods.ts';
-import { newestEventSeq } from './queries/snapshot-rows.ts';
+import { toDateText } from '../projector/periods.ts';
+import { newestEventSeq } from '../event-store/queries/newest-events.ts';
 import { rankRows } from './ranked-rows.ts';
 import { groupedReport } from './read/grouped-report.ts';
-import { field } from './rollup/counter-shard.ts';
+import { field } from '../projector/rollup/counter-shard.ts';
 import type { SiteRow } from '../admin/queries/find-site.ts';
 import { inSnapshot } from './snapshot.ts';
 import { countersOf } from './summary-report.ts';

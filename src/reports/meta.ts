@@ -3,7 +3,7 @@
 import { toIso } from '../clock.ts';
 import type { ReportMeta } from './answers.ts';
 import { appliedFilters, type CommonParams } from './params.ts';
-import { dayOf } from './periods.ts';
+import { dayOf } from '../projector/periods.ts';
 import type { ReportScope } from './scope.ts';
 
 export interface MetaInput {

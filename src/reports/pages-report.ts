@@ -3,14 +3,14 @@
 import type { AppContext } from '../context.ts';
 import type { PagesAnswer } from './answers.ts';
 import { fingerprintOf, signCursor, verifyCursor } from './cursor.ts';
-import { Dim } from './dimensions.ts';
+import { Dim } from '../projector/dimensions.ts';
 import { buildMeta } from './meta.ts';
 import { measuresOf } from './measures.ts';
 import type { CommonParams } from './params.ts';
-import { newestEventSeq, newestReceivedAt } from './queries/snapshot-rows.ts';
+import { newestEventSeq, newestReceivedAt } from '../event-store/queries/newest-events.ts';
 import { rankRows } from './ranked-rows.ts';
 import { groupedReport } from './read/grouped-report.ts';
-import { field } from './rollup/counter-shard.ts';
+import { field } from '../projector/rollup/counter-shard.ts';
 import type { ReportScope } from './scope.ts';
 import { inSnapshot } from './snapshot.ts';
 import { selectionOf } from './summary-report.ts';

@@ -2,7 +2,7 @@
 // scope, source and the seven list filters, internal traffic, timezone and bots, limit. Refusals are structured
 // 400s with stable codes (src/reports/report-errors.ts).
 import type { ReportFilters, ReportRange } from './grouping.ts';
-import { parseDateText } from './periods.ts';
+import { parseDateText } from '../projector/periods.ts';
 import { reportErrors } from './report-errors.ts';
 
 export const maxRangeDays = 367;

@@ -3,10 +3,10 @@
 import { registerSiteDataRemover } from '../admin/site-data.ts';
 import type { AppContext } from '../context.ts';
 import { inWriteTransaction } from '../db/statements.ts';
-import { listSitesWithEvents } from './queries/site-newest-event.ts';
+import { listSitesWithEvents } from '../event-store/queries/site-newest-event.ts';
 import { deleteStateValue, insertStateValueIfMissing, readStateValue } from './queries/state-rows.ts';
-import { deleteVisitorNumbersOfSite } from './queries/visitor-number-rows.ts';
-import { deleteSiteRollups, rebuildSiteReports } from './rollup/rebuild-site.ts';
+import { deleteVisitorNumbersOfSite } from '../projector/queries/visitor-number-rows.ts';
+import { deleteSiteRollups, rebuildSiteReports } from '../projector/site-projection.ts';
 
 registerSiteDataRemover('report rollups', (db, siteId) => {
   deleteSiteRollups(db, siteId);

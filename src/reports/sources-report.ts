@@ -1,10 +1,10 @@
 // GET /sites/:siteId/reports/sources-v2: acquisition sources of visits (their first event's), ranked by visits.
 import type { AppContext } from '../context.ts';
 import type { SourcesAnswer } from './answers.ts';
-import { Dim } from './dimensions.ts';
+import { Dim } from '../projector/dimensions.ts';
 import { ratio } from './meta.ts';
 import type { CommonParams } from './params.ts';
-import { field } from './rollup/counter-shard.ts';
+import { field } from '../projector/rollup/counter-shard.ts';
 import type { ReportScope } from './scope.ts';
 import { rankByVisits } from './visits-ranking.ts';
 

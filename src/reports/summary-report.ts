@@ -5,10 +5,10 @@ import { type GroupTotals, type ReportSelection } from './grouping.ts';
 import { averageSeconds, buildMeta, ratio } from './meta.ts';
 import { measuresOf } from './measures.ts';
 import type { CommonParams } from './params.ts';
-import { toDateText } from './periods.ts';
-import { newestEventSeq, newestReceivedAt } from './queries/snapshot-rows.ts';
+import { toDateText } from '../projector/periods.ts';
+import { newestEventSeq, newestReceivedAt } from '../event-store/queries/newest-events.ts';
 import { groupedReport } from './read/grouped-report.ts';
-import { type Counters, emptyCounters, field } from './rollup/counter-shard.ts';
+import { type Counters, emptyCounters, field } from '../projector/rollup/counter-shard.ts';
 import type { ReportScope } from './scope.ts';
 import { inSnapshot } from './snapshot.ts';
 

@@ -2,14 +2,14 @@
 // the first `limit` of them with their exact visitors, in the V2 envelope.
 import type { AppContext } from '../context.ts';
 import type { ReportMeta } from './answers.ts';
-import type { Dim } from './dimensions.ts';
+import type { Dim } from '../projector/dimensions.ts';
 import { type MeasureName, measuresOf } from './measures.ts';
 import { buildMeta } from './meta.ts';
 import type { CommonParams } from './params.ts';
-import { newestEventSeq, newestReceivedAt } from './queries/snapshot-rows.ts';
+import { newestEventSeq, newestReceivedAt } from '../event-store/queries/newest-events.ts';
 import { type RankedRow, rankRows } from './ranked-rows.ts';
 import { groupedReport } from './read/grouped-report.ts';
-import { field } from './rollup/counter-shard.ts';
+import { field } from '../projector/rollup/counter-shard.ts';
 import type { ReportScope } from './scope.ts';
 import { inSnapshot } from './snapshot.ts';
 import { selectionOf } from './summary-report.ts';

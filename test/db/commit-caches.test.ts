@@ -6,9 +6,9 @@ import { type Db, openDatabase } from '../../src/db/open.ts';
 import { storeGroup } from '../../src/ingest/store-group.ts';
 import { registerWriteListener } from '../../src/ingest/write-listeners.ts';
 import '../../src/ingest/write-listener-modules.ts';
-import { Dim } from '../../src/reports/dimensions.ts';
-import { deleteValuesOfSite, findOrInsertValueId, findValueId } from '../../src/reports/queries/value-rows.ts';
-import { deleteVisitorNumber, findVisitorNumber } from '../../src/reports/queries/visitor-number-rows.ts';
+import { Dim } from '../../src/projector/dimensions.ts';
+import { deleteValuesOfSite, findOrInsertValueId, findValueId } from '../../src/projector/queries/value-rows.ts';
+import { deleteVisitorNumber, findVisitorNumber } from '../../src/projector/queries/visitor-number-rows.ts';
 import { makeTempDir } from '../_setup.ts';
 import { enrichedPageview, openBlogDatabase } from '../storage-fixtures.ts';
 

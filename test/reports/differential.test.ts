@@ -8,7 +8,7 @@ import { fromMinorUnits } from '../../src/money/minor-units.ts';
 import { inWriteTransaction } from '../../src/db/statements.ts';
 import { foldAllPendingRollups, foldPendingRollups } from '../../src/reports/rollup/fold-pending.ts';
 import { moveStagingLog } from '../../src/reports/rollup/staging-log.ts';
-import { forgetVisitorInReports } from '../../src/reports/rollup/forget-visitor.ts';
+import { forgetVisitorInReports } from '../../src/projector/forget-visitor.ts';
 import { seedWorkspace, startTestServer, type TestServer } from '../_setup.ts';
 import { manualClock } from '../admin/_helpers.ts';
 import {

@@ -2,7 +2,7 @@
 // the shards and deleted by the writer when idle.
 import type { Db } from '../../db/open.ts';
 import { preparedOnce } from '../../db/statements.ts';
-import { counterFields, field } from '../rollup/counter-shard.ts';
+import { counterFields, field } from '../../projector/rollup/counter-shard.ts';
 
 /** Every counter but `visitors`, whose changes are known only when visitor sets are written. */
 export const stagedFields = counterFields.filter((name) => name !== 'visitors');

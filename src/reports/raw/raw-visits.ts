@@ -1,9 +1,9 @@
 // Visits computed from scratch from raw events, exactly as CONTRACT section 4 defines them: the fallback for
 // filter combinations no rollup carries, and the correction of a paged report back to its first page's watermark.
 import type { Db } from '../../db/open.ts';
-import { sessionGapMs } from '../../ingest/sessions.ts';
-import { dayMs } from '../periods.ts';
-import { listVisitorWindowEvents, listWindowEvents, type RawEventRow } from '../queries/raw-window-events.ts';
+import { sessionGapMs } from '../../projector/visits.ts';
+import { dayMs } from '../../projector/periods.ts';
+import { listVisitorWindowEvents, listWindowEvents, type RawEventRow } from '../../event-store/queries/raw-window-events.ts';
 
 export interface RawVisit {
   site_id: string;

@@ -2,12 +2,12 @@
 // filtered dimension), else exactly from raw events. A paged report is pinned to its first page's watermark: the
 // few visitors with newer events are recomputed from raw events and their difference taken out.
 import type { Db } from '../../db/open.ts';
-import { Dim, visitDimByFilter } from '../dimensions.ts';
+import { Dim, visitDimByFilter } from '../../projector/dimensions.ts';
 import type { GroupedReport, GroupTotals, Grouping, ReportFilters, ReportSelection } from '../grouping.ts';
-import { listVisitorsNewerThan } from '../queries/raw-window-events.ts';
+import { listVisitorsNewerThan } from '../../event-store/queries/raw-window-events.ts';
 import { rawGroups, toGroupedReport } from '../raw/raw-grouped.ts';
 import { loadRawVisits } from '../raw/raw-visits.ts';
-import { emptyCounters, fieldCount } from '../rollup/counter-shard.ts';
+import { emptyCounters, fieldCount } from '../../projector/rollup/counter-shard.ts';
 import { readRollups, type RollupRequest } from './rollup-grouped.ts';
 
 export interface GroupedQuery {

@@ -3,18 +3,18 @@
 // moved yet; exact visitors by OR-ing the groups' daily visitor containers and their staged and logged additions.
 import { findSite } from '../../admin/queries/find-site.ts';
 import type { Db } from '../../db/open.ts';
-import { Dim } from '../dimensions.ts';
+import { Dim } from '../../projector/dimensions.ts';
 import type { GroupedReport, GroupTotals, ReportSelection } from '../grouping.ts';
-import { firstDayOfMonth, Grain, lastDayOfMonth, type PeriodRun, signedCover, type SignedRun } from '../periods.ts';
+import { firstDayOfMonth, Grain, lastDayOfMonth, type PeriodRun, signedCover, type SignedRun } from '../../projector/periods.ts';
 import { listPendingCountersInRange, stagedIndexes } from '../queries/pending-counter-rows.ts';
 import { listPendingVids, listPendingVisitorSets } from '../queries/pending-visitor-rows.ts';
-import { listCounterShards } from '../queries/counter-shards-in-range.ts';
-import { listRevenue } from '../queries/revenue-in-range.ts';
-import { findValueId, listValues } from '../queries/value-rows.ts';
-import { listVisitorContainers } from '../queries/visitor-containers-in-range.ts';
-import { visitorNumbersIssued } from '../queries/visitor-number-rows.ts';
-import { emptyCounters, field, fieldCount, forEachShardEntry, shardOf } from '../rollup/counter-shard.ts';
-import { chunkSize, countBits, orContainerInto } from '../rollup/visitor-container.ts';
+import { listCounterShards } from '../../projector/queries/counter-shards-in-range.ts';
+import { listRevenue } from '../../projector/queries/revenue-in-range.ts';
+import { findValueId, listValues } from '../../projector/queries/value-rows.ts';
+import { listVisitorContainers } from '../../projector/queries/visitor-containers-in-range.ts';
+import { visitorNumbersIssued } from '../../projector/queries/visitor-number-rows.ts';
+import { emptyCounters, field, fieldCount, forEachShardEntry, shardOf } from '../../projector/rollup/counter-shard.ts';
+import { chunkSize, countBits, orContainerInto } from '../../projector/rollup/visitor-container.ts';
 import { StagingLogOverlay } from './staging-log-overlay.ts';
 
 export interface RollupRequest {

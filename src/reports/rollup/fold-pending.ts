@@ -2,11 +2,11 @@
 // its month (visitor sets are kept by day only: a report unions the days it covers). The writer runs it when idle, a bounded slice per transaction taken in key order, so each slice meets
 // a shard or container once and the rewrites are paid once per many commits instead of once per commit.
 import type { Db } from '../../db/open.ts';
-import { Grain, monthOfDay } from '../periods.ts';
+import { Grain, monthOfDay } from '../../projector/periods.ts';
 import { deletePendingCountersThrough, listPendingCounters, stagedIndexes } from '../queries/pending-counter-rows.ts';
 import { deletePendingVisitorsThrough, listPendingVisitors } from '../queries/pending-visitor-rows.ts';
-import { field } from './counter-shard.ts';
-import { type PeriodAddress, ShardChanges, updateVisitorSet } from './shard-changes.ts';
+import { field } from '../../projector/rollup/counter-shard.ts';
+import { type PeriodAddress, ShardChanges, updateVisitorSet } from '../../projector/rollup/shard-changes.ts';
 import { moveAllStagingLog } from './staging-log.ts';
 
 interface SetAdditions {

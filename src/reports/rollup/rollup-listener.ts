@@ -2,12 +2,12 @@
 // accumulated per request batch, kept when the batch's savepoint is released, and written once before COMMIT.
 import type { Db } from '../../db/open.ts';
 import { registerWriteListener } from '../../ingest/write-listeners.ts';
-import { addStoredEvent, type VisitChange } from './event-contributions.ts';
-import { flushRollups } from './flush-rollups.ts';
+import { addStoredEvent, type VisitChange } from '../../projector/rollup/event-contributions.ts';
+import { flushRollups } from '../../projector/rollup/apply-rollups.ts';
 import { foldPendingRollups } from './fold-pending.ts';
-import { RollupDelta } from './rollup-delta.ts';
+import { RollupDelta } from '../../projector/rollup/rollup-delta.ts';
 import { moveStagingLog } from './staging-log.ts';
-import { visitorNumberOf } from './visitor-number.ts';
+import { visitorNumberOf } from '../../projector/rollup/visitor-number.ts';
 
 interface WriterState {
   batch: RollupDelta;

@@ -6,11 +6,11 @@
 // cancels every earlier addition of the same visitor to the same set: moving skips additions that a later row's
 // removal cancels, so the staged tables never hold what the log still takes back.
 import type { Db } from '../../db/open.ts';
-import { Grain } from '../periods.ts';
+import { Grain } from '../../projector/periods.ts';
 import { addPendingCounters } from '../queries/pending-counter-rows.ts';
 import { addPendingVisitor } from '../queries/pending-visitor-rows.ts';
 import { deleteStagingLogThrough, listOldestStagingLog, listStagingRemovalsAfter, type StagingLogRow } from '../queries/staging-log-rows.ts';
-import { removeFromDaySet, ShardChanges } from './shard-changes.ts';
+import { removeFromDaySet, ShardChanges } from '../../projector/rollup/shard-changes.ts';
 
 /**
  * One log row. Additions come before removals: a removal cancels an addition of the same or an earlier row.

@@ -10,16 +10,16 @@ import { CommitSetCache, openCommitCache } from '../../db/commit-caches.ts';
 import type { Db } from '../../db/open.ts';
 import { Dim, type VisitDim, visitDims } from '../dimensions.ts';
 import { Grain, monthOfDay, periodBounds } from '../periods.ts';
-import { addPendingCounters, stagedIndexes } from '../queries/pending-counter-rows.ts';
-import { addPendingVisitor } from '../queries/pending-visitor-rows.ts';
+import { addPendingCounters, stagedIndexes } from '../../reports/queries/pending-counter-rows.ts';
+import { addPendingVisitor } from '../../reports/queries/pending-visitor-rows.ts';
 import { addRevenue } from '../queries/revenue-rows.ts';
-import { raiseSiteFreshness } from '../queries/site-freshness-rows.ts';
-import { appendStagingLog } from '../queries/staging-log-rows.ts';
+import { raiseSiteFreshness } from '../../reports/queries/site-freshness-rows.ts';
+import { appendStagingLog } from '../../reports/queries/staging-log-rows.ts';
 import { findOrInsertValueId, findValueId } from '../queries/value-rows.ts';
 import { visitorKeepsValue } from '../queries/visitor-keeps-value.ts';
 import { type DeltaEntry, type RollupDelta, type RollupKey } from './rollup-delta.ts';
 import { type PeriodAddress, removeFromDaySet, ShardChanges } from './shard-changes.ts';
-import { emptyStagingBody, isEmptyStagingBody, type StagingBody, toStagingColumns } from './staging-log.ts';
+import { emptyStagingBody, isEmptyStagingBody, type StagingBody, toStagingColumns } from '../../reports/rollup/staging-log.ts';
 
 /** Where staged entries go: the log (group commits) or the staged tables. */
 export type StagingTarget = 'log' | 'tables';

@@ -2,12 +2,12 @@
 // its visit), the measures of the visits it replaced and of the visit it is now part of, and, when visits merged
 // or gained an earlier first event, the move of their other events' counts to the visit's new values.
 import type { Db } from '../../db/open.ts';
-import type { SessionRow } from '../../ingest/queries/session-rows.ts';
-import type { StoredEvent } from '../../ingest/stored-event.ts';
+import type { SessionRow } from '../queries/visit-rows.ts';
+import type { StoredEvent } from '../../event-store/stored-event.ts';
 import { Dim, keepsVisitorSets, pageKeyOf, purchaseType, visitDims, visitDimValue } from '../dimensions.ts';
 import { dayOf } from '../periods.ts';
-import { findEventPage } from '../queries/event-page.ts';
-import { listVisitEvents } from '../queries/visit-events.ts';
+import { findEventPage } from '../../event-store/queries/event-page.ts';
+import { listVisitEvents } from '../../event-store/queries/visit-events.ts';
 import { field } from './counter-shard.ts';
 import { addRevenue, addVisitor, removeVisitor, type RollupDelta } from './rollup-delta.ts';
 

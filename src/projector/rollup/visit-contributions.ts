@@ -1,9 +1,9 @@
 // Counts or uncounts a whole visit with all of its events: used to rebuild a site's rollups from its raw rows
 // and to take a visitor out of them (GDPR deletion).
 import type { Db } from '../../db/open.ts';
-import type { SessionRow } from '../../ingest/queries/session-rows.ts';
+import type { SessionRow } from '../queries/visit-rows.ts';
 import { visitDims, visitDimValue } from '../dimensions.ts';
-import { listVisitEvents } from '../queries/visit-events.ts';
+import { listVisitEvents } from '../../event-store/queries/visit-events.ts';
 import { countEvent, countVisit, eventDims, eventDimValue, type EventFacts, pageLookup } from './event-contributions.ts';
 import type { RollupDelta } from './rollup-delta.ts';
 

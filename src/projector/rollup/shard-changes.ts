@@ -2,7 +2,7 @@
 // changes applied per container: the two writes that folding staged rows and eager removals share.
 import type { Db } from '../../db/open.ts';
 import { readCounterShard, type ShardAddress, writeCounterShard } from '../queries/counter-shard-rows.ts';
-import { deletePendingVisitorInDays } from '../queries/pending-visitor-rows.ts';
+import { deletePendingVisitorInDays } from '../../reports/queries/pending-visitor-rows.ts';
 import { readVisitorContainer, writeVisitorContainer } from '../queries/visitor-set-rows.ts';
 import { type Counters, emptyCounters, field, mergeIntoShard, shardOf } from './counter-shard.ts';
 import { chunkOf, lowOf, updateContainer } from './visitor-container.ts';

@@ -1,12 +1,12 @@
 // Takes one visitor (an anon_id of a site) out of every rollup. A GDPR deletion calls it inside its transaction,
 // BEFORE deleting the visitor's events and visits (it reads them to know what to subtract).
-import type { Db } from '../../db/open.ts';
-import { listVisitsOfVisitor } from '../queries/visitor-visits.ts';
-import { deleteVisitorNumber, findVisitorNumber } from '../queries/visitor-number-rows.ts';
-import { flushRollups } from './flush-rollups.ts';
-import { RollupDelta } from './rollup-delta.ts';
-import { moveAllStagingLog } from './staging-log.ts';
-import { countWholeVisit } from './visit-contributions.ts';
+import type { Db } from '../db/open.ts';
+import { listVisitsOfVisitor } from './queries/visitor-visits.ts';
+import { deleteVisitorNumber, findVisitorNumber } from './queries/visitor-number-rows.ts';
+import { flushRollups } from './rollup/apply-rollups.ts';
+import { RollupDelta } from './rollup/rollup-delta.ts';
+import { moveAllStagingLog } from '../reports/rollup/staging-log.ts';
+import { countWholeVisit } from './rollup/visit-contributions.ts';
 
 /**
  * @example inWriteTransaction(db, () => { forgetVisitorInReports(db, 'blog', 'anon-1'); deleteTheirEvents(); });

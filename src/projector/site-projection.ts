@@ -1,21 +1,21 @@
 // Recomputes a site's rollups from its raw events and visits: the backfill of events stored before the rollups
 // existed (schema version 3), and a repair tool. Runs inside the caller's write transaction.
-import type { Db } from '../../db/open.ts';
-import { deleteCounterShardsOfSite } from '../queries/counter-shard-rows.ts';
-import { deletePendingCountersOfSite } from '../queries/pending-counter-rows.ts';
-import { deletePendingVisitorsOfSite } from '../queries/pending-visitor-rows.ts';
-import { deleteRevenueOfSite } from '../queries/revenue-rows.ts';
-import { deleteSiteFreshness, raiseSiteFreshness } from '../queries/site-freshness-rows.ts';
-import { deleteStagingLogOfSite } from '../queries/staging-log-rows.ts';
-import { findSiteNewestEvent } from '../queries/site-newest-event.ts';
-import { deleteValuesOfSite } from '../queries/value-rows.ts';
-import { deleteVisitorSetsOfSite } from '../queries/visitor-set-rows.ts';
-import { listVisitsPage } from '../queries/visitor-visits.ts';
-import { flushRollups } from './flush-rollups.ts';
-import { foldAllPendingRollups } from './fold-pending.ts';
-import { RollupDelta } from './rollup-delta.ts';
-import { countWholeVisit } from './visit-contributions.ts';
-import { visitorNumberOf } from './visitor-number.ts';
+import type { Db } from '../db/open.ts';
+import { deleteCounterShardsOfSite } from './queries/counter-shard-rows.ts';
+import { deletePendingCountersOfSite } from '../reports/queries/pending-counter-rows.ts';
+import { deletePendingVisitorsOfSite } from '../reports/queries/pending-visitor-rows.ts';
+import { deleteRevenueOfSite } from './queries/revenue-rows.ts';
+import { deleteSiteFreshness, raiseSiteFreshness } from '../reports/queries/site-freshness-rows.ts';
+import { deleteStagingLogOfSite } from '../reports/queries/staging-log-rows.ts';
+import { findSiteNewestEvent } from '../event-store/queries/site-newest-event.ts';
+import { deleteValuesOfSite } from './queries/value-rows.ts';
+import { deleteVisitorSetsOfSite } from './queries/visitor-set-rows.ts';
+import { listVisitsPage } from './queries/visitor-visits.ts';
+import { flushRollups } from './rollup/apply-rollups.ts';
+import { foldAllPendingRollups } from '../reports/rollup/fold-pending.ts';
+import { RollupDelta } from './rollup/rollup-delta.ts';
+import { countWholeVisit } from './rollup/visit-contributions.ts';
+import { visitorNumberOf } from './rollup/visitor-number.ts';
 
 const visitsPerFlush = 2000;
 

@@ -8,9 +8,9 @@ import {
   type SessionRow,
   updateSession,
   updateSessionTail,
-} from './queries/session-rows.ts';
-import type { StoredEvent } from './stored-event.ts';
-import { writeListeners } from './write-listeners.ts';
+} from './queries/visit-rows.ts';
+import type { StoredEvent } from '../event-store/stored-event.ts';
+import { writeListeners } from '../ingest/write-listeners.ts';
 
 /** A gap of 30 minutes or more starts a new visit. */
 export const sessionGapMs = 30 * 60 * 1000;

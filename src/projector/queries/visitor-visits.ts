@@ -1,7 +1,7 @@
 // Visit rows of one site, for rebuilding its rollups (all of them, in pages) or forgetting one visitor.
 import type { Db } from '../../db/open.ts';
 import { preparedOnce } from '../../db/statements.ts';
-import type { SessionRow } from '../../ingest/queries/session-rows.ts';
+import type { SessionRow } from './visit-rows.ts';
 
 const statements = preparedOnce((db) => ({
   ofVisitor: db.prepare<[string, string], SessionRow>('SELECT * FROM sessions WHERE site_id = ? AND anon_id = ?'),

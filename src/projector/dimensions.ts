@@ -1,6 +1,6 @@
 // The dimensions rollups are kept by. Visit dimensions take the visit's value (its first event's, CONTRACT
 // section 4) for all of its events; event dimensions take each event's own. Codes are stored: never renumber.
-import type { SessionRow } from '../ingest/queries/session-rows.ts';
+import type { SessionRow } from './queries/visit-rows.ts';
 
 export const Dim = {
   total: 0,
