@@ -6,9 +6,10 @@
 import type { SiteRow } from '../admin/queries/find-site.ts';
 import type { AppContext } from '../context.ts';
 import { fingerprintOf, signCursor, verifyCursor } from '../reports/cursor.ts';
-import type { StreamParams } from './event-params.ts';
+import { boundsOfRange, type StreamParams } from './event-params.ts';
 import { toEventItem } from './event-item.ts';
 import { newestEventSeq } from '../event-store/queries/newest-events.ts';
+import { toEventFilterParams } from './queries/event-filter.ts';
 import { listStreamEventRows } from './queries/stream-event-rows.ts';
 import type { StreamHub } from './stream-hub.ts';
 
@@ -44,7 +45,14 @@ function startSeqOf(context: AppContext, params: StreamParams, fingerprint: stri
  * a body that stays open until the client leaves or the app closes.
  */
 export function openEventStream(context: AppContext, hub: StreamHub, site: SiteRow, params: StreamParams, options: StreamOptions): Response {
-  const fingerprint = fingerprintOf([cursorKind, site.id, params.type, params.anonId, params.withInternal]);
+  // The cursor is bound to everything that selects rows. The range and the dimension filters are added only when
+  // given, so a stream without them keeps the fingerprint cursors had before they existed (a reconnecting
+  // EventSource resumes across an upgrade).
+  const bound: unknown[] = [cursorKind, site.id, params.type, params.anonId, params.withInternal];
+  if (params.range || Object.keys(params.filters).length > 0) bound.push(params.range ?? null, params.filters);
+  const fingerprint = fingerprintOf(bound);
+  const bounds = params.range ? boundsOfRange(params.range) : { start_ms: null, end_ms: null };
+  const filter = toEventFilterParams(params.filters, params.withInternal);
   let lastSeq = startSeqOf(context, params, fingerprint);
   const cursorOf = (seq: number) => signCursor(context, cursorKind, fingerprint, { s: seq });
   let controller!: ReadableStreamDefaultController<Uint8Array>;
@@ -67,7 +75,8 @@ export function openEventStream(context: AppContext, hub: StreamHub, site: SiteR
           site_id: site.id,
           after_seq: lastSeq,
           upto_seq: uptoSeq,
-          with_internal: params.withInternal ? 1 : 0,
+          ...bounds,
+          ...filter,
           type: params.type,
           anon_id: params.anonId,
           limit: batchSize,

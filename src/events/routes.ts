@@ -6,9 +6,9 @@ import type { AppContext } from '../context.ts';
 import { refusals } from '../http/refusals.ts';
 import { addRoute, type QueryParameterDoc } from '../http/routes.ts';
 import type { IngestService } from '../ingest/service.ts';
-import { commonParams, cursorParam, filterParams, limitParam } from '../reports/param-docs.ts';
+import { commonParams, cursorParam, dateParams, filterParams, limitParam } from '../reports/param-docs.ts';
 import { parseCommonParams, parseLimit, type QueryValues, single } from '../reports/params.ts';
-import { filterRefusals, reportAccessRefusals, trafficRefusals, v2Refusals } from '../reports/report-errors.ts';
+import { dateRangeRefusals, filterRefusals, reportAccessRefusals, v2Refusals } from '../reports/report-errors.ts';
 import { resolveReportSite, toReportScope } from '../reports/scope.ts';
 import { EventActivityAnswer, EventListAnswer, EventOverviewAnswer } from './answers.ts';
 import { parseActivityParams, parseStreamParams } from './event-params.ts';
@@ -19,13 +19,19 @@ import { listEvents } from './list-events.ts';
 import { createStreamHub } from './stream-hub.ts';
 
 const queryOf = (event: H3Event) => getQuery(event) as QueryValues;
-const trafficParams = filterParams.filter((param) => ['internal', 'timezone', 'bots'].includes(param.name));
-const dimensionParams = filterParams.filter((param) => !['internal', 'timezone', 'bots'].includes(param.name));
+// activity-v2 and stream-v2 take from/to as the reports do, but optional: without them the window or the tail
+// alone sets the times.
+const optionalDateParams = (what: string): QueryParameterDoc[] =>
+  dateParams.map((param) => ({ ...param, required: false, description: `${param.description}; optional (both or neither): ${what}` }));
 
 const activityQuery: QueryParameterDoc[] = [
-  { name: 'end', description: 'End of the 60-minute window (exclusive), ISO-8601 with an offset; default now', schema: { type: 'string', format: 'date-time' } },
-  ...dimensionParams,
-  ...trafficParams,
+  {
+    name: 'end',
+    description: 'End of the 60-minute window (exclusive), ISO-8601 with an offset; default now. Capped to the end of to (the next day 00:00 UTC) when later',
+    schema: { type: 'string', format: 'date-time' },
+  },
+  ...optionalDateParams('only the part of the window inside the range counts'),
+  ...filterParams,
   limitParam(10),
 ];
 
@@ -33,7 +39,9 @@ const streamQuery: QueryParameterDoc[] = [
   { name: 'cursor', description: 'Resume after this cursor (a cursor frame\'s or an event\'s id); the Last-Event-ID header wins over it. Without either the stream starts at the newest event' },
   { name: 'name', description: 'Only events of this type' },
   { name: 'anon_id', description: 'Only this visitor\'s events' },
-  ...trafficParams,
+  ...optionalDateParams('only events whose time (ts) is inside the range are sent'),
+  // scope is refused: a stream tails one site.
+  ...filterParams.filter((param) => param.name !== 'scope'),
 ];
 
 /** Access first (401/404/403), then the common parameters (400). */
@@ -76,22 +84,22 @@ export function mountEvents(app: H3, context: AppContext, ingest?: Pick<IngestSe
   addRoute(app, {
     method: 'GET',
     path: '/sites/:siteId/events/activity-v2',
-    refusals: refusals(reportAccessRefusals, filterRefusals),
+    refusals: v2Refusals,
     summary: 'Events per path in the 60 minutes before end, in twelve 5-minute buckets',
     query: activityQuery,
     answer: EventActivityAnswer,
     handler: (event) => {
       const site = resolveReportSite(event, context);
       const query = queryOf(event);
-      const { endMs, ...filters } = parseActivityParams(query, context.clock.now());
+      const params = parseActivityParams(query, context.clock.now());
       const limit = parseLimit(query, 10);
-      return eventsActivity(context, toReportScope(context, site, filters.allSites), filters, { endMs, limit });
+      return eventsActivity(context, toReportScope(context, site, params.allSites), params, { limit });
     },
   });
   addRoute(app, {
     method: 'GET',
     path: '/sites/:siteId/events/stream-v2',
-    refusals: refusals(reportAccessRefusals, trafficRefusals, { 429: ['too_many_streams'], 503: ['overloaded'] }),
+    refusals: refusals(reportAccessRefusals, dateRangeRefusals, filterRefusals, { 429: ['too_many_streams'], 503: ['overloaded'] }),
     summary: 'Server-Sent Events tail of new events, resumable by cursor or Last-Event-ID',
     query: streamQuery,
     produces: 'text/event-stream',

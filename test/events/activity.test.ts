@@ -1,5 +1,6 @@
 // GET /sites/:siteId/events/activity-v2 over real HTTP: one window [end − 60 min, end) in twelve dense 5-minute
-// buckets per path, its edges, the default end (the injected clock), the top-paths limit and refused parameters.
+// buckets per path, its edges, the default end (the injected clock), the top-paths limit, from/to (the window capped
+// to end at the range's end and clipped to it) and refused parameters.
 import * as v from 'valibot';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EventActivityAnswer } from '../../src/events/answers.ts';
@@ -16,7 +17,7 @@ const page = (path: string) => `https://s.example${path}`;
 let server: TestServer;
 beforeAll(async () => {
   server = await startTestServer({ clock });
-  await seedWorkspace(server, 'acme', { sites: ['live', 'night', 'now'] });
+  await seedWorkspace(server, 'acme', { sites: ['live', 'night', 'now', 'ranged'] });
   await send(server, 'live', [
     // /a: the window's first instant (bucket 0), 32 minutes before end (bucket 5), its last millisecond (bucket 11).
     wireEvent('live', { ts: minutesBeforeEnd(60), url: page('/a') }),
@@ -109,7 +110,11 @@ describe('activity-v2', () => {
     ['an end without an offset', 'end=2026-03-20T10:00:00', 'invalid_param', '/end'],
     ['an impossible date', 'end=2026-02-30T10:00:00Z', 'invalid_param', '/end'],
     ['end given twice', `end=${end}&end=${end}`, 'invalid_param', '/end'],
-    ['from (the window sets the range)', `end=${end}&from=2026-03-20`, 'invalid_param', '/from'],
+    ['from without to', `end=${end}&from=2026-03-20`, 'invalid_date_param', '/to'],
+    ['to without from', 'to=2026-03-20', 'invalid_date_param', '/from'],
+    ['a malformed from', 'from=2026-3-20&to=2026-03-20', 'invalid_date_param', '/from'],
+    ['from after to', 'from=2026-03-20&to=2026-03-19', 'invalid_date_range', '/from'],
+    ['a range of 368 days', 'from=2025-03-18&to=2026-03-20', 'range_too_large', '/to'],
     ['21 filter values', `end=${end}&city=${Array.from({ length: 21 }, (_, index) => `c${index}`).join(',')}`, 'too_many_values', '/city'],
     ['bots=include', `end=${end}&bots=include`, 'unsupported_bots', '/bots'],
     ['timezone=CET', `end=${end}&timezone=CET`, 'unsupported_timezone', '/timezone'],
@@ -121,5 +126,71 @@ describe('activity-v2', () => {
 
   it('accepts 20 filter values', async () => {
     expect((await activity('live', `end=${end}&city=${Array.from({ length: 20 }, (_, index) => `c${index}`).join(',')}`)).status).toBe(200);
+  });
+});
+
+describe('activity-v2 with from/to', () => {
+  // Around midnight between 2026-03-19 and 2026-03-20 (the clock says 2026-03-20T12:00Z).
+  beforeAll(async () => {
+    await send(server, 'ranged', [
+      wireEvent('ranged', { ts: '2026-03-19T23:10:00.000Z', url: page('/late') }),
+      wireEvent('ranged', { ts: '2026-03-19T23:59:59.999Z', url: page('/late') }),
+      wireEvent('ranged', { ts: '2026-03-20T00:00:00.000Z', url: page('/late') }),
+      wireEvent('ranged', { ts: '2026-03-20T00:10:00.000Z', url: page('/early') }),
+    ]);
+  });
+
+  it('ends the window at the end of to (the next day 00:00 UTC) when that is earlier than now, and reports the range given', async () => {
+    const response = await activity('ranged', 'from=2026-03-19&to=2026-03-19');
+    expect(response.status).toBe(200);
+    expect(response.body.data.window).toEqual({ start: '2026-03-19T23:00:00.000Z', end: '2026-03-20T00:00:00.000Z' });
+    // 2026-03-20T00:00:00.000Z is the first instant after the range: not counted.
+    expect(response.body.data.paths).toEqual([{ path: '/late', total: 2, buckets: buckets({ 2: 1, 11: 1 }) }]);
+    expect(response.body.meta).toMatchObject({ range: { from: '2026-03-19', to: '2026-03-19' }, completeness: { complete: true } });
+  });
+
+  it('ends the window now when the range ends later', async () => {
+    const response = await activity('ranged', 'from=2026-03-20&to=2026-03-21');
+    expect(response.body.data.window).toEqual({ start: '2026-03-20T11:00:00.000Z', end: '2026-03-20T12:00:00.000Z' });
+    expect(response.body.meta).toMatchObject({ range: { from: '2026-03-20', to: '2026-03-21' }, warnings: ['The range ends after the current UTC day.'] });
+  });
+
+  it('caps an explicit end later than the end of to to the end of to', async () => {
+    const capped = await activity('ranged', 'from=2026-03-19&to=2026-03-19&end=2026-03-20T10:00:00Z');
+    expect(capped.body.data).toEqual((await activity('ranged', 'from=2026-03-19&to=2026-03-19')).body.data);
+    // One millisecond before the end of to is not capped.
+    const inside = await activity('ranged', 'from=2026-03-19&to=2026-03-19&end=2026-03-19T23:59:59.999Z');
+    expect(inside.body.data.window).toEqual({ start: '2026-03-19T22:59:59.999Z', end: '2026-03-19T23:59:59.999Z' });
+    expect(inside.body.data.paths).toEqual([{ path: '/late', total: 1, buckets: buckets({ 2: 1 }) }]);
+  });
+
+  it('takes an explicit end inside the range as is', async () => {
+    const response = await activity('ranged', 'from=2026-03-19&to=2026-03-20&end=2026-03-20T00:30:00Z');
+    expect(response.body.data.window).toEqual({ start: '2026-03-19T23:30:00.000Z', end: '2026-03-20T00:30:00.000Z' });
+    expect(response.body.data.paths).toEqual([
+      { path: '/late', total: 2, buckets: buckets({ 5: 1, 6: 1 }) },
+      { path: '/early', total: 1, buckets: buckets({ 8: 1 }) },
+    ]);
+    expect(response.body.meta.range).toEqual({ from: '2026-03-19', to: '2026-03-20' });
+  });
+
+  it('counts nothing in the buckets before from (all twelve are still there)', async () => {
+    const response = await activity('ranged', 'from=2026-03-20&to=2026-03-20&end=2026-03-20T00:30:00Z');
+    expect(response.body.data.window).toEqual({ start: '2026-03-19T23:30:00.000Z', end: '2026-03-20T00:30:00.000Z' });
+    // 2026-03-19T23:59:59.999Z lies in the window (bucket 5) but before the range.
+    expect(response.body.data.paths).toEqual([
+      { path: '/early', total: 1, buckets: buckets({ 8: 1 }) },
+      { path: '/late', total: 1, buckets: buckets({ 6: 1 }) },
+    ]);
+    // A window wholly before the range counts nothing.
+    const before = await activity('ranged', 'from=2026-03-21&to=2026-03-21&end=2026-03-20T00:30:00Z');
+    expect(before.body.data).toMatchObject({ window: { start: '2026-03-19T23:30:00.000Z', end: '2026-03-20T00:30:00.000Z' }, paths: [] });
+  });
+
+  it('accepts a range of 367 days (368 is refused above) and applies the filters with it', async () => {
+    const response = await activity('ranged', 'from=2025-03-19&to=2026-03-20&end=2026-03-20T00:30:00Z&path=/early');
+    expect(response.status).toBe(200);
+    expect(response.body.meta.range).toEqual({ from: '2025-03-19', to: '2026-03-20' });
+    expect(response.body.data.paths).toEqual([{ path: '/early', total: 1, buckets: buckets({ 8: 1 }) }]);
   });
 });

@@ -1,12 +1,14 @@
 // GET /sites/:siteId/events/stream-v2 over real HTTP: the cursor frame first, live delivery after each commit,
-// filters, resume by cursor and by Last-Event-ID with nothing lost or repeated, heartbeats, the per-site cap,
-// and streams ending when the app or the server stops.
+// filters (name, anon_id, from/to on the event time, the dimension filters as on list-v2), resume by cursor and by
+// Last-Event-ID with nothing lost or repeated, heartbeats, the per-site cap, and streams ending when the app or the
+// server stops.
 import * as v from 'valibot';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
 import { EventItem } from '../../src/events/answers.ts';
 import { startServer } from '../../src/server.ts';
 import { makeTempDir, seedWorkspace, startTestServer, testAdminToken, type TestServer } from '../_setup.ts';
+import { manualClock } from '../admin/_helpers.ts';
 import { googlebot, poll, send, SseClient, wireEvent } from './_helpers.ts';
 
 const path = (site: string, query = '') => `/sites/${site}/events/stream-v2${query}`;
@@ -149,9 +151,12 @@ describe('stream-v2', () => {
   });
 
   it.each([
-    ['from', '?from=2026-01-01', 400, 'invalid_param'],
-    ['scope', '?scope=all-sites', 400, 'invalid_param'],
-    ['a dimension filter', '?device=mobile', 400, 'invalid_param'],
+    ['scope (a stream tails one site)', '?scope=all-sites', 400, 'invalid_param'],
+    ['from without to', '?from=2026-01-01', 400, 'invalid_date_param'],
+    ['a malformed to', '?from=2026-01-01&to=tomorrow', 400, 'invalid_date_param'],
+    ['from after to', '?from=2026-01-02&to=2026-01-01', 400, 'invalid_date_range'],
+    ['a range of 368 days', '?from=2025-01-01&to=2026-01-03', 400, 'range_too_large'],
+    ['21 values of a dimension filter', `?device=${Array.from({ length: 21 }, (_, index) => `d${index}`).join(',')}`, 400, 'too_many_values'],
     ['a malformed name', '?name=no%20spaces', 400, 'invalid_param'],
     ['an empty anon_id', '?anon_id=', 400, 'invalid_param'],
     ['timezone other than UTC', '?timezone=Europe/Paris', 400, 'unsupported_timezone'],
@@ -169,6 +174,78 @@ describe('stream-v2', () => {
     expect(foreign.status).toBe(404);
     expect(foreign.body).toEqual(missing.body);
     expect(missing.body.error.code).toBe('not_found');
+  });
+});
+
+describe('stream-v2 with the common parameters', () => {
+  // Fixed event times need a fixed clock: ingest refuses events more than 400 days old.
+  let server: TestServer;
+  const open: SseClient[] = [];
+  const track = <T extends { client: SseClient }>(opened: T) => {
+    open.push(opened.client);
+    return opened;
+  };
+  beforeAll(async () => {
+    server = await startTestServer({ clock: manualClock('2026-03-20T12:00:00.000Z') });
+    await seedWorkspace(server, 'common', { sites: ['ranged', 'dims', 'bound', 'year'] });
+  });
+  afterAll(async () => {
+    for (const client of open) client.close();
+    await server.close();
+  });
+
+  it('with from/to sends only events whose time is inside [from 00:00, to + 1 day 00:00) UTC', async () => {
+    const { client } = track(await openStream(server, path('ranged', '?from=2026-03-10&to=2026-03-11')));
+    const sent = await send(server, 'ranged', [
+      wireEvent('ranged', { ts: '2026-03-09T23:59:59.999Z' }),
+      wireEvent('ranged', { ts: '2026-03-10T00:00:00.000Z' }),
+      wireEvent('ranged', { ts: '2026-03-11T23:59:59.999Z' }),
+      wireEvent('ranged', { ts: '2026-03-12T00:00:00.000Z' }),
+      wireEvent('ranged', { ts: '2026-03-20T11:59:00.000Z' }),
+    ]);
+    const last = await send(server, 'ranged', [wireEvent('ranged', { ts: '2026-03-11T12:00:00.000Z' })]);
+    // Events come in seq order: had one outside the range been sent, it would come before the last.
+    const received = await client.events(3);
+    expect(received.map(({ event }) => event.id)).toEqual([sent[1]!.id, sent[2]!.id, last[0]!.id]);
+    expect(received.map(({ event }) => event.ts)).toEqual(['2026-03-10T00:00:00.000Z', '2026-03-11T23:59:59.999Z', '2026-03-11T12:00:00.000Z']);
+  });
+
+  it('accepts a range of 367 days', async () => {
+    const { client } = await openStream(server, path('year', '?from=2025-01-01&to=2026-01-02'));
+    client.close();
+  });
+
+  it('filters by path on the event and by source on its visit, as list-v2 does', async () => {
+    const byPath = track(await openStream(server, path('dims', '?path=/keep'))).client;
+    const bySource = track(await openStream(server, path('dims', '?source=news.example'))).client;
+    const sent = await send(server, 'dims', [
+      // alice's visit comes from news.example; her later events have no referrer of their own.
+      wireEvent('dims', { anon_id: 'alice', ts: '2026-03-01T10:00:00.000Z', url: 'https://s.example/other', referrer: 'https://news.example/a' }),
+      wireEvent('dims', { anon_id: 'alice', ts: '2026-03-01T10:01:00.000Z', url: 'https://s.example/keep' }),
+      // bob's visit is direct.
+      wireEvent('dims', { anon_id: 'bob', ts: '2026-03-01T10:00:00.000Z', url: 'https://s.example/keep' }),
+      wireEvent('dims', { anon_id: 'bob', ts: '2026-03-01T10:01:00.000Z', url: 'https://s.example/other', referrer: 'https://news.example/b' }),
+    ]);
+    const last = await send(server, 'dims', [wireEvent('dims', { anon_id: 'alice', ts: '2026-03-01T10:02:00.000Z', url: 'https://s.example/keep' })]);
+    expect((await byPath.events(3)).map(({ event }) => event.id)).toEqual([sent[1]!.id, sent[2]!.id, last[0]!.id]);
+    const fromNews = await bySource.events(3);
+    expect(fromNews.map(({ event }) => event.id)).toEqual([sent[0]!.id, sent[1]!.id, last[0]!.id]);
+    expect(fromNews[1]!.event.source).toBe('direct');
+  });
+
+  it('binds the cursor to from/to and the dimension filters', async () => {
+    const query = '?from=2026-03-01&to=2026-03-31&path=/keep';
+    const { cursor } = track(await openStream(server, path('bound', query)));
+    for (const other of ['', '?path=/keep', '?from=2026-03-01&to=2026-03-31', '?from=2026-03-01&to=2026-03-30&path=/keep', '?from=2026-03-01&to=2026-03-31&path=/other', `${query}&source=news.example`]) {
+      const refused = await SseClient.open(server, path('bound', `${other}${other ? '&' : '?'}cursor=${encodeURIComponent(cursor)}`));
+      expect(refused.status, other).toBe(400);
+      expect(refused.body).toEqual({ error: { code: 'invalid_param', message: expect.any(String), details: [{ path: '/cursor', message: expect.any(String) }] } });
+    }
+    // With the same parameters it resumes.
+    const sent = await send(server, 'bound', [wireEvent('bound', { ts: '2026-03-02T00:00:00.000Z', url: 'https://s.example/keep' })]);
+    const resumed = track(await openStream(server, path('bound', `${query}&cursor=${encodeURIComponent(cursor)}`)));
+    expect(resumed.cursor).toBe(cursor);
+    expect((await resumed.client.events(1))[0]!.event.id).toBe(sent[0]!.id);
   });
 });
 
