@@ -293,3 +293,120 @@ UPDATE report_staging_log
 SET removals = CASE WHEN json_array_length(body, '$.r') > 0 THEN json_extract(body, '$.r') END,
     body = json_remove(body, '$.r');
 CREATE INDEX report_staging_log_removals ON report_staging_log (site_id, seq) WHERE removals IS NOT NULL;
+
+-- @version 7: the write path splits in two (docs/architecture.md, "The write path"). The event log moves to its own
+-- file, events.db, attached to every connection as `eventlog`: the ingest writer is its only writer, so an
+-- acknowledging commit never waits for the projector, which writes what is derived from the events (visits,
+-- identities, visitor numbers, rollups) to this file in large batches from a saved position (projector_state).
+-- The events table keeps raw verbatim and only the columns reads filter or group by: url, referrer and props are
+-- read from raw. AUTOINCREMENT: a seq is never reused after the newest events are deleted, so list and stream
+-- cursors and the projector's position never skip an event. Everything derived is dropped and projected again from
+-- the events (the staging log and staged rows of versions 4-6 go with the write listeners that kept them).
+CREATE TABLE eventlog.events (
+  seq               INTEGER PRIMARY KEY AUTOINCREMENT,  -- ingest order (list-v2 and stream cursors, the projector)
+  site_id           TEXT NOT NULL,
+  id                TEXT NOT NULL,          -- client UUID, lower case; (site_id, id) is the dedup key
+  dedup_key         INTEGER NOT NULL,       -- first 52 bits of id: a small integer index to find repeats
+  type              TEXT NOT NULL,
+  ts                INTEGER NOT NULL,       -- event time, epoch ms
+  received_at       INTEGER NOT NULL,       -- commit time, epoch ms
+  anon_id           TEXT NOT NULL,
+  user_id           TEXT,
+  path              TEXT,
+  query             TEXT,
+  source            TEXT NOT NULL,
+  utm_source        TEXT,
+  utm_medium        TEXT,
+  utm_campaign      TEXT,
+  browser           TEXT,
+  os                TEXT,
+  device_type       TEXT,
+  country           TEXT,
+  region            TEXT,
+  city              TEXT,
+  is_bot            INTEGER NOT NULL DEFAULT 0,
+  is_internal       INTEGER NOT NULL DEFAULT 0,
+  revenue_minor     INTEGER,                -- exact, in minor units of revenue_currency
+  revenue_currency  TEXT,
+  raw               TEXT NOT NULL           -- the exact JSON text received (url, referrer and props are read from it)
+);
+INSERT INTO eventlog.events (seq, site_id, id, dedup_key, type, ts, received_at, anon_id, user_id, path, query, source,
+  utm_source, utm_medium, utm_campaign, browser, os, device_type, country, region, city, is_bot, is_internal,
+  revenue_minor, revenue_currency, raw)
+SELECT seq, site_id, id, dedup_key, type, ts, received_at, anon_id, user_id, path, query, source, utm_source,
+  utm_medium, utm_campaign, browser, os, device_type, country, region, city, is_bot, is_internal, revenue_minor,
+  revenue_currency, raw
+FROM main.events ORDER BY seq;
+DROP TABLE main.events;
+CREATE INDEX eventlog.events_by_dedup_key ON events (dedup_key);
+CREATE INDEX eventlog.events_by_site_seq ON events (site_id, seq);
+CREATE INDEX eventlog.events_by_site_ts ON events (site_id, ts);
+CREATE INDEX eventlog.events_by_site_anon ON events (site_id, anon_id, ts);
+
+-- Quarantined events are written in the acknowledging transaction, so they live beside the events.
+CREATE TABLE eventlog.dlq (
+  id           TEXT PRIMARY KEY,            -- UUID
+  site_id      TEXT NOT NULL,
+  payload      TEXT NOT NULL,               -- the exact JSON text received
+  error        TEXT NOT NULL,               -- JSON array of { path, message }
+  context      TEXT NOT NULL,               -- enrichment inputs for replay (channel, user agent, geo); never the IP
+  received_at  TEXT NOT NULL                -- ISO; strictly increasing per site so the cursor never skips a row
+);
+INSERT INTO eventlog.dlq (id, site_id, payload, error, context, received_at)
+SELECT id, site_id, payload, error, context, received_at FROM main.dlq;
+DROP TABLE main.dlq;
+CREATE INDEX eventlog.dlq_by_site_received ON dlq (site_id, received_at);
+
+DROP TABLE report_staging_log;
+DROP TABLE report_pending_counters;
+DROP TABLE report_pending_visitors;
+DROP TABLE report_sites;
+DELETE FROM report_state WHERE name = 'backfill_needed';
+
+-- Visits without the columns no read used (referrer host, utm_term, utm_content).
+DROP TABLE sessions;
+CREATE TABLE sessions (
+  id                INTEGER PRIMARY KEY,
+  site_id           TEXT NOT NULL,
+  anon_id           TEXT NOT NULL,
+  is_internal       INTEGER NOT NULL,
+  start_ts          INTEGER NOT NULL,
+  end_ts            INTEGER NOT NULL,
+  events            INTEGER NOT NULL,
+  pageviews         INTEGER NOT NULL,
+  entry_ts          INTEGER NOT NULL,
+  entry_seq         INTEGER NOT NULL,
+  entry_path        TEXT,
+  source            TEXT NOT NULL,
+  utm_source        TEXT,
+  utm_medium        TEXT,
+  utm_campaign      TEXT,
+  browser           TEXT,
+  os                TEXT,
+  device_type       TEXT,
+  country           TEXT,
+  region            TEXT,
+  city              TEXT,
+  exit_ts           INTEGER,
+  exit_seq          INTEGER,
+  exit_path         TEXT
+);
+CREATE INDEX sessions_by_visitor ON sessions (site_id, anon_id, is_internal, start_ts);
+CREATE INDEX sessions_by_site_start ON sessions (site_id, start_ts);
+
+DELETE FROM identities;
+DELETE FROM report_visitors;
+DELETE FROM report_visitor_numbers;
+DELETE FROM report_values;
+DELETE FROM report_counters;
+DELETE FROM report_visitor_sets;
+DELETE FROM report_revenue;
+
+-- How far the projector has got: every event with seq <= position is counted in the derived tables. Written in
+-- the same transaction as the changes it counts, so a crash resumes exactly.
+CREATE TABLE projector_state (
+  id           INTEGER PRIMARY KEY CHECK (id = 1),
+  position     INTEGER NOT NULL,
+  updated_at   INTEGER NOT NULL
+);
+INSERT INTO projector_state (id, position, updated_at) VALUES (1, 0, 0);

@@ -32,7 +32,11 @@ function isStale() {
 if (process.argv.includes('--if-stale') && !isStale()) process.exit(0);
 
 await build({
-  entryPoints: { main: join(root, 'src', 'main.ts'), 'writer-thread': join(root, 'src', 'ingest', 'writer-thread.ts') },
+  entryPoints: {
+    main: join(root, 'src', 'main.ts'),
+    'writer-thread': join(root, 'src', 'ingest', 'writer-thread.ts'),
+    'projector-thread': join(root, 'src', 'projector', 'projector-thread.ts'),
+  },
   outdir: join(root, 'dist'),
   outExtension: { '.js': '.mjs' },
   ...nodeBundleOptions,

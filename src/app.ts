@@ -19,6 +19,10 @@ import { mountEvents } from './events/routes.ts';
 import { mountOpenApi } from './openapi/routes.ts';
 import { mountPeople } from './people/routes.ts';
 import { type CheckpointMode, startCheckpointer } from './db/checkpointer.ts';
+import { newestEventSeq } from './event-store/queries/newest-events.ts';
+import { builtWorkerFile } from './ingest/committer.ts';
+import { type Projection, startProjection } from './projector/projection.ts';
+import './projector/site-projection.ts';
 import { ApiError, renderError } from './http/errors.ts';
 
 export interface CreateAppOptions {
@@ -32,6 +36,8 @@ export interface CreateAppOptions {
   ingest?: IngestServiceOptions;
   /** Where WAL checkpoints run: a worker thread (the server) or a timer on this thread (default, tests). */
   checkpoint?: CheckpointMode;
+  /** Where the projector runs: its own thread (default when dist/projector-thread.mjs exists) or on this thread. */
+  projector?: 'thread' | 'inline';
 }
 
 export interface SightlineApp {
@@ -39,6 +45,7 @@ export interface SightlineApp {
   context: AppContext;
   metrics: AppMetrics;
   ingest: IngestService;
+  projection: Projection;
   fetch(request: Request): Promise<Response>;
   /** The Node listener a server uses: ingest on its fast path, everything else through h3. */
   nodeListener(request: IncomingMessage, response: ServerResponse): void;
@@ -63,13 +70,19 @@ export function createApp(options: CreateAppOptions): SightlineApp {
   });
   const metrics = createAppMetrics(context.db);
   const ingest = createIngestService(context, metrics, options.ingest);
+  // Events stored before this start count as committed: reads wait for the projector to pass them too.
+  const storedAtStart = newestEventSeq(context.db);
+  const threadFile = options.projector === 'inline' || context.db.memory ? undefined : builtWorkerFile('projector-thread.mjs');
+  if (options.projector === 'thread' && !threadFile) throw new Error('the projector thread bundle (dist/projector-thread.mjs) is missing: run npm run build');
+  const projection = startProjection({ db: context.db, threadFile, committedSeq: () => ingest.writeQueue.committedSeq(storedAtStart), clock: context.clock, metrics });
+  ingest.writeQueue.watchCommits({ committed: (seq) => projection.committed(seq), closed: () => undefined });
   mountHealth(h3, context);
   mountAdmin(h3, context);
   mountIngest(h3, context, ingest, metrics);
   mountDlq(h3, context, ingest);
   mountMetrics(h3, context, metrics);
-  mountReports(h3, context);
-  mountEvents(h3, context, ingest);
+  mountReports(h3, context, projection);
+  mountEvents(h3, context, ingest, projection);
   mountPeople(h3, context);
   options.extend?.(h3, context);
   // Last: the published documents describe every route mounted before it.
@@ -82,12 +95,15 @@ export function createApp(options: CreateAppOptions): SightlineApp {
     context,
     metrics,
     ingest,
+    projection,
     fetch: async (request) => h3.fetch(request),
     nodeListener: (request, response) => {
       if (!ingestFastPath(request, response)) void h3Listener(request, response);
     },
     close: async () => {
       await ingest.writeQueue.drain();
+      // A batch in progress finishes (or rolls back); the next start resumes from the saved position.
+      await projection.close();
       await checkpointer.stop();
     },
   };

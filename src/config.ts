@@ -25,6 +25,7 @@ const ConfigSchema = v.object({
   RATE_LIMIT_IP: v.optional(integerText(1, 10_000_000), '200'),
   EVENT_STREAMS_PER_SITE: v.optional(integerText(1, 10_000), '5'),
   EVENT_STREAM_HEARTBEAT_MS: v.optional(integerText(10, 3_600_000), '15000'),
+  SYNCHRONOUS: v.optional(v.picklist(['normal', 'full']), 'normal'),
 });
 
 export interface Config {
@@ -49,6 +50,11 @@ export interface Config {
   eventStreamHeartbeatMs: number;
   /** One request body at most (1 MiB, CONTRACT section 2). */
   maxBodyBytes: number;
+  /**
+   * The event log's synchronous pragma: NORMAL (an acknowledged event survives a crash of the process) or FULL (it
+   * also survives a power failure: an fsync per group commit). docs/ingest.md, "Durability".
+   */
+  synchronous: 'NORMAL' | 'FULL';
 }
 
 export class ConfigError extends Error {}
@@ -88,6 +94,7 @@ export function loadConfig(env: Record<string, string | undefined>, flags: Recor
     eventStreamsPerSite: parsed.EVENT_STREAMS_PER_SITE,
     eventStreamHeartbeatMs: parsed.EVENT_STREAM_HEARTBEAT_MS,
     maxBodyBytes: 1024 * 1024,
+    synchronous: parsed.SYNCHRONOUS === 'full' ? 'FULL' : 'NORMAL',
   };
 }
 

@@ -1,9 +1,9 @@
-// WAL checkpoints run on a timer, off the ingest path: automatic checkpoints would otherwise run inside a commit
-// and turn a 0.5 ms group commit into a 10 ms one. A worker thread with its own connection does them; where a
+// WAL checkpoints of both files (sightline.db and the event log) run on a timer, off the ingest path: automatic
+// checkpoints would otherwise run inside a commit and turn a 0.5 ms group commit into a 10 ms one. A worker thread with its own connection does them; where a
 // worker cannot load the driver (the single executable), the same timer runs on the main thread.
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
-import type { Db } from './open.ts';
+import { type Db, eventLogPath } from './open.ts';
 
 export type CheckpointMode = 'worker' | 'inline';
 
@@ -22,6 +22,8 @@ try {
 const Database = require(workerData.driverPath);
 const db = new Database(workerData.databasePath, workerData.nativeBinding ? { nativeBinding: workerData.nativeBinding } : {});
 db.pragma('busy_timeout = 5000');
+// Both files: a checkpoint without a schema name checkpoints every attached database.
+if (workerData.eventLogPath) db.prepare('ATTACH DATABASE ? AS eventlog').run(workerData.eventLogPath);
 const timer = setInterval(() => {
   try { db.pragma('wal_checkpoint(PASSIVE)'); } catch (error) { parentPort.postMessage({ error: String(error) }); }
 }, workerData.intervalMs);
@@ -56,7 +58,7 @@ export function startCheckpointer(db: Db, mode: CheckpointMode, intervalMs = 100
   } catch {
     return startInline(db, intervalMs);
   }
-  const worker = new Worker(workerSource, { eval: true, workerData: { driverPath, databasePath: db.name, intervalMs, nativeBinding } });
+  const worker = new Worker(workerSource, { eval: true, workerData: { driverPath, databasePath: db.name, eventLogPath: eventLogPath(db.name), intervalMs, nativeBinding } });
   worker.unref();
   let fallback: Checkpointer | undefined;
   worker.on('error', () => {

@@ -1,41 +1,80 @@
-// Opens the one database file with the pragmas every Sightline connection needs, and applies the schema.
+// Opens Sightline's two database files with the pragmas every connection needs: sightline.db (administration and
+// everything the projector derives) with the event log, events.db, attached as `eventlog`. The ingest writer opens
+// the event log alone (openEventLog), so its commits never take a lock on sightline.db.
 import Database from 'better-sqlite3';
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { existsSync, mkdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { applySchema } from './schema.ts';
 
 export type Db = Database.Database;
+
+/** The schema name of the attached event log (schema.sql names it in version 7). */
+export const eventLogSchema = 'eventlog';
+
+export type Synchronous = 'NORMAL' | 'FULL';
 
 export interface OpenDatabaseOptions {
   /** Read-only handles skip schema application (they may run while another process migrates). */
   readonly?: boolean;
   /** Native binding for better-sqlite3 (the single executable loads it from an embedded asset). */
   nativeBinding?: string;
-  synchronous?: 'NORMAL' | 'FULL';
+  synchronous?: Synchronous;
+  /** Page cache of each file, MiB (default 32): the ingest writer needs little, report reads and the projector more. */
+  cacheMiB?: number;
 }
 
-/**
- * Opens `path` in WAL mode with foreign keys on and a busy timeout, then applies schema.sql.
- * @example const db = openDatabase('./data/sightline.db');
- */
-export function openDatabase(path: string, options: OpenDatabaseOptions = {}): Db {
-  if (!options.readonly) mkdirSync(dirname(path), { recursive: true });
+/** events.db beside sightline.db (an in-memory database gets an in-memory log). */
+export function eventLogPath(databasePath: string): string {
+  return databasePath === ':memory:' || databasePath === '' ? ':memory:' : join(dirname(databasePath), 'events.db');
+}
+
+function configure(db: Db, schema: string, options: OpenDatabaseOptions): void {
+  if (!options.readonly) {
+    db.pragma(`${schema}.journal_mode = WAL`);
+    // WAL + NORMAL: a committed transaction is in the WAL before the 202 goes out, so an acknowledged event
+    // survives a crash of the process (kill -9); FULL also makes it survive a power failure (an fsync per commit).
+    db.pragma(`${schema}.synchronous = ${options.synchronous ?? 'NORMAL'}`);
+  }
+  db.pragma(`${schema}.cache_size = ${-1024 * (options.cacheMiB ?? 32)}`);
+}
+
+function connect(path: string, options: OpenDatabaseOptions): Db {
+  if (!options.readonly && path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   const db = new Database(path, {
     readonly: options.readonly ?? false,
     ...(options.nativeBinding ? { nativeBinding: options.nativeBinding } : {}),
   });
-  // Another process (the CLI, a second server) may hold the write lock for a moment: wait, don't fail.
+  // Another connection (the projector, the CLI, a second server) may hold a write lock for a moment: wait, don't fail.
   db.pragma('busy_timeout = 5000');
-  if (!options.readonly) {
-    db.pragma('journal_mode = WAL');
-    // WAL + NORMAL: a committed transaction is in the WAL before the 202 goes out, so an acknowledged event
-    // survives a crash of the process (kill -9); only a power failure can lose the last commits before the next
-    // checkpoint's fsync. SQLITE_SYNCHRONOUS=full makes every commit wait for the disk (one fsync per group commit).
-    db.pragma(`synchronous = ${options.synchronous ?? 'NORMAL'}`);
-  }
   db.pragma('foreign_keys = ON');
-  db.pragma('cache_size = -65536');
   db.pragma('temp_store = MEMORY');
+  return db;
+}
+
+/**
+ * Opens `path` (sightline.db) in WAL mode with the event log attached, then applies schema.sql.
+ * @example const db = openDatabase('./data/sightline.db');
+ */
+export function openDatabase(path: string, options: OpenDatabaseOptions = {}): Db {
+  const db = connect(path, options);
+  const logPath = eventLogPath(path);
+  // A read-only handle of a database from before the split has no event log yet: its events are still in main.
+  if (!options.readonly || logPath === ':memory:' || existsSync(logPath)) {
+    db.prepare(`ATTACH DATABASE ? AS ${eventLogSchema}`).run(logPath);
+    configure(db, eventLogSchema, options);
+  }
+  configure(db, 'main', options);
   if (!options.readonly) applySchema(db);
+  return db;
+}
+
+/**
+ * The event log alone, for the ingest writer: its transactions lock events.db only. Open it after openDatabase has
+ * applied the schema.
+ * @example const log = openEventLog('./data/sightline.db', { cacheMiB: 8 });
+ */
+export function openEventLog(databasePath: string, options: OpenDatabaseOptions = {}): Db {
+  const db = connect(eventLogPath(databasePath), options);
+  configure(db, 'main', options);
   return db;
 }

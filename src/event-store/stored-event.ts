@@ -1,4 +1,5 @@
-// The shape of an event as the writer stores it: the wire fields plus everything enrichment derived.
+// The shape of an event as the writer stores it: the raw text received, plus what enrichment derived from it that
+// reads filter or group by (url, referrer and props stay in raw: src/event-store/wire-fields.ts reads them).
 
 export interface StoredEventInput {
   site_id: string;
@@ -8,17 +9,12 @@ export interface StoredEventInput {
   ts: number;
   anon_id: string;
   user_id: string | null;
-  url: string | null;
   path: string | null;
   query: string | null;
-  referrer: string | null;
-  referrer_host: string | null;
   source: string;
   utm_source: string | null;
   utm_medium: string | null;
   utm_campaign: string | null;
-  utm_term: string | null;
-  utm_content: string | null;
   browser: string | null;
   os: string | null;
   device_type: string | null;
@@ -27,7 +23,6 @@ export interface StoredEventInput {
   city: string | null;
   is_bot: 0 | 1;
   is_internal: 0 | 1;
-  props: string | null;
   revenue_minor: number | null;
   revenue_currency: string | null;
   raw: string;
@@ -42,3 +37,6 @@ export interface StoredEvent extends StoredEventInput {
 export function dedupKeyOf(canonicalId: string): number {
   return parseInt(canonicalId.slice(0, 8) + canonicalId.slice(9, 13) + canonicalId.slice(14, 15), 16);
 }
+
+/** A stored event as the projector reads it: every column but the raw text and the dedup key. */
+export type LoggedEvent = Omit<StoredEvent, 'raw' | 'dedup_key'>;

@@ -69,8 +69,10 @@ export function openEventStream(context: AppContext, hub: StreamHub, site: SiteR
       // One batch per chunk, and only while the client keeps up (desiredSize > 0): a slow client is not buffered.
       while (!done && (controller.desiredSize ?? 0) > 0) {
         // Every seq up to the newest committed one is committed (one writer, seqs in commit order), so rows the
-        // filters skip are looked at once, not again on every wake.
-        const uptoSeq = newestEventSeq(context.db);
+        // filters skip are looked at once, not again on every wake. A visit filter needs the event's visit: only
+        // events the projector has reached are looked at (it wakes the stream as it goes).
+        const committed = newestEventSeq(context.db);
+        const uptoSeq = filter.visit_filtered ? Math.min(committed, hub.projectedSeq()) : committed;
         const rows = listStreamEventRows(context.db, {
           site_id: site.id,
           after_seq: lastSeq,

@@ -7,12 +7,11 @@ import { buildMeta } from '../reports/meta.ts';
 import type { CommonParams } from '../reports/params.ts';
 import { dayOf, toDateText } from '../projector/periods.ts';
 import type { ReportScope } from '../reports/scope.ts';
-import { inSnapshot } from '../reports/snapshot.ts';
+import { inSnapshot, readFreshness } from '../reports/snapshot.ts';
 import type { EventActivityAnswer } from './answers.ts';
 import { type ActivityParams, activityBucketMs, activityWindowMs, boundsOfRange } from './event-params.ts';
 import { eventMeasures } from './measures.ts';
 import { toEventFilterParams } from './queries/event-filter.ts';
-import { newestReceivedAt } from '../event-store/queries/newest-events.ts';
 import { countPathBuckets } from './queries/path-bucket-counts.ts';
 
 const bucketCount = activityWindowMs / activityBucketMs;
@@ -21,7 +20,8 @@ export interface ActivityOptions {
   limit: number;
 }
 
-export function eventsActivity(context: AppContext, scope: ReportScope, params: ActivityParams, options: ActivityOptions): EventActivityAnswer {
+/** `caughtUp`: false when a visit filter waited for the projector and the wait ran out. */
+export function eventsActivity(context: AppContext, scope: ReportScope, params: ActivityParams, options: ActivityOptions, caughtUp: boolean): EventActivityAnswer {
   const db = context.db;
   const { endMs, dates, ...filters } = params;
   const startMs = endMs - activityWindowMs;
@@ -29,7 +29,7 @@ export function eventsActivity(context: AppContext, scope: ReportScope, params: 
   const countFromMs = dates ? Math.max(startMs, boundsOfRange(dates.range).start_ms) : startMs;
   const bounds = { window_start_ms: startMs, start_ms: countFromMs, end_ms: endMs, bucket_ms: activityBucketMs };
   const filter = toEventFilterParams(filters.filters, filters.withInternal);
-  const { byPath, watermarkMs } = inSnapshot(db, () => {
+  const { byPath, freshness } = inSnapshot(db, () => {
     const buckets = new Map<string, number[]>();
     for (const siteId of scope.siteIds) {
       for (const row of countPathBuckets(db, { site_id: siteId, ...bounds, ...filter })) {
@@ -38,7 +38,7 @@ export function eventsActivity(context: AppContext, scope: ReportScope, params: 
         counts[row.bucket]! += row.count;
       }
     }
-    return { byPath: buckets, watermarkMs: newestReceivedAt(db, scope.siteIds) };
+    return { byPath: buckets, freshness: readFreshness(db, scope.siteIds) };
   });
   const paths = [...byPath]
     .map(([path, buckets]) => ({ path, total: buckets.reduce((sum, count) => sum + count, 0), buckets }))
@@ -52,7 +52,8 @@ export function eventsActivity(context: AppContext, scope: ReportScope, params: 
       scope,
       params: metaParams,
       measures: eventMeasures.activity,
-      watermarkMs,
+      freshness,
+      caughtUp,
       computedFrom: 'event_log',
       truncated: paths.length > options.limit,
       nextCursor: null,

@@ -3,27 +3,27 @@ import type { AppContext } from '../context.ts';
 import { buildMeta } from '../reports/meta.ts';
 import type { CommonParams } from '../reports/params.ts';
 import type { ReportScope } from '../reports/scope.ts';
-import { inSnapshot } from '../reports/snapshot.ts';
+import { inSnapshot, readFreshness } from '../reports/snapshot.ts';
 import type { EventOverviewAnswer } from './answers.ts';
 import { boundsOfRange } from './event-params.ts';
 import { eventMeasures } from './measures.ts';
 import { toEventFilterParams } from './queries/event-filter.ts';
 import { countEventTypes } from './queries/event-type-counts.ts';
-import { newestReceivedAt } from '../event-store/queries/newest-events.ts';
 
 /** types lists at most this many (the total counts every type). */
 export const overviewTypeLimit = 50;
 
-export function eventsOverview(context: AppContext, scope: ReportScope, params: CommonParams): EventOverviewAnswer {
+/** `caughtUp`: false when a visit filter waited for the projector and the wait ran out. */
+export function eventsOverview(context: AppContext, scope: ReportScope, params: CommonParams, caughtUp: boolean): EventOverviewAnswer {
   const db = context.db;
   const bounds = boundsOfRange(params.range);
   const filter = toEventFilterParams(params.filters, params.withInternal);
-  const { counts, watermarkMs } = inSnapshot(db, () => {
+  const { counts, freshness } = inSnapshot(db, () => {
     const byType = new Map<string, number>();
     for (const siteId of scope.siteIds) {
       for (const row of countEventTypes(db, { site_id: siteId, ...bounds, ...filter })) byType.set(row.type, (byType.get(row.type) ?? 0) + row.count);
     }
-    return { counts: byType, watermarkMs: newestReceivedAt(db, scope.siteIds) };
+    return { counts: byType, freshness: readFreshness(db, scope.siteIds) };
   });
   const types = [...counts].map(([type, count]) => ({ type, count })).sort((a, b) => b.count - a.count || (a.type < b.type ? -1 : a.type > b.type ? 1 : 0));
   const total = types.reduce((sum, row) => sum + row.count, 0);
@@ -32,7 +32,8 @@ export function eventsOverview(context: AppContext, scope: ReportScope, params: 
     scope,
     params,
     measures: eventMeasures.overview,
-    watermarkMs,
+    freshness,
+    caughtUp,
     computedFrom: 'event_log',
     truncated,
     nextCursor: null,

@@ -6,7 +6,7 @@ import { fingerprintOf, signCursor, verifyCursor } from '../reports/cursor.ts';
 import { buildMeta } from '../reports/meta.ts';
 import type { CommonParams } from '../reports/params.ts';
 import type { ReportScope } from '../reports/scope.ts';
-import { inSnapshot } from '../reports/snapshot.ts';
+import { inSnapshot, readFreshness } from '../reports/snapshot.ts';
 import type { EventListAnswer } from './answers.ts';
 import { boundsOfRange } from './event-params.ts';
 import { toEventItem } from './event-item.ts';
@@ -14,7 +14,6 @@ import { eventMeasures } from './measures.ts';
 import { toEventFilterParams } from './queries/event-filter.ts';
 import { findFirstSeqInRange } from './queries/first-seq-in-range.ts';
 import { type EventRow, listEventRows } from './queries/list-event-rows.ts';
-import { newestReceivedAt } from '../event-store/queries/newest-events.ts';
 
 const cursorKind = 'events-list';
 
@@ -30,14 +29,15 @@ function afterSeqOf(context: AppContext, cursor: string | undefined, fingerprint
   return typeof seq === 'number' && Number.isSafeInteger(seq) && seq >= 0 ? seq : 0;
 }
 
-export function listEvents(context: AppContext, scope: ReportScope, params: CommonParams, options: ListOptions): EventListAnswer {
+/** `caughtUp`: false when a visit filter waited for the projector and the wait ran out. */
+export function listEvents(context: AppContext, scope: ReportScope, params: CommonParams, options: ListOptions, caughtUp: boolean): EventListAnswer {
   // The cursor is bound to everything that selects rows (not to limit: a client may change the page size).
   const fingerprint = fingerprintOf([cursorKind, scope.meta, params.range, params.filters, params.withInternal]);
   const afterSeq = afterSeqOf(context, options.cursor, fingerprint);
   const db = context.db;
   const bounds = boundsOfRange(params.range);
   const filter = toEventFilterParams(params.filters, params.withInternal);
-  const { rows, watermarkMs } = inSnapshot(db, () => {
+  const { rows, freshness } = inSnapshot(db, () => {
     const found: EventRow[] = [];
     for (const siteId of scope.siteIds) {
       // The first page starts at the range's first event, not at the site's first.
@@ -47,7 +47,7 @@ export function listEvents(context: AppContext, scope: ReportScope, params: Comm
     }
     // Each site's rows are in seq order; across sites (scope=all-sites) they interleave.
     if (scope.siteIds.length > 1) found.sort((a, b) => a.seq - b.seq);
-    return { rows: found.slice(0, options.limit + 1), watermarkMs: newestReceivedAt(db, scope.siteIds) };
+    return { rows: found.slice(0, options.limit + 1), freshness: readFreshness(db, scope.siteIds) };
   });
   const page = rows.slice(0, options.limit);
   const more = rows.length > options.limit;
@@ -57,7 +57,8 @@ export function listEvents(context: AppContext, scope: ReportScope, params: Comm
       scope,
       params,
       measures: eventMeasures.list,
-      watermarkMs,
+      freshness,
+      caughtUp,
       computedFrom: 'event_log',
       truncated: more,
       nextCursor: next,

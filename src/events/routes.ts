@@ -6,6 +6,9 @@ import type { AppContext } from '../context.ts';
 import { refusals } from '../http/refusals.ts';
 import { addRoute, type QueryParameterDoc } from '../http/routes.ts';
 import type { IngestService } from '../ingest/service.ts';
+import type { Projection } from '../projector/projection.ts';
+import type { ReportFilters } from '../reports/grouping.ts';
+import { visitFilterNames } from './queries/event-filter.ts';
 import { commonParams, cursorParam, dateParams, filterParams, limitParam } from '../reports/param-docs.ts';
 import { parseCommonParams, parseLimit, type QueryValues, single } from '../reports/params.ts';
 import { dateRangeRefusals, filterRefusals, reportAccessRefusals, v2Refusals } from '../reports/report-errors.ts';
@@ -53,10 +56,19 @@ function v2(context: AppContext, event: H3Event) {
 }
 
 /**
- * @example mountEvents(app, context, ingest); // stream-v2 hears of new events from ingest's write queue
+ * Event-level reads see an event as soon as it is committed. A visit filter (source, device, browser, os, country,
+ * region, city) selects events by their visit, which the projector derives: such a read first waits, bounded, for
+ * it, as reports do.
  */
-export function mountEvents(app: H3, context: AppContext, ingest?: Pick<IngestService, 'writeQueue'>): void {
-  const hub = createStreamHub(context, { maxPerSite: context.config.eventStreamsPerSite, ...(ingest ? { commits: ingest.writeQueue } : {}) });
+async function visitFiltersCaughtUp(projection: Projection | undefined, filters: ReportFilters): Promise<boolean> {
+  return visitFilterNames.some((name) => filters[name] !== undefined) && projection ? projection.catchUp() : true;
+}
+
+/**
+ * @example mountEvents(app, context, ingest, projection); // stream-v2 hears of new events from ingest's write queue
+ */
+export function mountEvents(app: H3, context: AppContext, ingest?: Pick<IngestService, 'writeQueue'>, projection?: Projection): void {
+  const hub = createStreamHub(context, { maxPerSite: context.config.eventStreamsPerSite, ...(ingest ? { commits: ingest.writeQueue } : {}), ...(projection ? { projection } : {}) });
   addRoute(app, {
     method: 'GET',
     path: '/sites/:siteId/events/list-v2',
@@ -64,9 +76,10 @@ export function mountEvents(app: H3, context: AppContext, ingest?: Pick<IngestSe
     summary: 'Events of the range in ingest order, oldest first, paged by an opaque cursor',
     query: [...commonParams, limitParam(50), cursorParam],
     answer: EventListAnswer,
-    handler: (event) => {
+    handler: async (event) => {
       const { query, params, scope } = v2(context, event);
-      return listEvents(context, scope, params, { limit: parseLimit(query, 50), cursor: single(query, 'cursor') });
+      const options = { limit: parseLimit(query, 50), cursor: single(query, 'cursor') };
+      return listEvents(context, scope, params, options, await visitFiltersCaughtUp(projection, params.filters));
     },
   });
   addRoute(app, {
@@ -76,9 +89,9 @@ export function mountEvents(app: H3, context: AppContext, ingest?: Pick<IngestSe
     summary: `Exact event total of the range and the ${overviewTypeLimit} most frequent event types`,
     query: commonParams,
     answer: EventOverviewAnswer,
-    handler: (event) => {
+    handler: async (event) => {
       const { params, scope } = v2(context, event);
-      return eventsOverview(context, scope, params);
+      return eventsOverview(context, scope, params, await visitFiltersCaughtUp(projection, params.filters));
     },
   });
   addRoute(app, {
@@ -88,12 +101,13 @@ export function mountEvents(app: H3, context: AppContext, ingest?: Pick<IngestSe
     summary: 'Events per path in the 60 minutes before end, in twelve 5-minute buckets',
     query: activityQuery,
     answer: EventActivityAnswer,
-    handler: (event) => {
+    handler: async (event) => {
       const site = resolveReportSite(event, context);
       const query = queryOf(event);
       const params = parseActivityParams(query, context.clock.now());
       const limit = parseLimit(query, 10);
-      return eventsActivity(context, toReportScope(context, site, params.allSites), params, { limit });
+      const caughtUp = await visitFiltersCaughtUp(projection, params.filters);
+      return eventsActivity(context, toReportScope(context, site, params.allSites), params, { limit }, caughtUp);
     },
   });
   addRoute(app, {

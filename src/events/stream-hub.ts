@@ -3,6 +3,7 @@
 import type { AppContext } from '../context.ts';
 import { ApiError } from '../http/errors.ts';
 import { type CommitWatcher, overloaded } from '../ingest/write-queue.ts';
+import type { Projection } from '../projector/projection.ts';
 
 /** Where commits are announced (the ingest write queue). */
 export interface CommitSource {
@@ -21,6 +22,8 @@ export interface StreamHubOptions {
   /** Without one (an app without ingest), open streams look for new rows every `pollMs`. */
   commits?: CommitSource;
   pollMs?: number;
+  /** Streams with visit filters deliver an event once its visit is projected: they wake on its progress too. */
+  projection?: Pick<Projection, 'position' | 'watchProgress'>;
 }
 
 function tooManyStreams(max: number): ApiError {
@@ -83,14 +86,27 @@ export class StreamHub {
     });
   }
 
+  /** How far the projector has got (every seq when there is no projector: nothing derived to wait for). */
+  projectedSeq(): number {
+    return this.options.projection?.position() ?? Number.MAX_SAFE_INTEGER;
+  }
+
   private watch(): void {
+    const stopProgress = this.options.projection?.watchProgress(() => this.wakeSoon());
     if (this.options.commits) {
-      this.stopWatching = this.options.commits.watchCommits({ committed: () => this.wakeSoon(), closed: () => this.closeAll() });
+      const stopCommits = this.options.commits.watchCommits({ committed: () => this.wakeSoon(), closed: () => this.closeAll() });
+      this.stopWatching = () => {
+        stopCommits();
+        stopProgress?.();
+      };
       return;
     }
     const timer = setInterval(() => this.wakeAll(), this.options.pollMs ?? 1000);
     timer.unref();
-    this.stopWatching = () => clearInterval(timer);
+    this.stopWatching = () => {
+      clearInterval(timer);
+      stopProgress?.();
+    };
   }
 
   private unwatch(): void {

@@ -1,16 +1,17 @@
 // Where group commits run: on a writer thread (the default: commits and their fsync never block the HTTP thread,
 // and the machine's second core does the SQLite work) or inline on this thread (when no worker can be started).
+// Either way the connection is the event log's alone (openEventLog): a commit locks events.db and nothing else.
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import type { Db } from '../db/open.ts';
-import { checkIdleWorkPeriodically, scheduleIdleWork } from './idle-work.ts';
+import { openEventLog, type Synchronous } from '../db/open.ts';
 import { storeGroup, type WriteBatch, type WriteOutcome } from './store-group.ts';
 import type { WriterReply, WriterRequest, WriterThreadData } from './writer-thread.ts';
-import './write-listener-modules.ts';
 
 export interface CommitResult {
   outcomes: WriteOutcome[];
+  /** The highest seq the group stored (0 when none). */
+  lastSeq: number;
   commitMs: number;
 }
 
@@ -21,24 +22,41 @@ export interface Committer {
   close(): Promise<void>;
 }
 
-export function createInlineCommitter(db: Db): Committer {
-  const stopIdleChecks = checkIdleWorkPeriodically(db);
+export interface CommitterOptions {
+  /** sightline.db's path: the event log is the events.db beside it. */
+  databasePath: string;
+  synchronous?: Synchronous;
+  nativeBinding?: string;
+}
+
+/** The writer's page cache: a commit touches the rightmost pages and one leaf per random index entry. */
+export const writerCacheMiB = 16;
+
+export function createInlineCommitter(options: CommitterOptions): Committer {
+  const log = openEventLog(options.databasePath, { cacheMiB: writerCacheMiB, synchronous: options.synchronous, nativeBinding: options.nativeBinding });
+  // Checkpoints run on their own timer (src/db/checkpointer.ts), never inside a commit.
+  log.pragma('wal_autocheckpoint = 0');
   return {
     kind: 'inline',
     commit: async (batches, receivedAt) => {
       const started = performance.now();
-      const outcomes = storeGroup(db, batches, receivedAt);
-      const commitMs = performance.now() - started;
-      scheduleIdleWork(db);
-      return { outcomes, commitMs };
+      const { outcomes, lastSeq } = storeGroup(log, batches, receivedAt);
+      return { outcomes, lastSeq, commitMs: performance.now() - started };
     },
-    close: async () => stopIdleChecks(),
+    close: async () => {
+      log.close();
+    },
   };
 }
 
 /** dist/writer-thread.mjs next to the bundle, or the built one when running from src/ (tests build first). */
 export function writerThreadFile(): string | undefined {
-  const candidates = [new URL('./writer-thread.mjs', import.meta.url), new URL('../../dist/writer-thread.mjs', import.meta.url)];
+  return builtWorkerFile('writer-thread.mjs');
+}
+
+/** A worker bundle next to this bundle, or in dist/ when running from src/. */
+export function builtWorkerFile(name: string): string | undefined {
+  const candidates = [new URL(`./${name}`, import.meta.url), new URL(`../../dist/${name}`, import.meta.url)];
   for (const candidate of candidates) {
     if (candidate.protocol !== 'file:') continue;
     const path = fileURLToPath(candidate);
@@ -47,8 +65,8 @@ export function writerThreadFile(): string | undefined {
   return undefined;
 }
 
-export function createThreadCommitter(db: Db, file: string, nativeBinding?: string): Committer {
-  const data: WriterThreadData = { databasePath: db.name, ...(nativeBinding ? { nativeBinding } : {}) };
+export function createThreadCommitter(file: string, options: CommitterOptions): Committer {
+  const data: WriterThreadData = { databasePath: options.databasePath, synchronous: options.synchronous, nativeBinding: options.nativeBinding };
   let worker: Worker;
   let nextId = 1;
   const waiting = new Map<number, { resolve(result: CommitResult): void; reject(error: Error): void }>();
@@ -63,7 +81,7 @@ export function createThreadCommitter(db: Db, file: string, nativeBinding?: stri
       const pending = waiting.get(reply.id);
       if (!pending) return;
       waiting.delete(reply.id);
-      if (reply.ok) pending.resolve({ outcomes: reply.outcomes, commitMs: reply.commitMs });
+      if (reply.ok) pending.resolve({ outcomes: reply.outcomes, lastSeq: reply.lastSeq, commitMs: reply.commitMs });
       else pending.reject(new Error(reply.message));
     });
     worker.on('exit', (code) => {

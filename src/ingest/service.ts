@@ -5,20 +5,16 @@ import type { AppMetrics } from '../metrics/app-metrics.ts';
 import { loadTrackingPlan, type TrackingPlan } from '../plan/tracking-plan.ts';
 import { registerSiteDataRemover } from '../admin/site-data.ts';
 import { deleteDlqOfSite } from '../dlq/queries/dlq-rows.ts';
+import { deleteEventsOfSite } from '../event-store/queries/event-rows.ts';
 import { createGeoLookup, defaultGeoDatabasePath, type GeoLookup } from './geo.ts';
 import { createInternalIpMatcher } from './internal-ips.ts';
 import { createIngestPipeline, type IngestPipeline } from './pipeline.ts';
-import { deleteEventsOfSite } from '../event-store/queries/event-rows.ts';
-import { deleteIdentitiesOfSite } from '../projector/queries/identity-rows.ts';
-import { deleteSessionsOfSite } from '../projector/queries/visit-rows.ts';
 import { TokenBuckets } from './rate-limit.ts';
 import { forgetCachedSite } from './ingest-auth.ts';
 import { WriteQueue, type WriteQueueOptions } from './write-queue.ts';
 import { type Committer, createInlineCommitter, createThreadCommitter, writerThreadFile } from './committer.ts';
 
 registerSiteDataRemover('events', deleteEventsOfSite);
-registerSiteDataRemover('sessions', deleteSessionsOfSite);
-registerSiteDataRemover('identities', deleteIdentitiesOfSite);
 registerSiteDataRemover('dlq', deleteDlqOfSite);
 registerSiteDataRemover('ingest-site-cache', (_db, siteId) => forgetCachedSite(siteId));
 
@@ -37,10 +33,11 @@ export interface IngestServiceOptions {
 }
 
 function createCommitter(context: AppContext, choice: 'thread' | 'inline' | undefined): Committer {
+  const options = { databasePath: context.db.name, synchronous: context.config.synchronous };
   const file = choice === 'inline' ? undefined : writerThreadFile();
-  if (file && !context.db.memory) return createThreadCommitter(context.db, file);
+  if (file && !context.db.memory) return createThreadCommitter(file, options);
   if (choice === 'thread') throw new Error('the writer thread bundle (dist/writer-thread.mjs) is missing: run npm run build');
-  return createInlineCommitter(context.db);
+  return createInlineCommitter(options);
 }
 
 /** Throws at start on a broken tracking plan, geo database or INTERNAL_IPS entry, so nothing half-works. */

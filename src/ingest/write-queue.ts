@@ -33,7 +33,8 @@ export interface WriteQueueOptions {
  * (src/events/stream-hub.ts) subscribes only while a stream is open, so with none open a commit costs one size check.
  */
 export interface CommitWatcher {
-  committed(): void;
+  /** `lastSeq`: the highest seq stored so far (the projector's wake-up call). */
+  committed(lastSeq: number): void;
   closed(): void;
 }
 
@@ -54,6 +55,8 @@ export class WriteQueue {
   private readonly maxPendingEvents: number;
   private readonly maxEventsPerCommit: number;
   private readonly maxCommitsInFlight: number;
+  /** The highest seq a commit of this queue has stored (reads of derived data wait for the projector to reach it). */
+  private lastSeq = 0;
 
   constructor(
     private readonly committer: Committer,
@@ -69,6 +72,11 @@ export class WriteQueue {
 
   get depth(): number {
     return this.pendingEvents;
+  }
+
+  /** The highest seq this queue's commits have stored, or `floor` (the log's newest seq at start) when higher. */
+  committedSeq(floor = 0): number {
+    return Math.max(this.lastSeq, floor);
   }
 
   /** Resolves after the batch's transaction commits; rejects with 503 when the queue is full or closed. */
@@ -107,7 +115,7 @@ export class WriteQueue {
     if (this.watchers.size === 0) return;
     for (const watcher of [...this.watchers]) {
       try {
-        watcher[what]();
+        watcher[what](this.lastSeq);
       } catch {
         // A watcher's failure is its own: the commit it hears about has happened and been answered.
       }
@@ -136,12 +144,13 @@ export class WriteQueue {
     }
     this.pendingEvents -= events;
     try {
-      const { outcomes, commitMs } = await this.committer.commit(
+      const { outcomes, lastSeq, commitMs } = await this.committer.commit(
         group.map((write) => write.batch),
         this.clock.now(),
       );
       this.metrics.flushLatencyMs.observe(commitMs);
       this.metrics.commitBatchEvents.observe(events);
+      this.lastSeq = Math.max(this.lastSeq, lastSeq);
       group.forEach((write, index) => {
         const outcome = outcomes[index]!;
         if (outcome.ok) write.resolve(outcome.result);

@@ -8,6 +8,7 @@ import type { Db } from '../db/open.ts';
 import { ApiError } from '../http/errors.ts';
 import type { QueryParameterDoc } from '../http/routes.ts';
 import { integerParam, parseIsoTimestamp } from '../http/validate.ts';
+import { wireFieldsOf } from '../event-store/wire-fields.ts';
 import { inSnapshot } from '../reports/snapshot.ts';
 import { type AnonTimelineEventRow, listAnonTimelineEvents } from './queries/anon-timeline-events.ts';
 import { listUserAnonIds } from './queries/user-anon-ids.ts';
@@ -98,13 +99,14 @@ function pageOf(db: Db, siteId: string, anonIds: string[], before: number, limit
 }
 
 function toTimelineEvent(row: AnonTimelineEventRow): TimelineEvent {
+  const wire = wireFieldsOf(row.raw);
   return {
     id: row.id,
     type: row.type,
-    url: row.url,
+    url: wire.url,
     ts: toIso(row.ts),
     anon_id: row.anon_id,
-    referrer: row.referrer,
+    referrer: wire.referrer,
     country: row.country,
     city: row.city,
     browser: row.browser,

@@ -1,23 +1,29 @@
-// Takes one visitor (an anon_id of a site) out of every rollup. A GDPR deletion calls it inside its transaction,
-// BEFORE deleting the visitor's events and visits (it reads them to know what to subtract).
+// Takes one visitor (an anon_id of a site) out of everything the projector derived: its visits, identity
+// bindings, visitor number, and its contributions to every rollup. A GDPR deletion calls it inside its write
+// transaction, before deleting the visitor's events (it reads them to know what to subtract); holding
+// sightline.db's write lock, it cannot interleave with a projector batch, so the events it subtracts are exactly
+// those the projector had counted (seq <= its position) and the ones it had not are deleted before it reaches them.
 import type { Db } from '../db/open.ts';
-import { listVisitsOfVisitor } from './queries/visitor-visits.ts';
+import { deleteIdentitiesOfAnon } from './queries/identity-rows.ts';
+import { readProjectorPosition } from './queries/projector-state.ts';
+import { deleteVisitsOfVisitor, listVisitsOfVisitor } from './queries/visitor-visits.ts';
 import { deleteVisitorNumber, findVisitorNumber } from './queries/visitor-number-rows.ts';
-import { flushRollups } from './rollup/apply-rollups.ts';
+import { applyRollups } from './rollup/apply-rollups.ts';
 import { RollupDelta } from './rollup/rollup-delta.ts';
-import { moveAllStagingLog } from '../reports/rollup/staging-log.ts';
 import { countWholeVisit } from './rollup/visit-contributions.ts';
 
 /**
- * @example inWriteTransaction(db, () => { forgetVisitorInReports(db, 'blog', 'anon-1'); deleteTheirEvents(); });
+ * @example inWriteTransaction(db, () => { forgetVisitor(db, 'blog', 'anon-1'); deleteEventsOfVisitor(db, 'blog', 'anon-1'); });
  */
-export function forgetVisitorInReports(db: Db, siteId: string, anonId: string): void {
+export function forgetVisitor(db: Db, siteId: string, anonId: string): void {
   const vid = findVisitorNumber(db, siteId, anonId);
-  if (vid === undefined) return;
-  // The visitor's logged additions reach the staged tables first, where the removals below find them.
-  moveAllStagingLog(db);
-  const delta = new RollupDelta();
-  for (const visit of listVisitsOfVisitor(db, siteId, anonId)) countWholeVisit(db, delta, visit, vid, -1);
-  flushRollups(db, delta);
-  deleteVisitorNumber(db, siteId, anonId);
+  if (vid !== undefined) {
+    const delta = new RollupDelta();
+    const position = readProjectorPosition(db);
+    for (const visit of listVisitsOfVisitor(db, siteId, anonId)) countWholeVisit(db, delta, visit, vid, -1, position);
+    applyRollups(db, delta);
+    deleteVisitorNumber(db, siteId, anonId);
+  }
+  deleteVisitsOfVisitor(db, siteId, anonId);
+  deleteIdentitiesOfAnon(db, siteId, anonId);
 }

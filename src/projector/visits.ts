@@ -1,4 +1,4 @@
-// Assigns each stored event to its visit so that visits always equal a from-scratch computation over the raw
+// Assigns each projected event to its visit so that visits always equal a from-scratch computation over the raw
 // events (CONTRACT section 4), whatever order events arrive in: an event may start, extend or bridge visits.
 import type { Db } from '../db/open.ts';
 import {
@@ -9,8 +9,7 @@ import {
   updateSession,
   updateSessionTail,
 } from './queries/visit-rows.ts';
-import type { StoredEvent } from '../event-store/stored-event.ts';
-import { writeListeners } from '../ingest/write-listeners.ts';
+import type { LoggedEvent } from '../event-store/stored-event.ts';
 
 /** A gap of 30 minutes or more starts a new visit. */
 export const sessionGapMs = 30 * 60 * 1000;
@@ -19,18 +18,15 @@ function isBefore(ts: number, seq: number, otherTs: number, otherSeq: number): b
   return ts < otherTs || (ts === otherTs && seq < otherSeq);
 }
 
-function entryOf(event: StoredEvent): Pick<SessionRow, 'entry_ts' | 'entry_seq' | 'entry_path' | 'source' | 'referrer_host' | 'utm_source' | 'utm_medium' | 'utm_campaign' | 'utm_term' | 'utm_content' | 'browser' | 'os' | 'device_type' | 'country' | 'region' | 'city'> {
+function entryOf(event: LoggedEvent): Pick<SessionRow, 'entry_ts' | 'entry_seq' | 'entry_path' | 'source' | 'utm_source' | 'utm_medium' | 'utm_campaign' | 'browser' | 'os' | 'device_type' | 'country' | 'region' | 'city'> {
   return {
     entry_ts: event.ts,
     entry_seq: event.seq,
     entry_path: event.path,
     source: event.source,
-    referrer_host: event.referrer_host,
     utm_source: event.utm_source,
     utm_medium: event.utm_medium,
     utm_campaign: event.utm_campaign,
-    utm_term: event.utm_term,
-    utm_content: event.utm_content,
     browser: event.browser,
     os: event.os,
     device_type: event.device_type,
@@ -40,7 +36,7 @@ function entryOf(event: StoredEvent): Pick<SessionRow, 'entry_ts' | 'entry_seq' 
   };
 }
 
-function newSession(event: StoredEvent): Omit<SessionRow, 'id'> {
+function newSession(event: LoggedEvent): Omit<SessionRow, 'id'> {
   const isPageview = event.type === 'pageview';
   return {
     site_id: event.site_id,
@@ -81,11 +77,11 @@ function merge(a: SessionRow, b: SessionRow): SessionRow {
 }
 
 function entryFields(row: SessionRow): ReturnType<typeof entryOf> {
-  const { entry_ts, entry_seq, entry_path, source, referrer_host, utm_source, utm_medium, utm_campaign, utm_term, utm_content, browser, os, device_type, country, region, city } = row;
-  return { entry_ts, entry_seq, entry_path, source, referrer_host, utm_source, utm_medium, utm_campaign, utm_term, utm_content, browser, os, device_type, country, region, city };
+  const { entry_ts, entry_seq, entry_path, source, utm_source, utm_medium, utm_campaign, browser, os, device_type, country, region, city } = row;
+  return { entry_ts, entry_seq, entry_path, source, utm_source, utm_medium, utm_campaign, browser, os, device_type, country, region, city };
 }
 
-function extend(session: SessionRow, event: StoredEvent): SessionRow {
+function extend(session: SessionRow, event: LoggedEvent): SessionRow {
   const isPageview = event.type === 'pageview';
   const extended: SessionRow = {
     ...session,
@@ -98,8 +94,14 @@ function extend(session: SessionRow, event: StoredEvent): SessionRow {
   return isPageview ? { ...withEntry, ...laterExit(withEntry, { exit_ts: event.ts, exit_seq: event.seq, exit_path: event.path }) } : withEntry;
 }
 
-/** Runs inside the write transaction, once per stored non-bot event. */
-export function assignToSession(db: Db, event: StoredEvent): void {
+/** The visits an event replaced (`removed`) by the one it is now part of (`added`). */
+export interface VisitChange {
+  removed: readonly SessionRow[];
+  added: SessionRow;
+}
+
+/** Runs inside the projector's transaction, once per projected non-bot event, in ingest order. */
+export function assignToVisit(db: Db, event: LoggedEvent): VisitChange {
   const nearby = findNearbySessions(db, {
     site_id: event.site_id,
     anon_id: event.anon_id,
@@ -127,5 +129,5 @@ export function assignToSession(db: Db, event: StoredEvent): void {
     updateSession(db, added);
     removed = [earlier, later];
   }
-  for (const listener of writeListeners()) listener.onSessionsChanged?.(db, removed, added);
+  return { removed, added };
 }

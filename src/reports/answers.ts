@@ -13,7 +13,7 @@ export const ReportMeta = v.strictObject({
   timezone: v.literal('UTC'),
   filters: v.record(v.string(), v.union([v.string(), v.array(v.string())])),
   measures: v.record(v.string(), v.string()),
-  freshness: v.strictObject({ watermark: v.nullable(IsoTime) }),
+  freshness: v.strictObject({ watermark: v.nullable(IsoTime), projected_through: v.nullable(IsoTime) }),
   completeness: v.strictObject({ complete: v.boolean(), reason: v.optional(v.string()) }),
   warnings: v.array(v.string()),
   truncated: v.boolean(),

@@ -9,8 +9,8 @@ import { field } from '../projector/rollup/counter-shard.ts';
 import type { ReportScope } from './scope.ts';
 import { rankByVisits } from './visits-ranking.ts';
 
-export function campaignsReport(context: AppContext, scope: ReportScope, params: CommonParams, limit: number): CampaignsAnswer {
-  return rankByVisits(context, { scope, params, limit, dim: Dim.campaign, measures: ['visitors', 'visits', 'conversions', 'revenue'] }, ({ key, totals: { counters, revenue } }, visitors) => {
+export function campaignsReport(context: AppContext, scope: ReportScope, params: CommonParams, limit: number, caughtUp: boolean): CampaignsAnswer {
+  return rankByVisits(context, { scope, params, limit, caughtUp, dim: Dim.campaign, measures: ['visitors', 'visits', 'conversions', 'revenue'] }, ({ key, totals: { counters, revenue } }, visitors) => {
     const [utmSource, utmMedium, utmCampaign] = parseCampaignKey(key);
     return {
       utm_source: utmSource,

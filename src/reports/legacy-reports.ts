@@ -6,7 +6,7 @@ import { Dim } from '../projector/dimensions.ts';
 import type { ReportRange, ReportSelection } from './grouping.ts';
 import { averageSeconds, ratio } from './meta.ts';
 import { toDateText } from '../projector/periods.ts';
-import { newestEventSeq } from '../event-store/queries/newest-events.ts';
+import { readProjectorPosition } from '../projector/queries/projector-state.ts';
 import { rankRows } from './ranked-rows.ts';
 import { groupedReport } from './read/grouped-report.ts';
 import { field } from '../projector/rollup/counter-shard.ts';
@@ -20,7 +20,7 @@ function selectionOf(site: SiteRow, range: ReportRange): ReportSelection {
 
 export function legacyPageviews(context: AppContext, site: SiteRow, range: ReportRange): LegacyPageviewsAnswer {
   return inSnapshot(context.db, () => {
-    const report = groupedReport(context.db, { selection: selectionOf(site, range), grouping: { by: 'day' }, currentSeq: newestEventSeq(context.db) });
+    const report = groupedReport(context.db, { selection: selectionOf(site, range), grouping: { by: 'day' }, currentSeq: readProjectorPosition(context.db) });
     const byDay = Array.from({ length: range.toDay - range.fromDay + 1 }, (_, index) => {
       const day = range.fromDay + index;
       return { date: toDateText(day), count: countersOf(report.totals.get(String(day)))[field.pageviews]! };
@@ -31,14 +31,14 @@ export function legacyPageviews(context: AppContext, site: SiteRow, range: Repor
 
 export function legacyEvents(context: AppContext, site: SiteRow, range: ReportRange): LegacyEventsAnswer {
   return inSnapshot(context.db, () => {
-    const report = groupedReport(context.db, { selection: selectionOf(site, range), grouping: { by: 'value', dim: Dim.type }, currentSeq: newestEventSeq(context.db) });
+    const report = groupedReport(context.db, { selection: selectionOf(site, range), grouping: { by: 'value', dim: Dim.type }, currentSeq: readProjectorPosition(context.db) });
     return { by_name: rankRows(report, (c) => c[field.events]! > 0, field.events).map((row) => ({ name: row.key, count: row.totals.counters[field.events]! })) };
   });
 }
 
 export function legacySessions(context: AppContext, site: SiteRow, range: ReportRange): LegacySessionsAnswer {
   return inSnapshot(context.db, () => {
-    const report = groupedReport(context.db, { selection: selectionOf(site, range), grouping: { by: 'all' }, currentSeq: newestEventSeq(context.db) });
+    const report = groupedReport(context.db, { selection: selectionOf(site, range), grouping: { by: 'all' }, currentSeq: readProjectorPosition(context.db) });
     const counters = countersOf(report.totals.get(''));
     const visits = counters[field.visits]!;
     return {

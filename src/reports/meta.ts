@@ -5,13 +5,18 @@ import type { ReportMeta } from './answers.ts';
 import { appliedFilters, type CommonParams } from './params.ts';
 import { dayOf } from '../projector/periods.ts';
 import type { ReportScope } from './scope.ts';
+import type { Freshness } from './snapshot.ts';
 
 export interface MetaInput {
   scope: ReportScope;
   params: CommonParams;
   measures: Record<string, string>;
-  /** Newest commit time of the scope's events (epoch ms), or null. */
-  watermarkMs: number | null;
+  freshness: Pick<Freshness, 'watermarkMs' | 'projectedThroughMs'>;
+  /**
+   * False when the read waited for the projector and the wait ran out before it passed every event committed
+   * before the request: the answer is as of the projector's position (meta.freshness.projected_through).
+   */
+  caughtUp: boolean;
   computedFrom: 'rollups' | 'events' | 'event_log';
   truncated: boolean;
   nextCursor: string | null;
@@ -26,15 +31,19 @@ export function buildMeta(input: MetaInput): ReportMeta {
     warnings.push('These filters combine dimensions that no rollup carries together: the answer was computed from raw events.');
   }
   if (input.params.range.toDay > today) warnings.push('The range ends after the current UTC day.');
+  if (!input.caughtUp) {
+    warnings.push('Events committed before this request are not all counted yet: the answer is as of freshness.projected_through.');
+  }
   return {
     scope: input.scope.meta,
     range: { from: input.params.from, to: input.params.to },
     timezone: 'UTC',
     filters: appliedFilters(input.params) as ReportMeta['filters'],
     measures: input.measures,
-    freshness: { watermark: input.watermarkMs === null ? null : toIso(input.watermarkMs) },
-    completeness:
-      input.params.range.toDay < today
+    freshness: { watermark: isoOrNull(input.freshness.watermarkMs), projected_through: isoOrNull(input.freshness.projectedThroughMs) },
+    completeness: !input.caughtUp
+      ? { complete: false, reason: 'projection_lag' }
+      : input.params.range.toDay < today
         ? { complete: true }
         : { complete: false, reason: 'The range includes the current UTC day: events are still arriving.' },
     warnings,
@@ -43,6 +52,10 @@ export function buildMeta(input: MetaInput): ReportMeta {
     limit: input.limit,
     computed_from: input.computedFrom,
   };
+}
+
+function isoOrNull(ms: number | null): string | null {
+  return ms === null ? null : toIso(ms);
 }
 
 /** A fraction rounded to 4 decimals (0 when there is nothing to divide). */

@@ -7,12 +7,11 @@ import { Dim } from '../projector/dimensions.ts';
 import { buildMeta } from './meta.ts';
 import { measuresOf } from './measures.ts';
 import type { CommonParams } from './params.ts';
-import { newestEventSeq, newestReceivedAt } from '../event-store/queries/newest-events.ts';
 import { rankRows } from './ranked-rows.ts';
 import { groupedReport } from './read/grouped-report.ts';
 import { field } from '../projector/rollup/counter-shard.ts';
 import type { ReportScope } from './scope.ts';
-import { inSnapshot } from './snapshot.ts';
+import { inSnapshot, readFreshness } from './snapshot.ts';
 import { selectionOf } from './summary-report.ts';
 
 export interface PagesOptions {
@@ -21,14 +20,21 @@ export interface PagesOptions {
   cursor: string | undefined;
 }
 
-export function pagesReport(context: AppContext, scope: ReportScope, params: CommonParams, options: PagesOptions): PagesAnswer {
+/** A time kept in a cursor ('' for none). */
+function msOrNull(value: string | number | undefined): number | null {
+  return value === undefined || value === '' ? null : Number(value);
+}
+
+export function pagesReport(context: AppContext, scope: ReportScope, params: CommonParams, options: PagesOptions, caughtUp: boolean): PagesAnswer {
   const fingerprint = fingerprintOf(['pages', scope.meta, params.range, params.filters, params.withInternal, options.includeParams]);
   const state = options.cursor === undefined ? undefined : verifyCursor(context, options.cursor, 'pages', fingerprint);
   return inSnapshot(context.db, () => {
     const db = context.db;
-    const currentSeq = newestEventSeq(db);
+    const current = readFreshness(db, scope.siteIds);
+    const currentSeq = current.projectedSeq;
+    // Later pages answer as of the first page's position, and say so.
     const asOfSeq = state ? Number(state.w) : currentSeq;
-    const watermarkMs = state ? (state.r === '' ? null : Number(state.r)) : newestReceivedAt(db, scope.siteIds);
+    const freshness = state ? { watermarkMs: msOrNull(state.r), projectedThroughMs: msOrNull(state.p) } : current;
     const offset = state ? Number(state.o) : 0;
     const report = groupedReport(db, {
       selection: selectionOf(scope, params),
@@ -40,13 +46,14 @@ export function pagesReport(context: AppContext, scope: ReportScope, params: Com
     const page = rows.slice(offset, offset + options.limit);
     const visitors = report.visitorsOf(page.map((row) => row.key));
     const more = rows.length > offset + options.limit;
-    const next = more ? signCursor(context, 'pages', fingerprint, { o: offset + options.limit, w: asOfSeq, r: watermarkMs ?? '' }) : null;
+    const next = more ? signCursor(context, 'pages', fingerprint, { o: offset + options.limit, w: asOfSeq, r: freshness.watermarkMs ?? '', p: freshness.projectedThroughMs ?? '' }) : null;
     return {
       meta: buildMeta({
         scope,
         params,
         measures: measuresOf('visitors', 'pageviews', 'entries', 'exits'),
-        watermarkMs,
+        freshness,
+        caughtUp,
         computedFrom: report.computedFrom,
         truncated: more,
         nextCursor: next,

@@ -2,6 +2,7 @@
 // campaigns with the { meta, data } envelope. Thin handlers: access → parameters → report.
 import { getQuery, type H3, type H3Event } from 'h3';
 import type { AppContext } from '../context.ts';
+import type { Projection } from '../projector/projection.ts';
 import { refusals } from '../http/refusals.ts';
 import { addRoute } from '../http/routes.ts';
 import {
@@ -39,7 +40,11 @@ function legacy(context: AppContext, event: H3Event) {
   return { site, range: parseDateRange(queryOf(event), maxRangeDays).range };
 }
 
-export function mountReports(app: H3, context: AppContext): void {
+/**
+ * Every report reads derived data: it first waits, bounded, for the projector to pass every event committed before
+ * the request (after access and parameters are checked, so a refusal never waits).
+ */
+export function mountReports(app: H3, context: AppContext, projection: Projection): void {
   prepareReports(context);
   addRoute(app, {
     method: 'GET',
@@ -48,8 +53,9 @@ export function mountReports(app: H3, context: AppContext): void {
     summary: 'Legacy: pageviews of the range, by day',
     query: dateParams,
     answer: LegacyPageviewsAnswer,
-    handler: (event) => {
+    handler: async (event) => {
       const { site, range } = legacy(context, event);
+      await projection.catchUp();
       return legacyPageviews(context, site, range);
     },
   });
@@ -60,8 +66,9 @@ export function mountReports(app: H3, context: AppContext): void {
     summary: 'Legacy: events of the range by name',
     query: dateParams,
     answer: LegacyEventsAnswer,
-    handler: (event) => {
+    handler: async (event) => {
       const { site, range } = legacy(context, event);
+      await projection.catchUp();
       return legacyEvents(context, site, range);
     },
   });
@@ -72,8 +79,9 @@ export function mountReports(app: H3, context: AppContext): void {
     summary: 'Legacy: visits starting in the range',
     query: dateParams,
     answer: LegacySessionsAnswer,
-    handler: (event) => {
+    handler: async (event) => {
       const { site, range } = legacy(context, event);
+      await projection.catchUp();
       return legacySessions(context, site, range);
     },
   });
@@ -84,9 +92,9 @@ export function mountReports(app: H3, context: AppContext): void {
     summary: 'Visitors, visits, pageviews, events, bounce rate, duration and a daily series',
     query: commonParams,
     answer: SummaryAnswer,
-    handler: (event) => {
+    handler: async (event) => {
       const { params, scope } = v2(context, event);
-      return summaryReport(context, scope, params);
+      return summaryReport(context, scope, params, await projection.catchUp());
     },
   });
   addRoute(app, {
@@ -96,10 +104,10 @@ export function mountReports(app: H3, context: AppContext): void {
     summary: 'Pages ranked by pageviews, paged by an opaque cursor',
     query: [...commonParams, { name: 'include_params', description: 'true keeps the query string (utm_* removed)', schema: { enum: ['true', 'false'] } }, limitParam(10), cursorParam],
     answer: PagesAnswer,
-    handler: (event) => {
+    handler: async (event) => {
       const { query, params, scope } = v2(context, event);
       const options = { includeParams: parseBoolean(query, 'include_params'), limit: parseLimit(query, 10), cursor: single(query, 'cursor') };
-      return pagesReport(context, scope, params, options);
+      return pagesReport(context, scope, params, options, await projection.catchUp());
     },
   });
   addRoute(app, {
@@ -109,9 +117,10 @@ export function mountReports(app: H3, context: AppContext): void {
     summary: 'Acquisition sources ranked by visits',
     query: [...commonParams, limitParam(10)],
     answer: SourcesAnswer,
-    handler: (event) => {
+    handler: async (event) => {
       const { query, params, scope } = v2(context, event);
-      return sourcesReport(context, scope, params, parseLimit(query, 10));
+      const limit = parseLimit(query, 10);
+      return sourcesReport(context, scope, params, limit, await projection.catchUp());
     },
   });
   addRoute(app, {
@@ -121,9 +130,10 @@ export function mountReports(app: H3, context: AppContext): void {
     summary: 'UTM campaigns ranked by visits, with conversions and revenue',
     query: [...commonParams, limitParam(10)],
     answer: CampaignsAnswer,
-    handler: (event) => {
+    handler: async (event) => {
       const { query, params, scope } = v2(context, event);
-      return campaignsReport(context, scope, params, parseLimit(query, 10));
+      const limit = parseLimit(query, 10);
+      return campaignsReport(context, scope, params, limit, await projection.catchUp());
     },
   });
 }

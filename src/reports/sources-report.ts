@@ -8,8 +8,8 @@ import { field } from '../projector/rollup/counter-shard.ts';
 import type { ReportScope } from './scope.ts';
 import { rankByVisits } from './visits-ranking.ts';
 
-export function sourcesReport(context: AppContext, scope: ReportScope, params: CommonParams, limit: number): SourcesAnswer {
-  return rankByVisits(context, { scope, params, limit, dim: Dim.source, measures: ['visitors', 'visits', 'pageviews', 'bounce_rate'] }, ({ key, totals: { counters } }, visitors) => ({
+export function sourcesReport(context: AppContext, scope: ReportScope, params: CommonParams, limit: number, caughtUp: boolean): SourcesAnswer {
+  return rankByVisits(context, { scope, params, limit, caughtUp, dim: Dim.source, measures: ['visitors', 'visits', 'pageviews', 'bounce_rate'] }, ({ key, totals: { counters } }, visitors) => ({
     source: key,
     visitors,
     visits: counters[field.visits]!,

@@ -6,11 +6,10 @@ import { averageSeconds, buildMeta, ratio } from './meta.ts';
 import { measuresOf } from './measures.ts';
 import type { CommonParams } from './params.ts';
 import { toDateText } from '../projector/periods.ts';
-import { newestEventSeq, newestReceivedAt } from '../event-store/queries/newest-events.ts';
 import { groupedReport } from './read/grouped-report.ts';
 import { type Counters, emptyCounters, field } from '../projector/rollup/counter-shard.ts';
 import type { ReportScope } from './scope.ts';
-import { inSnapshot } from './snapshot.ts';
+import { inSnapshot, readFreshness } from './snapshot.ts';
 
 export function selectionOf(scope: ReportScope, params: CommonParams): ReportSelection {
   return { siteIds: scope.siteIds, workspaceId: scope.workspaceId, range: params.range, filters: params.filters, withInternal: params.withInternal };
@@ -24,10 +23,12 @@ export function countersOf(totals: GroupTotals | undefined): Counters {
   return totals?.counters ?? emptyCounters();
 }
 
-export function summaryReport(context: AppContext, scope: ReportScope, params: CommonParams): SummaryAnswer {
+/** `caughtUp`: whether the wait for the projector passed every event committed before the request. */
+export function summaryReport(context: AppContext, scope: ReportScope, params: CommonParams, caughtUp: boolean): SummaryAnswer {
   return inSnapshot(context.db, () => {
     const db = context.db;
-    const currentSeq = newestEventSeq(db);
+    const freshness = readFreshness(db, scope.siteIds);
+    const currentSeq = freshness.projectedSeq;
     const selection = selectionOf(scope, params);
     const byDay = groupedReport(db, { selection, grouping: { by: 'day' }, currentSeq });
     const whole = groupedReport(db, { selection, grouping: { by: 'all' }, currentSeq });
@@ -40,7 +41,8 @@ export function summaryReport(context: AppContext, scope: ReportScope, params: C
         scope,
         params,
         measures: measuresOf('visitors', 'visits', 'pageviews', 'events', 'bounce_rate', 'avg_visit_duration_s', 'views_per_visit'),
-        watermarkMs: newestReceivedAt(db, scope.siteIds),
+        freshness,
+        caughtUp,
         computedFrom: whole.computedFrom,
         truncated: false,
         nextCursor: null,

@@ -6,12 +6,11 @@ import type { Dim } from '../projector/dimensions.ts';
 import { type MeasureName, measuresOf } from './measures.ts';
 import { buildMeta } from './meta.ts';
 import type { CommonParams } from './params.ts';
-import { newestEventSeq, newestReceivedAt } from '../event-store/queries/newest-events.ts';
 import { type RankedRow, rankRows } from './ranked-rows.ts';
 import { groupedReport } from './read/grouped-report.ts';
 import { field } from '../projector/rollup/counter-shard.ts';
 import type { ReportScope } from './scope.ts';
-import { inSnapshot } from './snapshot.ts';
+import { inSnapshot, readFreshness } from './snapshot.ts';
 import { selectionOf } from './summary-report.ts';
 
 export interface VisitsRanking {
@@ -20,6 +19,8 @@ export interface VisitsRanking {
   limit: number;
   dim: Dim;
   measures: MeasureName[];
+  /** Whether the wait for the projector passed every event committed before the request. */
+  caughtUp: boolean;
 }
 
 /**
@@ -29,7 +30,8 @@ export function rankByVisits<Row>(context: AppContext, ranking: VisitsRanking, t
   const { scope, params, limit } = ranking;
   return inSnapshot(context.db, () => {
     const db = context.db;
-    const report = groupedReport(db, { selection: selectionOf(scope, params), grouping: { by: 'value', dim: ranking.dim }, currentSeq: newestEventSeq(db) });
+    const freshness = readFreshness(db, scope.siteIds);
+    const report = groupedReport(db, { selection: selectionOf(scope, params), grouping: { by: 'value', dim: ranking.dim }, currentSeq: freshness.projectedSeq });
     const rows = rankRows(report, (counters) => counters[field.events]! + counters[field.visits]! > 0, field.visits);
     const shown = rows.slice(0, limit);
     const visitors = report.visitorsOf(shown.map((row) => row.key));
@@ -38,7 +40,8 @@ export function rankByVisits<Row>(context: AppContext, ranking: VisitsRanking, t
         scope,
         params,
         measures: measuresOf(...ranking.measures),
-        watermarkMs: newestReceivedAt(db, scope.siteIds),
+        freshness,
+        caughtUp: ranking.caughtUp,
         computedFrom: report.computedFrom,
         truncated: rows.length > limit,
         nextCursor: null,

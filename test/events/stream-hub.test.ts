@@ -17,7 +17,7 @@ function fakeCommits() {
       watchers.add(watcher);
       return () => watchers.delete(watcher);
     },
-    commit: () => watchers.forEach((watcher) => watcher.committed()),
+    commit: () => watchers.forEach((watcher) => watcher.committed(0)),
     close: () => watchers.forEach((watcher) => watcher.closed()),
   };
 }
@@ -105,26 +105,30 @@ describe('WriteQueue.watchCommits', () => {
       commit: async (batches) => {
         if (fail) throw new Error('disk full');
         groups.push(batches.length);
-        return { outcomes: batches.map(() => ({ ok: true as const, result: { accepted: 1, duplicates: 0, quarantined: 0 } })), commitMs: 0 };
+        return { outcomes: batches.map(() => ({ ok: true as const, result: { accepted: 1, duplicates: 0, quarantined: 0 } })), lastSeq: groups.length, commitMs: 0 };
       },
       close: async () => {},
     };
     const queue = new WriteQueue(committer, { now: () => 0 }, metrics);
     const told: string[] = [];
-    const stop = queue.watchCommits({ committed: () => told.push('committed'), closed: () => told.push('closed') });
+    const stop = queue.watchCommits({ committed: (seq) => told.push(`committed ${seq}`), closed: () => told.push('closed') });
     // Three requests of many events in one turn: one group, one notice.
     await Promise.all([queue.submit(batch(100)), queue.submit(batch(50)), queue.submit(batch(1))]);
     expect(groups).toEqual([3]);
-    expect(told).toEqual(['committed']);
+    // Watchers hear the highest seq committed so far (the projector's target).
+    expect(told).toEqual(['committed 1']);
+    expect(queue.committedSeq()).toBe(1);
     fail = true;
     await expect(queue.submit(batch(1))).rejects.toMatchObject({ code: 'overloaded' });
-    expect(told).toEqual(['committed']);
+    expect(told).toEqual(['committed 1']);
     fail = false;
     stop();
     await queue.submit(batch(1));
-    expect(told).toEqual(['committed']);
-    queue.watchCommits({ committed: () => told.push('committed'), closed: () => told.push('closed') });
+    expect(told).toEqual(['committed 1']);
+    expect(queue.committedSeq()).toBe(2);
+    expect(queue.committedSeq(10)).toBe(10);
+    queue.watchCommits({ committed: (seq) => told.push(`committed ${seq}`), closed: () => told.push('closed') });
     await queue.drain();
-    expect(told).toEqual(['committed', 'closed']);
+    expect(told).toEqual(['committed 1', 'closed']);
   });
 });

@@ -1,4 +1,4 @@
-// Inserting events and finding repeats by (site_id, id).
+// Inserting events and finding repeats by (site_id, id): the acknowledging transaction's only statements.
 import type { Db } from '../../db/open.ts';
 import { preparedOnce } from '../../db/statements.ts';
 import type { StoredEventInput } from '../stored-event.ts';
@@ -8,12 +8,12 @@ const statements = preparedOnce((db) => ({
     'SELECT 1 AS found FROM events WHERE dedup_key = :dedup_key AND site_id = :site_id AND id = :id',
   ),
   insert: db.prepare<StoredEventInput & { received_at: number }>(
-    `INSERT INTO events (site_id, id, dedup_key, type, ts, received_at, anon_id, user_id, url, path, query, referrer,
-       referrer_host, source, utm_source, utm_medium, utm_campaign, utm_term, utm_content, browser, os, device_type,
-       country, region, city, is_bot, is_internal, props, revenue_minor, revenue_currency, raw)
-     VALUES (:site_id, :id, :dedup_key, :type, :ts, :received_at, :anon_id, :user_id, :url, :path, :query, :referrer,
-       :referrer_host, :source, :utm_source, :utm_medium, :utm_campaign, :utm_term, :utm_content, :browser, :os,
-       :device_type, :country, :region, :city, :is_bot, :is_internal, :props, :revenue_minor, :revenue_currency, :raw)`,
+    `INSERT INTO events (site_id, id, dedup_key, type, ts, received_at, anon_id, user_id, path, query, source, utm_source,
+       utm_medium, utm_campaign, browser, os, device_type, country, region, city, is_bot, is_internal, revenue_minor,
+       revenue_currency, raw)
+     VALUES (:site_id, :id, :dedup_key, :type, :ts, :received_at, :anon_id, :user_id, :path, :query, :source, :utm_source,
+       :utm_medium, :utm_campaign, :browser, :os, :device_type, :country, :region, :city, :is_bot, :is_internal,
+       :revenue_minor, :revenue_currency, :raw)`,
   ),
   deleteOfSite: db.prepare<[string]>('DELETE FROM events WHERE site_id = ?'),
 }));

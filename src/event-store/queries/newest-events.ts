@@ -1,10 +1,14 @@
-// What a report's snapshot is: the newest event seq overall, and the newest commit time of the scope's sites.
+// The freshness of the event log: the newest seq overall, and the newest commit time of a scope's events, in all
+// or up to a seq (what the projector has counted). Both read the last entry of events_by_site_seq.
 import type { Db } from '../../db/open.ts';
 import { preparedOnce } from '../../db/statements.ts';
 
 const statements = preparedOnce((db) => ({
-  newestSeq: db.prepare<[], number | null>('SELECT max(seq) FROM events').pluck(),
-  newestReceivedAt: db.prepare<[string], number>('SELECT max_received_at FROM report_sites WHERE site_id = ?').pluck(),
+  // AUTOINCREMENT's counter: a seq once used is never handed out again, even after the newest rows were deleted.
+  newestSeq: db.prepare<[], number | null>("SELECT max(seq) FROM events").pluck(),
+  newestReceivedAt: db.prepare<{ site_id: string; upto_seq: number }, number>(
+    'SELECT received_at FROM events WHERE site_id = :site_id AND seq <= :upto_seq ORDER BY seq DESC LIMIT 1',
+  ).pluck(),
 }));
 
 /** The seq of the newest stored event (0 when there is none). */
@@ -12,11 +16,14 @@ export function newestEventSeq(db: Db): number {
   return (statements(db).newestSeq.get() as number | null) ?? 0;
 }
 
-/** The newest commit time (epoch ms) of the sites' events, or null when they have none. */
-export function newestReceivedAt(db: Db, siteIds: readonly string[]): number | null {
+/**
+ * The newest commit time (epoch ms) of the sites' events with seq <= uptoSeq (all of them by default), or null
+ * when they have none.
+ */
+export function newestReceivedAt(db: Db, siteIds: readonly string[], uptoSeq = Number.MAX_SAFE_INTEGER): number | null {
   let newest: number | null = null;
   for (const siteId of siteIds) {
-    const value = statements(db).newestReceivedAt.get(siteId) as number | undefined;
+    const value = statements(db).newestReceivedAt.get({ site_id: siteId, upto_seq: uptoSeq }) as number | undefined;
     if (value !== undefined && (newest === null || value > newest)) newest = value;
   }
   return newest;

@@ -46,8 +46,8 @@ const statements = preparedOnce((db) => ({
   visitorWindow: db.prepare<WindowParams & { anon_id: string }, RawEventRow>(
     `SELECT ${columns} FROM events WHERE site_id = :site_id AND anon_id = :anon_id AND ts >= :start_ms AND ts < :end_ms AND ${kept}`,
   ),
-  newerVisitors: db.prepare<{ site_id: string; after_seq: number }, { anon_id: string }>(
-    'SELECT DISTINCT anon_id FROM events WHERE site_id = :site_id AND seq > :after_seq AND is_bot = 0',
+  newerVisitors: db.prepare<{ site_id: string; after_seq: number; upto_seq: number }, { anon_id: string }>(
+    'SELECT DISTINCT anon_id FROM events WHERE site_id = :site_id AND seq > :after_seq AND seq <= :upto_seq AND is_bot = 0',
   ),
 }));
 
@@ -60,7 +60,7 @@ export function listVisitorWindowEvents(db: Db, params: WindowParams & { anon_id
   return statements(db).visitorWindow.all(params);
 }
 
-/** anon_ids of a site with events stored after the watermark `after_seq`. */
-export function listVisitorsNewerThan(db: Db, siteId: string, afterSeq: number): string[] {
-  return statements(db).newerVisitors.all({ site_id: siteId, after_seq: afterSeq }).map((row) => row.anon_id);
+/** anon_ids of a site with events stored after `afterSeq` and up to `uptoSeq`. */
+export function listVisitorsNewerThan(db: Db, siteId: string, afterSeq: number, uptoSeq: number): string[] {
+  return statements(db).newerVisitors.all({ site_id: siteId, after_seq: afterSeq, upto_seq: uptoSeq }).map((row) => row.anon_id);
 }

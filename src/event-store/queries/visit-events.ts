@@ -1,5 +1,5 @@
-// The events of one visit (a visitor's non-bot events of one traffic kind inside the visit's span), for moving
-// their counts when the visit's attributes change.
+// The events of one visit (a visitor's non-bot events of one traffic kind inside the visit's span, up to the seq
+// the projector has reached), for moving their counts when the visit's attributes change.
 import type { Db } from '../../db/open.ts';
 import { preparedOnce } from '../../db/statements.ts';
 
@@ -9,8 +9,10 @@ export interface VisitEventsParams {
   is_internal: number;
   start_ts: number;
   end_ts: number;
-  /** An event to leave out (the one being stored, counted on its own). */
+  /** An event to leave out (the one being projected, counted on its own). */
   except_seq: number;
+  /** Only events the projector has reached: later ones are counted when it reaches them. */
+  max_seq: number;
 }
 
 export interface VisitEventRow {
@@ -27,7 +29,7 @@ const statements = preparedOnce((db) => ({
   events: db.prepare<VisitEventsParams, VisitEventRow>(
     `SELECT seq, ts, type, path, query, revenue_minor, revenue_currency FROM events
       WHERE site_id = :site_id AND anon_id = :anon_id AND ts >= :start_ts AND ts <= :end_ts
-        AND is_internal = :is_internal AND is_bot = 0 AND seq != :except_seq`,
+        AND is_internal = :is_internal AND is_bot = 0 AND seq != :except_seq AND seq <= :max_seq`,
   ),
 }));
 

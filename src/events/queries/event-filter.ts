@@ -20,7 +20,7 @@ export interface EventFilterParams {
   city: string | null;
 }
 
-const visitFilterNames = ['source', 'device', 'browser', 'os', 'country', 'region', 'city'] as const;
+export const visitFilterNames = ['source', 'device', 'browser', 'os', 'country', 'region', 'city'] as const;
 
 const isIn = (column: string, parameter: string) => `(:${parameter} IS NULL OR ${column} IN (SELECT value FROM json_each(:${parameter})))`;
 

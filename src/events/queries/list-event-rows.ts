@@ -11,9 +11,7 @@ export interface EventRow {
   ts: number;
   received_at: number;
   anon_id: string;
-  url: string | null;
   path: string | null;
-  referrer: string | null;
   source: string;
   country: string | null;
   region: string | null;
@@ -21,11 +19,12 @@ export interface EventRow {
   browser: string | null;
   os: string | null;
   device_type: string | null;
-  props: string | null;
+  /** The text received: url, referrer and props are read from it (src/event-store/wire-fields.ts). */
+  raw: string;
 }
 
-export const eventRowColumns = `e.seq, e.id, e.type, e.ts, e.received_at, e.anon_id, e.url, e.path, e.referrer, e.source, e.country,
-  e.region, e.city, e.browser, e.os, e.device_type, e.props`;
+export const eventRowColumns = `e.seq, e.id, e.type, e.ts, e.received_at, e.anon_id, e.path, e.source, e.country, e.region,
+  e.city, e.browser, e.os, e.device_type, e.raw`;
 
 export interface ListEventRowsParams extends EventFilterParams {
   site_id: string;

@@ -19,22 +19,22 @@ export interface AnonTimelineEventRow {
   seq: number;
   id: string;
   type: string;
-  url: string | null;
   ts: number;
   anon_id: string;
-  referrer: string | null;
   country: string | null;
   city: string | null;
   browser: string | null;
   os: string | null;
   device_type: string | null;
+  /** The text received: url and referrer are read from it, nothing else (src/event-store/wire-fields.ts). */
+  raw: string;
 }
 
 /**
  * INDEXED BY: with a ts range, ORDER BY and LIMIT the planner (without ANALYZE statistics) prefers
  * events_by_site_ts and walks every event of the site in the range. Exported for the query-plan test.
  */
-export const anonTimelineEventsSql = `SELECT seq, id, type, url, ts, anon_id, referrer, country, city, browser, os, device_type
+export const anonTimelineEventsSql = `SELECT seq, id, type, ts, anon_id, country, city, browser, os, device_type, raw
   FROM events INDEXED BY events_by_site_anon
   WHERE site_id = :site_id AND anon_id = :anon_id AND ts >= :not_before AND ts < :before
   ORDER BY ts DESC, seq DESC LIMIT :limit`;

@@ -1,4 +1,6 @@
-// Every anon_id ever bound to a user on a site (identities_by_user): the devices a timeline merges.
+// Every anon_id ever bound to a user on a site: the devices a timeline merges. The projector keeps the bindings
+// (identities_by_user); the events it has not reached yet are read from the event log's tail, so a timeline sees a
+// binding as soon as its event is acknowledged.
 import type { Db } from '../../db/open.ts';
 import { preparedOnce } from '../../db/statements.ts';
 
@@ -12,7 +14,10 @@ export interface UserAnonIdRow {
 }
 
 /** Exported for the query-plan test (test/people/timeline.test.ts). */
-export const userAnonIdsSql = 'SELECT anon_id FROM identities WHERE site_id = :site_id AND user_id = :user_id ORDER BY anon_id';
+export const userAnonIdsSql = `SELECT anon_id FROM identities WHERE site_id = :site_id AND user_id = :user_id
+  UNION
+  SELECT anon_id FROM events WHERE site_id = :site_id AND seq > (SELECT position FROM projector_state) AND user_id = :user_id
+  ORDER BY anon_id`;
 
 const statements = preparedOnce((db) => ({
   anonIds: db.prepare<UserAnonIdsParams, UserAnonIdRow>(userAnonIdsSql),

@@ -19,6 +19,7 @@ const statements = preparedOnce((db) => ({
     'SELECT anon_id FROM identities WHERE site_id = :site_id AND user_id = :user_id ORDER BY first_seen, anon_id',
   ),
   deleteOfSite: db.prepare<[string]>('DELETE FROM identities WHERE site_id = ?'),
+  deleteOfAnon: db.prepare<[string, string]>('DELETE FROM identities WHERE site_id = ? AND anon_id = ?'),
 }));
 
 export function bindIdentity(db: Db, binding: IdentityBinding): void {
@@ -32,4 +33,8 @@ export function anonIdsOfUser(db: Db, siteId: string, userId: string): string[] 
 
 export function deleteIdentitiesOfSite(db: Db, siteId: string): void {
   statements(db).deleteOfSite.run(siteId);
+}
+
+export function deleteIdentitiesOfAnon(db: Db, siteId: string, anonId: string): void {
+  statements(db).deleteOfAnon.run(siteId, anonId);
 }

@@ -1,5 +1,4 @@
 // Dimension values ↔ small integer ids, per site and dimension (ids are dense from 0, in order of first sight).
-import { CommitCache, dropCommitCaches, openCommitCache } from '../../db/commit-caches.ts';
 import type { Db } from '../../db/open.ts';
 import { preparedOnce } from '../../db/statements.ts';
 
@@ -20,21 +19,14 @@ const statements = preparedOnce((db) => ({
   deleteOfSite: db.prepare<[string]>('DELETE FROM report_values WHERE site_id = ?'),
 }));
 
-/** Ids are only added while a site exists, so a group commit remembers the ones it has seen (db/commit-caches.ts). */
-const cachedIds = (db: Db) => openCommitCache(db, 'report value ids', () => new CommitCache<number>(100_000));
-
 export function findValueId(db: Db, siteId: string, dim: number, value: string): number | undefined {
-  const read = () => statements(db).find.get(siteId, dim, value) as number | undefined;
-  const cache = cachedIds(db);
-  return cache ? cache.lookup(`${siteId}\u0000${dim}\u0000${value}`, read) : read();
+  return statements(db).find.get(siteId, dim, value) as number | undefined;
 }
 
 export function findOrInsertValueId(db: Db, siteId: string, dim: number, value: string): number {
   const found = findValueId(db, siteId, dim, value);
   if (found !== undefined) return found;
-  const inserted = statements(db).insert.get({ site_id: siteId, dim, value })!;
-  cachedIds(db)?.remember(`${siteId}\u0000${dim}\u0000${value}`, inserted);
-  return inserted;
+  return statements(db).insert.get({ site_id: siteId, dim, value })!;
 }
 
 interface KnownValues {
@@ -71,5 +63,4 @@ export function listValues(db: Db, siteId: string, siteCreatedAt: string, dim: n
 
 export function deleteValuesOfSite(db: Db, siteId: string): void {
   statements(db).deleteOfSite.run(siteId);
-  dropCommitCaches(db);
 }

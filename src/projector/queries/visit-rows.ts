@@ -15,12 +15,9 @@ export interface SessionRow {
   entry_seq: number;
   entry_path: string | null;
   source: string;
-  referrer_host: string | null;
   utm_source: string | null;
   utm_medium: string | null;
   utm_campaign: string | null;
-  utm_term: string | null;
-  utm_content: string | null;
   browser: string | null;
   os: string | null;
   device_type: string | null;
@@ -41,8 +38,8 @@ export interface NearbySessionsParams {
 }
 
 const columns = `site_id, anon_id, is_internal, start_ts, end_ts, events, pageviews, entry_ts, entry_seq, entry_path,
-  source, referrer_host, utm_source, utm_medium, utm_campaign, utm_term, utm_content, browser, os, device_type, country,
-  region, city, exit_ts, exit_seq, exit_path`;
+  source, utm_source, utm_medium, utm_campaign, browser, os, device_type, country, region, city, exit_ts, exit_seq,
+  exit_path`;
 const values = columns.replace(/(\w+)/g, ':$1');
 
 const statements = preparedOnce((db) => ({

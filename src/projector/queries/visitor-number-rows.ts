@@ -1,5 +1,4 @@
 // Dense visitor numbers: (site, anon_id) → vid, one number per anon_id and workspace, allocated from a counter.
-import { CommitCache, dropCommitCaches, openCommitCache } from '../../db/commit-caches.ts';
 import type { Db } from '../../db/open.ts';
 import { preparedOnce } from '../../db/statements.ts';
 
@@ -20,13 +19,8 @@ const statements = preparedOnce((db) => ({
   count: db.prepare<[string], number>('SELECT next_vid FROM report_visitor_numbers WHERE workspace_id = ?').pluck(),
 }));
 
-/** A visitor keeps its number until deleted, so a group commit remembers the ones it has seen (db/commit-caches.ts). */
-const cachedNumbers = (db: Db) => openCommitCache(db, 'visitor numbers', () => new CommitCache<number>(100_000));
-
 export function findVisitorNumber(db: Db, siteId: string, anonId: string): number | undefined {
-  const read = () => statements(db).bySite.get(siteId, anonId) as number | undefined;
-  const cache = cachedNumbers(db);
-  return cache ? cache.lookup(`${siteId}\u0000${anonId}`, read) : read();
+  return statements(db).bySite.get(siteId, anonId) as number | undefined;
 }
 
 /** The number the anon_id already has on another site of the workspace. */
@@ -40,17 +34,14 @@ export function allocateVisitorNumber(db: Db, workspaceId: string): number {
 
 export function insertVisitorNumber(db: Db, siteId: string, anonId: string, workspaceId: string, vid: number): void {
   statements(db).insert.run(siteId, anonId, workspaceId, vid);
-  cachedNumbers(db)?.remember(`${siteId}\u0000${anonId}`, vid);
 }
 
 export function deleteVisitorNumber(db: Db, siteId: string, anonId: string): void {
   statements(db).delete.run(siteId, anonId);
-  dropCommitCaches(db);
 }
 
 export function deleteVisitorNumbersOfSite(db: Db, siteId: string): void {
   statements(db).deleteOfSite.run(siteId);
-  dropCommitCaches(db);
 }
 
 /** How many numbers the workspace has handed out (the size of its visitor bitsets). */

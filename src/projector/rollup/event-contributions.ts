@@ -3,18 +3,14 @@
 // or gained an earlier first event, the move of their other events' counts to the visit's new values.
 import type { Db } from '../../db/open.ts';
 import type { SessionRow } from '../queries/visit-rows.ts';
-import type { StoredEvent } from '../../event-store/stored-event.ts';
+import type { LoggedEvent } from '../../event-store/stored-event.ts';
+import type { VisitChange } from '../visits.ts';
 import { Dim, keepsVisitorSets, pageKeyOf, purchaseType, visitDims, visitDimValue } from '../dimensions.ts';
 import { dayOf } from '../periods.ts';
 import { findEventPage } from '../../event-store/queries/event-page.ts';
 import { listVisitEvents } from '../../event-store/queries/visit-events.ts';
 import { field } from './counter-shard.ts';
 import { addRevenue, addVisitor, removeVisitor, type RollupDelta } from './rollup-delta.ts';
-
-export interface VisitChange {
-  removed: readonly SessionRow[];
-  added: SessionRow;
-}
 
 /** What counting an event needs to know about it. */
 export interface EventFacts {
@@ -75,7 +71,7 @@ export function countEvent(
 /** The page (path and cleaned query) of a visit's entry or exit event, each looked up once. */
 export type PageOfSeq = (seq: number | null) => string | null;
 
-export function pageLookup(db: Db, current?: StoredEvent): PageOfSeq {
+export function pageLookup(db: Db, current?: LoggedEvent): PageOfSeq {
   const known = new Map<number, string | null>();
   return (seq) => {
     if (seq === null) return null;
@@ -168,6 +164,7 @@ function moveVisitEvents(db: Db, delta: RollupDelta, before: SessionRow, after: 
     start_ts: before.start_ts,
     end_ts: before.end_ts,
     except_seq: currentSeq,
+    max_seq: currentSeq,
   });
   for (const row of events) {
     const facts: EventFacts = { ...row, site_id: before.site_id, anon_id: before.anon_id, is_internal: before.is_internal };
@@ -176,8 +173,8 @@ function moveVisitEvents(db: Db, delta: RollupDelta, before: SessionRow, after: 
   }
 }
 
-/** Everything one stored (non-bot) event changes; `change` is the visit change its storing caused. */
-export function addStoredEvent(db: Db, delta: RollupDelta, event: StoredEvent, change: VisitChange, vid: number): void {
+/** Everything one projected (non-bot) event changes; `change` is the visit change it caused. */
+export function addProjectedEvent(db: Db, delta: RollupDelta, event: LoggedEvent, change: VisitChange, vid: number): void {
   countEvent(delta, event, eventDims, (dim) => eventDimValue(event, dim as (typeof eventDims)[number]), vid, 1, 'add');
   countEvent(delta, event, visitDims, (dim) => visitDimValue(change.added, dim as (typeof visitDims)[number]), vid, 1, 'add');
   countVisitChange(delta, change, pageLookup(db, event));

@@ -1,5 +1,5 @@
-// What a batch of events changes in the rollups, accumulated in memory and written once per group commit
-// (src/reports/rollup/flush-rollups.ts): counter deltas, visitor-set additions and removals, revenue, freshness.
+// What a batch of events changes in the rollups, accumulated in memory and written once per projector batch
+// (src/projector/rollup/apply-rollups.ts): counter deltas, visitor-set additions and removals, revenue.
 // Entries are found by (site, grain, period, internal) and then (dimension, value): the hot path builds one
 // string per period, not one per counter.
 import type { Dim } from '../dimensions.ts';
@@ -54,10 +54,9 @@ export class PeriodDelta {
 
 export class RollupDelta {
   readonly periods = new Map<string, PeriodDelta>();
-  readonly freshness = new Map<string, { maxSeq: number; maxReceivedAt: number }>();
 
   get isEmpty(): boolean {
-    return this.periods.size + this.freshness.size === 0;
+    return this.periods.size === 0;
   }
 
   period(site: string, grain: Grain, period: number, internal: 0 | 1): PeriodDelta {
@@ -67,35 +66,13 @@ export class RollupDelta {
     return delta;
   }
 
-  /** A day's entries. Deltas are kept by day only: months are derived from days when staged rows are folded. */
+  /** A day's entries. Deltas are kept by day only: apply-rollups.ts adds each day to its month. */
   day(site: string, day: number, internal: 0 | 1): PeriodDelta {
     return this.period(site, Grains.day, day, internal);
   }
 
   *entries(): IterableIterator<DeltaEntry> {
     for (const period of this.periods.values()) for (const values of period.byDim.values()) yield* values.values();
-  }
-
-  seen(site: string, seq: number, receivedAt: number): void {
-    const entry = this.freshness.get(site);
-    if (!entry) this.freshness.set(site, { maxSeq: seq, maxReceivedAt: receivedAt });
-    else {
-      entry.maxSeq = Math.max(entry.maxSeq, seq);
-      entry.maxReceivedAt = Math.max(entry.maxReceivedAt, receivedAt);
-    }
-  }
-
-  /** Takes in what `other` accumulated (a request's batch joining its group). */
-  absorb(other: RollupDelta): void {
-    for (const theirs of other.entries()) {
-      const { site, grain, period, internal, dim, value } = theirs.key;
-      const mine = this.period(site, grain, period, internal).entry(dim, value);
-      for (let index = 0; index < fieldCount; index++) mine.counters[index]! += theirs.counters[index]!;
-      if (theirs.adds) for (const vid of theirs.adds) addVisitor(mine, vid);
-      if (theirs.removals) for (const [vid, anonId] of theirs.removals) removeVisitor(mine, vid, anonId, theirs.forceRemoval);
-      if (theirs.revenue) for (const [currency, amount] of theirs.revenue) addRevenue(mine, currency, amount);
-    }
-    for (const [site, { maxSeq, maxReceivedAt }] of other.freshness) this.seen(site, maxSeq, maxReceivedAt);
   }
 }
 

@@ -1,8 +1,7 @@
 // Counter changes gathered per shard, then written with one read-modify-write of each shard blob, and visitor-set
-// changes applied per container: the two writes that folding staged rows and eager removals share.
+// changes applied per container: how the projector writes a batch's rollup changes.
 import type { Db } from '../../db/open.ts';
 import { readCounterShard, type ShardAddress, writeCounterShard } from '../queries/counter-shard-rows.ts';
-import { deletePendingVisitorInDays } from '../../reports/queries/pending-visitor-rows.ts';
 import { readVisitorContainer, writeVisitorContainer } from '../queries/visitor-set-rows.ts';
 import { type Counters, emptyCounters, field, mergeIntoShard, shardOf } from './counter-shard.ts';
 import { chunkOf, lowOf, updateContainer } from './visitor-container.ts';
@@ -65,12 +64,10 @@ export function updateVisitorSet(db: Db, at: PeriodAddress, valueId: number, add
 }
 
 /**
- * Takes visitors out of one value's set of one day: its staged rows and its stored set, and the day's `visitors`
- * counter by as many as actually left (gathered in `changes`).
+ * Adds visitors to and takes visitors out of one value's set of one day, and changes the day's `visitors` counter
+ * by as many as actually joined or left (gathered in `changes`).
  */
-export function removeFromDaySet(db: Db, at: PeriodAddress, valueId: number, vids: readonly number[], changes: ShardChanges): void {
-  const set = { site_id: at.site_id, dim: at.dim, value_id: valueId, internal: at.internal };
-  for (const vid of vids) deletePendingVisitorInDays(db, set, at.period, at.period, vid);
-  const change = updateVisitorSet(db, at, valueId, [], vids);
+export function updateDaySet(db: Db, at: PeriodAddress, valueId: number, add: Iterable<number>, remove: Iterable<number>, changes: ShardChanges): void {
+  const change = updateVisitorSet(db, at, valueId, add, remove);
   if (change !== 0) changes.counters(at, valueId)[field.visitors]! += change;
 }

@@ -1,5 +1,5 @@
-// Counts or uncounts a whole visit with all of its events: used to rebuild a site's rollups from its raw rows
-// and to take a visitor out of them (GDPR deletion).
+// Counts or uncounts a whole visit with all of its projected events: takes a visitor out of the rollups (a GDPR
+// deletion, src/projector/forget-visitor.ts).
 import type { Db } from '../../db/open.ts';
 import type { SessionRow } from '../queries/visit-rows.ts';
 import { visitDims, visitDimValue } from '../dimensions.ts';
@@ -7,8 +7,11 @@ import { listVisitEvents } from '../../event-store/queries/visit-events.ts';
 import { countEvent, countVisit, eventDims, eventDimValue, type EventFacts, pageLookup } from './event-contributions.ts';
 import type { RollupDelta } from './rollup-delta.ts';
 
-/** sign 1 adds the visit and its events (visitors join the sets); -1 removes them (visitors leave the sets). */
-export function countWholeVisit(db: Db, delta: RollupDelta, visit: SessionRow, vid: number, sign: 1 | -1): void {
+/**
+ * sign 1 adds the visit and its events (visitors join the sets); -1 removes them (visitors leave the sets).
+ * `projectedThrough`: the projector's position, the last event the visit can hold.
+ */
+export function countWholeVisit(db: Db, delta: RollupDelta, visit: SessionRow, vid: number, sign: 1 | -1, projectedThrough: number): void {
   countVisit(delta, visit, sign, pageLookup(db));
   const membership = sign === 1 ? 'add' : 'remove';
   const events = listVisitEvents(db, {
@@ -18,6 +21,7 @@ export function countWholeVisit(db: Db, delta: RollupDelta, visit: SessionRow, v
     start_ts: visit.start_ts,
     end_ts: visit.end_ts,
     except_seq: -1,
+    max_seq: projectedThrough,
   });
   for (const row of events) {
     const event: EventFacts = { ...row, site_id: visit.site_id, anon_id: visit.anon_id, is_internal: visit.is_internal };

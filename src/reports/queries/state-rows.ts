@@ -1,11 +1,10 @@
-// The reports domain's named values: the cursor signing secret, the pending-backfill flag.
+// The reports domain's named values: the cursor signing secret.
 import type { Db } from '../../db/open.ts';
 import { preparedOnce } from '../../db/statements.ts';
 
 const statements = preparedOnce((db) => ({
   read: db.prepare<[string], Buffer | number>('SELECT value FROM report_state WHERE name = ?').pluck(),
   insertIfMissing: db.prepare<[string, Buffer | number]>('INSERT INTO report_state (name, value) VALUES (?, ?) ON CONFLICT (name) DO NOTHING'),
-  delete: db.prepare<[string]>('DELETE FROM report_state WHERE name = ?'),
 }));
 
 export function readStateValue(db: Db, name: string): Buffer | number | undefined {
@@ -15,8 +14,4 @@ export function readStateValue(db: Db, name: string): Buffer | number | undefine
 /** Stores the value unless the name already has one. */
 export function insertStateValueIfMissing(db: Db, name: string, value: Buffer | number): void {
   statements(db).insertIfMissing.run(name, value);
-}
-
-export function deleteStateValue(db: Db, name: string): void {
-  statements(db).delete.run(name);
 }

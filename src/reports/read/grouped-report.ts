@@ -1,6 +1,7 @@
 // Answers a grouped report from the rollups when one rollup dimension carries the filters (no filter, or one
-// filtered dimension), else exactly from raw events. A paged report is pinned to its first page's watermark: the
-// few visitors with newer events are recomputed from raw events and their difference taken out.
+// filtered dimension), else exactly from raw events; either way as of the projector's position, so both kinds of
+// answer count the same events. A paged report is pinned to its first page's position: the few visitors with
+// events projected since are recomputed from raw events and their difference taken out.
 import type { Db } from '../../db/open.ts';
 import { Dim, visitDimByFilter } from '../../projector/dimensions.ts';
 import type { GroupedReport, GroupTotals, Grouping, ReportFilters, ReportSelection } from '../grouping.ts';
@@ -13,9 +14,9 @@ import { readRollups, type RollupRequest } from './rollup-grouped.ts';
 export interface GroupedQuery {
   selection: ReportSelection;
   grouping: Grouping;
-  /** The newest seq when the answer was computed (its snapshot). */
+  /** The projector's position in the report's snapshot: the rollups count every event with seq <= it. */
   currentSeq: number;
-  /** Answer as of this watermark (a later page of a paged report); defaults to currentSeq. */
+  /** Answer as of this position (a later page of a paged report); defaults to currentSeq. */
   asOfSeq?: number;
 }
 
@@ -69,10 +70,10 @@ export function groupedReport(db: Db, query: GroupedQuery): GroupedReport {
   const base = readRollups(db, plan);
   if (asOf >= query.currentSeq) return base;
   // A visitor is an anon_id across the scope's sites: recompute it on all of them.
-  const anonIds = [...new Set(query.selection.siteIds.flatMap((siteId) => listVisitorsNewerThan(db, siteId, asOf)))];
+  const anonIds = [...new Set(query.selection.siteIds.flatMap((siteId) => listVisitorsNewerThan(db, siteId, asOf, query.currentSeq)))];
   if (anonIds.length === 0) return base;
   const newer = new Map(query.selection.siteIds.map((siteId) => [siteId, anonIds]));
-  const now = rawReport(db, query.selection, query.grouping, Number.MAX_SAFE_INTEGER, newer);
+  const now = rawReport(db, query.selection, query.grouping, query.currentSeq, newer);
   const then = rawReport(db, query.selection, query.grouping, asOf, newer);
   const totals = new Map<string, GroupTotals>();
   for (const key of new Set([...base.totals.keys(), ...now.keys(), ...then.keys()])) {

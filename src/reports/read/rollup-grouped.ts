@@ -1,13 +1,11 @@
-// Reads a report's totals from the rollups: counter shards over the periods covering the range (whole months as
-// months, the rest as days), summed per group, plus the staged day rows not folded in yet and the staging log not
-// moved yet; exact visitors by OR-ing the groups' daily visitor containers and their staged and logged additions.
+// Reads a report's totals from the rollups the projector keeps: counter shards over the periods covering the range
+// (whole months as months, the rest as days), summed per group; exact visitors by OR-ing the groups' daily visitor
+// containers. Everything read is as of the projector's position, in the report's read snapshot.
 import { findSite } from '../../admin/queries/find-site.ts';
 import type { Db } from '../../db/open.ts';
 import { Dim } from '../../projector/dimensions.ts';
 import type { GroupedReport, GroupTotals, ReportSelection } from '../grouping.ts';
-import { firstDayOfMonth, Grain, lastDayOfMonth, type PeriodRun, signedCover, type SignedRun } from '../../projector/periods.ts';
-import { listPendingCountersInRange, stagedIndexes } from '../queries/pending-counter-rows.ts';
-import { listPendingVids, listPendingVisitorSets } from '../queries/pending-visitor-rows.ts';
+import { Grain, type PeriodRun, signedCover, type SignedRun } from '../../projector/periods.ts';
 import { listCounterShards } from '../../projector/queries/counter-shards-in-range.ts';
 import { listRevenue } from '../../projector/queries/revenue-in-range.ts';
 import { findValueId, listValues } from '../../projector/queries/value-rows.ts';
@@ -15,7 +13,6 @@ import { listVisitorContainers } from '../../projector/queries/visitor-container
 import { visitorNumbersIssued } from '../../projector/queries/visitor-number-rows.ts';
 import { emptyCounters, field, fieldCount, forEachShardEntry, shardOf } from '../../projector/rollup/counter-shard.ts';
 import { chunkSize, countBits, orContainerInto } from '../../projector/rollup/visitor-container.ts';
-import { StagingLogOverlay } from './staging-log-overlay.ts';
 
 export interface RollupRequest {
   selection: ReportSelection;
@@ -30,12 +27,6 @@ export interface RollupRequest {
 interface Member {
   siteId: string;
   valueId: number;
-}
-
-/** The selected value ids of one site and the group each belongs to. */
-/** The days a run of periods covers (staged rows are kept by day). */
-function daySpanOf(run: PeriodRun): [number, number] {
-  return run.grain === Grain.day ? [run.from, run.to] : [firstDayOfMonth(run.from), lastDayOfMonth(run.to)];
 }
 
 function selectIds(db: Db, siteId: string, request: RollupRequest): Map<number, string> {
@@ -65,9 +56,6 @@ export function readRollups(db: Db, request: RollupRequest): GroupedReport {
   const totals = new Map<string, GroupTotals>();
   /** Each site's selected value ids and their groups: a group's members are looked up only for the rows shown. */
   const selectedBySite = new Map<string, Map<number, string>>();
-  const logs = new Map<string, StagingLogOverlay>();
-  /** Groups with staged visitor additions: their visitors need the union, not the stored set sizes. */
-  const stagedVisitorGroups = new Set<string>();
   const scratch = emptyCounters();
   const totalsOf = (key: string): GroupTotals => {
     let found = totals.get(key);
@@ -77,8 +65,6 @@ export function readRollups(db: Db, request: RollupRequest): GroupedReport {
   for (const siteId of siteIds) {
     const ids = selectIds(db, siteId, request);
     if (ids.size === 0) continue;
-    const log = StagingLogOverlay.read(db, siteId);
-    logs.set(siteId, log);
     selectedBySite.set(siteId, ids);
     // Shard entries are summed per value id in one flat array (a year of pages is hundreds of thousands of
     // entries), then per group once.
@@ -105,22 +91,6 @@ export function readRollups(db: Db, request: RollupRequest): GroupedReport {
               const counters = totalsOf(String(period)).counters;
               for (let index = 0; index < fieldCount; index++) counters[index]! += sign * scratch[index]!;
             });
-          }
-        }
-        const [fromDay, toDay] = daySpanOf(run);
-        const staged = [...listPendingCountersInRange(db, siteId, request.dim, internal, fromDay, toDay), ...log.counters(request.dim, internal, fromDay, toDay)];
-        for (const [day, valueId, ...amounts] of staged) {
-          const group = ids.get(valueId!);
-          if (group === undefined) continue;
-          const counters = totalsOf(request.grouping === 'day' ? String(day!) : group).counters;
-          stagedIndexes.forEach((index, position) => (counters[index]! += sign * amounts[position]!));
-        }
-        // Only a single day's visitors are read from its counters (below); longer ranges take the union anyway.
-        if (usesDaySetSizes) {
-          const stagedSets = [...listPendingVisitorSets(db, siteId, request.dim, internal, fromDay, toDay), ...log.sets(request.dim, internal, fromDay, toDay)];
-          for (const [valueId, day] of stagedSets) {
-            const group = ids.get(valueId);
-            if (group !== undefined) stagedVisitorGroups.add(request.grouping === 'day' ? String(day) : group);
           }
         }
         if (request.dim === Dim.campaign && request.grouping === 'value') {
@@ -175,12 +145,12 @@ export function readRollups(db: Db, request: RollupRequest): GroupedReport {
           continue;
         }
         // One set of one day: its size is in the counters, no need to read it.
-        if (groupMembers.length === 1 && internals.length === 1 && usesDaySetSizes && !stagedVisitorGroups.has(key)) {
+        if (groupMembers.length === 1 && internals.length === 1 && usesDaySetSizes) {
           counts.set(key, totals.get(key)?.counters[field.visitors] ?? 0);
           continue;
         }
         const dayRuns = request.grouping === 'day' ? [{ grain: Grain.day, from: Number(key), to: Number(key) }] : [rangeDays];
-        counts.set(key, unionCount(db, request.dim, workspaceId, groupMembers, internals, dayRuns, logs));
+        counts.set(key, unionCount(db, request.dim, workspaceId, groupMembers, internals, dayRuns));
       }
       return counts;
     },
@@ -194,21 +164,15 @@ function unionCount(
   members: Member[],
   internals: number[],
   runs: readonly PeriodRun[],
-  logs: ReadonlyMap<string, StagingLogOverlay>,
 ): number {
   const chunks = Math.max(1, Math.ceil(visitorNumbersIssued(db, workspaceId) / chunkSize));
   const words = new Uint32Array(chunks * (chunkSize / 32));
   for (const { siteId, valueId } of members) {
     for (const internal of internals) {
       for (const run of runs) {
-        const [fromDay, toDay] = daySpanOf(run);
-        const params = { site_id: siteId, dim, value_id: valueId, internal, grain: Grain.day, from_period: fromDay, to_period: toDay };
+        const params = { site_id: siteId, dim, value_id: valueId, internal, grain: Grain.day, from_period: run.from, to_period: run.to };
         for (const [, chunk, container] of listVisitorContainers(db, params)) {
           if (chunk < chunks) orContainerInto(words, chunk, container);
-        }
-        const logged = logs.get(siteId)?.vids(dim, valueId, internal, fromDay, toDay) ?? [];
-        for (const vid of [...listPendingVids(db, { site_id: siteId, dim, value_id: valueId, internal }, fromDay, toDay), ...logged]) {
-          if (vid < chunks * chunkSize) words[vid >>> 5]! |= 1 << (vid & 31);
         }
       }
     }

@@ -1,0 +1,71 @@
+// One projector batch: the stored events after the saved position, in ingest order, become visits, identity
+// bindings, visitor numbers and rollup changes, aggregated in memory and written with the new position in one
+// transaction on sightline.db. A crash anywhere in it rolls it all back, so the next batch starts from the same
+// position: nothing counted twice, nothing missed. The event log is only read, so the ingest writer never waits.
+import { findSite } from '../admin/queries/find-site.ts';
+import type { Db } from '../db/open.ts';
+import { listEventsAfter } from '../event-store/queries/events-after.ts';
+import { bindIdentity } from './queries/identity-rows.ts';
+import { readProjectorPosition, saveProjectorPosition, touchProjectorState } from './queries/projector-state.ts';
+import { applyRollups } from './rollup/apply-rollups.ts';
+import { addProjectedEvent } from './rollup/event-contributions.ts';
+import { RollupDelta } from './rollup/rollup-delta.ts';
+import { visitorNumberOf } from './rollup/visitor-number.ts';
+import { assignToVisit } from './visits.ts';
+
+export interface BatchOptions {
+  /** Events per batch at most: one transaction, holding sightline.db's write lock (never the event log's). */
+  maxEvents: number;
+  now: number;
+  /**
+   * Called inside the transaction after each event is projected; a throw rolls the whole batch back, as a crash
+   * would (the differential test stops the projector mid-batch with it).
+   */
+  afterEvent?: (projected: number) => void;
+}
+
+export interface BatchResult {
+  /** Events read (bots and events of deleted sites included: the position passes them too). */
+  events: number;
+  /** The position after the batch. */
+  position: number;
+}
+
+/**
+ * @example const { events, position } = projectBatch(db, { maxEvents: 5000, now: Date.now() });
+ */
+export function projectBatch(db: Db, options: BatchOptions): BatchResult {
+  return db
+    .transaction((): BatchResult => {
+      // A write first: the batch holds sightline.db's write lock from its start, so no other writer can commit
+      // between its reads and its writes (a read first could not be upgraded to a write after such a commit).
+      touchProjectorState(db, options.now);
+      const position = readProjectorPosition(db);
+      const events = listEventsAfter(db, position, options.maxEvents);
+      if (events.length === 0) return { events: 0, position };
+      const delta = new RollupDelta();
+      const siteExists = new Map<string, boolean>();
+      const visitorNumbers = new Map<string, number | undefined>();
+      events.forEach((event, index) => {
+        let exists = siteExists.get(event.site_id);
+        if (exists === undefined) siteExists.set(event.site_id, (exists = findSite(db, event.site_id) !== undefined));
+        // A deleted site's events are unreachable by any read: nothing is derived from them.
+        if (exists) {
+          if (event.user_id !== null) bindIdentity(db, { site_id: event.site_id, anon_id: event.anon_id, user_id: event.user_id, ts: event.ts });
+          if (!event.is_bot) {
+            const change = assignToVisit(db, event);
+            const visitorKey = `${event.site_id}\u0000${event.anon_id}`;
+            if (!visitorNumbers.has(visitorKey)) visitorNumbers.set(visitorKey, visitorNumberOf(db, event.site_id, event.anon_id));
+            const vid = visitorNumbers.get(visitorKey);
+            if (vid !== undefined) addProjectedEvent(db, delta, event, change, vid);
+          }
+        }
+        options.afterEvent?.(index + 1);
+      });
+      applyRollups(db, delta);
+      const reached = events[events.length - 1]!.seq;
+      saveProjectorPosition(db, reached, options.now);
+      return { events: events.length, position: reached };
+    })
+    .deferred();
+}

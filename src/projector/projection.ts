@@ -1,0 +1,169 @@
+// The HTTP thread's handle on the projector: starts it (on its own thread, or inline on this one where no worker
+// bundle exists), wakes it after commits, follows its position, and lets reads of derived data wait, bounded, until
+// it has passed every event committed before them.
+import { consola } from 'consola';
+import { Worker } from 'node:worker_threads';
+import type { Clock } from '../clock.ts';
+import type { Db } from '../db/open.ts';
+import type { AppMetrics } from '../metrics/app-metrics.ts';
+import { ProjectorLoop, type ProjectorProgress } from './projector-loop.ts';
+import type { ProjectorCommand, ProjectorReport, ProjectorThreadData } from './projector-thread.ts';
+import { readProjectorPosition } from './queries/projector-state.ts';
+
+/** How long a read of derived data waits for the projector before it answers with what is projected. */
+export const projectionWaitMs = 2_000;
+
+export interface ProjectionOptions {
+  /** The HTTP thread's connection: the inline projector writes through it; both modes read the position from it. */
+  db: Db;
+  /** The projector thread's bundle (dist/projector-thread.mjs), or undefined to project inline. */
+  threadFile: string | undefined;
+  /** The highest seq committed so far: what a read waits for. */
+  committedSeq: () => number;
+  clock: Clock;
+  metrics: AppMetrics;
+  /** After a commit, wait this long for more before projecting (default 100 ms; a waiting read cuts it short). */
+  intervalMs?: number;
+  maxEventsPerBatch?: number;
+  nativeBinding?: string;
+}
+
+export interface Projection {
+  readonly kind: 'thread' | 'inline';
+  /** Every event with seq <= position is counted in the derived tables. */
+  position(): number;
+  /** Events up to `seq` were committed: the projector picks them up within its interval. */
+  committed(seq: number): void;
+  /** Waits until every event committed before the call is projected; false when `timeoutMs` ran out first. */
+  catchUp(timeoutMs?: number): Promise<boolean>;
+  /** Calls `listener` after each batch the projector committed; returns the function that stops it. */
+  watchProgress(listener: (position: number) => void): () => void;
+  close(): Promise<void>;
+}
+
+interface Waiter {
+  target: number;
+  resolve(caughtUp: boolean): void;
+  timer: NodeJS.Timeout;
+}
+
+/** Nice value of the projector thread: it uses what the HTTP and writer threads leave of the cores. */
+const projectorNiceness = 10;
+
+/**
+ * @example const projection = startProjection({ db, threadFile, committedSeq: () => queue.committedSeq(), clock, metrics });
+ */
+export function startProjection(options: ProjectionOptions): Projection {
+  let position = readProjectorPosition(options.db);
+  const waiters = new Set<Waiter>();
+  const progressListeners = new Set<(position: number) => void>();
+  const intervalMs = options.intervalMs ?? 100;
+  const maxEventsPerBatch = options.maxEventsPerBatch ?? 5_000;
+  const projectorEvents = options.metrics.registry.counter('sightline_projector_events_total', 'Events the projector has read (bots included)');
+  const batchMs = options.metrics.registry.histogram('sightline_projector_batch_ms', 'Duration of one projector batch (ms)', [1, 2, 5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000]);
+  options.metrics.registry.gauge('sightline_projector_lag_events', 'Events committed but not yet projected (by seq)', () => Math.max(0, options.committedSeq() - position));
+
+  const onProgress = (progress: ProjectorProgress) => {
+    position = Math.max(position, progress.position);
+    projectorEvents.inc({}, progress.events);
+    batchMs.observe(progress.batchMs);
+    for (const listener of progressListeners) listener(position);
+    for (const waiter of waiters) {
+      if (waiter.target > position) continue;
+      clearTimeout(waiter.timer);
+      waiters.delete(waiter);
+      waiter.resolve(true);
+    }
+  };
+  let lastErrorLogged = 0;
+  const onError = (message: string) => {
+    // A failing batch is retried every second: log it once a minute, not every time.
+    if (Date.now() - lastErrorLogged < 60_000) return;
+    lastErrorLogged = Date.now();
+    consola.error(`projector: ${message}`);
+  };
+
+  const host = options.threadFile ? startThread(options.threadFile) : startInline();
+
+  function startInline() {
+    const loop = new ProjectorLoop({
+      db: options.db,
+      now: () => options.clock.now(),
+      committedSeq: options.committedSeq,
+      intervalMs,
+      maxEventsPerBatch,
+      onProgress,
+      onError: (error) => onError(error instanceof Error ? (error.stack ?? error.message) : String(error)),
+    });
+    loop.wake();
+    return { kind: 'inline' as const, committed: () => undefined, send: (command: ProjectorCommand) => (command.type === 'close' ? loop.stop() : loop.wake()), close: async () => loop.stop() };
+  }
+
+  function startThread(file: string) {
+    // A shared counter, not a message per commit: the projector reads it when its interval comes round.
+    const shared = new SharedArrayBuffer(8);
+    const committedSeq = new BigInt64Array(shared);
+    Atomics.store(committedSeq, 0, BigInt(options.committedSeq()));
+    const data: ProjectorThreadData = { databasePath: options.db.name, intervalMs, maxEventsPerBatch, niceness: projectorNiceness, committedSeq: shared, nativeBinding: options.nativeBinding };
+    let worker: Worker;
+    let closing = false;
+    const start = () => {
+      worker = new Worker(file, { workerData: data });
+      worker.on('message', (report: ProjectorReport) => {
+        if (report.type === 'progress') onProgress(report);
+        else if (report.type === 'error') onError(report.message);
+      });
+      worker.on('error', (error) => onError(error.stack ?? error.message));
+      // A projector that died (out of memory, a bug) starts again from its saved position.
+      worker.on('exit', () => {
+        if (!closing) start();
+      });
+    };
+    start();
+    return {
+      kind: 'thread' as const,
+      committed: (seq: number) => Atomics.store(committedSeq, 0, BigInt(seq)),
+      send: (command: ProjectorCommand) => worker.postMessage(command),
+      close: () => {
+        closing = true;
+        const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
+        worker.postMessage({ type: 'close' } satisfies ProjectorCommand);
+        return exited;
+      },
+    };
+  }
+
+  return {
+    kind: host.kind,
+    position: () => position,
+    committed: (seq) => host.committed(seq),
+    catchUp: (timeoutMs = projectionWaitMs) => {
+      const target = options.committedSeq();
+      if (position >= target) return Promise.resolve(true);
+      host.send({ type: 'urgent' });
+      return new Promise<boolean>((resolve) => {
+        const waiter: Waiter = {
+          target,
+          resolve,
+          timer: setTimeout(() => {
+            waiters.delete(waiter);
+            resolve(false);
+          }, timeoutMs),
+        };
+        waiters.add(waiter);
+      });
+    },
+    watchProgress: (listener) => {
+      progressListeners.add(listener);
+      return () => progressListeners.delete(listener);
+    },
+    close: async () => {
+      for (const waiter of waiters) {
+        clearTimeout(waiter.timer);
+        waiter.resolve(position >= waiter.target);
+      }
+      waiters.clear();
+      await host.close();
+    },
+  };
+}

@@ -1,0 +1,61 @@
+// The projector thread's entry: its own connection to sightline.db (the event log attached, read only), the
+// projector loop, and progress reported to the HTTP thread. Bundled to dist/projector-thread.mjs.
+import { readlinkSync } from 'node:fs';
+import { setPriority } from 'node:os';
+import { parentPort, workerData } from 'node:worker_threads';
+import { openDatabase } from '../db/open.ts';
+import { ProjectorLoop } from './projector-loop.ts';
+
+export interface ProjectorThreadData {
+  databasePath: string;
+  intervalMs: number;
+  maxEventsPerBatch: number;
+  /** Nice value of this thread: acknowledgements and reads go first when the cores are busy. */
+  niceness: number;
+  /** [0]: the highest committed seq, written by the HTTP thread after each group commit. */
+  committedSeq: SharedArrayBuffer;
+  nativeBinding?: string;
+}
+
+/** From the HTTP thread: a read waits, or stop. */
+export type ProjectorCommand = { type: 'urgent' } | { type: 'close' };
+/** To the HTTP thread. */
+export type ProjectorReport =
+  | { type: 'progress'; position: number; events: number; batchMs: number }
+  | { type: 'error'; message: string }
+  | { type: 'ready' };
+
+const data = workerData as ProjectorThreadData;
+try {
+  // setpriority with a thread id (Linux): this thread only.
+  setPriority(Number(readlinkSync('/proc/thread-self').split('/').pop()), data.niceness);
+} catch {
+  // not Linux, or not permitted: run at the process's priority
+}
+const db = openDatabase(data.databasePath, { cacheMiB: 32, nativeBinding: data.nativeBinding });
+// Checkpoints run on their own timer (src/db/checkpointer.ts), never inside a batch.
+db.pragma('wal_autocheckpoint = 0');
+const report = (message: ProjectorReport) => parentPort!.postMessage(message);
+const committed = new BigInt64Array(data.committedSeq);
+const loop = new ProjectorLoop({
+  db,
+  now: Date.now,
+  committedSeq: () => Number(Atomics.load(committed, 0)),
+  intervalMs: data.intervalMs,
+  maxEventsPerBatch: data.maxEventsPerBatch,
+  onProgress: (progress) => report({ type: 'progress', ...progress }),
+  onError: (error) => report({ type: 'error', message: error instanceof Error ? (error.stack ?? error.message) : String(error) }),
+});
+
+parentPort!.on('message', (command: ProjectorCommand) => {
+  if (command.type === 'close') {
+    loop.stop();
+    db.close();
+    parentPort!.close();
+    return;
+  }
+  loop.wake();
+});
+report({ type: 'ready' });
+// Events stored before this start (or by a server that stopped before projecting them).
+loop.wake();
