@@ -8,31 +8,11 @@ import type { Clock } from '../src/clock.ts';
 import { loadConfig, type Config } from '../src/config.ts';
 import type { AppContext } from '../src/context.ts';
 import { openDatabase, type Db } from '../src/db/open.ts';
-import { type AnswerChecker, createAnswerChecker } from '../src/openapi/answer-check.ts';
-import type { OpenApiDocument } from '../src/openapi/document.ts';
+import type { AnswerChecker } from '../src/openapi/answer-check.ts';
 import { createHttpServer, databasePath } from '../src/server.ts';
+import { type CheckedRequest, createCheckedRequest, fetchAnswerChecker } from './_http.ts';
 
 export const testAdminToken = 'test-admin-token-0123456789abcdef';
-
-export interface TestResponse<T = any> {
-  status: number;
-  headers: Headers;
-  body: T;
-  text: string;
-}
-
-export interface RequestOptions {
-  token?: string | null;
-  body?: unknown;
-  /** Sent as is (no JSON encoding). */
-  rawBody?: string | Uint8Array;
-  headers?: Record<string, string>;
-  /**
-   * The request deliberately matches no route (e.g. a malformed URL the server cannot even route), so its answer is
-   * not checked against the OpenAPI document. Refused when a documented operation matches method and path.
-   */
-  unroutable?: true;
-}
 
 export interface TestServer {
   url: string;
@@ -42,7 +22,7 @@ export interface TestServer {
   config: Config;
   /** Checks answers against the server's own GET /v1/openapi.json; `request` runs it on every answer. */
   answers: AnswerChecker;
-  request<T = any>(method: string, path: string, options?: RequestOptions): Promise<TestResponse<T>>;
+  request: CheckedRequest;
   close(): Promise<void>;
 }
 
@@ -67,22 +47,6 @@ export function removeTempDirs(): void {
   for (const directory of temporaryDirectories.splice(0)) rmSync(directory, { recursive: true, force: true });
 }
 
-/** One checker per distinct document (apps extended by a test publish more routes), compiled once per process. */
-const answerCheckers = new Map<string, AnswerChecker>();
-
-/** The server's published OpenAPI document, fetched once when it starts: every answer is checked against it. */
-async function fetchAnswerChecker(url: string): Promise<AnswerChecker> {
-  const response = await fetch(`${url}/v1/openapi.json`);
-  const text = await response.text();
-  if (response.status !== 200) throw new Error(`GET /v1/openapi.json: ${response.status} ${text.slice(0, 500)}`);
-  let checker = answerCheckers.get(text);
-  if (!checker) {
-    checker = createAnswerChecker(JSON.parse(text) as OpenApiDocument);
-    answerCheckers.set(text, checker);
-  }
-  return checker;
-}
-
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
   const dataDir = options.dataDir ?? makeTempDir();
   const config = loadConfig({ DATA_DIR: dataDir, PORT: '0', ADMIN_TOKEN: testAdminToken, ...options.env });
@@ -94,31 +58,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   const url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
   const answers = await fetchAnswerChecker(url);
 
-  const request = async (method: string, path: string, requestOptions: RequestOptions = {}): Promise<TestResponse> => {
-    const headers: Record<string, string> = { ...requestOptions.headers };
-    const token = requestOptions.token === undefined ? testAdminToken : requestOptions.token;
-    if (token !== null) headers.authorization ??= `Bearer ${token}`;
-    let body: string | Uint8Array | undefined = requestOptions.rawBody;
-    if (body === undefined && requestOptions.body !== undefined) {
-      body = JSON.stringify(requestOptions.body);
-      headers['content-type'] ??= 'application/json';
-    }
-    const response = await fetch(url + path, { method, headers, body: body as BodyInit | undefined });
-    const text = await response.text();
-    let parsed: unknown = text;
-    try {
-      parsed = text ? JSON.parse(text) : undefined;
-    } catch {
-      // not JSON: keep the text
-    }
-    if (requestOptions.unroutable) {
-      const matched = answers.findOperation(method, path);
-      if (matched) throw new Error(`unroutable: ${method} ${path} is documented as ${matched.template}; its answer must be checked`);
-    } else {
-      answers.check({ method, path, status: response.status, contentType: response.headers.get('content-type'), text });
-    }
-    return { status: response.status, headers: response.headers, body: parsed, text };
-  };
+  const request = createCheckedRequest({ url: () => url, answers, defaultToken: testAdminToken });
 
   return {
     url,

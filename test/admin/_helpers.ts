@@ -2,7 +2,8 @@
 // flat error envelope. Not a test file itself (vitest only collects *.test.ts).
 import { expect } from 'vitest';
 import type { Clock } from '../../src/clock.ts';
-import { testAdminToken, type TestResponse, type TestServer } from '../_setup.ts';
+import { testAdminToken, type TestServer } from '../_setup.ts';
+import type { TestResponse } from '../_http.ts';
 
 /** Every route answers at its unprefixed path and under /v1 (spec, Versioning). */
 export const prefixes = ['', '/v1'] as const;

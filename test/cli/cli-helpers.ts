@@ -15,6 +15,7 @@ const launcher = join(repositoryRoot, 'bin', 'sightline');
 const configurationVariables = [
   'HOST', 'PORT', 'DATA_DIR', 'ADMIN_TOKEN', 'REQUIRE_API_KEY', 'SCHEMA_BUNDLE_PATH', 'SCHEMA_MODE', 'TRUST_PROXY',
   'GEOIP_DB', 'INTERNAL_IPS', 'METRICS_PUBLIC', 'ALLOW_PRIVATE_WEBHOOK_TARGETS', 'RATE_LIMIT_SITE', 'RATE_LIMIT_IP',
+  'EVENT_STREAMS_PER_SITE', 'EVENT_STREAM_HEARTBEAT_MS',
 ];
 
 /**

@@ -2,6 +2,7 @@
 // client over fetch, and polling without fixed sleeps. Not a test file itself (vitest only collects *.test.ts).
 import { expect } from 'vitest';
 import { makeEvent, testAdminToken, type TestServer } from '../_setup.ts';
+import { Wakeup } from '../_wakeup.ts';
 
 export const chrome = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36';
 export const iphone = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1';
@@ -60,7 +61,7 @@ function parseFrame(block: string): SseFrame {
 /** A Server-Sent Events connection read frame by frame. */
 export class SseClient {
   private readonly frames: SseFrame[] = [];
-  private waiter: (() => void) | undefined;
+  private readonly arrivals = new Wakeup();
   private buffer = '';
   ended = false;
 
@@ -107,13 +108,13 @@ export class SseClient {
           this.frames.push(parseFrame(this.buffer.slice(0, end)));
           this.buffer = this.buffer.slice(end + 2);
         }
-        this.waiter?.();
+        this.arrivals.notify();
       }
     } catch {
       // aborted by close()
     }
     this.ended = true;
-    this.waiter?.();
+    this.arrivals.notify();
   }
 
   /** The next frame (heartbeats skipped unless asked for); fails after `timeoutMs` or when the stream ends. */
@@ -125,16 +126,8 @@ export class SseClient {
         if (frame.comment === undefined || options.heartbeats) return frame;
       }
       if (this.ended) throw new Error('the stream ended');
-      const left = deadline - Date.now();
-      if (left <= 0) throw new Error('no frame in time');
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, left);
-        this.waiter = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-      });
-      this.waiter = undefined;
+      if (Date.now() >= deadline) throw new Error('no frame in time');
+      await this.arrivals.sleepUntil(deadline);
     }
   }
 

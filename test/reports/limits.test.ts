@@ -2,7 +2,8 @@
 // bots, dates, signed pages-v2 cursors, scope=all-sites, internal traffic, the legacy shapes, and access. Every
 // refusal is the structured envelope with the code the spec or CONTRACT section 8 names.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type TestResponse, makeEvent, seedWorkspace, startTestServer, type TestServer } from '../_setup.ts';
+import { makeEvent, seedWorkspace, startTestServer, type TestServer } from '../_setup.ts';
+import type { TestResponse } from '../_http.ts';
 import { manualClock, prefixes } from '../admin/_helpers.ts';
 
 const clock = manualClock('2026-03-20T12:00:00.000Z');

@@ -1,0 +1,134 @@
+// The shipped server as a user starts it: `node bin/sightline serve --port 0` (the bundle in dist/, with its writer
+// thread as in production) on a fresh DATA_DIR, driven only over HTTP. Not a test file itself.
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect } from 'vitest';
+import type { AnswerChecker } from '../../src/openapi/answer-check.ts';
+import { type CheckedRequest, createCheckedRequest, fetchAnswerChecker } from '../_http.ts';
+import { type ServerProcess, startCli, stopIfRunning } from '../cli/cli-helpers.ts';
+
+export const e2eAdminToken = 'e2e-admin-token-0123456789abcdef';
+
+/** A desktop Firefox: curl's and undici's default user agents may be taken for bots, which are never counted or streamed. */
+export const browserUserAgent = 'Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0';
+
+const readyLine = /listening on (http:\/\/\S+)/;
+
+export interface ProcessExit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+/** What `stop()` must resolve with: SIGTERM drains, closes the database and exits 0. */
+export const cleanExit: ProcessExit = { code: 0, signal: null };
+
+export interface ShippedServer {
+  /** Where the running process listens; a restart listens on another port. */
+  readonly url: string;
+  readonly dataDir: string;
+  readonly adminToken: string;
+  /** The server's own GET /v1/openapi.json, compiled. */
+  readonly answers: AnswerChecker;
+  /** JSON over HTTP, the admin token unless told otherwise; every answer is checked against the published document. */
+  readonly request: CheckedRequest;
+  /** Everything the current process printed, for failure messages. */
+  output(): string;
+  /** Sends SIGTERM and resolves with the exit once the process is gone. */
+  stop(): Promise<ProcessExit>;
+  /** Starts a new process on the same DATA_DIR (after `stop`) and resolves when it listens. */
+  restart(): Promise<void>;
+}
+
+/**
+ * Starts shipped servers and cleans up after them: `disposeAll` (for afterEach) kills what still runs and removes
+ * the data directories, whether the test passed or not. Run `ensureBuilt` (cli-helpers) once before the first start.
+ * @example const servers = shippedServers(); afterEach(() => servers.disposeAll()); const server = await servers.start();
+ */
+export function shippedServers(): { start(): Promise<ShippedServer>; disposeAll(): Promise<void> } {
+  const processes: ServerProcess[] = [];
+  const dataDirs: string[] = [];
+
+  const start = async (): Promise<ShippedServer> => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'sightline-e2e-'));
+    dataDirs.push(dataDir);
+    let current!: ServerProcess;
+    let url = '';
+    const launch = async () => {
+      current = startCli(['serve', '--port', '0'], { DATA_DIR: dataDir, ADMIN_TOKEN: e2eAdminToken });
+      processes.push(current);
+      url = (await current.waitForOutput(readyLine))[1]!;
+    };
+    await launch();
+    const answers = await fetchAnswerChecker(url);
+    return {
+      get url() {
+        return url;
+      },
+      dataDir,
+      adminToken: e2eAdminToken,
+      answers,
+      request: createCheckedRequest({ url: () => url, answers, defaultToken: e2eAdminToken }),
+      output: () => `stdout: ${current.stdout}\nstderr: ${current.stderr}`,
+      stop: async () => {
+        current.child.kill('SIGTERM');
+        return current.exited;
+      },
+      restart: launch,
+    };
+  };
+
+  const disposeAll = async () => {
+    for (const serverProcess of processes.splice(0)) await stopIfRunning(serverProcess);
+    for (const dataDir of dataDirs.splice(0)) rmSync(dataDir, { recursive: true, force: true });
+  };
+  return { start, disposeAll };
+}
+
+/**
+ * Creates a workspace and one site through the admin API; the site id is also the site's ingest bearer.
+ * @example await createSite(server, 'shop');
+ */
+export async function createSite(server: ShippedServer, siteId: string): Promise<void> {
+  const workspace = await server.request('POST', '/v1/workspaces', { body: { name: `Workspace of ${siteId}`, slug: `ws-${siteId}` } });
+  expect(workspace.status, workspace.text).toBe(201);
+  const site = await server.request('POST', `/v1/workspaces/ws-${siteId}/sites`, { body: { id: siteId, name: `Site ${siteId}` } });
+  expect(site.status, site.text).toBe(201);
+}
+
+/**
+ * A wire event of `siteId` (a fresh id, now, a pageview) with `fields` merged in. Its context.user_agent is a
+ * browser's: honoured on /s2s/events, ignored on /events (where the request's User-Agent counts).
+ */
+export function browserEvent(siteId: string, fields: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    id: randomUUID(),
+    site_id: siteId,
+    anon_id: 'visitor-1',
+    ts: new Date().toISOString(),
+    type: 'pageview',
+    url: 'https://shop.example/',
+    context: { user_agent: browserUserAgent },
+    ...fields,
+  };
+}
+
+/**
+ * POSTs `events` as one body to `endpoint` (/v1/events or /v1/s2s/events) with the site bearer and a browser's
+ * User-Agent; expects a 202 that accepted them all and returns them.
+ */
+export async function ingest(server: ShippedServer, endpoint: '/v1/events' | '/v1/s2s/events', siteId: string, events: Record<string, unknown>[]) {
+  const answer = await server.request('POST', endpoint, { token: siteId, body: events, headers: { 'user-agent': browserUserAgent } });
+  expect(answer.status, answer.text).toBe(202);
+  expect(answer.body).toMatchObject({ accepted: events.length, duplicates: 0 });
+  return events;
+}
+
+/**
+ * The UTC date `offsetDays` from today, as the reports' from/to take it.
+ * @example utcDate(-1) // yesterday, e.g. '2026-11-23'
+ */
+export function utcDate(offsetDays = 0): string {
+  return new Date(Date.now() + offsetDays * 86_400_000).toISOString().slice(0, 10);
+}
