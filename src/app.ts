@@ -21,7 +21,7 @@ import { mountPeople } from './people/routes.ts';
 import { type CheckpointMode, startCheckpointer } from './db/checkpointer.ts';
 import { newestEventSeq } from './event-store/queries/newest-events.ts';
 import { builtWorkerFile } from './ingest/committer.ts';
-import { type Projection, startProjection } from './projector/projection.ts';
+import { type Projection, type ProjectionOptions, startProjection } from './projector/projection.ts';
 import './projector/site-projection.ts';
 import { ApiError, renderError } from './http/errors.ts';
 
@@ -36,8 +36,13 @@ export interface CreateAppOptions {
   ingest?: IngestServiceOptions;
   /** Where WAL checkpoints run: a worker thread (the server) or a timer on this thread (default, tests). */
   checkpoint?: CheckpointMode;
-  /** Where the projector runs: its own thread (default when dist/projector-thread.mjs exists) or on this thread. */
-  projector?: 'thread' | 'inline';
+  /**
+   * Where the projector runs: its own thread (default when dist/projector-thread.mjs exists), on this thread, or
+   * only when a test calls app.projection.projectNow ('manual').
+   */
+  projector?: 'thread' | 'inline' | 'manual';
+  /** How long reads of derived data wait for the projector (default 2 s). */
+  projectionWaitMs?: number;
 }
 
 export interface SightlineApp {
@@ -72,9 +77,14 @@ export function createApp(options: CreateAppOptions): SightlineApp {
   const ingest = createIngestService(context, metrics, options.ingest);
   // Events stored before this start count as committed: reads wait for the projector to pass them too.
   const storedAtStart = newestEventSeq(context.db);
-  const threadFile = options.projector === 'inline' || context.db.memory ? undefined : builtWorkerFile('projector-thread.mjs');
-  if (options.projector === 'thread' && !threadFile) throw new Error('the projector thread bundle (dist/projector-thread.mjs) is missing: run npm run build');
-  const projection = startProjection({ db: context.db, threadFile, committedSeq: () => ingest.writeQueue.committedSeq(storedAtStart), clock: context.clock, metrics });
+  const projection = startProjection({
+    db: context.db,
+    mode: projectorMode(options.projector, context.db),
+    waitMs: options.projectionWaitMs,
+    committedSeq: () => ingest.writeQueue.committedSeq(storedAtStart),
+    clock: context.clock,
+    metrics,
+  });
   ingest.writeQueue.watchCommits({ committed: (seq) => projection.committed(seq), closed: () => undefined });
   mountHealth(h3, context);
   mountAdmin(h3, context);
@@ -107,6 +117,14 @@ export function createApp(options: CreateAppOptions): SightlineApp {
       await checkpointer.stop();
     },
   };
+}
+
+function projectorMode(choice: CreateAppOptions['projector'], db: Db): ProjectionOptions['mode'] {
+  if (choice === 'manual' || choice === 'inline') return { kind: choice };
+  const file = db.memory ? undefined : builtWorkerFile('projector-thread.mjs');
+  if (file) return { kind: 'thread', file };
+  if (choice === 'thread') throw new Error('the projector thread bundle (dist/projector-thread.mjs) is missing: run npm run build');
+  return { kind: 'inline' };
 }
 
 function fromFrameworkError(error: HTTPError): unknown {

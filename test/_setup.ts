@@ -23,6 +23,8 @@ export interface TestServer {
   /** Checks answers against the server's own GET /v1/openapi.json; `request` runs it on every answer. */
   answers: AnswerChecker;
   request: CheckedRequest;
+  /** Waits until the projector has passed every event committed so far (derived tables are then up to date). */
+  projected(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -32,6 +34,9 @@ export interface TestServerOptions {
   extend?: (app: H3, context: AppContext) => void;
   dataDir?: string;
   ingest?: CreateAppOptions['ingest'];
+  /** 'manual': the projector runs only when the test calls server.app.projection.projectNow(). */
+  projector?: CreateAppOptions['projector'];
+  projectionWaitMs?: number;
 }
 
 const temporaryDirectories: string[] = [];
@@ -51,7 +56,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   const dataDir = options.dataDir ?? makeTempDir();
   const config = loadConfig({ DATA_DIR: dataDir, PORT: '0', ADMIN_TOKEN: testAdminToken, ...options.env });
   const db = openDatabase(databasePath(dataDir));
-  const app = createApp({ db, config, adminToken: testAdminToken, clock: options.clock, extend: options.extend, ingest: options.ingest });
+  const app = createApp({ db, config, adminToken: testAdminToken, clock: options.clock, extend: options.extend, ingest: options.ingest, projector: options.projector, projectionWaitMs: options.projectionWaitMs });
   const server = createHttpServer(app);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
   const address = server.address();
@@ -68,6 +73,9 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     config,
     answers,
     request,
+    projected: async () => {
+      if (!(await app.projection.catchUp(30_000))) throw new Error('the projector did not catch up within 30 s');
+    },
     close: async () => {
       await new Promise<void>((resolve) => {
         server.close(() => resolve());

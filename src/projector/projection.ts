@@ -6,6 +6,7 @@ import { Worker } from 'node:worker_threads';
 import type { Clock } from '../clock.ts';
 import type { Db } from '../db/open.ts';
 import type { AppMetrics } from '../metrics/app-metrics.ts';
+import { type BatchOptions, type BatchResult, projectBatch } from './project-batch.ts';
 import { ProjectorLoop, type ProjectorProgress } from './projector-loop.ts';
 import type { ProjectorCommand, ProjectorReport, ProjectorThreadData } from './projector-thread.ts';
 import { readProjectorPosition } from './queries/projector-state.ts';
@@ -16,8 +17,13 @@ export const projectionWaitMs = 2_000;
 export interface ProjectionOptions {
   /** The HTTP thread's connection: the inline projector writes through it; both modes read the position from it. */
   db: Db;
-  /** The projector thread's bundle (dist/projector-thread.mjs), or undefined to project inline. */
-  threadFile: string | undefined;
+  /**
+   * 'thread': on its own thread (the bundle dist/projector-thread.mjs); 'inline': on this thread; 'manual': only when
+   * a test calls projectNow (reads then wait and, past the wait, answer with what is projected).
+   */
+  mode: { kind: 'thread'; file: string } | { kind: 'inline' } | { kind: 'manual' };
+  /** How long a read waits for the projector by default (2 s). */
+  waitMs?: number;
   /** The highest seq committed so far: what a read waits for. */
   committedSeq: () => number;
   clock: Clock;
@@ -29,7 +35,7 @@ export interface ProjectionOptions {
 }
 
 export interface Projection {
-  readonly kind: 'thread' | 'inline';
+  readonly kind: 'thread' | 'inline' | 'manual';
   /** Every event with seq <= position is counted in the derived tables. */
   position(): number;
   /** Events up to `seq` were committed: the projector picks them up within its interval. */
@@ -38,6 +44,8 @@ export interface Projection {
   catchUp(timeoutMs?: number): Promise<boolean>;
   /** Calls `listener` after each batch the projector committed; returns the function that stops it. */
   watchProgress(listener: (position: number) => void): () => void;
+  /** One batch now, on this thread (inline and manual projectors only: tests drive the projector with it). */
+  projectNow(options?: Partial<BatchOptions>): BatchResult;
   close(): Promise<void>;
 }
 
@@ -51,7 +59,7 @@ interface Waiter {
 const projectorNiceness = 10;
 
 /**
- * @example const projection = startProjection({ db, threadFile, committedSeq: () => queue.committedSeq(), clock, metrics });
+ * @example const projection = startProjection({ db, mode: { kind: 'inline' }, committedSeq: () => queue.committedSeq(), clock, metrics });
  */
 export function startProjection(options: ProjectionOptions): Projection {
   let position = readProjectorPosition(options.db);
@@ -83,7 +91,12 @@ export function startProjection(options: ProjectionOptions): Projection {
     consola.error(`projector: ${message}`);
   };
 
-  const host = options.threadFile ? startThread(options.threadFile) : startInline();
+  const mode = options.mode;
+  const host = mode.kind === 'thread' ? startThread(mode.file) : mode.kind === 'inline' ? startInline() : startManual();
+
+  function startManual() {
+    return { kind: 'manual' as const, committed: () => undefined, send: () => undefined, close: async () => undefined };
+  }
 
   function startInline() {
     const loop = new ProjectorLoop({
@@ -107,6 +120,7 @@ export function startProjection(options: ProjectionOptions): Projection {
     const data: ProjectorThreadData = { databasePath: options.db.name, intervalMs, maxEventsPerBatch, niceness: projectorNiceness, committedSeq: shared, nativeBinding: options.nativeBinding };
     let worker: Worker;
     let closing = false;
+    let closed: Promise<void> | undefined;
     const start = () => {
       worker = new Worker(file, { workerData: data });
       worker.on('message', (report: ProjectorReport) => {
@@ -125,10 +139,12 @@ export function startProjection(options: ProjectionOptions): Projection {
       committed: (seq: number) => Atomics.store(committedSeq, 0, BigInt(seq)),
       send: (command: ProjectorCommand) => worker.postMessage(command),
       close: () => {
-        closing = true;
-        const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
-        worker.postMessage({ type: 'close' } satisfies ProjectorCommand);
-        return exited;
+        if (!closed) {
+          closing = true;
+          closed = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
+          worker.postMessage({ type: 'close' } satisfies ProjectorCommand);
+        }
+        return closed;
       },
     };
   }
@@ -137,7 +153,7 @@ export function startProjection(options: ProjectionOptions): Projection {
     kind: host.kind,
     position: () => position,
     committed: (seq) => host.committed(seq),
-    catchUp: (timeoutMs = projectionWaitMs) => {
+    catchUp: (timeoutMs = options.waitMs ?? projectionWaitMs) => {
       const target = options.committedSeq();
       if (position >= target) return Promise.resolve(true);
       host.send({ type: 'urgent' });
@@ -152,6 +168,13 @@ export function startProjection(options: ProjectionOptions): Projection {
         };
         waiters.add(waiter);
       });
+    },
+    projectNow: (batch = {}) => {
+      if (host.kind === 'thread') throw new Error('the projector runs on its own thread');
+      const started = performance.now();
+      const result = projectBatch(options.db, { maxEvents: maxEventsPerBatch, now: options.clock.now(), ...batch });
+      if (result.events > 0) onProgress({ ...result, batchMs: performance.now() - started });
+      return result;
     },
     watchProgress: (listener) => {
       progressListeners.add(listener);

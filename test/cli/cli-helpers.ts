@@ -1,6 +1,6 @@
 // Runs the real, bundled CLI (node bin/sightline …) as child processes on a fresh DATA_DIR, and waits on their output.
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { closeSync, mkdirSync, openSync, rmSync, statSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, rmSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -175,6 +175,9 @@ export async function stopIfRunning(server: ServerProcess | undefined): Promise<
 /** Reads DATA_DIR/sightline.db directly (read-only), as an operator with sqlite3 would. */
 export function readDatabase<T>(path: string, read: (db: Database.Database) => T): T {
   const db = new Database(path, { readonly: true, fileMustExist: true });
+  // The event log beside it, as the server attaches it (src/db/open.ts).
+  const log = join(dirname(path), 'events.db');
+  if (existsSync(log)) db.prepare('ATTACH DATABASE ? AS eventlog').run(log);
   try {
     return read(db);
   } finally {

@@ -1,12 +1,15 @@
 // kill -9 under load: the real bundled server, as a child process, takes concurrent POST /events and is killed with
-// SIGKILL after a few hundred acknowledgements while requests are in flight. Restarted on the same DATA_DIR, it
-// holds every acknowledged event exactly once, still dedups them, and drains and exits 0 on SIGTERM.
+// SIGKILL after a few hundred acknowledgements while requests are in flight and its projector (on its own thread,
+// a batch every 100 ms) derives visits and rollups from them. Restarted on the same DATA_DIR, it holds every
+// acknowledged event exactly once, still dedups them, its projector resumes from its saved position so every
+// report equals a recomputation over the raw events, and it drains and exits 0 on SIGTERM.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { makeEvent } from '../_setup.ts';
 import { ensureBuilt, readDatabase, type ServerProcess, startCli, stopIfRunning } from '../cli/cli-helpers.ts';
+import { naiveLegacySessions, naivePages, naiveSummary } from '../reports/naive-reports.ts';
 
 const adminToken = 'crash-test-admin-token-0123456789';
 const siteId = 'crash-site';
@@ -14,6 +17,8 @@ const concurrentLoops = 16;
 /** The kill comes when this many requests have been acknowledged: a count, never a duration. */
 const acknowledgementsBeforeKill = 300;
 const readyLine = /listening on (http:\/\/\S+)/;
+// A browser's user agent: undici's own is taken for a bot, and bots form no visits (the reports would all be 0).
+const browser = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36';
 
 const scratch = mkdtempSync(join(tmpdir(), 'sightline-crash-'));
 const started: ServerProcess[] = [];
@@ -33,8 +38,9 @@ async function serve(dataDir: string): Promise<{ server: ServerProcess; url: str
   return { server, url };
 }
 
-async function call(url: string, path: string, token: string, body: unknown): Promise<{ status: number; body: any }> {
-  const response = await fetch(url + path, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+async function call(url: string, path: string, token: string, body?: unknown): Promise<{ status: number; body: any }> {
+  const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'user-agent': browser };
+  const response = await fetch(url + path, body === undefined ? { headers } : { method: 'POST', headers, body: JSON.stringify(body) });
   return { status: response.status, body: await response.json() };
 }
 
@@ -60,7 +66,8 @@ async function loadUntilKilled(url: string, server: ServerProcess): Promise<Load
 
   const loop = async () => {
     while (!killed) {
-      const events = Array.from({ length: 1 + (requestNumber++ % 5) }, () => makeEvent(siteId));
+      // A few visitors with several events each, so visits span requests (and projector batches) and the kill.
+      const events = Array.from({ length: 1 + (requestNumber++ % 5) }, (_, index) => makeEvent(siteId, { anon_id: `visitor-${(requestNumber + index) % 40}`, url: `https://example.com/p${index}` }));
       for (const event of events) outcome.sent.add(event.id as string);
       inFlight++;
       try {
@@ -125,6 +132,25 @@ describe('kill -9 under load', () => {
     // Events whose answer the kill swallowed may be there too, but nothing that was never sent.
     expect([...stored.counts.keys()].filter((id) => !load.sent.has(id))).toEqual([]);
     expect(stored.total).toBeGreaterThanOrEqual(load.acknowledged.size);
+
+    // The restarted projector resumed from its saved position: a read waits for it, and every report equals a
+    // recomputation over the stored events (nothing counted twice, nothing missed).
+    const today = new Date().toISOString().slice(0, 10);
+    const range = `from=${today}&to=${today}`;
+    const summary = await call(second.url, `/v1/sites/${siteId}/reports/summary-v2?${range}`, adminToken);
+    const pages = await call(second.url, `/v1/sites/${siteId}/reports/pages-v2?${range}&limit=200`, adminToken);
+    const sessions = await call(second.url, `/v1/sites/${siteId}/sessions?${range}`, adminToken);
+    expect(summary.body.meta.completeness).toEqual({ complete: false, reason: expect.stringContaining('current UTC day') });
+    const query = { siteIds: [siteId], from: today, to: today };
+    const expected = readDatabase(join(dataDir, 'sightline.db'), (db) => ({
+      summary: naiveSummary(db, query),
+      pages: naivePages(db, query),
+      sessions: naiveLegacySessions(db, query),
+    }));
+    expect(summary.body.data).toEqual(expected.summary);
+    expect(expected.summary.visitors).toBeGreaterThan(0);
+    expect(pages.body.data.rows).toEqual(expected.pages);
+    expect(sessions.body).toEqual(expected.sessions);
     console.info(
       `crash: ${load.acknowledgedBatches.length} requests (${load.acknowledged.size} events) acknowledged, ` +
         `${load.lostRequests} requests lost to the kill, ${load.sent.size} events sent, ${stored.total} stored`,

@@ -43,7 +43,9 @@ function naiveVisits(server: TestServer, siteId: string): NaiveVisit[] {
   return visits.sort(compareVisits);
 }
 
-function storedVisits(server: TestServer, siteId: string): NaiveVisit[] {
+/** The projector's visits, once it has passed every committed event. */
+async function storedVisits(server: TestServer, siteId: string): Promise<NaiveVisit[]> {
+  await server.projected();
   return (server.db
     .prepare('SELECT anon_id, is_internal, start_ts, end_ts, events, pageviews, entry_path, source, exit_path FROM sessions WHERE site_id = ?')
     .all(siteId) as NaiveVisit[]).sort(compareVisits);
@@ -75,17 +77,17 @@ describe('visits', () => {
       makeEvent('v1', { anon_id: 'a', ts: at(0), url: 'https://s.example/first?utm_source=mail' }),
       makeEvent('v1', { anon_id: 'a', ts: at(50), url: 'https://s.example/second' }),
     ]);
-    expect(storedVisits(server, 'v1')).toHaveLength(2);
+    expect((await storedVisits(server, 'v1'))).toHaveLength(2);
     await send('v1', [makeEvent('v1', { anon_id: 'a', ts: at(25), url: 'https://s.example/middle' })]);
-    const merged = storedVisits(server, 'v1');
+    const merged = (await storedVisits(server, 'v1'));
     expect(merged).toHaveLength(1);
     expect(merged[0]).toMatchObject({ start_ts: base, end_ts: base + 50 * minute, events: 3, pageviews: 3, entry_path: '/first', source: 'mail', exit_path: '/second' });
     await send('v1', [makeEvent('v1', { anon_id: 'b', ts: at(0) }), makeEvent('v1', { anon_id: 'b', ts: at(30) })]);
-    expect(storedVisits(server, 'v1').filter((visit) => visit.anon_id === 'b')).toHaveLength(2);
+    expect((await storedVisits(server, 'v1')).filter((visit) => visit.anon_id === 'b')).toHaveLength(2);
     // An earlier event becomes the entry: source and entry path follow the first event.
     await send('v1', [makeEvent('v1', { anon_id: 'a', ts: at(-10), url: 'https://s.example/earliest', referrer: 'https://news.example/' })]);
-    expect(storedVisits(server, 'v1').find((visit) => visit.anon_id === 'a')).toMatchObject({ entry_path: '/earliest', source: 'news.example', events: 4 });
-    expect(storedVisits(server, 'v1')).toEqual(naiveVisits(server, 'v1'));
+    expect((await storedVisits(server, 'v1')).find((visit) => visit.anon_id === 'a')).toMatchObject({ entry_path: '/earliest', source: 'news.example', events: 4 });
+    expect((await storedVisits(server, 'v1'))).toEqual(naiveVisits(server, 'v1'));
   });
 
   it('equal a from-scratch computation for random streams arriving in random order', async () => {
@@ -118,7 +120,7 @@ describe('visits', () => {
           // Repeats of an id arrive too (retries): they must not count twice.
           if (events.length > 2) events.push({ ...events[1]! });
           for (let start = 0; start < events.length; start += batchSize) await send('v2', events.slice(start, start + batchSize));
-          expect(storedVisits(server, 'v2')).toEqual(naiveVisits(server, 'v2'));
+          expect((await storedVisits(server, 'v2'))).toEqual(naiveVisits(server, 'v2'));
         },
       ),
       { numRuns: 60 },

@@ -1,14 +1,13 @@
 // Differential test: random event streams (duplicates, late and out-of-order events, bots, internal traffic, two
 // sites, a GDPR deletion) go through the real collector; every report, for several ranges, filters, scopes and
-// traffic choices, must equal the naive computation over the raw events (test/reports/naive-reports.ts), with the
-// staged rollup rows unfolded, partly folded (at a random point of the stream) and wholly folded.
+// traffic choices, must equal the naive computation over the raw events (test/reports/naive-reports.ts). The
+// projector runs in batches of random sizes at random points of the stream, and some batches are stopped mid-way
+// (a throw inside the batch's transaction, as a crash would) and resumed from the saved position.
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fromMinorUnits } from '../../src/money/minor-units.ts';
 import { inWriteTransaction } from '../../src/db/statements.ts';
-import { foldAllPendingRollups, foldPendingRollups } from '../../src/reports/rollup/fold-pending.ts';
-import { moveStagingLog } from '../../src/reports/rollup/staging-log.ts';
-import { forgetVisitorInReports } from '../../src/projector/forget-visitor.ts';
+import { forgetVisitor } from '../../src/projector/forget-visitor.ts';
 import { seedWorkspace, startTestServer, type TestServer } from '../_setup.ts';
 import { manualClock } from '../admin/_helpers.ts';
 import {
@@ -56,21 +55,18 @@ const streamArbitrary = fc.record({
   order: fc.array(fc.nat(), { minLength: 150, maxLength: 150 }),
   batch: fc.integer({ min: 1, max: 9 }),
   forget: fc.option(fc.integer({ min: 0, max: 4 }), { nil: undefined }),
-  // Upkeep between requests, as the writer runs it when idle (0: none): move, then fold, after every n-th request.
-  upkeep: fc.record({ every: fc.constantFrom(0, 0, 1, 3), moveEntries: fc.constantFrom(1, 30, 10_000), foldRows: fc.constantFrom(0, 5, 10_000) }),
-  // Before the reports are read, move about this many more logged entries (0: none): a slice boundary can then fall
-  // between an addition and the later removal that takes it back.
-  moveBeforeReads: fc.constantFrom(0, 1, 10, 40),
-  // After the first part of the stream, move about this many logged entries into the staged tables (0: none)…
-  moveEntries: fc.constantFrom(0, 1, 30, 10_000),
-  // …then fold this many staged rows of each kind (0: none).
-  foldRows: fc.constantFrom(0, 0, 1, 5, 40, 10_000),
+  // A projector batch of this many events after every n-th request (0: none; the projector's own timer and the
+  // reads' wait still run it), stopped after `stopAfter` events (0: never) and rolled back, then run again.
+  projection: fc.record({ every: fc.constantFrom(0, 1, 3), batch: fc.constantFrom(1, 7, 40, 5000), stopAfter: fc.constantFrom(0, 0, 1, 5) }),
+  // After the first part of the stream, one more (possibly stopped) batch of this many events (0: none).
+  batchAfterFirstPart: fc.constantFrom(0, 1, 30, 5000),
 });
 
 let server: TestServer;
 let run = 0;
 beforeAll(async () => {
-  server = await startTestServer({ clock });
+  // Inline: the test also runs batches itself, between requests, on the same thread.
+  server = await startTestServer({ clock, projector: 'inline' });
 });
 afterAll(() => server.close());
 
@@ -91,13 +87,32 @@ function toWire(event: GeneratedEvent, siteId: string): Record<string, unknown> 
   };
 }
 
-interface Upkeep {
+interface Projection {
   every: number;
-  moveEntries: number;
-  foldRows: number;
+  batch: number;
+  stopAfter: number;
 }
 
-async function send(siteIds: string[], events: GeneratedEvent[], order: number[], batch: number, upkeep: Upkeep): Promise<void> {
+class StoppedMidBatch extends Error {}
+
+/** One projector batch, stopped mid-way (rolled back) first when asked: the next one resumes from the saved position. */
+function project(maxEvents: number, stopAfter: number): void {
+  if (stopAfter > 0) {
+    const before = server.app.projection.position();
+    const stop = (projected: number) => {
+      if (projected === stopAfter) throw new StoppedMidBatch();
+    };
+    try {
+      server.app.projection.projectNow({ maxEvents, afterEvent: stop });
+    } catch (error) {
+      if (!(error instanceof StoppedMidBatch)) throw error;
+    }
+    expect(server.app.projection.position()).toBeGreaterThanOrEqual(before);
+  }
+  server.app.projection.projectNow({ maxEvents });
+}
+
+async function send(siteIds: string[], events: GeneratedEvent[], order: number[], batch: number, projection: Projection): Promise<void> {
   const wire = events.map((event) => toWire(event, siteIds[event.site]!));
   // Duplicates: some events are sent twice; the order is shuffled (late and out-of-order arrival).
   const all = [...wire, ...wire.filter((_event, index) => events[index]!.repeat)];
@@ -110,20 +125,18 @@ async function send(siteIds: string[], events: GeneratedEvent[], order: number[]
       const response = await server.request('POST', '/s2s/events', { token: siteId, body: mine.slice(offset, offset + batch) });
       expect(response.status, response.text).toBe(202);
       requests++;
-      if (upkeep.every > 0 && requests % upkeep.every === 0) {
-        inWriteTransaction(server.db, () => moveStagingLog(server.db, upkeep.moveEntries));
-        if (upkeep.foldRows > 0) inWriteTransaction(server.db, () => foldPendingRollups(server.db, upkeep.foldRows));
-      }
+      if (projection.every > 0 && requests % projection.every === 0) project(projection.batch, projection.stopAfter);
     }
   }
 }
 
 function forget(siteId: string, anonId: string): void {
-  // What a GDPR deletion does (docs/reports.md): take the visitor out of the rollups, then delete its raw rows.
-  server.db.transaction(() => {
-    forgetVisitorInReports(server.db, siteId, anonId);
-    for (const table of ['events', 'sessions', 'identities']) server.db.prepare(`DELETE FROM ${table} WHERE site_id = ? AND anon_id = ?`).run(siteId, anonId);
-  }).immediate();
+  // What a GDPR deletion does (docs/architecture.md): take the visitor out of everything projected, then delete its
+  // events, in one transaction (whatever the projector has not reached yet is deleted before it does).
+  inWriteTransaction(server.db, () => {
+    forgetVisitor(server.db, siteId, anonId);
+    server.db.prepare('DELETE FROM events WHERE site_id = ? AND anon_id = ?').run(siteId, anonId);
+  });
 }
 
 interface Case {
@@ -203,12 +216,10 @@ describe('reports equal a naive computation over the raw events', () => {
         run++;
         const siteIds = [`d${run}a`, `d${run}b`];
         await seedWorkspace(server, `diff-${run}`, { sites: siteIds });
-        await send(siteIds, stream.events, stream.order, stream.batch, stream.upkeep);
-        if (stream.moveEntries > 0) inWriteTransaction(server.db, () => moveStagingLog(server.db, stream.moveEntries));
-        if (stream.foldRows > 0) inWriteTransaction(server.db, () => foldPendingRollups(server.db, stream.foldRows));
+        await send(siteIds, stream.events, stream.order, stream.batch, stream.projection);
+        if (stream.batchAfterFirstPart > 0) project(stream.batchAfterFirstPart, stream.projection.stopAfter);
         if (stream.forget !== undefined) forget(siteIds[0]!, `anon-${stream.forget}`);
-        await send(siteIds, stream.later, stream.order.slice(7), stream.batch, stream.upkeep);
-        if (stream.moveBeforeReads > 0) inWriteTransaction(server.db, () => moveStagingLog(server.db, stream.moveBeforeReads));
+        await send(siteIds, stream.later, stream.order.slice(7), stream.batch, stream.projection);
         const legacyQuery: NaiveQuery = { siteIds: [siteIds[0]!], from: '2026-01-01', to: '2026-03-20' };
         const legacyRange = 'from=2026-01-01&to=2026-03-20';
         expect(await get(`/sites/${siteIds[0]}/pageviews?${legacyRange}`)).toEqual(naiveLegacyPageviews(server.db, legacyQuery));
@@ -224,7 +235,6 @@ describe('reports equal a naive computation over the raw events', () => {
             allSites: (pick & 2) === 2,
           });
         }
-        inWriteTransaction(server.db, () => foldAllPendingRollups(server.db));
         const [from, to] = ranges[picks[0]! % ranges.length]!;
         await compareReports(siteIds, { from, to, filters: filterChoices[picks[1]! % filterChoices.length]!, withInternal: true, allSites: (picks[2]! & 1) === 1 });
       }),
