@@ -298,14 +298,16 @@ CREATE INDEX report_staging_log_removals ON report_staging_log (site_id, seq) WH
 -- file, events.db, attached to every connection as `eventlog`: the ingest writer is its only writer, so an
 -- acknowledging commit never waits for the projector, which writes what is derived from the events (visits,
 -- identities, visitor numbers, rollups) to this file in large batches from a saved position (projector_state).
--- The events table keeps raw verbatim and only the columns reads filter or group by: url, referrer and props are
--- read from raw. AUTOINCREMENT: a seq is never reused after the newest events are deleted, so list and stream
+-- The events table keeps raw verbatim and stores only the columns reads filter or group by: the client's id, url,
+-- referrer and props are virtual columns read from raw (no bytes stored). AUTOINCREMENT: a seq is never reused after the newest events are deleted, so list and stream
 -- cursors and the projector's position never skip an event. Everything derived is dropped and projected again from
 -- the events (the staging log and staged rows of versions 4-6 go with the write listeners that kept them).
 CREATE TABLE eventlog.events (
   seq               INTEGER PRIMARY KEY AUTOINCREMENT,  -- ingest order (list-v2 and stream cursors, the projector)
   site_id           TEXT NOT NULL,
-  id                TEXT NOT NULL,          -- client UUID, lower case; (site_id, id) is the dedup key
+  -- The canonical id only where SQL would read raw's otherwise (a repeated "id" key: JSON.parse, which the collector
+  -- validates with, keeps the last, json_extract the first; or raw SQLite cannot parse); NULL for every other event.
+  id_override       TEXT,
   dedup_key         INTEGER NOT NULL,       -- first 52 bits of id: a small integer index to find repeats
   type              TEXT NOT NULL,
   ts                INTEGER NOT NULL,       -- event time, epoch ms
@@ -328,12 +330,18 @@ CREATE TABLE eventlog.events (
   is_internal       INTEGER NOT NULL DEFAULT 0,
   revenue_minor     INTEGER,                -- exact, in minor units of revenue_currency
   revenue_currency  TEXT,
-  raw               TEXT NOT NULL           -- the exact JSON text received (url, referrer and props are read from it)
+  raw               TEXT NOT NULL,          -- the exact JSON text received
+  -- Virtual: computed from raw when read, never stored. json_valid first: raw is whatever JSON.parse accepted, and a
+  -- repeated key may hold a value SQLite's parser refuses (nested over 1,000 levels) where JSON.parse kept the last.
+  id                TEXT GENERATED ALWAYS AS (coalesce(id_override, CASE WHEN json_valid(raw) THEN lower(json_extract(raw, '$.id')) END)) VIRTUAL,  -- client UUID, lower case; (site_id, id) is the dedup key
+  url               TEXT GENERATED ALWAYS AS (CASE WHEN json_valid(raw) THEN json_extract(raw, '$.url') END) VIRTUAL,
+  referrer          TEXT GENERATED ALWAYS AS (CASE WHEN json_valid(raw) THEN json_extract(raw, '$.referrer') END) VIRTUAL,
+  props             TEXT GENERATED ALWAYS AS (CASE WHEN json_valid(raw) THEN json_extract(raw, '$.props') END) VIRTUAL
 );
-INSERT INTO eventlog.events (seq, site_id, id, dedup_key, type, ts, received_at, anon_id, user_id, path, query, source,
+INSERT INTO eventlog.events (seq, site_id, id_override, dedup_key, type, ts, received_at, anon_id, user_id, path, query, source,
   utm_source, utm_medium, utm_campaign, browser, os, device_type, country, region, city, is_bot, is_internal,
   revenue_minor, revenue_currency, raw)
-SELECT seq, site_id, id, dedup_key, type, ts, received_at, anon_id, user_id, path, query, source, utm_source,
+SELECT seq, site_id, CASE WHEN json_valid(raw) THEN CASE WHEN lower(json_extract(raw, '$.id')) = id THEN NULL ELSE id END ELSE id END, dedup_key, type, ts, received_at, anon_id, user_id, path, query, source, utm_source,
   utm_medium, utm_campaign, browser, os, device_type, country, region, city, is_bot, is_internal, revenue_minor,
   revenue_currency, raw
 FROM main.events ORDER BY seq;
@@ -363,7 +371,8 @@ DROP TABLE report_pending_visitors;
 DROP TABLE report_sites;
 DELETE FROM report_state WHERE name = 'backfill_needed';
 
--- Visits without the columns no read used (referrer host, utm_term, utm_content).
+-- Visits without the columns no read used (the entry's time, always start_ts; referrer host, utm_term, utm_content)
+-- and without the unused (site_id, start_ts) index.
 DROP TABLE sessions;
 CREATE TABLE sessions (
   id                INTEGER PRIMARY KEY,
@@ -374,8 +383,7 @@ CREATE TABLE sessions (
   end_ts            INTEGER NOT NULL,
   events            INTEGER NOT NULL,
   pageviews         INTEGER NOT NULL,
-  entry_ts          INTEGER NOT NULL,
-  entry_seq         INTEGER NOT NULL,
+  entry_seq         INTEGER NOT NULL,       -- the first event in (ts, seq) order: its ts is start_ts
   entry_path        TEXT,
   source            TEXT NOT NULL,
   utm_source        TEXT,
@@ -392,7 +400,6 @@ CREATE TABLE sessions (
   exit_path         TEXT
 );
 CREATE INDEX sessions_by_visitor ON sessions (site_id, anon_id, is_internal, start_ts);
-CREATE INDEX sessions_by_site_start ON sessions (site_id, start_ts);
 
 DELETE FROM identities;
 DELETE FROM report_visitors;

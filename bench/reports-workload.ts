@@ -1,14 +1,14 @@
-// The reports benchmark's generator: a year and more of a busy site's traffic (skewed paths, referrers,
-// countries; returning visitors; a little late, internal and bot traffic) written through the real write path
-// (enrichment's output → storeGroup with every write listener, so the rollups are maintained as in production).
-// Bundled by bench/reports.mjs with esbuild; deterministic for a given seed.
+// The benchmarks' generator: a year and more of a busy site's traffic (skewed paths, referrers, countries;
+// returning visitors; a little late, internal and bot traffic) written through the real write path (enrichment's
+// output → storeGroup on the event log, as the writer thread commits it), and the projector run over it until it
+// has caught up, as the projector thread does (projectAll). Bundled by the benchmarks with esbuild; deterministic
+// for a given seed.
 import { randomUUID } from 'node:crypto';
-import { openDatabase, type Db } from '../src/db/open.ts';
-import { enrichEvent } from '../src/ingest/enrich.ts';
-import { runIdleSlice } from '../src/ingest/idle-work.ts';
-import { storeGroup, type WriteBatch } from '../src/ingest/store-group.ts';
+import { openDatabase, openEventLog, type Db } from '../src/db/open.ts';
 import type { StoredEventInput } from '../src/event-store/stored-event.ts';
-import '../src/ingest/write-listener-modules.ts';
+import { enrichEvent } from '../src/ingest/enrich.ts';
+import { storeGroup, type WriteBatch } from '../src/ingest/store-group.ts';
+import { projectBatch } from '../src/projector/project-batch.ts';
 
 export interface WorkloadOptions {
   databasePath: string;
@@ -76,8 +76,8 @@ interface Visitor {
   internal: boolean;
 }
 
-/** Generates and stores the events; returns how long storing took, the per-commit and per-fold-slice durations. */
-export function writeWorkload(options: WorkloadOptions): { elapsedMs: number; commitMs: number[]; foldMs: number[] } {
+/** Generates and stores the events (nothing derived); returns how long storing took and each commit's duration. */
+export function writeWorkload(options: WorkloadOptions): { elapsedMs: number; commitMs: number[] } {
   const random = seeded(options.seed ?? 42);
   const pickPath = zipf(options.paths, 1.1, random);
   const pickReferrer = zipf(options.referrers, 1.0, random);
@@ -90,12 +90,13 @@ export function writeWorkload(options: WorkloadOptions): { elapsedMs: number; co
     internal: random() < 0.01,
   }));
   const countries = Array.from({ length: options.countries }, (_, index) => String.fromCharCode(65 + (index % 26), 65 + Math.floor(index / 26)));
-  const db: Db = openDatabase(options.databasePath);
+  // The schema first (sightline.db applies it to both files), then the event log alone, as the writer opens it.
+  openDatabase(options.databasePath).close();
+  const db: Db = openEventLog(options.databasePath);
   db.pragma('wal_autocheckpoint = 10000');
   const eventsPerDay = options.events / options.days;
   const firstDayMs = options.lastDayMs - (options.days - 1) * 86_400_000;
   const commitMs: number[] = [];
-  const foldMs: number[] = [];
   const started = performance.now();
   let written = 0;
   let late: StoredEventInput[] = [];
@@ -106,12 +107,6 @@ export function writeWorkload(options: WorkloadOptions): { elapsedMs: number; co
     const before = performance.now();
     storeGroup(db, batches, Date.now());
     commitMs.push(performance.now() - before);
-    // As the writer thread does between commits: upkeep (folding staged rollup rows when due), a slice at a time.
-    for (let more = true; more; ) {
-      const sliceStarted = performance.now();
-      more = runIdleSlice(db);
-      foldMs.push(performance.now() - sliceStarted);
-    }
     written += events.length;
     options.onProgress?.(written, performance.now() - started);
   };
@@ -165,5 +160,27 @@ export function writeWorkload(options: WorkloadOptions): { elapsedMs: number; co
   }
   if (late.length > 0) commit(late);
   db.close();
-  return { elapsedMs: performance.now() - started, commitMs, foldMs };
+  return { elapsedMs: performance.now() - started, commitMs };
+}
+
+/**
+ * Runs the projector over everything stored, in batches of `batchEvents` (as the projector thread does with a
+ * backlog), until it has caught up; returns how long it took, how many events it read and each batch's duration.
+ */
+export function projectAll(databasePath: string, batchEvents = 5000, onProgress?: (events: number, elapsedMs: number) => void): { elapsedMs: number; events: number; batchMs: number[] } {
+  const db = openDatabase(databasePath);
+  db.pragma('wal_autocheckpoint = 10000');
+  const started = performance.now();
+  const batchMs: number[] = [];
+  let events = 0;
+  for (;;) {
+    const before = performance.now();
+    const batch = projectBatch(db, { maxEvents: batchEvents, now: Date.now() });
+    if (batch.events === 0) break;
+    batchMs.push(performance.now() - before);
+    events += batch.events;
+    onProgress?.(events, performance.now() - started);
+  }
+  db.close();
+  return { elapsedMs: performance.now() - started, events, batchMs };
 }

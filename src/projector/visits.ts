@@ -18,9 +18,8 @@ function isBefore(ts: number, seq: number, otherTs: number, otherSeq: number): b
   return ts < otherTs || (ts === otherTs && seq < otherSeq);
 }
 
-function entryOf(event: LoggedEvent): Pick<SessionRow, 'entry_ts' | 'entry_seq' | 'entry_path' | 'source' | 'utm_source' | 'utm_medium' | 'utm_campaign' | 'browser' | 'os' | 'device_type' | 'country' | 'region' | 'city'> {
+function entryOf(event: LoggedEvent): Pick<SessionRow, 'entry_seq' | 'entry_path' | 'source' | 'utm_source' | 'utm_medium' | 'utm_campaign' | 'browser' | 'os' | 'device_type' | 'country' | 'region' | 'city'> {
   return {
-    entry_ts: event.ts,
     entry_seq: event.seq,
     entry_path: event.path,
     source: event.source,
@@ -64,7 +63,7 @@ function laterExit(a: ExitFields, b: ExitFields): ExitFields {
 }
 
 function merge(a: SessionRow, b: SessionRow): SessionRow {
-  const entrySource = isBefore(a.entry_ts, a.entry_seq, b.entry_ts, b.entry_seq) ? a : b;
+  const entrySource = isBefore(a.start_ts, a.entry_seq, b.start_ts, b.entry_seq) ? a : b;
   return {
     ...a,
     ...entryFields(entrySource),
@@ -77,8 +76,8 @@ function merge(a: SessionRow, b: SessionRow): SessionRow {
 }
 
 function entryFields(row: SessionRow): ReturnType<typeof entryOf> {
-  const { entry_ts, entry_seq, entry_path, source, utm_source, utm_medium, utm_campaign, browser, os, device_type, country, region, city } = row;
-  return { entry_ts, entry_seq, entry_path, source, utm_source, utm_medium, utm_campaign, browser, os, device_type, country, region, city };
+  const { entry_seq, entry_path, source, utm_source, utm_medium, utm_campaign, browser, os, device_type, country, region, city } = row;
+  return { entry_seq, entry_path, source, utm_source, utm_medium, utm_campaign, browser, os, device_type, country, region, city };
 }
 
 function extend(session: SessionRow, event: LoggedEvent): SessionRow {
@@ -90,7 +89,7 @@ function extend(session: SessionRow, event: LoggedEvent): SessionRow {
     events: session.events + 1,
     pageviews: session.pageviews + (isPageview ? 1 : 0),
   };
-  const withEntry = isBefore(event.ts, event.seq, session.entry_ts, session.entry_seq) ? { ...extended, ...entryOf(event) } : extended;
+  const withEntry = isBefore(event.ts, event.seq, session.start_ts, session.entry_seq) ? { ...extended, ...entryOf(event) } : extended;
   return isPageview ? { ...withEntry, ...laterExit(withEntry, { exit_ts: event.ts, exit_seq: event.seq, exit_path: event.path }) } : withEntry;
 }
 

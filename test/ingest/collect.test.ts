@@ -172,6 +172,27 @@ describe('legacy site bearer (REQUIRE_API_KEY=none)', () => {
     expect(rows.find((row) => row.id === b.id)!.raw).toBe(JSON.stringify(b));
   });
 
+  it('reads the id, url, referrer and props columns from raw, and dedups events whose raw SQL reads otherwise', async () => {
+    const plain = makeEvent('site-a', { id: crypto.randomUUID().toUpperCase(), referrer: 'https://r.example/', props: { plan: 'pro' } });
+    expect((await post(server, '/events', plain)).status).toBe(202);
+    const row = server.db.prepare('SELECT id, id_override, url, referrer, props FROM events WHERE raw = ?').get(JSON.stringify(plain));
+    // Nothing stored for the id: the virtual column lower-cases raw's.
+    expect(row).toEqual({ id: (plain.id as string).toLowerCase(), id_override: null, url: plain.url, referrer: 'https://r.example/', props: '{"plan":"pro"}' });
+    // A repeated "id" key: the collector (JSON.parse) takes the last, SQL's json_extract would read the first.
+    const last = crypto.randomUUID();
+    const repeated = `{"id":"${crypto.randomUUID()}","site_id":"site-a","anon_id":"twice","ts":"${new Date().toISOString()}","type":"click","id":"${last}"}`;
+    // Raw SQLite cannot parse at all (a repeated key nested 1,100 levels deep; JSON.parse keeps the valid last one).
+    const deep = `{"id":"${crypto.randomUUID()}","site_id":"site-a","anon_id":"deep","ts":"${new Date().toISOString()}","type":"click","x":${'['.repeat(1100)}${']'.repeat(1100)},"x":1}`;
+    for (const text of [repeated, deep]) {
+      const sent = await server.request('POST', '/events', { token: 'site-a', rawBody: text, headers: { 'content-type': 'application/json' } });
+      expect(sent.body).toMatchObject({ accepted: 1, duplicates: 0 });
+      const again = await server.request('POST', '/events', { token: 'site-a', rawBody: text, headers: { 'content-type': 'application/json' } });
+      expect(again.body).toMatchObject({ accepted: 0, duplicates: 1 });
+    }
+    expect(server.db.prepare('SELECT id, id_override FROM events WHERE raw = ?').get(repeated)).toEqual({ id: last, id_override: last });
+    expect(server.db.prepare('SELECT id, url FROM events WHERE raw = ?').get(deep)).toEqual({ id: JSON.parse(deep).id, url: null });
+  });
+
   it('acknowledges but does not store events without analytics consent', async () => {
     const denied = makeEvent('site-a', { consent: { analytics: false } });
     const granted = makeEvent('site-a', { consent: { analytics: true, marketing: false } });

@@ -8,10 +8,13 @@ const statements = preparedOnce((db) => ({
     'SELECT 1 AS found FROM events WHERE dedup_key = :dedup_key AND site_id = :site_id AND id = :id',
   ),
   insert: db.prepare<StoredEventInput & { received_at: number }>(
-    `INSERT INTO events (site_id, id, dedup_key, type, ts, received_at, anon_id, user_id, path, query, source, utm_source,
+    // id is virtual (read from raw); id_override keeps the canonical id only where SQL would read raw's otherwise.
+    `INSERT INTO events (site_id, id_override, dedup_key, type, ts, received_at, anon_id, user_id, path, query, source, utm_source,
        utm_medium, utm_campaign, browser, os, device_type, country, region, city, is_bot, is_internal, revenue_minor,
        revenue_currency, raw)
-     VALUES (:site_id, :id, :dedup_key, :type, :ts, :received_at, :anon_id, :user_id, :path, :query, :source, :utm_source,
+     VALUES (:site_id, CASE WHEN json_valid(:raw) THEN CASE WHEN lower(json_extract(:raw, '$.id')) = :id THEN NULL ELSE :id END ELSE :id END,
+       :dedup_key, :type, :ts,
+       :received_at, :anon_id, :user_id, :path, :query, :source, :utm_source,
        :utm_medium, :utm_campaign, :browser, :os, :device_type, :country, :region, :city, :is_bot, :is_internal,
        :revenue_minor, :revenue_currency, :raw)`,
   ),

@@ -11,7 +11,6 @@ export interface SessionRow {
   end_ts: number;
   events: number;
   pageviews: number;
-  entry_ts: number;
   entry_seq: number;
   entry_path: string | null;
   source: string;
@@ -37,7 +36,7 @@ export interface NearbySessionsParams {
   start_before: number;
 }
 
-const columns = `site_id, anon_id, is_internal, start_ts, end_ts, events, pageviews, entry_ts, entry_seq, entry_path,
+const columns = `site_id, anon_id, is_internal, start_ts, end_ts, events, pageviews, entry_seq, entry_path,
   source, utm_source, utm_medium, utm_campaign, browser, os, device_type, country, region, city, exit_ts, exit_seq,
   exit_path`;
 const values = columns.replace(/(\w+)/g, ':$1');

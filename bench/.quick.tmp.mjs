@@ -1,0 +1,15 @@
+import { mkdtempSync } from 'node:fs';
+import { join } from 'node:path';
+import { runWorkload } from '/work/main/bench/workload.mjs';
+import { startProcess, stopProcess, call, root, adminToken } from '/work/main/bench/harness.mjs';
+const dataDir = mkdtempSync('/tmp/sl-quick-');
+const server = await startProcess(process.execPath, [join(root, 'bin', 'sightline'), 'serve', '--port', '0'], { DATA_DIR: dataDir, ADMIN_TOKEN: adminToken });
+await call(`${server.url}/workspaces`, 'POST', { name: 'Bench', slug: 'bench' });
+await call(`${server.url}/workspaces/bench/sites`, 'POST', { id: 'bench', name: 'Bench' });
+await stopProcess(server.child);
+const events = Number(process.argv[2] ?? 200000);
+const w = await runWorkload('write', { databasePath: join(dataDir, 'sightline.db'), siteId: 'bench', events, days: 400, paths: 5000, referrers: 300, countries: 50, visitors: Math.max(1000, Math.round(200000 * events / 1e7)), lastDayMs: Date.UTC(2026, 9, 31) });
+console.log('write', w, (events / w.elapsedMs * 1000).toFixed(0), 'ev/s');
+const p = await runWorkload('project', { databasePath: join(dataDir, 'sightline.db'), batchEvents: 5000 });
+console.log('project', p, (p.events / p.elapsedMs * 1000).toFixed(0), 'ev/s');
+console.log(dataDir);

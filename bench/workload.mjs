@@ -1,0 +1,50 @@
+// Runs the benchmarks' generator (bench/reports-workload.ts) in a child process: `write` stores the events through
+// the ingest writer's commit, `project` runs the projector over them until it has caught up. The TypeScript is
+// bundled once into dist/ so its imports of better-sqlite3 and friends resolve to node_modules.
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
+import { build } from 'esbuild';
+import { nodeBundleOptions } from '../build/bundle-options.mjs';
+import { root } from './harness.mjs';
+
+let bundled;
+
+async function bundle() {
+  const outfile = join(root, 'dist', 'bench-workload.mjs');
+  await build({
+    stdin: {
+      contents: `import { writeWorkload, projectAll } from './bench/reports-workload.ts';
+        const [command, text] = process.argv.slice(2);
+        const options = JSON.parse(text);
+        const sorted = (values) => [...values].sort((a, b) => a - b);
+        const at = (values, q) => values.length ? values[Math.min(values.length - 1, Math.floor(q * values.length))] : null;
+        let next = 0;
+        const progress = (done, elapsedMs) => {
+          if (done < next) return;
+          next += 1_000_000;
+          process.stderr.write(\`  \${(done / 1e6).toFixed(1)}M events in \${(elapsedMs / 1000).toFixed(0)} s\\n\`);
+        };
+        if (command === 'write') {
+          const result = writeWorkload({ ...options, onProgress: progress });
+          const commits = sorted(result.commitMs);
+          console.log(JSON.stringify({ elapsedMs: result.elapsedMs, commits: commits.length, commitP50: at(commits, 0.5), commitP99: at(commits, 0.99) }));
+        } else {
+          const result = projectAll(options.databasePath, options.batchEvents, progress);
+          const batches = sorted(result.batchMs);
+          console.log(JSON.stringify({ elapsedMs: result.elapsedMs, events: result.events, batches: batches.length, batchP50: at(batches, 0.5), batchP99: at(batches, 0.99) }));
+        }`,
+      resolveDir: root,
+      loader: 'ts',
+    },
+    outfile,
+    ...nodeBundleOptions,
+  });
+  return outfile;
+}
+
+/** `write` or `project`; returns the child's JSON summary. */
+export async function runWorkload(command, options) {
+  bundled ??= await bundle();
+  const output = execFileSync(process.execPath, [bundled, command, JSON.stringify(options)], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 1 << 24 });
+  return JSON.parse(output.trim().split('\n').pop());
+}
