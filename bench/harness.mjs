@@ -39,6 +39,7 @@ export function startProcess(command, args, env) {
 
 export function stopProcess(child) {
   return new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve();
     child.removeAllListeners('exit');
     child.once('exit', resolve);
     child.kill('SIGTERM');
@@ -50,14 +51,23 @@ export function runLoad(options) {
   return JSON.parse(output.trim().split('\n').pop());
 }
 
-export async function scrapeHistogram(url) {
+/** The buckets of one histogram from /metrics (the server-side ingest latency by default). */
+export async function scrapeHistogram(url, name = 'sightline_ingest_latency_ms') {
   const text = await call(`${url}/metrics`);
   const buckets = [];
+  const pattern = new RegExp(`^${name}_bucket\\{le="([^"]+)"\\} (\\d+)`);
   for (const line of text.split('\n')) {
-    const match = /^sightline_ingest_latency_ms_bucket\{le="([^"]+)"\} (\d+)/.exec(line);
+    const match = pattern.exec(line);
     if (match) buckets.push({ le: match[1] === '+Inf' ? Infinity : Number(match[1]), count: Number(match[2]) });
   }
   return buckets;
+}
+
+/** One gauge or counter from /metrics (the first sample of that name). */
+export async function scrapeValue(url, name) {
+  const text = await call(`${url}/metrics`);
+  const match = new RegExp(`^${name}(?:\\{[^}]*\\})? ([0-9.e+-]+)$`, 'm').exec(text);
+  return match ? Number(match[1]) : null;
 }
 
 /** histogram_quantile over the difference of two scrapes: linear interpolation inside the bucket. */

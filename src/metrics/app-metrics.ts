@@ -1,7 +1,7 @@
 // The metrics Sightline exposes at /metrics, created once per app.
 import { statSync } from 'node:fs';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import type { Db } from '../db/open.ts';
+import { type Db, eventLogPath } from '../db/open.ts';
 import { MetricsRegistry, type Counter, type Histogram } from './registry.ts';
 
 /** Milliseconds; the low buckets are where the "p99 under 5 ms" promise is read. */
@@ -22,14 +22,15 @@ export function createAppMetrics(db: Db): AppMetrics {
   const registry = new MetricsRegistry();
   let readQueueDepth = () => 0;
   registry.gauge('sightline_ingest_queue_depth', 'Events waiting for the next group commit', () => readQueueDepth());
-  registry.gauge('sightline_database_size_bytes', 'Size of the database file and its WAL', () => {
-    const file = db.name;
+  registry.gauge('sightline_database_size_bytes', 'Size of the database files (sightline.db and the event log) and their WALs', () => {
     let total = 0;
-    for (const suffix of ['', '-wal']) {
-      try {
-        total += statSync(file + suffix).size;
-      } catch {
-        // no WAL yet
+    for (const file of [db.name, eventLogPath(db.name)]) {
+      for (const suffix of ['', '-wal']) {
+        try {
+          total += statSync(file + suffix).size;
+        } catch {
+          // no WAL yet
+        }
       }
     }
     return total;

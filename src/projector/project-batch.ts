@@ -29,6 +29,8 @@ export interface BatchResult {
   events: number;
   /** The position after the batch. */
   position: number;
+  /** Commit time of the batch's oldest event (epoch ms; null for an empty batch): how long it waited to be counted. */
+  oldestReceivedAt: number | null;
 }
 
 /**
@@ -42,7 +44,7 @@ export function projectBatch(db: Db, options: BatchOptions): BatchResult {
       touchProjectorState(db, options.now);
       const position = readProjectorPosition(db);
       const events = listEventsAfter(db, position, options.maxEvents);
-      if (events.length === 0) return { events: 0, position };
+      if (events.length === 0) return { events: 0, position, oldestReceivedAt: null };
       const delta = new RollupDelta();
       const siteExists = new Map<string, boolean>();
       const visitorNumbers = new Map<string, number | undefined>();
@@ -65,7 +67,8 @@ export function projectBatch(db: Db, options: BatchOptions): BatchResult {
       applyRollups(db, delta);
       const reached = events[events.length - 1]!.seq;
       saveProjectorPosition(db, reached, options.now);
-      return { events: events.length, position: reached };
+      // Seqs follow commits, so the first event read is the one committed first.
+      return { events: events.length, position: reached, oldestReceivedAt: events[0]!.received_at };
     })
     .deferred();
 }

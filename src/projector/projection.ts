@@ -69,12 +69,18 @@ export function startProjection(options: ProjectionOptions): Projection {
   const maxEventsPerBatch = options.maxEventsPerBatch ?? 5_000;
   const projectorEvents = options.metrics.registry.counter('sightline_projector_events_total', 'Events the projector has read (bots included)');
   const batchMs = options.metrics.registry.histogram('sightline_projector_batch_ms', 'Duration of one projector batch (ms)', [1, 2, 5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000]);
+  const delayMs = options.metrics.registry.histogram(
+    'sightline_projector_delay_ms',
+    'Per projector batch: how long its oldest event had been committed when the batch was (ms)',
+    [10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10000, 30000, 60000],
+  );
   options.metrics.registry.gauge('sightline_projector_lag_events', 'Events committed but not yet projected (by seq)', () => Math.max(0, options.committedSeq() - position));
 
   const onProgress = (progress: ProjectorProgress) => {
     position = Math.max(position, progress.position);
     projectorEvents.inc({}, progress.events);
     batchMs.observe(progress.batchMs);
+    if (progress.oldestReceivedAt !== null) delayMs.observe(Math.max(0, Date.now() - progress.oldestReceivedAt));
     for (const listener of progressListeners) listener(position);
     for (const waiter of waiters) {
       if (waiter.target > position) continue;

@@ -10,6 +10,8 @@ export interface ProjectorProgress {
   position: number;
   events: number;
   batchMs: number;
+  /** Commit time of the batch's oldest event (epoch ms). */
+  oldestReceivedAt: number | null;
 }
 
 export interface ProjectorLoopOptions {
@@ -65,7 +67,7 @@ export class ProjectorLoop {
       const result = projectBatch(this.options.db, { maxEvents: this.options.maxEventsPerBatch, now: this.options.now() });
       events = result.events;
       this.position = result.position;
-      if (events > 0) this.options.onProgress({ position: result.position, events, batchMs: performance.now() - started });
+      if (events > 0) this.options.onProgress({ ...result, batchMs: performance.now() - started });
     } catch (error) {
       this.failedAt = performance.now();
       this.options.onError(error);

@@ -4,7 +4,7 @@ import { readlinkSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import { openDatabase } from '../db/open.ts';
-import { ProjectorLoop } from './projector-loop.ts';
+import { ProjectorLoop, type ProjectorProgress } from './projector-loop.ts';
 
 export interface ProjectorThreadData {
   databasePath: string;
@@ -21,7 +21,7 @@ export interface ProjectorThreadData {
 export type ProjectorCommand = { type: 'urgent' } | { type: 'close' };
 /** To the HTTP thread. */
 export type ProjectorReport =
-  | { type: 'progress'; position: number; events: number; batchMs: number }
+  | ({ type: 'progress' } & ProjectorProgress)
   | { type: 'error'; message: string }
   | { type: 'ready' };
 
