@@ -34,7 +34,10 @@ export interface CreateAppOptions {
   /** Lets a test add routes (e.g. a deprecated one) before the app serves. */
   extend?: (app: H3, context: AppContext) => void;
   ingest?: IngestServiceOptions;
-  /** Where WAL checkpoints run: a worker thread (the server) or a timer on this thread (default, tests). */
+  /**
+   * Where periodic WAL checkpoints run: on the projector thread (the server; background priority, off the HTTP
+   * thread) when it runs on one, else on this thread (default, tests).
+   */
   checkpoint?: CheckpointMode;
   /**
    * Where the projector runs: its own thread (default when dist/projector-thread.mjs exists), on this thread, or
@@ -84,6 +87,7 @@ export function createApp(options: CreateAppOptions): SightlineApp {
     committedSeq: () => ingest.writeQueue.committedSeq(storedAtStart),
     clock: context.clock,
     metrics,
+    checkpoints: options.checkpoint === 'projector-thread',
   });
   ingest.writeQueue.watchCommits({ committed: (seq) => projection.committed(seq), closed: () => undefined });
   mountHealth(h3, context);
@@ -97,7 +101,7 @@ export function createApp(options: CreateAppOptions): SightlineApp {
   options.extend?.(h3, context);
   // Last: the published documents describe every route mounted before it.
   mountOpenApi(h3, context);
-  const checkpointer = startCheckpointer(context.db, options.checkpoint ?? 'inline');
+  const checkpointer = startCheckpointer(context.db, options.checkpoint === 'projector-thread' && projection.kind === 'thread' ? 'projector-thread' : 'here');
   const ingestFastPath = createIngestFastPath(context, ingest, metrics);
   const h3Listener = toNodeHandler(h3);
   return {

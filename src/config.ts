@@ -26,6 +26,7 @@ const ConfigSchema = v.object({
   EVENT_STREAMS_PER_SITE: v.optional(integerText(1, 10_000), '5'),
   EVENT_STREAM_HEARTBEAT_MS: v.optional(integerText(10, 3_600_000), '15000'),
   SYNCHRONOUS: v.optional(v.picklist(['normal', 'full']), 'normal'),
+  INGEST_WRITER: v.optional(v.picklist(['inline', 'thread']), 'inline'),
 });
 
 export interface Config {
@@ -55,6 +56,8 @@ export interface Config {
    * also survives a power failure: an fsync per group commit). docs/ingest.md, "Durability".
    */
   synchronous: 'NORMAL' | 'FULL';
+  /** Where group commits run: on the HTTP thread (default) or a writer thread (docs/ingest.md, "Where commits run"). */
+  ingestWriter: 'inline' | 'thread';
 }
 
 export class ConfigError extends Error {}
@@ -95,6 +98,7 @@ export function loadConfig(env: Record<string, string | undefined>, flags: Recor
     eventStreamHeartbeatMs: parsed.EVENT_STREAM_HEARTBEAT_MS,
     maxBodyBytes: 1024 * 1024,
     synchronous: parsed.SYNCHRONOUS === 'full' ? 'FULL' : 'NORMAL',
+    ingestWriter: parsed.INGEST_WRITER,
   };
 }
 

@@ -30,7 +30,7 @@ export function databasePath(dataDir: string): string {
 export async function startServer(config: Config): Promise<RunningServer> {
   const db = openDatabase(databasePath(config.dataDir));
   const adminToken = resolveAdminToken(config, cryptoRandom);
-  const app = createApp({ db, config, adminToken: adminToken.token, checkpoint: 'worker' });
+  const app = createApp({ db, config, adminToken: adminToken.token, checkpoint: 'projector-thread' });
   const server = createHttpServer(app);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

@@ -1,77 +1,46 @@
 // WAL checkpoints of both files (sightline.db and the event log) run on a timer, off the ingest path: automatic
-// checkpoints would otherwise run inside a commit and turn a 0.5 ms group commit into a 10 ms one. A worker thread with its own connection does them; where a
-// worker cannot load the driver (the single executable), the same timer runs on the main thread.
-import { createRequire } from 'node:module';
-import { Worker } from 'node:worker_threads';
-import { type Db, eventLogPath } from './open.ts';
+// checkpoints would otherwise run inside a commit and turn a 0.5 ms group commit into a 10 ms one. The server runs
+// the timer on the projector thread (background priority, a connection to both files already); tests and apps
+// without that thread run it here.
+import type { Db } from './open.ts';
 
-export type CheckpointMode = 'worker' | 'inline';
+/** Where the periodic checkpoints run: on this thread, or on the projector thread (the server). */
+export type CheckpointMode = 'here' | 'projector-thread';
 
 export interface Checkpointer {
   stop(): Promise<void>;
 }
 
-const workerSource = `
-const { parentPort, workerData } = require('node:worker_threads');
-// Checkpoints are background work: on Linux, lower this thread's priority so the HTTP thread and the writer win
-// the CPU (a thread id works with setpriority).
-try {
-  const threadId = Number(require('node:fs').readlinkSync('/proc/thread-self').split('/').pop());
-  require('node:os').setPriority(threadId, 19);
-} catch {}
-const Database = require(workerData.driverPath);
-const db = new Database(workerData.databasePath, workerData.nativeBinding ? { nativeBinding: workerData.nativeBinding } : {});
-db.pragma('busy_timeout = 5000');
-// Both files: a checkpoint without a schema name checkpoints every attached database.
-if (workerData.eventLogPath) db.prepare('ATTACH DATABASE ? AS eventlog').run(workerData.eventLogPath);
-const timer = setInterval(() => {
-  try { db.pragma('wal_checkpoint(PASSIVE)'); } catch (error) { parentPort.postMessage({ error: String(error) }); }
-}, workerData.intervalMs);
-parentPort.on('message', (message) => {
-  if (message === 'stop') { clearInterval(timer); db.close(); parentPort.close(); }
-});
-parentPort.postMessage({ ready: true });
-`;
+/** How often the WALs are checkpointed. */
+export const checkpointIntervalMs = 1_000;
 
-function startInline(db: Db, intervalMs: number): Checkpointer {
+/**
+ * PASSIVE checkpoints of every file of `db` every `intervalMs` (a checkpoint without a schema name covers every
+ * attached database); returns the function that stops them.
+ */
+export function checkpointPeriodically(db: Db, intervalMs = checkpointIntervalMs): () => void {
   const timer = setInterval(() => {
     try {
-      db.pragma('wal_checkpoint(PASSIVE)');
+      if (db.open) db.pragma('wal_checkpoint(PASSIVE)');
     } catch {
       // busy: the next tick tries again
     }
   }, intervalMs);
   timer.unref();
-  return { stop: async () => clearInterval(timer) };
+  return () => clearInterval(timer);
 }
 
 /**
- * Turns automatic checkpoints off on `db` and checkpoints every `intervalMs` instead.
- * @example const checkpointer = startCheckpointer(db, 'worker'); ...; await checkpointer.stop();
+ * Turns automatic checkpoints off on `db` and checkpoints periodically (here, or leaves it to the projector thread);
+ * a stop ends with a TRUNCATE checkpoint, so the WALs do not outlive a clean stop.
+ * @example const checkpointer = startCheckpointer(db, 'here'); ...; await checkpointer.stop();
  */
-export function startCheckpointer(db: Db, mode: CheckpointMode, intervalMs = 1000, nativeBinding?: string): Checkpointer {
+export function startCheckpointer(db: Db, mode: CheckpointMode): Checkpointer {
   db.pragma('wal_autocheckpoint = 0');
-  if (mode === 'inline' || db.memory) return startInline(db, intervalMs);
-  let driverPath: string;
-  try {
-    driverPath = createRequire(import.meta.url).resolve('better-sqlite3');
-  } catch {
-    return startInline(db, intervalMs);
-  }
-  const worker = new Worker(workerSource, { eval: true, workerData: { driverPath, databasePath: db.name, eventLogPath: eventLogPath(db.name), intervalMs, nativeBinding } });
-  worker.unref();
-  let fallback: Checkpointer | undefined;
-  worker.on('error', () => {
-    fallback ??= startInline(db, intervalMs);
-  });
+  const stopTimer = mode === 'here' ? checkpointPeriodically(db) : () => undefined;
   return {
     stop: async () => {
-      await fallback?.stop();
-      const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
-      worker.postMessage('stop');
-      await Promise.race([exited, new Promise<void>((resolve) => setTimeout(resolve, 2000).unref())]);
-      await worker.terminate();
-      // One last full checkpoint so the WAL does not outlive a clean stop.
+      stopTimer();
       try {
         db.pragma('wal_checkpoint(TRUNCATE)');
       } catch {

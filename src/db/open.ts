@@ -35,7 +35,7 @@ function configure(db: Db, schema: string, options: OpenDatabaseOptions): void {
     // survives a crash of the process (kill -9); FULL also makes it survive a power failure (an fsync per commit).
     db.pragma(`${schema}.synchronous = ${options.synchronous ?? 'NORMAL'}`);
   }
-  db.pragma(`${schema}.cache_size = ${-1024 * (options.cacheMiB ?? 32)}`);
+  db.pragma(`${schema}.cache_size = ${-1024 * (options.cacheMiB ?? 16)}`);
 }
 
 function connect(path: string, options: OpenDatabaseOptions): Db {

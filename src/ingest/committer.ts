@@ -30,7 +30,7 @@ export interface CommitterOptions {
 }
 
 /** The writer's page cache: a commit touches the rightmost pages and one leaf per random index entry. */
-export const writerCacheMiB = 16;
+export const writerCacheMiB = 4;
 
 export function createInlineCommitter(options: CommitterOptions): Committer {
   const log = openEventLog(options.databasePath, { cacheMiB: writerCacheMiB, synchronous: options.synchronous, nativeBinding: options.nativeBinding });
@@ -74,7 +74,8 @@ export function createThreadCommitter(file: string, options: CommitterOptions): 
   let closed: Promise<void> | undefined;
 
   const start = () => {
-    worker = new Worker(file, { workerData: data });
+    // Commits allocate little (a JSON string in, one out): a small young generation saves memory, not time.
+    worker = new Worker(file, { workerData: data, resourceLimits: { maxYoungGenerationSizeMb: 4 } });
     worker.on('message', (message: string) => {
       if (message === 'ready') return;
       const reply = JSON.parse(message) as WriterReply;

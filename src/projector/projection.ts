@@ -31,6 +31,8 @@ export interface ProjectionOptions {
   /** After a commit, wait this long for more before projecting (default 100 ms; a waiting read cuts it short). */
   intervalMs?: number;
   maxEventsPerBatch?: number;
+  /** The projector thread also checkpoints both files' WALs every second (src/db/checkpointer.ts). */
+  checkpoints?: boolean;
   nativeBinding?: string;
 }
 
@@ -56,7 +58,7 @@ interface Waiter {
 }
 
 /** Nice value of the projector thread: it uses what the HTTP and writer threads leave of the cores. */
-const projectorNiceness = 10;
+const projectorNiceness = 19;
 
 /**
  * @example const projection = startProjection({ db, mode: { kind: 'inline' }, committedSeq: () => queue.committedSeq(), clock, metrics });
@@ -123,12 +125,14 @@ export function startProjection(options: ProjectionOptions): Projection {
     const shared = new SharedArrayBuffer(8);
     const committedSeq = new BigInt64Array(shared);
     Atomics.store(committedSeq, 0, BigInt(options.committedSeq()));
-    const data: ProjectorThreadData = { databasePath: options.db.name, intervalMs, maxEventsPerBatch, niceness: projectorNiceness, committedSeq: shared, nativeBinding: options.nativeBinding };
+    const data: ProjectorThreadData = { databasePath: options.db.name, intervalMs, maxEventsPerBatch, niceness: projectorNiceness, committedSeq: shared, checkpoints: options.checkpoints ?? false, nativeBinding: options.nativeBinding };
     let worker: Worker;
     let closing = false;
     let closed: Promise<void> | undefined;
     const start = () => {
-      worker = new Worker(file, { workerData: data });
+      // A smaller young generation than V8's default (16 MiB semi-spaces) keeps the process's memory down; batches
+      // allocate in bursts, so scavenges stay cheap.
+      worker = new Worker(file, { workerData: data, resourceLimits: { maxYoungGenerationSizeMb: 8 } });
       worker.on('message', (report: ProjectorReport) => {
         if (report.type === 'progress') onProgress(report);
         else if (report.type === 'error') onError(report.message);

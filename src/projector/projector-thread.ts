@@ -3,6 +3,7 @@
 import { readlinkSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
+import { checkpointPeriodically } from '../db/checkpointer.ts';
 import { openDatabase } from '../db/open.ts';
 import { ProjectorLoop, type ProjectorProgress } from './projector-loop.ts';
 
@@ -14,6 +15,8 @@ export interface ProjectorThreadData {
   niceness: number;
   /** [0]: the highest committed seq, written by the HTTP thread after each group commit. */
   committedSeq: SharedArrayBuffer;
+  /** Also checkpoint both files' WALs every second (the server): this thread is background work already. */
+  checkpoints: boolean;
   nativeBinding?: string;
 }
 
@@ -32,9 +35,10 @@ try {
 } catch {
   // not Linux, or not permitted: run at the process's priority
 }
-const db = openDatabase(data.databasePath, { cacheMiB: 32, nativeBinding: data.nativeBinding });
-// Checkpoints run on their own timer (src/db/checkpointer.ts), never inside a batch.
+const db = openDatabase(data.databasePath, { cacheMiB: 16, nativeBinding: data.nativeBinding });
+// Checkpoints run on a timer (src/db/checkpointer.ts), never inside a batch.
 db.pragma('wal_autocheckpoint = 0');
+const stopCheckpoints = data.checkpoints ? checkpointPeriodically(db) : () => undefined;
 const report = (message: ProjectorReport) => parentPort!.postMessage(message);
 const committed = new BigInt64Array(data.committedSeq);
 const loop = new ProjectorLoop({
@@ -49,6 +53,7 @@ const loop = new ProjectorLoop({
 
 parentPort!.on('message', (command: ProjectorCommand) => {
   if (command.type === 'close') {
+    stopCheckpoints();
     loop.stop();
     db.close();
     parentPort!.close();
