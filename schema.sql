@@ -402,7 +402,16 @@ CREATE TABLE sessions (
 CREATE INDEX sessions_by_visitor ON sessions (site_id, anon_id, is_internal, start_ts);
 
 DELETE FROM identities;
-DELETE FROM report_visitors;
+-- Visitor numbers without the workspace column and its index (two copies of a 36-character id per visitor): the
+-- number an anon_id already has in the workspace is found on the workspace's other sites (a handful of lookups, only
+-- for a visitor the site has not seen).
+DROP TABLE report_visitors;
+CREATE TABLE report_visitors (
+  site_id  TEXT NOT NULL,
+  anon_id  TEXT NOT NULL,
+  vid      INTEGER NOT NULL,
+  PRIMARY KEY (site_id, anon_id)
+) WITHOUT ROWID;
 DELETE FROM report_visitor_numbers;
 DELETE FROM report_values;
 DELETE FROM report_counters;

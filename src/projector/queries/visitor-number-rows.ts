@@ -4,16 +4,13 @@ import { preparedOnce } from '../../db/statements.ts';
 
 const statements = preparedOnce((db) => ({
   bySite: db.prepare<[string, string], number>('SELECT vid FROM report_visitors WHERE site_id = ? AND anon_id = ?').pluck(),
-  byWorkspace: db
-    .prepare<[string, string], number>('SELECT vid FROM report_visitors WHERE workspace_id = ? AND anon_id = ? LIMIT 1')
-    .pluck(),
   allocate: db
     .prepare<[string], number>(
       `INSERT INTO report_visitor_numbers (workspace_id, next_vid) VALUES (?, 1)
        ON CONFLICT (workspace_id) DO UPDATE SET next_vid = next_vid + 1 RETURNING next_vid - 1`,
     )
     .pluck(),
-  insert: db.prepare<[string, string, string, number]>('INSERT INTO report_visitors (site_id, anon_id, workspace_id, vid) VALUES (?, ?, ?, ?)'),
+  insert: db.prepare<[string, string, number]>('INSERT INTO report_visitors (site_id, anon_id, vid) VALUES (?, ?, ?)'),
   delete: db.prepare<[string, string]>('DELETE FROM report_visitors WHERE site_id = ? AND anon_id = ?'),
   deleteOfSite: db.prepare<[string]>('DELETE FROM report_visitors WHERE site_id = ?'),
   count: db.prepare<[string], number>('SELECT next_vid FROM report_visitor_numbers WHERE workspace_id = ?').pluck(),
@@ -23,17 +20,12 @@ export function findVisitorNumber(db: Db, siteId: string, anonId: string): numbe
   return statements(db).bySite.get(siteId, anonId) as number | undefined;
 }
 
-/** The number the anon_id already has on another site of the workspace. */
-export function findWorkspaceVisitorNumber(db: Db, workspaceId: string, anonId: string): number | undefined {
-  return statements(db).byWorkspace.get(workspaceId, anonId) as number | undefined;
-}
-
 export function allocateVisitorNumber(db: Db, workspaceId: string): number {
   return statements(db).allocate.get(workspaceId)!;
 }
 
-export function insertVisitorNumber(db: Db, siteId: string, anonId: string, workspaceId: string, vid: number): void {
-  statements(db).insert.run(siteId, anonId, workspaceId, vid);
+export function insertVisitorNumber(db: Db, siteId: string, anonId: string, vid: number): void {
+  statements(db).insert.run(siteId, anonId, vid);
 }
 
 export function deleteVisitorNumber(db: Db, siteId: string, anonId: string): void {

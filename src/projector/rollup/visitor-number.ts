@@ -1,11 +1,11 @@
 // The dense number of a visitor, allocated on first sight: an anon_id already seen on another site of the
 // workspace keeps its number, so workspace-wide reports count it once.
 import { findSite } from '../../admin/queries/find-site.ts';
+import { listSiteIds } from '../../admin/queries/list-sites.ts';
 import type { Db } from '../../db/open.ts';
 import {
   allocateVisitorNumber,
   findVisitorNumber,
-  findWorkspaceVisitorNumber,
   insertVisitorNumber,
 } from '../queries/visitor-number-rows.ts';
 
@@ -15,7 +15,17 @@ export function visitorNumberOf(db: Db, siteId: string, anonId: string): number 
   if (known !== undefined) return known;
   const site = findSite(db, siteId);
   if (!site) return undefined;
-  const vid = findWorkspaceVisitorNumber(db, site.workspace_id, anonId) ?? allocateVisitorNumber(db, site.workspace_id);
-  insertVisitorNumber(db, siteId, anonId, site.workspace_id, vid);
+  const vid = numberOnOtherSite(db, site.workspace_id, siteId, anonId) ?? allocateVisitorNumber(db, site.workspace_id);
+  insertVisitorNumber(db, siteId, anonId, vid);
   return vid;
+}
+
+/** The number the anon_id already has on another site of the workspace (a workspace has a handful of sites). */
+function numberOnOtherSite(db: Db, workspaceId: string, siteId: string, anonId: string): number | undefined {
+  for (const other of listSiteIds(db, workspaceId)) {
+    if (other === siteId) continue;
+    const vid = findVisitorNumber(db, other, anonId);
+    if (vid !== undefined) return vid;
+  }
+  return undefined;
 }
