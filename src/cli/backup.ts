@@ -1,18 +1,30 @@
-// `sightline backup --to FILE`: an online, consistent copy through SQLite's backup API, safe while a server writes.
+// `sightline backup --to FILE`: an online, consistent copy of both database files through SQLite's backup API, safe
+// while a server writes: sightline.db to FILE, the event log (events.db) beside it (FILE's name with .events.db).
+// sightline.db first: the copied event log then holds at least every event the copied projector position counts.
 import { defineCommand } from 'citty';
 import { existsSync } from 'node:fs';
+import { eventLogSchema } from '../db/open.ts';
 import { ApiError } from '../http/errors.ts';
 import { commonArgs, output, runCommandSafely, withContext } from './common.ts';
 
+/** Where the event log's copy goes: backup.db → backup.events.db (any other name gets .events.db appended). */
+export function eventLogBackupPath(file: string): string {
+  return file.endsWith('.db') ? `${file.slice(0, -3)}.events.db` : `${file}.events.db`;
+}
+
 export const backupCommand = defineCommand({
-  meta: { name: 'backup', description: 'Write a consistent copy of the database to FILE' },
-  args: { ...commonArgs, to: { type: 'string', description: 'Destination file (must not exist)', required: true } },
+  meta: { name: 'backup', description: 'Write a consistent copy of both database files: FILE and FILE with .events.db' },
+  args: { ...commonArgs, to: { type: 'string', description: 'Destination of sightline.db (must not exist; the event log goes beside it)', required: true } },
   run: ({ args }) =>
     runCommandSafely(args, async () => {
-      if (existsSync(args.to)) throw new ApiError(409, 'exists', `${args.to} already exists`);
+      const eventsTo = eventLogBackupPath(args.to);
+      for (const path of [args.to, eventsTo]) if (existsSync(path)) throw new ApiError(409, 'exists', `${path} already exists`);
       await withContext(args, async (context) => {
-        const result = await context.db.backup(args.to);
-        output(args, { to: args.to, pages: result.totalPages }, () => `Backed up ${result.totalPages} pages to ${args.to}`);
+        const main = await context.db.backup(args.to);
+        const events = await context.db.backup(eventsTo, { attached: eventLogSchema });
+        output(args, { to: args.to, events_to: eventsTo, pages: main.totalPages, event_pages: events.totalPages }, () =>
+          `Backed up ${main.totalPages} pages to ${args.to} and the event log's ${events.totalPages} pages to ${eventsTo}\nRestore: stop the server, copy them into DATA_DIR as sightline.db and events.db`,
+        );
       });
     }),
 });

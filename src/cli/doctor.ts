@@ -3,6 +3,7 @@ import { defineCommand } from 'citty';
 import { accessSync, constants, existsSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { adminTokenPath } from '../admin/admin-token.ts';
+import { eventLogSchema } from '../db/open.ts';
 import { latestSchemaVersion } from '../db/schema.ts';
 import { cliConfig, commonArgs, output, runCommandSafely, table, withContext } from './common.ts';
 
@@ -55,10 +56,12 @@ export const doctorCommand = defineCommand({
           const sqliteVersion = (context.db.prepare('SELECT sqlite_version() AS v').get() as { v: string }).v;
           checks.push({ name: 'sqlite', ok: true, detail: sqliteVersion });
           checks.push({ name: 'journal_mode', ok: pragma('journal_mode') === 'wal', detail: String(pragma('journal_mode')) });
+          checks.push({ name: 'event log journal_mode', ok: pragma(`${eventLogSchema}.journal_mode`) === 'wal', detail: String(pragma(`${eventLogSchema}.journal_mode`)) });
           checks.push({ name: 'foreign_keys', ok: pragma('foreign_keys') === 1, detail: String(pragma('foreign_keys')) });
           checks.push({ name: 'busy_timeout', ok: Number(pragma('busy_timeout')) > 0, detail: `${pragma('busy_timeout')} ms` });
           const version = Number(pragma('user_version'));
           checks.push({ name: 'schema version', ok: version === latestSchemaVersion, detail: `${version} (this release: ${latestSchemaVersion})` });
+          // Without a schema name, quick_check covers both files.
           const integrity = String(pragma('quick_check'));
           checks.push({ name: 'integrity', ok: integrity === 'ok', detail: integrity });
         });

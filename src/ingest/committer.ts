@@ -1,6 +1,7 @@
-// Where group commits run: on a writer thread (the default: commits and their fsync never block the HTTP thread,
-// and the machine's second core does the SQLite work) or inline on this thread (when no worker can be started).
-// Either way the connection is the event log's alone (openEventLog): a commit locks events.db and nothing else.
+// Where group commits run: inline on the HTTP thread (the default: a commit of event rows costs less than the hand-off
+// to a thread and back on 2 cores) or on a writer thread (INGEST_WRITER=thread: long commits, such as large batches
+// or synchronous=FULL's fsync, then never block the HTTP thread). Either way the connection is the event log's alone
+// (openEventLog): a commit locks events.db and nothing else.
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';

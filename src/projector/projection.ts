@@ -57,7 +57,10 @@ interface Waiter {
   timer: NodeJS.Timeout;
 }
 
-/** Nice value of the projector thread: it uses what the HTTP and writer threads leave of the cores. */
+/**
+ * Nice value of the projector thread: it uses what the HTTP (and writer) threads leave of the cores, so a burst of
+ * ingest is acknowledged first and projected after (at 19: 15,500 against 13,900 saturated requests/s at 10).
+ */
 const projectorNiceness = 19;
 
 /**

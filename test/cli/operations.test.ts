@@ -68,6 +68,7 @@ describe('doctor', () => {
     expect(human.code).toBe(0);
     expect(human.stdout).toMatch(/^CHECK\s+STATUS\s+DETAIL$/m);
     expect(human.stdout).toMatch(/^journal_mode\s+ok\s+wal$/m);
+    expect(human.stdout).toMatch(/^event log journal_mode\s+ok\s+wal$/m);
     expect(human.stdout).toMatch(/^foreign_keys\s+ok\s+1$/m);
     expect(human.stdout).toMatch(/^busy_timeout\s+ok\s+\d+ ms$/m);
     expect(human.stdout).toMatch(new RegExp(`^schema version\\s+ok\\s+${latestSchemaVersion} `, 'm'));
@@ -113,15 +114,23 @@ describe('doctor', () => {
 });
 
 describe('backup', () => {
-  it('writes a SQLite file that opens and holds the workspaces; an existing destination is refused', async () => {
+  it('writes both files, which open and hold the workspaces and the events; an existing destination is refused', async () => {
     await cli('workspace', 'create', '--name', 'Acme', '--slug', 'acme');
     await cli('workspace', 'create', '--name', 'Beta', '--slug', 'beta');
     await cli('site', 'create', '--workspace', 'acme', '--id', 'blog', '--name', 'Blog');
     const destination = join(scratch, `backup-${counter}.db`);
 
+    // An event in the log (written as the ingest writer would) must be in the event log's copy.
+    const { openDatabase } = await import('../../src/db/open.ts');
+    const live = openDatabase(join(dataDir, 'sightline.db'));
+    live.prepare("INSERT INTO events (site_id, dedup_key, type, ts, received_at, anon_id, source, raw) VALUES ('blog', 1, 'click', 1, 1, 'a', 'direct', '{\"id\":\"x\"}')").run();
+    live.close();
     const result = await cli('backup', '--to', destination);
     expect(result.code).toBe(0);
     expect(result.stdout).toContain(destination);
+    const eventsCopy = join(scratch, `backup-${counter}.events.db`);
+    expect(result.stdout).toContain(eventsCopy);
+    readDatabase(eventsCopy, (db) => expect(db.prepare('SELECT site_id, id FROM events').all()).toEqual([{ site_id: 'blog', id: 'x' }]));
 
     readDatabase(destination, (db) => {
       expect(db.pragma('integrity_check', { simple: true })).toBe('ok');
@@ -140,11 +149,17 @@ describe('backup', () => {
     expect(readDatabase(destination, (db) => db.prepare('SELECT count(*) AS n FROM workspaces').get())).toEqual({ n: 2 });
   });
 
-  it('--json reports the destination and page count', async () => {
+  it('--json reports both destinations and page counts; an existing event log copy is refused too', async () => {
     await cli('workspace', 'create', '--name', 'Acme', '--slug', 'acme');
-    const destination = join(scratch, `backup-json-${counter}.db`);
+    const destination = join(scratch, `backup-json-${counter}`);
     const report = parseJsonOutput(await cli('backup', '--to', destination, '--json'));
-    expect(report).toEqual({ to: destination, pages: expect.any(Number) });
+    expect(report).toEqual({ to: destination, events_to: `${destination}.events.db`, pages: expect.any(Number), event_pages: expect.any(Number) });
     expect(report.pages).toBeGreaterThan(0);
+    const other = join(scratch, `other-${counter}.db`);
+    writeFileSync(join(scratch, `other-${counter}.events.db`), '');
+    const refused = await cli('backup', '--to', other);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(`other-${counter}.events.db already exists`);
+    expect(existsSync(other)).toBe(false);
   });
 });
