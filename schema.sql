@@ -302,7 +302,10 @@ CREATE INDEX report_staging_log_removals ON report_staging_log (site_id, seq) WH
 -- referrer and props are virtual columns read from raw (no bytes stored). AUTOINCREMENT: a seq is never reused after the newest events are deleted, so list and stream
 -- cursors and the projector's position never skip an event. Everything derived is dropped and projected again from
 -- the events (the staging log and staged rows of versions 4-6 go with the write listeners that kept them).
-CREATE TABLE eventlog.events (
+-- Two steps, each writing one file (SQLite commits attached WAL files one at a time): the event log is filled and
+-- committed before anything is dropped from sightline.db, and a crash between steps re-runs them (IF NOT EXISTS,
+-- OR IGNORE).
+CREATE TABLE IF NOT EXISTS eventlog.events (
   seq               INTEGER PRIMARY KEY AUTOINCREMENT,  -- ingest order (list-v2 and stream cursors, the projector)
   site_id           TEXT NOT NULL,
   -- The canonical id only where SQL would read raw's otherwise (a repeated "id" key: JSON.parse, which the collector
@@ -338,21 +341,20 @@ CREATE TABLE eventlog.events (
   referrer          TEXT GENERATED ALWAYS AS (CASE WHEN json_valid(raw) THEN json_extract(raw, '$.referrer') END) VIRTUAL,
   props             TEXT GENERATED ALWAYS AS (CASE WHEN json_valid(raw) THEN json_extract(raw, '$.props') END) VIRTUAL
 );
-INSERT INTO eventlog.events (seq, site_id, id_override, dedup_key, type, ts, received_at, anon_id, user_id, path, query, source,
+INSERT OR IGNORE INTO eventlog.events (seq, site_id, id_override, dedup_key, type, ts, received_at, anon_id, user_id, path, query, source,
   utm_source, utm_medium, utm_campaign, browser, os, device_type, country, region, city, is_bot, is_internal,
   revenue_minor, revenue_currency, raw)
 SELECT seq, site_id, CASE WHEN json_valid(raw) THEN CASE WHEN lower(json_extract(raw, '$.id')) = id THEN NULL ELSE id END ELSE id END, dedup_key, type, ts, received_at, anon_id, user_id, path, query, source, utm_source,
   utm_medium, utm_campaign, browser, os, device_type, country, region, city, is_bot, is_internal, revenue_minor,
   revenue_currency, raw
 FROM main.events ORDER BY seq;
-DROP TABLE main.events;
-CREATE INDEX eventlog.events_by_dedup_key ON events (dedup_key);
-CREATE INDEX eventlog.events_by_site_seq ON events (site_id, seq);
-CREATE INDEX eventlog.events_by_site_ts ON events (site_id, ts);
-CREATE INDEX eventlog.events_by_site_anon ON events (site_id, anon_id, ts);
+CREATE INDEX IF NOT EXISTS eventlog.events_by_dedup_key ON events (dedup_key);
+CREATE INDEX IF NOT EXISTS eventlog.events_by_site_seq ON events (site_id, seq);
+CREATE INDEX IF NOT EXISTS eventlog.events_by_site_ts ON events (site_id, ts);
+CREATE INDEX IF NOT EXISTS eventlog.events_by_site_anon ON events (site_id, anon_id, ts);
 
 -- Quarantined events are written in the acknowledging transaction, so they live beside the events.
-CREATE TABLE eventlog.dlq (
+CREATE TABLE IF NOT EXISTS eventlog.dlq (
   id           TEXT PRIMARY KEY,            -- UUID
   site_id      TEXT NOT NULL,
   payload      TEXT NOT NULL,               -- the exact JSON text received
@@ -360,10 +362,13 @@ CREATE TABLE eventlog.dlq (
   context      TEXT NOT NULL,               -- enrichment inputs for replay (channel, user agent, geo); never the IP
   received_at  TEXT NOT NULL                -- ISO; strictly increasing per site so the cursor never skips a row
 );
-INSERT INTO eventlog.dlq (id, site_id, payload, error, context, received_at)
+INSERT OR IGNORE INTO eventlog.dlq (id, site_id, payload, error, context, received_at)
 SELECT id, site_id, payload, error, context, received_at FROM main.dlq;
+CREATE INDEX IF NOT EXISTS eventlog.dlq_by_site_received ON dlq (site_id, received_at);
+
+-- @commit: the event log holds every event and quarantined event; sightline.db lets go of its copies.
+DROP TABLE main.events;
 DROP TABLE main.dlq;
-CREATE INDEX eventlog.dlq_by_site_received ON dlq (site_id, received_at);
 
 DROP TABLE report_staging_log;
 DROP TABLE report_pending_counters;

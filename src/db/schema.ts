@@ -34,12 +34,24 @@ export function applySchema(db: Database.Database): void {
   }
   for (const section of schemaSections) {
     if (section.version <= current) continue;
-    db.transaction(() => {
-      // Re-check under the write lock: a second process may have migrated meanwhile.
-      const now = db.pragma('user_version', { simple: true }) as number;
-      if (now >= section.version) return;
-      db.exec(section.sql);
-      db.pragma(`user_version = ${section.version}`);
-    }).immediate();
+    const steps = stepsOf(section.sql);
+    steps.forEach((step, index) => {
+      db.transaction(() => {
+        // Re-check under the write lock: a second process may have migrated meanwhile.
+        const now = db.pragma('user_version', { simple: true }) as number;
+        if (now >= section.version) return;
+        db.exec(step);
+        if (index === steps.length - 1) db.pragma(`user_version = ${section.version}`);
+      }).immediate();
+    });
   }
+}
+
+/**
+ * A section's steps, split at "-- @commit" lines: each commits on its own, the version is recorded with the last.
+ * A transaction over both files (sightline.db and the attached event log) is atomic per file only in WAL mode, so a
+ * step writes one file; a crash between steps re-runs the section, so every step but the last must be idempotent.
+ */
+export function stepsOf(sql: string): string[] {
+  return sql.split(/^-- @commit\b.*$/m).filter((step) => step.trim() !== '');
 }
