@@ -21,7 +21,8 @@ export const backupCommand = defineCommand({
       for (const path of [args.to, eventsTo]) if (existsSync(path)) throw new ApiError(409, 'exists', `${path} already exists`);
       await withContext(args, async (context) => {
         const main = await context.db.backup(args.to);
-        const events = await context.db.backup(eventsTo, { attached: eventLogSchema });
+        // better-sqlite3 takes `attached` (the schema to copy); its type declarations do not list it.
+        const events = await context.db.backup(eventsTo, { attached: eventLogSchema } as unknown as Parameters<typeof context.db.backup>[1]);
         output(args, { to: args.to, events_to: eventsTo, pages: main.totalPages, event_pages: events.totalPages }, () =>
           `Backed up ${main.totalPages} pages to ${args.to} and the event log's ${events.totalPages} pages to ${eventsTo}\nRestore: stop the server, copy them into DATA_DIR as sightline.db and events.db`,
         );

@@ -10,6 +10,7 @@ import { type BatchOptions, type BatchResult, projectBatch } from './project-bat
 import { ProjectorLoop, type ProjectorProgress } from './projector-loop.ts';
 import type { ProjectorCommand, ProjectorReport, ProjectorThreadData } from './projector-thread.ts';
 import { readProjectorPosition } from './queries/projector-state.ts';
+import { reconcileProjection } from './reconcile.ts';
 
 /** How long a read of derived data waits for the projector before it answers with what is projected. */
 export const projectionWaitMs = 2_000;
@@ -67,6 +68,7 @@ const projectorNiceness = 19;
  * @example const projection = startProjection({ db, mode: { kind: 'inline' }, committedSeq: () => queue.committedSeq(), clock, metrics });
  */
 export function startProjection(options: ProjectionOptions): Projection {
+  reconcileProjection(options.db, options.clock.now());
   let position = readProjectorPosition(options.db);
   const waiters = new Set<Waiter>();
   const progressListeners = new Set<(position: number) => void>();

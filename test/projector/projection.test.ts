@@ -4,7 +4,7 @@
 // a read right after a 202 counts the event once the projector can run; seqs are never reused after the newest
 // events are deleted, so cursors and the projector's position never skip one; /metrics shows the projector.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { seedWorkspace, startTestServer, type TestServer } from '../_setup.ts';
+import { makeTempDir, seedWorkspace, startTestServer, type TestServer } from '../_setup.ts';
 import { manualClock } from '../admin/_helpers.ts';
 import { send, wireEvent } from '../events/_helpers.ts';
 
@@ -105,5 +105,32 @@ describe('a projector that keeps up', () => {
     expect(JSON.parse(/event: event\ndata: (.*)/.exec(frames)![1]!).id).toBe(after!.id);
     await server.projected();
     expect(server.db.prepare("SELECT count(*) AS n FROM sessions WHERE site_id = 'up' AND anon_id = 'after'").get()).toEqual({ n: 1 });
+  });
+});
+
+describe('a projector position past the end of the event log', () => {
+  it('drops what was derived and projects the log again (power failure with SYNCHRONOUS=normal, a mismatched restore)', async () => {
+    const dataDir = makeTempDir();
+    let server = await startTestServer({ clock, dataDir, projector: 'inline' });
+    await seedWorkspace(server, 'lost', { sites: ['lost'] });
+    await send(server, 'lost', [wireEvent('lost', { ts: clock.iso(), anon_id: 'kept' }), wireEvent('lost', { ts: clock.iso(), anon_id: 'lost' })]);
+    await server.projected();
+    // The log loses its last commit (its rows and its AUTOINCREMENT counter, as a power failure would roll them back);
+    // sightline.db keeps the position that had counted it.
+    const lastSeq = (server.db.prepare('SELECT max(seq) AS seq FROM events').get() as { seq: number }).seq;
+    server.db.prepare('DELETE FROM events WHERE seq = ?').run(lastSeq);
+    server.db.prepare("UPDATE eventlog.sqlite_sequence SET seq = ? WHERE name = 'events'").run(lastSeq - 1);
+    await server.close();
+
+    server = await startTestServer({ clock, dataDir, projector: 'inline' });
+    try {
+      await send(server, 'lost', [wireEvent('lost', { ts: clock.iso(), anon_id: 'after' })]);
+      const summary = await server.request('GET', `/v1/sites/lost/reports/summary-v2?${range}`);
+      // Both events of the log are counted (the one that reused the lost seq included), the lost one is not.
+      expect(summary.body.data).toMatchObject({ visitors: 2, events: 2 });
+      expect(server.db.prepare("SELECT anon_id FROM sessions WHERE site_id = 'lost' ORDER BY anon_id").all()).toEqual([{ anon_id: 'after' }, { anon_id: 'kept' }]);
+    } finally {
+      await server.close();
+    }
   });
 });

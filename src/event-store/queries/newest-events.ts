@@ -4,8 +4,9 @@ import type { Db } from '../../db/open.ts';
 import { preparedOnce } from '../../db/statements.ts';
 
 const statements = preparedOnce((db) => ({
-  // AUTOINCREMENT's counter: a seq once used is never handed out again, even after the newest rows were deleted.
-  newestSeq: db.prepare<[], number | null>("SELECT max(seq) FROM events").pluck(),
+  newestSeq: db.prepare<[], number | null>('SELECT max(seq) FROM events').pluck(),
+  // AUTOINCREMENT's counter: the highest seq ever handed out, deleted rows included.
+  highestIssued: db.prepare<[], number | null>("SELECT seq FROM sqlite_sequence WHERE name = 'events'").pluck(),
   newestReceivedAt: db.prepare<{ site_id: string; upto_seq: number }, number>(
     'SELECT received_at FROM events WHERE site_id = :site_id AND seq <= :upto_seq ORDER BY seq DESC LIMIT 1',
   ).pluck(),
@@ -14,6 +15,11 @@ const statements = preparedOnce((db) => ({
 /** The seq of the newest stored event (0 when there is none). */
 export function newestEventSeq(db: Db): number {
   return (statements(db).newestSeq.get() as number | null) ?? 0;
+}
+
+/** The highest seq the event log has ever handed out (0 when none): it only goes back when the log loses commits. */
+export function highestSeqIssued(db: Db): number {
+  return (statements(db).highestIssued.get() as number | null | undefined) ?? 0;
 }
 
 /**
