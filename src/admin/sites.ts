@@ -53,5 +53,5 @@ export function deleteSite(context: AppContext, actor: Actor, workspace: Workspa
     removeSiteData(context.db, site.id);
     deleteSiteRow(context.db, site.id);
     recordAudit(context, { workspaceId: workspace.id, actor, action: 'site.delete', target: site.id, metadata: { name: site.name } });
-  });
+  }, { eventLog: true });
 }

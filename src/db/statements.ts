@@ -19,7 +19,25 @@ export function preparedOnce<T>(build: (db: Db) => T): (db: Db) => T {
   };
 }
 
-/** Runs `work` in a BEGIN IMMEDIATE transaction: it commits or rolls back as one. */
-export function inWriteTransaction<T>(db: Db, work: () => T): T {
-  return db.transaction(work).immediate();
+const mainWriteLocks = preparedOnce((db) => db.prepare('UPDATE main.workspaces SET id = id WHERE 0'));
+
+export interface WriteTransactionOptions {
+  /** The work writes the event log too (site deletion, the DLQ): lock it from the start as well. */
+  eventLog?: boolean;
+}
+
+/**
+ * Runs `work` in a write transaction that holds sightline.db's write lock from its start (a second writer queues
+ * behind the busy timeout instead of failing halfway); it commits or rolls back as one. BEGIN IMMEDIATE would lock
+ * every attached file, the event log included, and hold the ingest writer's commits for as long: a no-op write to a
+ * table of sightline.db takes that file's lock alone. With `eventLog`, both files are locked from the start.
+ */
+export function inWriteTransaction<T>(db: Db, work: () => T, options: WriteTransactionOptions = {}): T {
+  if (options.eventLog) return db.transaction(work).immediate();
+  return db
+    .transaction(() => {
+      mainWriteLocks(db).run();
+      return work();
+    })
+    .deferred();
 }

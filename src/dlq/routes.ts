@@ -101,7 +101,7 @@ export function mountDlq(app: H3, context: AppContext, ingest: IngestService): v
       inWriteTransaction(context.db, () => {
         deleteDlqRow(context.db, row.id);
         recordAudit(context, { workspaceId: site.workspace_id, actor: actorOf(caller), action: 'dlq.replay', target: row.id, metadata: { site_id: site.id } });
-      });
+      }, { eventLog: true });
       return { id: row.id, replayed_at: replayedAt };
     },
   });

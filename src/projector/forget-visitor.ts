@@ -13,7 +13,7 @@ import { RollupDelta } from './rollup/rollup-delta.ts';
 import { countWholeVisit } from './rollup/visit-contributions.ts';
 
 /**
- * @example inWriteTransaction(db, () => { forgetVisitor(db, 'blog', 'anon-1'); deleteEventsOfVisitor(db, 'blog', 'anon-1'); });
+ * @example inWriteTransaction(db, () => { forgetVisitor(db, 'blog', 'anon-1'); deleteEventsOfVisitor(db, 'blog', 'anon-1'); }, { eventLog: true });
  */
 export function forgetVisitor(db: Db, siteId: string, anonId: string): void {
   const vid = findVisitorNumber(db, siteId, anonId);

@@ -83,3 +83,28 @@ describe('upgrading to the event log (schema version 7)', () => {
     log.close();
   });
 });
+
+describe('write transactions', () => {
+  it('lock sightline.db alone unless they write the event log, so administration never holds the ingest writer', async () => {
+    const { inWriteTransaction } = await import('../../src/db/statements.ts');
+    const dataDir = makeTempDir();
+    const db = openDatabase(join(dataDir, 'sightline.db'));
+    const log = new Database(join(dataDir, 'events.db'));
+    const main = new Database(join(dataDir, 'sightline.db'));
+    const lockable = (other: Database.Database) => {
+      try {
+        other.exec('BEGIN IMMEDIATE');
+        other.exec('ROLLBACK');
+        return true;
+      } catch (error) {
+        return (error as { code?: string }).code === 'SQLITE_BUSY' ? false : Promise.reject(error);
+      }
+    };
+    for (const other of [log, main]) other.pragma('busy_timeout = 0');
+    inWriteTransaction(db, () => {
+      expect([lockable(log), lockable(main)]).toEqual([true, false]);
+    });
+    inWriteTransaction(db, () => expect([lockable(log), lockable(main)]).toEqual([false, false]), { eventLog: true });
+    for (const handle of [log, main, db]) handle.close();
+  });
+});

@@ -133,10 +133,14 @@ async function send(siteIds: string[], events: GeneratedEvent[], order: number[]
 function forget(siteId: string, anonId: string): void {
   // What a GDPR deletion does (docs/architecture.md): take the visitor out of everything projected, then delete its
   // events, in one transaction (whatever the projector has not reached yet is deleted before it does).
-  inWriteTransaction(server.db, () => {
-    forgetVisitor(server.db, siteId, anonId);
-    server.db.prepare('DELETE FROM events WHERE site_id = ? AND anon_id = ?').run(siteId, anonId);
-  });
+  inWriteTransaction(
+    server.db,
+    () => {
+      forgetVisitor(server.db, siteId, anonId);
+      server.db.prepare('DELETE FROM events WHERE site_id = ? AND anon_id = ?').run(siteId, anonId);
+    },
+    { eventLog: true },
+  );
 }
 
 interface Case {

@@ -26,7 +26,10 @@ const isIn = (column: string, parameter: string) => `(:${parameter} IS NULL OR $
 
 // An event's visit: the visitor's (same site, anon_id and internal flag) latest visit starting at or before it.
 // Visits are disjoint, so that one holds the event (end_ts is checked all the same).
+// With a visit filter, only events the projector has reached (seq <= its position): their visits are derived, so the
+// answer is as of that position like a report's, never a mix of projected and unprojected visits.
 export const eventFilterSql = `e.is_bot = 0 AND (e.is_internal = 0 OR :with_internal = 1) AND ${isIn('e.path', 'path')}
+  AND (:visit_filtered = 0 OR e.seq <= (SELECT position FROM projector_state WHERE id = 1))
   AND (:visit_filtered = 0 OR EXISTS (
     SELECT 1 FROM sessions s
     WHERE s.id = (
