@@ -2,7 +2,7 @@
 import { toIso } from '../clock.ts';
 import { wireFieldsOf } from '../event-store/wire-fields.ts';
 import type { EventItem } from './answers.ts';
-import type { EventRow } from './queries/list-event-rows.ts';
+import type { EventRow } from '../event-store/queries/list-event-rows.ts';
 
 /**
  * @example toEventItem(row) // → { id, type: 'pageview', ts: '2026-03-01T12:00:00.000Z', …, props: null }

@@ -9,8 +9,8 @@ import { fingerprintOf, signCursor, verifyCursor } from '../reports/cursor.ts';
 import { boundsOfRange, type StreamParams } from './event-params.ts';
 import { toEventItem } from './event-item.ts';
 import { newestEventSeq } from '../event-store/queries/newest-events.ts';
-import { toEventFilterParams } from './queries/event-filter.ts';
-import { listStreamEventRows } from './queries/stream-event-rows.ts';
+import { toEventFilterParams } from '../event-store/queries/event-filter.ts';
+import { listStreamEventRows } from '../event-store/queries/stream-event-rows.ts';
 import type { StreamHub } from './stream-hub.ts';
 
 const cursorKind = 'events-stream';

@@ -4,15 +4,15 @@
 import { toIso } from '../clock.ts';
 import type { AppContext } from '../context.ts';
 import { buildMeta } from '../reports/meta.ts';
-import type { CommonParams } from '../reports/params.ts';
+import type { CommonParams } from '../http/common-params.ts';
 import { dayOf, toDateText } from '../projector/periods.ts';
 import type { ReportScope } from '../reports/scope.ts';
 import { inSnapshot, readFreshness } from '../reports/snapshot.ts';
 import type { EventActivityAnswer } from './answers.ts';
 import { type ActivityParams, activityBucketMs, activityWindowMs, boundsOfRange } from './event-params.ts';
 import { eventMeasures } from './measures.ts';
-import { toEventFilterParams } from './queries/event-filter.ts';
-import { countPathBuckets } from './queries/path-bucket-counts.ts';
+import { toEventFilterParams } from '../event-store/queries/event-filter.ts';
+import { countPathBuckets } from '../event-store/queries/path-bucket-counts.ts';
 
 const bucketCount = activityWindowMs / activityBucketMs;
 

@@ -1,14 +1,14 @@
 // GET /sites/:siteId/events/overview-v2: the exact number of events in the range and the most frequent types.
 import type { AppContext } from '../context.ts';
 import { buildMeta } from '../reports/meta.ts';
-import type { CommonParams } from '../reports/params.ts';
+import type { CommonParams } from '../http/common-params.ts';
 import type { ReportScope } from '../reports/scope.ts';
 import { inSnapshot, readFreshness } from '../reports/snapshot.ts';
 import type { EventOverviewAnswer } from './answers.ts';
 import { boundsOfRange } from './event-params.ts';
 import { eventMeasures } from './measures.ts';
-import { toEventFilterParams } from './queries/event-filter.ts';
-import { countEventTypes } from './queries/event-type-counts.ts';
+import { toEventFilterParams } from '../event-store/queries/event-filter.ts';
+import { countEventTypes } from '../event-store/queries/event-type-counts.ts';
 
 /** types lists at most this many (the total counts every type). */
 export const overviewTypeLimit = 50;

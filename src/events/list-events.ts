@@ -4,16 +4,16 @@
 import type { AppContext } from '../context.ts';
 import { fingerprintOf, signCursor, verifyCursor } from '../reports/cursor.ts';
 import { buildMeta } from '../reports/meta.ts';
-import type { CommonParams } from '../reports/params.ts';
+import type { CommonParams } from '../http/common-params.ts';
 import type { ReportScope } from '../reports/scope.ts';
 import { inSnapshot, readFreshness } from '../reports/snapshot.ts';
 import type { EventListAnswer } from './answers.ts';
 import { boundsOfRange } from './event-params.ts';
 import { toEventItem } from './event-item.ts';
 import { eventMeasures } from './measures.ts';
-import { toEventFilterParams } from './queries/event-filter.ts';
-import { findFirstSeqInRange } from './queries/first-seq-in-range.ts';
-import { type EventRow, listEventRows } from './queries/list-event-rows.ts';
+import { toEventFilterParams } from '../event-store/queries/event-filter.ts';
+import { findFirstSeqInRange } from '../event-store/queries/first-seq-in-range.ts';
+import { type EventRow, listEventRows } from '../event-store/queries/list-event-rows.ts';
 
 const cursorKind = 'events-list';
 

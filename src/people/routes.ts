@@ -5,7 +5,7 @@ import type { AppContext } from '../context.ts';
 import { queryParams, refusals } from '../http/refusals.ts';
 import { addRoute } from '../http/routes.ts';
 import { parseQuery } from '../http/validate.ts';
-import { reportAccessRefusals } from '../reports/report-errors.ts';
+import { reportAccessRefusals } from '../http/common-param-errors.ts';
 import { resolveReportSite } from '../reports/scope.ts';
 import { TimelineAnswer, TimelineQuery, timelineQueryDocs, userTimeline } from './timeline.ts';
 

@@ -10,8 +10,8 @@ import type { QueryParameterDoc } from '../http/routes.ts';
 import { integerParam, parseIsoTimestamp } from '../http/validate.ts';
 import { wireFieldsOf } from '../event-store/wire-fields.ts';
 import { inSnapshot } from '../reports/snapshot.ts';
-import { type AnonTimelineEventRow, listAnonTimelineEvents } from './queries/anon-timeline-events.ts';
-import { listUserAnonIds } from './queries/user-anon-ids.ts';
+import { type AnonTimelineEventRow, listAnonTimelineEvents } from '../event-store/queries/anon-timeline-events.ts';
+import { listUserAnonIds } from '../projector/queries/user-anon-ids.ts';
 
 export const defaultTimelineLimit = 50;
 export const maxTimelineLimit = 500;

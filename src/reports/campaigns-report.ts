@@ -4,7 +4,7 @@ import type { AppContext } from '../context.ts';
 import { fromMinorUnits } from '../money/minor-units.ts';
 import type { CampaignsAnswer } from './answers.ts';
 import { Dim, parseCampaignKey } from '../projector/dimensions.ts';
-import type { CommonParams } from './params.ts';
+import type { CommonParams } from '../http/common-params.ts';
 import { field } from '../projector/rollup/counter-shard.ts';
 import type { ReportScope } from './scope.ts';
 import { rankByVisits } from './visits-ranking.ts';

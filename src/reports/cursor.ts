@@ -4,7 +4,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { AppContext } from '../context.ts';
 import type { Db } from '../db/open.ts';
-import { reportErrors } from './report-errors.ts';
+import { reportErrors } from '../http/common-param-errors.ts';
 import { insertStateValueIfMissing, readStateValue } from './queries/state-rows.ts';
 
 const secretName = 'cursor_secret';

@@ -2,18 +2,8 @@
 // grouped by nothing, by day or by a dimension's values, and exact visitor counts for the groups it shows.
 import type { Counters } from '../projector/rollup/counter-shard.ts';
 import type { Dim } from '../projector/dimensions.ts';
+import type { ReportFilters, ReportRange } from '../http/common-params.ts';
 
-/** The seven list filters and the source filter (CONTRACT section 5), as applied. */
-export interface ReportFilters {
-  source?: string[];
-  device?: string[];
-  browser?: string[];
-  os?: string[];
-  country?: string[];
-  region?: string[];
-  city?: string[];
-  path?: string[];
-}
 
 export type Grouping = { by: 'all' } | { by: 'day' } | { by: 'value'; dim: Dim };
 
@@ -33,10 +23,6 @@ export interface GroupedReport {
   computedFrom: 'rollups' | 'events';
 }
 
-export interface ReportRange {
-  fromDay: number;
-  toDay: number;
-}
 
 export interface ReportSelection {
   siteIds: readonly string[];

@@ -3,7 +3,8 @@
 import type { AppContext } from '../context.ts';
 import type { LegacyEventsAnswer, LegacyPageviewsAnswer, LegacySessionsAnswer } from './answers.ts';
 import { Dim } from '../projector/dimensions.ts';
-import type { ReportRange, ReportSelection } from './grouping.ts';
+import type { ReportSelection } from './grouping.ts';
+import type { ReportRange } from '../http/common-params.ts';
 import { averageSeconds, ratio } from './meta.ts';
 import { toDateText } from '../projector/periods.ts';
 import { readProjectorPosition } from '../projector/queries/projector-state.ts';

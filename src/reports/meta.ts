@@ -2,7 +2,7 @@
 // paging state.
 import { toIso } from '../clock.ts';
 import type { ReportMeta } from './answers.ts';
-import { appliedFilters, type CommonParams } from './params.ts';
+import { appliedFilters, type CommonParams } from '../http/common-params.ts';
 import { dayOf } from '../projector/periods.ts';
 import type { ReportScope } from './scope.ts';
 import type { Freshness } from './snapshot.ts';

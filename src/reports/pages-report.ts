@@ -6,7 +6,7 @@ import { fingerprintOf, signCursor, verifyCursor } from './cursor.ts';
 import { Dim } from '../projector/dimensions.ts';
 import { buildMeta } from './meta.ts';
 import { measuresOf } from './measures.ts';
-import type { CommonParams } from './params.ts';
+import type { CommonParams } from '../http/common-params.ts';
 import { rankRows } from './ranked-rows.ts';
 import { groupedReport } from './read/grouped-report.ts';
 import { field } from '../projector/rollup/counter-shard.ts';

@@ -17,10 +17,10 @@ import {
 import { campaignsReport } from './campaigns-report.ts';
 import { legacyEvents, legacyPageviews, legacySessions } from './legacy-reports.ts';
 import { pagesReport } from './pages-report.ts';
-import { commonParams, cursorParam, dateParams, limitParam } from './param-docs.ts';
-import { maxRangeDays, parseBoolean, parseCommonParams, parseDateRange, parseLimit, type QueryValues, single } from './params.ts';
+import { commonParams, cursorParam, dateParams, limitParam } from '../http/common-param-docs.ts';
+import { maxRangeDays, parseBoolean, parseCommonParams, parseDateRange, parseLimit, type QueryValues, single } from '../http/common-params.ts';
 import { prepareReports } from './prepare-reports.ts';
-import { dateRangeRefusals, reportAccessRefusals, v2Refusals } from './report-errors.ts';
+import { dateRangeRefusals, reportAccessRefusals, v2Refusals } from '../http/common-param-errors.ts';
 import { resolveReportSite, toReportScope } from './scope.ts';
 import { sourcesReport } from './sources-report.ts';
 import { summaryReport } from './summary-report.ts';

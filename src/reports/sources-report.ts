@@ -3,7 +3,7 @@ import type { AppContext } from '../context.ts';
 import type { SourcesAnswer } from './answers.ts';
 import { Dim } from '../projector/dimensions.ts';
 import { ratio } from './meta.ts';
-import type { CommonParams } from './params.ts';
+import type { CommonParams } from '../http/common-params.ts';
 import { field } from '../projector/rollup/counter-shard.ts';
 import type { ReportScope } from './scope.ts';
 import { rankByVisits } from './visits-ranking.ts';

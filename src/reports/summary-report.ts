@@ -4,7 +4,7 @@ import type { SummaryAnswer } from './answers.ts';
 import { type GroupTotals, type ReportSelection } from './grouping.ts';
 import { averageSeconds, buildMeta, ratio } from './meta.ts';
 import { measuresOf } from './measures.ts';
-import type { CommonParams } from './params.ts';
+import type { CommonParams } from '../http/common-params.ts';
 import { toDateText } from '../projector/periods.ts';
 import { groupedReport } from './read/grouped-report.ts';
 import { type Counters, emptyCounters, field } from '../projector/rollup/counter-shard.ts';

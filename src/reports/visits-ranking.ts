@@ -5,7 +5,7 @@ import type { ReportMeta } from './answers.ts';
 import type { Dim } from '../projector/dimensions.ts';
 import { type MeasureName, measuresOf } from './measures.ts';
 import { buildMeta } from './meta.ts';
-import type { CommonParams } from './params.ts';
+import type { CommonParams } from '../http/common-params.ts';
 import { type RankedRow, rankRows } from './ranked-rows.ts';
 import { groupedReport } from './read/grouped-report.ts';
 import { field } from '../projector/rollup/counter-shard.ts';

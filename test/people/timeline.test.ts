@@ -2,8 +2,8 @@
 // before the binding and without user_id included), limit and before, tie-safe paging by next_before, the fields
 // shown (never raw, props or the user agent), user_not_found, access and the query plan.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { anonTimelineEventsSql } from '../../src/people/queries/anon-timeline-events.ts';
-import { userAnonIdsSql } from '../../src/people/queries/user-anon-ids.ts';
+import { anonTimelineEventsSql } from '../../src/event-store/queries/anon-timeline-events.ts';
+import { userAnonIdsSql } from '../../src/projector/queries/user-anon-ids.ts';
 import { makeEvent, seedWorkspace, startTestServer, type TestServer } from '../_setup.ts';
 import { isoPattern, manualClock, prefixes, uuidPattern } from '../admin/_helpers.ts';
 

@@ -2,7 +2,8 @@
 // (docs/reports.md): visit dimensions select whole visits by their first event, the path filter selects events
 // and, for visit measures, the entry page; events count on their day, visit measures on the visit's first day.
 import { Dim, pageKeyOf, purchaseType, type VisitDim, visitDims, visitDimValue } from '../../projector/dimensions.ts';
-import type { GroupedReport, GroupTotals, Grouping, ReportFilters, ReportRange } from '../grouping.ts';
+import type { GroupedReport, GroupTotals, Grouping } from '../grouping.ts';
+import type { ReportFilters, ReportRange } from '../../http/common-params.ts';
 import { dayOf } from '../../projector/periods.ts';
 import type { RawEventRow } from '../../event-store/queries/raw-window-events.ts';
 import { emptyCounters, field } from '../../projector/rollup/counter-shard.ts';

@@ -4,7 +4,8 @@
 // events projected since are recomputed from raw events and their difference taken out.
 import type { Db } from '../../db/open.ts';
 import { Dim, visitDimByFilter } from '../../projector/dimensions.ts';
-import type { GroupedReport, GroupTotals, Grouping, ReportFilters, ReportSelection } from '../grouping.ts';
+import type { GroupedReport, GroupTotals, Grouping, ReportSelection } from '../grouping.ts';
+import type { ReportFilters } from '../../http/common-params.ts';
 import { listVisitorsNewerThan } from '../../event-store/queries/raw-window-events.ts';
 import { rawGroups, toGroupedReport } from '../raw/raw-grouped.ts';
 import { loadRawVisits } from '../raw/raw-visits.ts';

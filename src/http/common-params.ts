@@ -1,9 +1,27 @@
 // The common report parameters (spec, "Common report parameters"; CONTRACT section 5): inclusive UTC dates,
 // scope, source and the seven list filters, internal traffic, timezone and bots, limit. Refusals are structured
 // 400s with stable codes (src/reports/report-errors.ts).
-import type { ReportFilters, ReportRange } from './grouping.ts';
 import { parseDateText } from '../projector/periods.ts';
-import { reportErrors } from './report-errors.ts';
+import { reportErrors } from './common-param-errors.ts';
+
+/** The seven list filters and the source filter (CONTRACT section 5), as applied. */
+export interface ReportFilters {
+  source?: string[];
+  device?: string[];
+  browser?: string[];
+  os?: string[];
+  country?: string[];
+  region?: string[];
+  city?: string[];
+  path?: string[];
+}
+
+/** An inclusive range of UTC days (day numbers since the epoch). */
+export interface ReportRange {
+  fromDay: number;
+  toDay: number;
+}
+
 
 export const maxRangeDays = 367;
 export const maxFilterValues = 20;
