@@ -1,4 +1,4 @@
-// The projector thread's entry: its own connection to sightline.db (the event log attached, read only), the
+// The projector thread's entry: its own connection to sightline.db (the event log attached; it only reads it), the
 // projector loop, and progress reported to the HTTP thread. Bundled to dist/projector-thread.mjs.
 import { readlinkSync } from 'node:fs';
 import { setPriority } from 'node:os';

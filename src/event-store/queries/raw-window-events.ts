@@ -2,29 +2,14 @@
 // events of one visitor in a window, and the visitors with events newer than a watermark.
 import type { Db } from '../../db/open.ts';
 import { preparedOnce } from '../../db/statements.ts';
+import type { LoggedEvent } from '../stored-event.ts';
 
-export interface RawEventRow {
-  seq: number;
-  site_id: string;
-  anon_id: string;
-  is_internal: 0 | 1;
-  ts: number;
-  type: string;
-  path: string | null;
-  query: string | null;
-  source: string;
-  utm_source: string | null;
-  utm_medium: string | null;
-  utm_campaign: string | null;
-  device_type: string | null;
-  browser: string | null;
-  os: string | null;
-  country: string | null;
-  region: string | null;
-  city: string | null;
-  revenue_minor: number | null;
-  revenue_currency: string | null;
-}
+/** The columns a from-scratch visit computation needs (the query below selects exactly these). */
+export type RawEventRow = Pick<
+  LoggedEvent,
+  | 'seq' | 'site_id' | 'anon_id' | 'is_internal' | 'ts' | 'type' | 'path' | 'query' | 'source' | 'utm_source' | 'utm_medium'
+  | 'utm_campaign' | 'device_type' | 'browser' | 'os' | 'country' | 'region' | 'city' | 'revenue_minor' | 'revenue_currency'
+>;
 
 export interface WindowParams {
   site_id: string;
