@@ -41,3 +41,18 @@ export function inWriteTransaction<T>(db: Db, work: () => T, options: WriteTrans
     })
     .deferred();
 }
+
+/**
+ * Runs `work` with the busy timeout off: a write that can be skipped (a key's last use) fails at once instead of
+ * blocking the HTTP thread while the projector holds sightline.db's write lock.
+ * @example runWithoutWaiting(db, () => touchKeyLastUsed(db, id, now)); // throws SQLITE_BUSY when the lock is taken
+ */
+export function runWithoutWaiting<T>(db: Db, work: () => T): T {
+  const timeout = db.pragma('busy_timeout', { simple: true }) as number;
+  db.pragma('busy_timeout = 0');
+  try {
+    return work();
+  } finally {
+    db.pragma(`busy_timeout = ${timeout}`);
+  }
+}

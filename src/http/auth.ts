@@ -7,6 +7,7 @@ import { toIso } from '../clock.ts';
 import type { AppContext } from '../context.ts';
 import type { Db } from '../db/open.ts';
 import { ApiError } from './errors.ts';
+import { runWithoutWaiting } from '../db/statements.ts';
 
 export const allScopes = ['ingest:write', 'query:read', 'admin', 'integrations:write'] as const;
 export type Scope = (typeof allScopes)[number];
@@ -71,9 +72,9 @@ function recordKeyUse(context: AppContext, keyId: string): void {
   if (previous !== undefined && now - previous < lastUsedWriteIntervalMs) return;
   writes.set(keyId, now);
   try {
-    touchKeyLastUsed(context.db, keyId, toIso(now));
+    runWithoutWaiting(context.db, () => touchKeyLastUsed(context.db, keyId, toIso(now)));
   } catch {
-    // A busy database must not fail the request; the next use a minute later writes it.
+    // A busy database (a projector batch) must neither fail nor hold the request: the next use writes it.
     writes.delete(keyId);
   }
 }

@@ -107,4 +107,17 @@ describe('write transactions', () => {
     inWriteTransaction(db, () => expect([lockable(log), lockable(main)]).toEqual([false, false]), { eventLog: true });
     for (const handle of [log, main, db]) handle.close();
   });
+
+  it('a write that can be skipped fails at once on a taken lock, and the busy timeout comes back', async () => {
+    const { runWithoutWaiting } = await import('../../src/db/statements.ts');
+    const dataDir = makeTempDir();
+    const db = openDatabase(join(dataDir, 'sightline.db'));
+    const holder = new Database(join(dataDir, 'sightline.db'));
+    expect(runWithoutWaiting(db, () => db.pragma('busy_timeout', { simple: true }))).toBe(0);
+    holder.exec('BEGIN IMMEDIATE');
+    expect(() => runWithoutWaiting(db, () => db.prepare("UPDATE workspaces SET name = 'x'").run())).toThrow(expect.objectContaining({ code: 'SQLITE_BUSY' }));
+    expect(db.pragma('busy_timeout', { simple: true })).toBe(5000);
+    holder.exec('ROLLBACK');
+    for (const handle of [holder, db]) handle.close();
+  });
 });
