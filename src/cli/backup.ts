@@ -20,11 +20,14 @@ export const backupCommand = defineCommand({
       const eventsTo = eventLogBackupPath(args.to);
       for (const path of [args.to, eventsTo]) if (existsSync(path)) throw new ApiError(409, 'exists', `${path} already exists`);
       await withContext(args, async (context) => {
-        const main = await context.db.backup(args.to);
+        // All pages in one step: a step-wise backup starts over whenever another connection writes the file, so
+        // under steady ingest (or projector batches) it might never finish. One step reads one consistent snapshot.
+        const wholeFile = () => 0x7fffffff;
+        const main = await context.db.backup(args.to, { progress: wholeFile });
         // better-sqlite3 takes `attached` (the schema to copy); its type declarations do not list it.
-        const events = await context.db.backup(eventsTo, { attached: eventLogSchema } as unknown as Parameters<typeof context.db.backup>[1]);
+        const events = await context.db.backup(eventsTo, { attached: eventLogSchema, progress: wholeFile } as unknown as Parameters<typeof context.db.backup>[1]);
         output(args, { to: args.to, events_to: eventsTo, pages: main.totalPages, event_pages: events.totalPages }, () =>
-          `Backed up ${main.totalPages} pages to ${args.to} and the event log's ${events.totalPages} pages to ${eventsTo}\nRestore: stop the server, copy them into DATA_DIR as sightline.db and events.db`,
+          `Backed up ${main.totalPages} pages to ${args.to} and the event log's ${events.totalPages} pages to ${eventsTo}\nRestore: stop the server, remove DATA_DIR's *-wal and *-shm files, copy these into DATA_DIR as sightline.db and events.db`,
         );
       });
     }),
