@@ -1,5 +1,5 @@
-// Builds dist/ once before the suite: the CLI tests run the bundle, and every app's writer thread runs
-// dist/writer-thread.mjs.
+// Builds dist/ once before the suite: the CLI tests run the bundle, every app's projector thread runs
+// dist/projector-thread.mjs, and INGEST_WRITER=thread runs dist/writer-thread.mjs.
 import { execFileSync } from 'node:child_process';
 
 export default function setup(): void {

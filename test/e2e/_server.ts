@@ -1,5 +1,5 @@
-// The shipped server as a user starts it: `node bin/sightline serve --port 0` (the bundle in dist/, with its writer
-// thread as in production) on a fresh DATA_DIR, driven only over HTTP. Not a test file itself.
+// The shipped server as a user starts it: `node bin/sightline serve --port 0` (the bundle in dist/, with its projector
+// thread and inline commits as in production) on a fresh DATA_DIR, driven only over HTTP. Not a test file itself.
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
