@@ -115,9 +115,9 @@ export function writeBenchPlan(dir) {
   return planPath;
 }
 
-/** Sightline from `serverRoot` with the bench plan and limits out of the way, and the bench workspace and site. */
+/** Sightline from `serverRoot`, started as a user starts it (bin/sightline, with its launcher's flags), with the bench plan and limits out of the way, and the bench workspace and site. */
 export async function startBenchServer(serverRoot, dataDir, env = {}) {
-  const server = await startProcess(process.execPath, [join(serverRoot, 'bin', 'sightline'), 'serve', '--port', '0'], {
+  const server = await startProcess(join(serverRoot, 'bin', 'sightline'), ['serve', '--port', '0'], {
     DATA_DIR: dataDir,
     ADMIN_TOKEN: adminToken,
     SCHEMA_BUNDLE_PATH: writeBenchPlan(dataDir),

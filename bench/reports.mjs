@@ -52,7 +52,7 @@ export async function run(args) {
   const dataDir = keptDir ?? mkdtempSync(join(tmpdir(), 'sightline-bench-reports-'));
   const reuse = keptDir !== undefined && existsSync(join(keptDir, 'sightline.db'));
   const serverEnv = { DATA_DIR: dataDir, ADMIN_TOKEN: adminToken, RATE_LIMIT_SITE: '10000000', RATE_LIMIT_IP: '10000000' };
-  const serve = () => startProcess(process.execPath, [join(root, 'bin', 'sightline'), 'serve', '--port', '0'], serverEnv);
+  const serve = () => startProcess(join(root, 'bin', 'sightline'), ['serve', '--port', '0'], serverEnv);
   try {
     let server;
     if (!reuse) {
