@@ -5,6 +5,7 @@
 import { findSite } from '../admin/queries/find-site.ts';
 import type { Db } from '../db/open.ts';
 import { listEventsAfter } from '../event-store/queries/events-after.ts';
+import { highestSeqIssued } from '../event-store/queries/newest-events.ts';
 import { bindIdentity } from './queries/identity-rows.ts';
 import { readProjectorPosition, saveProjectorPosition, touchProjectorState } from './queries/projector-state.ts';
 import { applyRollups } from './rollup/apply-rollups.ts';
@@ -44,7 +45,13 @@ export function projectBatch(db: Db, options: BatchOptions): BatchResult {
       touchProjectorState(db, options.now);
       const position = readProjectorPosition(db);
       const events = listEventsAfter(db, position, options.maxEvents);
-      if (events.length === 0) return { events: 0, position, oldestReceivedAt: null };
+      // Read to the log's end: the position passes the seqs of deleted events too (in the same snapshot every seq
+      // issued is committed), so a read waiting for the newest committed seq is not kept waiting by a deletion.
+      const end = events.length < options.maxEvents ? highestSeqIssued(db) : 0;
+      if (events.length === 0) {
+        if (end > position) saveProjectorPosition(db, end, options.now);
+        return { events: 0, position: Math.max(position, end), oldestReceivedAt: null };
+      }
       const delta = new RollupDelta();
       const siteExists = new Map<string, boolean>();
       const visitorNumbers = new Map<string, number | undefined>();
@@ -65,7 +72,7 @@ export function projectBatch(db: Db, options: BatchOptions): BatchResult {
         options.afterEvent?.(index + 1);
       });
       applyRollups(db, delta);
-      const reached = events[events.length - 1]!.seq;
+      const reached = Math.max(events[events.length - 1]!.seq, end);
       saveProjectorPosition(db, reached, options.now);
       // Seqs follow commits, so the first event read is the one committed first.
       return { events: events.length, position: reached, oldestReceivedAt: events[0]!.received_at };

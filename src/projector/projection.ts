@@ -188,7 +188,7 @@ export function startProjection(options: ProjectionOptions): Projection {
       if (host.kind === 'thread') throw new Error('the projector runs on its own thread');
       const started = performance.now();
       const result = projectBatch(options.db, { maxEvents: maxEventsPerBatch, now: options.clock.now(), ...batch });
-      if (result.events > 0) onProgress({ ...result, batchMs: performance.now() - started });
+      if (result.position > position) onProgress({ ...result, batchMs: performance.now() - started });
       return result;
     },
     watchProgress: (listener) => {

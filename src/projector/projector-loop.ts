@@ -66,8 +66,9 @@ export class ProjectorLoop {
     try {
       const result = projectBatch(this.options.db, { maxEvents: this.options.maxEventsPerBatch, now: this.options.now() });
       events = result.events;
+      const moved = result.position > this.position;
       this.position = result.position;
-      if (events > 0) this.options.onProgress({ ...result, batchMs: performance.now() - started });
+      if (moved) this.options.onProgress({ ...result, batchMs: performance.now() - started });
     } catch (error) {
       this.failedAt = performance.now();
       this.options.onError(error);
