@@ -88,6 +88,7 @@ export function createApp(options: CreateAppOptions): SightlineApp {
     clock: context.clock,
     metrics,
     checkpoints: options.checkpoint === 'projector-thread',
+    onEventLogBacklog: () => ingest.writeQueue.finishCheckpoint(),
   });
   ingest.writeQueue.watchCommits({ committed: (seq) => projection.committed(seq), closed: () => undefined });
   mountHealth(h3, context);

@@ -28,7 +28,7 @@ export function databasePath(dataDir: string): string {
 }
 
 export async function startServer(config: Config): Promise<RunningServer> {
-  const db = openDatabase(databasePath(config.dataDir));
+  const db = openDatabase(databasePath(config.dataDir), { logCacheMiB: 8 });
   const adminToken = resolveAdminToken(config, cryptoRandom);
   const app = createApp({ db, config, adminToken: adminToken.token, checkpoint: 'projector-thread' });
   const server = createHttpServer(app);

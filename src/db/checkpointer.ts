@@ -2,7 +2,7 @@
 // checkpoints would otherwise run inside a commit and turn a 0.5 ms group commit into a 10 ms one. The server runs
 // the timer on the projector thread (background priority, a connection to both files already); tests and apps
 // without that thread run it here.
-import type { Db } from './open.ts';
+import { type Db, eventLogSchema } from './open.ts';
 
 /** Where the periodic checkpoints run: on this thread, or on the projector thread (the server). */
 export type CheckpointMode = 'here' | 'projector-thread';
@@ -15,17 +15,47 @@ export interface Checkpointer {
 export const checkpointIntervalMs = 1_000;
 
 /**
- * PASSIVE checkpoints of every file of `db` every `intervalMs` (a checkpoint without a schema name covers every
- * attached database); returns the function that stops them.
+ * Frames left in the event log's WAL after a checkpoint from which its writer is asked to finish the job (32 MiB of
+ * 4 KiB pages). A checkpoint on another thread never catches up with a writer committing hundreds of times a second:
+ * frames arrive while it copies, so the WAL is never wholly copied back, never restarted, and grows without bound
+ * (2 GB a minute at 2,000 events/s). The writer, between two of its commits, copies the few frames that arrived
+ * since; its next commit then starts the WAL over (docs/ingest.md, "Checkpoints").
  */
-export function checkpointPeriodically(db: Db, intervalMs = checkpointIntervalMs): () => void {
+export const eventLogFinishFrames = 8192;
+
+/** What `PRAGMA wal_checkpoint` answers: [busy, frames in the WAL, frames copied back]. */
+interface CheckpointRow {
+  busy: number;
+  log: number;
+  checkpointed: number;
+}
+
+/** A PASSIVE checkpoint of one file of `db` (`schema`: 'main' or an attached name); null when it failed. */
+export function checkpointPassive(db: Db, schema = 'main'): CheckpointRow | null {
+  try {
+    return (db.pragma(`${schema}.wal_checkpoint(PASSIVE)`) as CheckpointRow[])[0] ?? null;
+  } catch {
+    // busy or closing: the next tick tries again
+    return null;
+  }
+}
+
+export interface PeriodicCheckpoints {
+  intervalMs?: number;
+  /** Heard when the event log's WAL still holds `finishFrames` or more after a checkpoint: its writer should finish it. */
+  onEventLogBacklog?: () => void;
+  finishFrames?: number;
+}
+
+/** PASSIVE checkpoints of every file of `db` every `intervalMs`; returns the function that stops them. */
+export function checkpointPeriodically(db: Db, options: PeriodicCheckpoints = {}): () => void {
+  const finishFrames = options.finishFrames ?? eventLogFinishFrames;
   const timer = setInterval(() => {
-    try {
-      if (db.open) db.pragma('wal_checkpoint(PASSIVE)');
-    } catch {
-      // busy: the next tick tries again
-    }
-  }, intervalMs);
+    if (!db.open) return;
+    checkpointPassive(db, 'main');
+    const log = checkpointPassive(db, eventLogSchema);
+    if (log && log.log >= finishFrames) options.onEventLogBacklog?.();
+  }, options.intervalMs ?? checkpointIntervalMs);
   timer.unref();
   return () => clearInterval(timer);
 }

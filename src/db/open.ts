@@ -19,8 +19,13 @@ export interface OpenDatabaseOptions {
   /** Native binding for better-sqlite3 (the single executable loads it from an embedded asset). */
   nativeBinding?: string;
   synchronous?: Synchronous;
-  /** Page cache of each file, MiB (default 32): the ingest writer needs little, report reads and the projector more. */
+  /** Page cache of sightline.db, MiB (default 16): report reads and the projector's visits and visitor sets use it. */
   cacheMiB?: number;
+  /**
+   * Page cache of the attached event log, MiB (default: cacheMiB). Its reads are mostly of the newest pages (the
+   * projector, dedup, the stream), which the WAL and the OS keep hot, so a small cache costs little and saves RSS.
+   */
+  logCacheMiB?: number;
 }
 
 /** events.db beside sightline.db (an in-memory database gets an in-memory log). */
@@ -28,14 +33,19 @@ export function eventLogPath(databasePath: string): string {
   return databasePath === ':memory:' || databasePath === '' ? ':memory:' : join(dirname(databasePath), 'events.db');
 }
 
-function configure(db: Db, schema: string, options: OpenDatabaseOptions): void {
+/** The size a WAL file is cut back to when it starts over (64 MiB). */
+export const walSizeLimitBytes = 64 * 2 ** 20;
+
+function configure(db: Db, schema: string, options: OpenDatabaseOptions, cacheMiB = options.cacheMiB ?? 16): void {
   if (!options.readonly) {
     db.pragma(`${schema}.journal_mode = WAL`);
     // WAL + NORMAL: a committed transaction is in the WAL before the 202 goes out, so an acknowledged event
     // survives a crash of the process (kill -9); FULL also makes it survive a power failure (an fsync per commit).
     db.pragma(`${schema}.synchronous = ${options.synchronous ?? 'NORMAL'}`);
+    // When a WAL starts over, its file is cut back to this size: a burst's WAL does not keep its disk space.
+    db.pragma(`${schema}.journal_size_limit = ${walSizeLimitBytes}`);
   }
-  db.pragma(`${schema}.cache_size = ${-1024 * (options.cacheMiB ?? 16)}`);
+  db.pragma(`${schema}.cache_size = ${-1024 * cacheMiB}`);
 }
 
 function connect(path: string, options: OpenDatabaseOptions): Db {
@@ -61,7 +71,7 @@ export function openDatabase(path: string, options: OpenDatabaseOptions = {}): D
   // A read-only handle of a database from before the split has no event log yet: its events are still in main.
   if (!options.readonly || logPath === ':memory:' || existsSync(logPath)) {
     db.prepare(`ATTACH DATABASE ? AS ${eventLogSchema}`).run(logPath);
-    configure(db, eventLogSchema, options);
+    configure(db, eventLogSchema, options, options.logCacheMiB ?? options.cacheMiB);
   }
   configure(db, 'main', options);
   if (!options.readonly) applySchema(db);

@@ -5,6 +5,7 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
+import { checkpointPassive } from '../db/checkpointer.ts';
 import { openEventLog, type Synchronous } from '../db/open.ts';
 import { storeGroup, type WriteBatch, type WriteOutcome } from './store-group.ts';
 import type { WriterReply, WriterRequest, WriterThreadData } from './writer-thread.ts';
@@ -20,6 +21,11 @@ export interface Committer {
   readonly kind: 'thread' | 'inline';
   /** Rejects when the transaction as a whole failed: nothing of the group is durable then. */
   commit(batches: WriteBatch[], receivedAt: number): Promise<CommitResult>;
+  /**
+   * A PASSIVE checkpoint of the event log on the writer's own connection, between two commits: it copies what the
+   * projector thread's checkpoint could not catch up with, so the next commit starts the WAL over.
+   */
+  finishCheckpoint(): void;
   close(): Promise<void>;
 }
 
@@ -43,6 +49,9 @@ export function createInlineCommitter(options: CommitterOptions): Committer {
       const started = performance.now();
       const { outcomes, lastSeq } = storeGroup(log, batches, receivedAt);
       return { outcomes, lastSeq, commitMs: performance.now() - started };
+    },
+    finishCheckpoint: () => {
+      checkpointPassive(log);
     },
     close: async () => {
       log.close();
@@ -108,6 +117,9 @@ export function createThreadCommitter(file: string, options: CommitterOptions): 
         const request: WriterRequest = { id, batches, receivedAt };
         worker.postMessage(JSON.stringify(request));
       }),
+    finishCheckpoint: () => {
+      worker.postMessage('checkpoint');
+    },
     close: () => {
       if (!closed) {
         closing = true;

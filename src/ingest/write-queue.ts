@@ -49,6 +49,7 @@ export class WriteQueue {
   private inFlight = 0;
   private scheduled = false;
   private closed = false;
+  private checkpointWanted = false;
   private draining: Promise<void> | undefined;
   private idle: (() => void)[] = [];
   private readonly watchers = new Set<CommitWatcher>();
@@ -77,6 +78,22 @@ export class WriteQueue {
   /** The highest seq this queue's commits have stored, or `floor` (the log's newest seq at start) when higher. */
   committedSeq(floor = 0): number {
     return Math.max(this.lastSeq, floor);
+  }
+
+  /**
+   * Asks the committer to finish a checkpoint of the event log between two commits: now when no commit is under
+   * way, else right after the one that is.
+   */
+  finishCheckpoint(): void {
+    if (this.closed) return;
+    this.checkpointWanted = true;
+    if (this.inFlight === 0) this.runCheckpoint();
+  }
+
+  private runCheckpoint(): void {
+    if (!this.checkpointWanted) return;
+    this.checkpointWanted = false;
+    this.committer.finishCheckpoint();
   }
 
   /** Resolves after the batch's transaction commits; rejects with 503 when the queue is full or closed. */
@@ -162,6 +179,7 @@ export class WriteQueue {
       for (const write of group) write.reject(overloaded('The events could not be committed; retry shortly'));
     }
     this.inFlight--;
+    if (this.inFlight === 0) this.runCheckpoint();
     // Everything that arrived during the commit goes into the next one, at once.
     if (this.pending.length > 0) this.schedule();
     else if (this.inFlight === 0 && !this.scheduled) for (const resolve of this.idle.splice(0)) resolve();

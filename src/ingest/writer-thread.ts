@@ -1,6 +1,7 @@
 // The writer thread's entry: the event log's connection and the group commit, nothing else. Bundled to
 // dist/writer-thread.mjs.
 import { parentPort, workerData } from 'node:worker_threads';
+import { checkpointPassive } from '../db/checkpointer.ts';
 import { openEventLog, type Synchronous } from '../db/open.ts';
 import { writerCacheMiB } from './committer.ts';
 import { type GroupOutcome, type WriteBatch, storeGroup } from './store-group.ts';
@@ -25,6 +26,10 @@ parentPort!.on('message', (text: string) => {
   if (text === 'close') {
     log.close();
     parentPort!.close();
+    return;
+  }
+  if (text === 'checkpoint') {
+    checkpointPassive(log);
     return;
   }
   const message = JSON.parse(text) as WriterRequest;

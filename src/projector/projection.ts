@@ -34,6 +34,8 @@ export interface ProjectionOptions {
   maxEventsPerBatch?: number;
   /** The projector thread also checkpoints both files' WALs every second (src/db/checkpointer.ts). */
   checkpoints?: boolean;
+  /** The projector thread's checkpoint left the event log's WAL long: the ingest writer finishes it. */
+  onEventLogBacklog?: () => void;
   nativeBinding?: string;
 }
 
@@ -141,6 +143,7 @@ export function startProjection(options: ProjectionOptions): Projection {
       worker.on('message', (report: ProjectorReport) => {
         if (report.type === 'progress') onProgress(report);
         else if (report.type === 'error') onError(report.message);
+        else if (report.type === 'event-log-backlog') options.onEventLogBacklog?.();
       });
       worker.on('error', (error) => onError(error.stack ?? error.message));
       // A projector that died (out of memory, a bug) starts again from its saved position.

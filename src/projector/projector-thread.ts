@@ -26,7 +26,9 @@ export type ProjectorCommand = { type: 'urgent' } | { type: 'close' };
 export type ProjectorReport =
   | ({ type: 'progress' } & ProjectorProgress)
   | { type: 'error'; message: string }
-  | { type: 'ready' };
+  | { type: 'ready' }
+  /** The event log's WAL is still long after a checkpoint: its writer should finish it (src/db/checkpointer.ts). */
+  | { type: 'event-log-backlog' };
 
 const data = workerData as ProjectorThreadData;
 try {
@@ -35,11 +37,11 @@ try {
 } catch {
   // not Linux, or not permitted: run at the process's priority
 }
-const db = openDatabase(data.databasePath, { cacheMiB: 16, nativeBinding: data.nativeBinding });
+const db = openDatabase(data.databasePath, { cacheMiB: 16, logCacheMiB: 4, nativeBinding: data.nativeBinding });
 // Checkpoints run on a timer (src/db/checkpointer.ts), never inside a batch.
 db.pragma('wal_autocheckpoint = 0');
-const stopCheckpoints = data.checkpoints ? checkpointPeriodically(db) : () => undefined;
 const report = (message: ProjectorReport) => parentPort!.postMessage(message);
+const stopCheckpoints = data.checkpoints ? checkpointPeriodically(db, { onEventLogBacklog: () => report({ type: 'event-log-backlog' }) }) : () => undefined;
 const committed = new BigInt64Array(data.committedSeq);
 const loop = new ProjectorLoop({
   db,

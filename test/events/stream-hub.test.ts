@@ -107,6 +107,7 @@ describe('WriteQueue.watchCommits', () => {
         groups.push(batches.length);
         return { outcomes: batches.map(() => ({ ok: true as const, result: { accepted: 1, duplicates: 0, quarantined: 0 } })), lastSeq: groups.length, commitMs: 0 };
       },
+      finishCheckpoint: () => undefined,
       close: async () => {},
     };
     const queue = new WriteQueue(committer, { now: () => 0 }, metrics);
