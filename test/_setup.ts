@@ -106,10 +106,26 @@ export async function seedWorkspace(
   return { slug, id: created.body.id, key: key.body.plaintext, keyId: key.body.id };
 }
 
-/** Row counts of every table, to prove a refused request wrote nothing. */
-export function tableCounts(db: Db): Record<string, number> {
-  const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").all() as { name: string }[];
-  return Object.fromEntries(tables.map(({ name }) => [name, (db.prepare(`SELECT count(*) AS n FROM "${name}"`).get() as { n: number }).n]));
+/**
+ * Row counts of every table (to prove a refused request wrote nothing), once the projector has passed every event committed so far: it writes derived tables
+ * on its own thread, so counts taken while it runs would depend on timing.
+ */
+export async function settledTableCounts(server: Pick<TestServer, 'db' | 'projected'>): Promise<Record<string, number>> {
+  await server.projected();
+  return tableCounts(server.db);
+}
+
+/** Both files: sightline.db's tables by name, the event log's as eventlog.<name>. */
+function tableCounts(db: Db): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const schema of ['main', 'eventlog']) {
+    const tables = db.prepare(`SELECT name FROM ${schema}.sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'`).all() as { name: string }[];
+    for (const { name } of tables) {
+      const key = schema === 'main' ? name : `${schema}.${name}`;
+      counts[key] = (db.prepare(`SELECT count(*) AS n FROM ${schema}."${name}"`).get() as { n: number }).n;
+    }
+  }
+  return counts;
 }
 
 let eventCounter = 0;

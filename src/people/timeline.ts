@@ -10,7 +10,7 @@ import type { QueryParameterDoc } from '../http/routes.ts';
 import { integerParam, parseIsoTimestamp } from '../http/validate.ts';
 import { wireFieldsOf } from '../event-store/wire-fields.ts';
 import { inSnapshot } from '../reports/snapshot.ts';
-import { type AnonTimelineEventRow, listAnonTimelineEvents } from '../event-store/queries/anon-timeline-events.ts';
+import { listVisitorTimelineEvents, type VisitorTimelineRow } from '../projector/queries/visitor-events.ts';
 import { listUserAnonIds } from '../projector/queries/user-anon-ids.ts';
 
 export const defaultTimelineLimit = 50;
@@ -74,9 +74,9 @@ interface Window {
 }
 
 /** The newest `count` events (all with -1) of the anon_ids in the window: each read in index order, then merged. */
-function newestEvents(db: Db, siteId: string, anonIds: string[], window: Window, count: number): AnonTimelineEventRow[] {
+function newestEvents(db: Db, siteId: string, anonIds: string[], window: Window, count: number): VisitorTimelineRow[] {
   const rows = anonIds.flatMap((anonId) =>
-    listAnonTimelineEvents(db, { site_id: siteId, anon_id: anonId, not_before: window.notBefore, before: window.before, limit: count }),
+    listVisitorTimelineEvents(db, { site_id: siteId, anon_id: anonId, not_before: window.notBefore, before: window.before, limit: count }),
   );
   rows.sort((a, b) => b.ts - a.ts || b.seq - a.seq);
   return count < 0 ? rows : rows.slice(0, count);
@@ -87,7 +87,7 @@ function newestEvents(db: Db, siteId: string, anonIds: string[], window: Window,
  * row that shares it. Only when the newest millisecond alone holds more than `limit` events is the page that whole
  * millisecond (more than `limit` rows): the only way to page by an ISO time without skipping or repeating.
  */
-function pageOf(db: Db, siteId: string, anonIds: string[], before: number, limit: number): { rows: AnonTimelineEventRow[]; nextBefore: number | null } {
+function pageOf(db: Db, siteId: string, anonIds: string[], before: number, limit: number): { rows: VisitorTimelineRow[]; nextBefore: number | null } {
   const rows = newestEvents(db, siteId, anonIds, { notBefore: noLowerBound, before }, limit + 1);
   if (rows.length <= limit) return { rows, nextBefore: null };
   const firstLeftOut = rows[limit]!.ts;
@@ -98,7 +98,7 @@ function pageOf(db: Db, siteId: string, anonIds: string[], before: number, limit
   return { rows: wholeMillisecond, nextBefore: older.length > 0 ? firstLeftOut : null };
 }
 
-function toTimelineEvent(row: AnonTimelineEventRow): TimelineEvent {
+function toTimelineEvent(row: VisitorTimelineRow): TimelineEvent {
   const wire = wireFieldsOf(row.raw);
   return {
     id: row.id,

@@ -7,6 +7,7 @@ import type { Db } from '../db/open.ts';
 import { listEventsAfter } from '../event-store/queries/events-after.ts';
 import { highestSeqIssued } from '../event-store/queries/newest-events.ts';
 import { bindIdentity } from './queries/identity-rows.ts';
+import { indexVisitorEvent } from './queries/visitor-events.ts';
 import { readProjectorPosition, saveProjectorPosition, touchProjectorState } from './queries/projector-state.ts';
 import { applyRollups } from './rollup/apply-rollups.ts';
 import { addProjectedEvent } from './rollup/event-contributions.ts';
@@ -61,12 +62,13 @@ export function projectBatch(db: Db, options: BatchOptions): BatchResult {
         // A deleted site's events are unreachable by any read: nothing is derived from them.
         if (exists) {
           if (event.user_id !== null) bindIdentity(db, { site_id: event.site_id, anon_id: event.anon_id, user_id: event.user_id, ts: event.ts });
-          if (!event.is_bot) {
-            const change = assignToVisit(db, event);
-            const visitorKey = `${event.site_id}\u0000${event.anon_id}`;
-            if (!visitorNumbers.has(visitorKey)) visitorNumbers.set(visitorKey, visitorNumberOf(db, event.site_id, event.anon_id));
-            const vid = visitorNumbers.get(visitorKey);
-            if (vid !== undefined) addProjectedEvent(db, delta, event, change, vid);
+          // Every visitor gets a number, bots too: the visitor index (a timeline's read) is keyed by it.
+          const visitorKey = `${event.site_id}\u0000${event.anon_id}`;
+          if (!visitorNumbers.has(visitorKey)) visitorNumbers.set(visitorKey, visitorNumberOf(db, event.site_id, event.anon_id));
+          const vid = visitorNumbers.get(visitorKey);
+          if (vid !== undefined) {
+            indexVisitorEvent(db, vid, event);
+            if (!event.is_bot) addProjectedEvent(db, delta, event, assignToVisit(db, event), vid);
           }
         }
         options.afterEvent?.(index + 1);

@@ -8,6 +8,7 @@ import { deleteIdentitiesOfSite } from './queries/identity-rows.ts';
 import { deleteRevenueOfSite } from './queries/revenue-rows.ts';
 import { deleteValuesOfSite } from './queries/value-rows.ts';
 import { deleteSessionsOfSite } from './queries/visit-rows.ts';
+import { deleteVisitorEventsOfSite } from './queries/visitor-events.ts';
 import { deleteVisitorNumbersOfSite } from './queries/visitor-number-rows.ts';
 import { deleteVisitorSetsOfSite } from './queries/visitor-set-rows.ts';
 
@@ -18,7 +19,9 @@ export function deleteSiteProjection(db: Db, siteId: string): void {
   deleteVisitorSetsOfSite(db, siteId);
   deleteRevenueOfSite(db, siteId);
   deleteValuesOfSite(db, siteId);
+  deleteVisitorEventsOfSite(db, siteId);
   deleteVisitorNumbersOfSite(db, siteId);
 }
 
-registerSiteDataRemover('projection', deleteSiteProjection);
+// 'derived': before the events go, since the visitor index finds its rows of the site through them.
+registerSiteDataRemover('projection', deleteSiteProjection, 'derived');

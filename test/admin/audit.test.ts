@@ -2,7 +2,7 @@
 // (strictly before), paging without duplicates or gaps, parameter bounds, append-only storage, and rollback of the
 // mutation when its audit row cannot be written.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { seedWorkspace, startTestServer, tableCounts, type TestServer } from '../_setup.ts';
+import { seedWorkspace, startTestServer, settledTableCounts, type TestServer } from '../_setup.ts';
 import { expectFlatError, isoPattern, manualClock, prefixes, uuidPattern } from './_helpers.ts';
 
 interface Entry {
@@ -148,7 +148,7 @@ describe.each(prefixes)('audit under "%s"', (prefix) => {
   describe('every mutation writes exactly one row', () => {
     it.each(mutations)('$name', async (mutation) => {
       clock.advance(60_000);
-      const before = tableCounts(server.db).audit_log!;
+      const before = (await settledTableCounts(server)).audit_log!;
       const response = await server.request(mutation.method, prefix + mutation.url(vars), {
         token: mutation.token === 'key' ? vars.key! : undefined,
         body: mutation.body,
@@ -157,7 +157,7 @@ describe.each(prefixes)('audit under "%s"', (prefix) => {
       const body = (response.body ?? {}) as Record<string, unknown>;
       mutation.remember?.(vars, body);
       vars.workspaceId ??= body.id as string;
-      expect(tableCounts(server.db).audit_log).toBe(before + 1);
+      expect((await settledTableCounts(server)).audit_log).toBe(before + 1);
 
       const newest = await server.request('GET', `${auditPath}?limit=1`);
       expect(newest.status).toBe(200);
@@ -178,21 +178,21 @@ describe.each(prefixes)('audit under "%s"', (prefix) => {
     });
 
     it('reads write no audit rows', async () => {
-      const before = tableCounts(server.db);
+      const before = await settledTableCounts(server);
       for (const path of ['/workspaces', '/workspaces/audited', '/workspaces/audited/sites', '/workspaces/audited/keys', '/workspaces/audited/audit']) {
         expect((await server.request('GET', prefix + path)).status).toBe(200);
       }
-      expect(tableCounts(server.db)).toEqual(before);
+      expect(await settledTableCounts(server)).toEqual(before);
     });
 
     it('refused mutations write no audit rows', async () => {
-      const before = tableCounts(server.db);
+      const before = await settledTableCounts(server);
       expect((await server.request('POST', `${prefix}/workspaces`, { body: { name: 'Again', slug: 'audited' } })).status).toBe(409);
       expect((await server.request('POST', `${prefix}/workspaces/audited/sites`, { body: { id: 'bad id', name: 'x' } })).status).toBe(400);
       expect((await server.request('DELETE', `${prefix}/workspaces/audited/sites/audited-site`)).status).toBe(404);
       expect((await server.request('DELETE', `${prefix}/workspaces/audited/keys/${vars.keyId}`)).status).toBe(404);
       expect((await server.request('PATCH', `${prefix}/workspaces/audited`, { body: { name: 'x', slug: 'y' } })).status).toBe(400);
-      expect(tableCounts(server.db)).toEqual(before);
+      expect(await settledTableCounts(server)).toEqual(before);
     });
   });
 
@@ -397,7 +397,7 @@ describe.each(prefixes)('audit under "%s"', (prefix) => {
     it.each(failing)('$name answers 500 and leaves the database as it was', async (scenario) => {
       const burstKey = (server.db.prepare("SELECT k.id FROM api_keys k JOIN workspaces w ON w.id = k.workspace_id WHERE w.slug = 'burst'").get() as { id: string }).id;
       const path = prefix + scenario.path.replace('{burstKey}', burstKey);
-      const counts = tableCounts(server.db);
+      const counts = await settledTableCounts(server);
       const state = scenario.unchanged();
       clock.advance(1000);
       server.db.exec("CREATE TEMP TRIGGER audit_insert_fails BEFORE INSERT ON audit_log BEGIN SELECT RAISE(ABORT, 'audit store unavailable'); END");
@@ -409,7 +409,7 @@ describe.each(prefixes)('audit under "%s"', (prefix) => {
       } finally {
         server.db.exec('DROP TRIGGER IF EXISTS temp.audit_insert_fails');
       }
-      expect(tableCounts(server.db)).toEqual(counts);
+      expect(await settledTableCounts(server)).toEqual(counts);
       expect(scenario.unchanged()).toEqual(state);
       // With the audit store back, the same request succeeds: the 500 was the audit write, nothing else.
       const retry = await server.request(scenario.method, path, { body: scenario.body });

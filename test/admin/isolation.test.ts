@@ -2,7 +2,7 @@
 // one (byte-identical 404), every failed authentication answers the same 401 whether the workspace exists or not,
 // and no refused request writes anything.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { seedWorkspace, startTestServer, tableCounts, testAdminToken, type TestServer } from '../_setup.ts';
+import { seedWorkspace, startTestServer, settledTableCounts, testAdminToken, type TestServer } from '../_setup.ts';
 import { createKey, createRevokedKey, manualClock, prefixes } from './_helpers.ts';
 
 interface Endpoint {
@@ -60,9 +60,9 @@ describe.each(prefixes)('isolation under "%s"', (prefix) => {
   });
 
   /** Everything a refused request could have changed, except last_used_at (a valid key's use is recorded). */
-  function snapshot() {
+  async function snapshot() {
     return {
-      counts: tableCounts(server.db),
+      counts: await settledTableCounts(server),
       workspaces: server.db.prepare('SELECT * FROM workspaces ORDER BY id').all(),
       sites: server.db.prepare('SELECT * FROM sites ORDER BY id').all(),
       keys: server.db.prepare('SELECT id, workspace_id, label, scopes, key_hash, created_at, revoked_at FROM api_keys ORDER BY id').all(),
@@ -85,12 +85,12 @@ describe.each(prefixes)('isolation under "%s"', (prefix) => {
     options: { token?: string | null; headers?: Record<string, string>; body?: unknown },
     status: 401 | 404,
   ): Promise<void> {
-    const before = snapshot();
+    const before = await snapshot();
     const response = await server.request(method, url, options);
     expect(response.status, `${method} ${url}: ${response.text}`).toBe(status);
     expect(response.text).toBe(status === 404 ? notFoundText : unauthorizedText);
     expect(response.headers.get('content-type')).toBe('application/json; charset=utf-8');
-    expect(snapshot()).toEqual(before);
+    expect(await snapshot()).toEqual(before);
   }
 
   describe('a foreign workspace answers like a missing one (404, byte-identical, nothing written)', () => {

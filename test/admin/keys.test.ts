@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { seedWorkspace, startTestServer, tableCounts, type TestServer } from '../_setup.ts';
+import { seedWorkspace, startTestServer, settledTableCounts, type TestServer } from '../_setup.ts';
 import { expectFlatError, flatError, isoPattern, manualClock, padTo, prefixes, runScenario, type Scenario, uuidPattern } from './_helpers.ts';
 
 const keyFields = ['created_at', 'id', 'label', 'last_used_at', 'revoked_at', 'scopes', 'workspace_id'];
@@ -72,9 +72,9 @@ describe.each(prefixes)('keys under "%s"', (prefix) => {
     ];
 
     it.each(scenarios)('$name', async (scenario) => {
-      const before = tableCounts(server.db);
+      const before = await settledTableCounts(server);
       const response = await runScenario(server, prefix, {}, scenario);
-      const after = tableCounts(server.db);
+      const after = await settledTableCounts(server);
       if (response.status === 201) expect(after).toEqual({ ...before, api_keys: before.api_keys! + 1, audit_log: before.audit_log! + 1 });
       else expect(after).toEqual(before);
     });
@@ -191,9 +191,9 @@ describe.each(prefixes)('keys under "%s"', (prefix) => {
 
     it('a second revoke is 404 and leaves revoked_at as it was', async () => {
       clock.advance(1_000);
-      const before = tableCounts(server.db);
+      const before = await settledTableCounts(server);
       expectFlatError(await server.request('DELETE', `${prefix}/workspaces/acme/keys/${key.id}`), 404, 'not_found');
-      expect(tableCounts(server.db)).toEqual(before);
+      expect(await settledTableCounts(server)).toEqual(before);
       expect(server.db.prepare('SELECT revoked_at FROM api_keys WHERE id = ?').get(key.id)).toEqual({ revoked_at: '2026-05-10T09:00:06.000Z' });
     });
 

@@ -2,7 +2,7 @@
 // gaps even when rows share a timestamp, limit is 1-1000 (default 100), and a cursor the server did not issue is
 // 400 invalid_param.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { seedWorkspace, startTestServer, tableCounts, type TestServer } from '../_setup.ts';
+import { seedWorkspace, startTestServer, settledTableCounts, type TestServer } from '../_setup.ts';
 import { createKey, expectFlatError, manualClock, prefixes } from './_helpers.ts';
 
 interface ListKind {
@@ -130,10 +130,10 @@ describe.each(prefixes)('pagination under "%s"', (prefix) => {
     });
 
     it.each(['0', '1001', '-5', 'ten', '2.5', ''])('limit=%j is 400 invalid_param', async (limit) => {
-      const before = tableCounts(server.db);
+      const before = await settledTableCounts(server);
       const response = await server.request('GET', `${prefix}${kind.path}?limit=${encodeURIComponent(limit)}`);
       expectFlatError(response, 400, 'invalid_param', ['/limit']);
-      expect(tableCounts(server.db)).toEqual(before);
+      expect(await settledTableCounts(server)).toEqual(before);
     });
 
     it.each(forgedCursors)('a forged cursor (%s) is 400 invalid_param', async (_name, cursor) => {

@@ -2,7 +2,7 @@
 // workspace on keys and audit only; other scopes of the workspace get 403 forbidden_scope; keys of another
 // workspace get 404. Refusals write nothing.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { seedWorkspace, startTestServer, tableCounts, testAdminToken, type TestServer } from '../_setup.ts';
+import { seedWorkspace, startTestServer, settledTableCounts, testAdminToken, type TestServer } from '../_setup.ts';
 import { createKey, expectFlatError, manualClock, prefixes } from './_helpers.ts';
 
 /** Credentials of the matrix; every `alpha*` key belongs to the workspace the endpoints address. */
@@ -106,15 +106,15 @@ describe.each(prefixes)('scopes under "%s"', (prefix) => {
   it.each(cases)('$name', async ({ row, credential, status }) => {
     run += 1;
     const target = await row.target(server, run);
-    const before = tableCounts(server.db);
+    const before = await settledTableCounts(server);
     const response = await server.request(method(row), prefix + target.url, { token: tokens[credential]!, body: target.body });
     expect(response.status, response.text).toBe(status);
     if (status >= 400) {
       expectFlatError(response, status, status === 403 ? 'forbidden_scope' : 'not_found');
-      expect(tableCounts(server.db)).toEqual(before);
+      expect(await settledTableCounts(server)).toEqual(before);
     } else if (method(row) !== 'GET') {
       // A permitted mutation writes its audit row, whoever made it.
-      expect(tableCounts(server.db).audit_log).toBe(before.audit_log! + 1);
+      expect((await settledTableCounts(server)).audit_log).toBe(before.audit_log! + 1);
     }
   });
 

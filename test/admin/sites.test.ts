@@ -1,7 +1,7 @@
 // Sites over HTTP: create (exact shape, id and name rules at both edges, 409 site_id_taken across workspaces),
 // list, and delete (204, then 404), each under both path prefixes.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { seedWorkspace, startTestServer, tableCounts, type TestServer } from '../_setup.ts';
+import { seedWorkspace, startTestServer, settledTableCounts, type TestServer } from '../_setup.ts';
 import { expectFlatError, flatError, manualClock, padTo, prefixes, runScenario, type Scenario } from './_helpers.ts';
 
 const createdAt = '2026-04-02T08:30:00.000Z';
@@ -57,9 +57,9 @@ describe.each(prefixes)('sites under "%s"', (prefix) => {
 
   describe('POST /workspaces/:slug/sites', () => {
     it.each(createScenarios)('$name', async (scenario) => {
-      const before = tableCounts(server.db);
+      const before = await settledTableCounts(server);
       const response = await runScenario(server, prefix, {}, scenario);
-      const after = tableCounts(server.db);
+      const after = await settledTableCounts(server);
       if (response.status === 201) {
         expect(after).toEqual({ ...before, sites: before.sites! + 1, audit_log: before.audit_log! + 1 });
         const row = server.db.prepare('SELECT s.id, s.name, s.created_at, w.slug FROM sites s JOIN workspaces w ON w.id = s.workspace_id WHERE s.id = ?').get(response.body.id);
@@ -109,9 +109,9 @@ describe.each(prefixes)('sites under "%s"', (prefix) => {
     ];
 
     it.each(deleteScenarios)('$name', async (scenario) => {
-      const before = tableCounts(server.db);
+      const before = await settledTableCounts(server);
       const response = await runScenario(server, prefix, {}, scenario);
-      const after = tableCounts(server.db);
+      const after = await settledTableCounts(server);
       if (response.status === 204) expect(after).toEqual({ ...before, sites: before.sites! - 1, audit_log: before.audit_log! + 1 });
       else expect(after).toEqual(before);
     });

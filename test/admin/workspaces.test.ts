@@ -1,6 +1,6 @@
 // Workspaces over HTTP: create (exact shape, slug and name rules at both edges, 409 slug_taken), read, rename, list.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { seedWorkspace, startTestServer, tableCounts, type TestServer } from '../_setup.ts';
+import { seedWorkspace, startTestServer, settledTableCounts, type TestServer } from '../_setup.ts';
 import { expectFlatError, flatError, manualClock, padTo, prefixes, runScenario, type Scenario, uuidPattern } from './_helpers.ts';
 
 const createdAt = '2026-03-01T12:00:00.000Z';
@@ -84,9 +84,9 @@ describe.each(prefixes)('workspaces under "%s"', (prefix) => {
 
   describe('POST /workspaces', () => {
     it.each(createScenarios)('$name', async (scenario) => {
-      const before = tableCounts(server.db);
+      const before = await settledTableCounts(server);
       const response = await runScenario(server, prefix, {}, scenario);
-      const after = tableCounts(server.db);
+      const after = await settledTableCounts(server);
       if (response.status === 201) {
         // One workspace row and its one audit row, nothing else.
         expect(after).toEqual({ ...before, workspaces: before.workspaces! + 1, audit_log: before.audit_log! + 1 });
@@ -137,9 +137,9 @@ describe.each(prefixes)('workspaces under "%s"', (prefix) => {
     ];
 
     it.each(renameScenarios)('$name (nothing written)', async (scenario) => {
-      const before = tableCounts(server.db);
+      const before = await settledTableCounts(server);
       await runScenario(server, prefix, {}, scenario);
-      expect(tableCounts(server.db)).toEqual(before);
+      expect(await settledTableCounts(server)).toEqual(before);
       expect((await server.request('GET', `${prefix}/workspaces/acme`)).body).toMatchObject({ name: 'Acme', slug: 'acme' });
     });
 
@@ -196,10 +196,10 @@ describe.each(prefixes)('request bodies of every administration write under "%s"
   const cases = writes.flatMap((write) => bodies.map((body) => ({ name: `${write.method} ${write.url} with ${body.name}`, write, body })));
 
   it.each(cases)('$name is refused in the flat envelope, nothing written', async ({ write, body }) => {
-    const before = tableCounts(server.db);
+    const before = await settledTableCounts(server);
     const response = await server.request(write.method, prefix + write.url, { rawBody: body.rawBody, headers: { 'content-type': body.contentType } });
     expectFlatError(response, body.status, body.code);
-    expect(tableCounts(server.db)).toEqual(before);
+    expect(await settledTableCounts(server)).toEqual(before);
   });
 
   it('a JSON media type with a charset parameter is accepted', async () => {

@@ -3,7 +3,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contractBundle } from '../plan/fixtures.ts';
-import { makeEvent, makeTempDir, seedWorkspace, startTestServer, tableCounts, type TestServer } from '../_setup.ts';
+import { makeEvent, makeTempDir, seedWorkspace, startTestServer, settledTableCounts, type TestServer } from '../_setup.ts';
 
 // The CONTRACT section 3 example without its wildcard, and with it.
 const withWildcard = contractBundle();
@@ -33,12 +33,12 @@ describe('reject mode', () => {
   });
 
   it('refuses the whole batch with 400 schema_validation_failed and pointers into the event as sent', async () => {
-    const before = tableCounts(server.db);
+    const before = await settledTableCounts(server);
     const response = await server.request('POST', '/events', { token: 'shop', body: [makeEvent('shop'), signup('gold')] });
     expect(response.status).toBe(400);
     expect(response.body.error.code).toBe('schema_validation_failed');
     expect(response.body.error.details.map((detail: { path: string }) => detail.path)).toEqual(['/1/props/plan']);
-    expect(tableCounts(server.db)).toEqual(before);
+    expect(await settledTableCounts(server)).toEqual(before);
   });
 
   it('refuses an unknown event type without a wildcard with exactly the unknown-event detail', async () => {

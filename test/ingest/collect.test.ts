@@ -1,7 +1,7 @@
 // POST /events and /s2s/events: auth modes, bodies at their limits, all-or-nothing batches, dedup, raw text,
 // consent, enrichment, rate limits and the bounded queue, over real HTTP on a real SQLite file.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeEvent, seedWorkspace, startTestServer, tableCounts, type TestServer } from '../_setup.ts';
+import { makeEvent, seedWorkspace, startTestServer, settledTableCounts, type TestServer } from '../_setup.ts';
 
 const chromeDesktop = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36';
 const iphone = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1';
@@ -41,13 +41,13 @@ describe('legacy site bearer (REQUIRE_API_KEY=none)', () => {
   });
 
   it('refuses a missing or unknown bearer with 401 and stores nothing', async () => {
-    const before = tableCounts(server.db);
+    const before = await settledTableCounts(server);
     for (const token of [null, 'no-such-site']) {
       const response = await server.request('POST', '/events', { token, body: makeEvent('site-a') });
       expect(response.status).toBe(401);
       expect(response.body).toEqual({ error: { code: 'unauthorized', message: 'Missing or invalid credentials' } });
     }
-    expect(tableCounts(server.db)).toEqual(before);
+    expect(await settledTableCounts(server)).toEqual(before);
   });
 
   it('takes text/plain bodies (beacons) and refuses other media types with 415', async () => {
@@ -64,11 +64,11 @@ describe('legacy site bearer (REQUIRE_API_KEY=none)', () => {
     expect(accepted.status).toBe(202);
     expect(accepted.body.accepted).toBe(500);
     const tooMany = Array.from({ length: 501 }, () => makeEvent('site-b'));
-    const before = tableCounts(server.db);
+    const before = await settledTableCounts(server);
     const refused = await post(server, '/events', tooMany, { token: 'site-b' });
     expect(refused.status).toBe(400);
     expect(refused.body.error.code).toBe('invalid_payload');
-    expect(tableCounts(server.db)).toEqual(before);
+    expect(await settledTableCounts(server)).toEqual(before);
     const empty = await post(server, '/events', [], { token: 'site-b' });
     expect(empty.status).toBe(400);
   });
@@ -97,13 +97,13 @@ describe('legacy site bearer (REQUIRE_API_KEY=none)', () => {
   });
 
   it('refuses a batch with one bad event as a whole, with index-prefixed JSON Pointers', async () => {
-    const before = tableCounts(server.db);
+    const before = await settledTableCounts(server);
     const batch = [makeEvent('site-a'), makeEvent('site-a'), makeEvent('site-a'), makeEvent('site-a', { ts: 'yesterday' })];
     const response = await post(server, '/events', batch);
     expect(response.status).toBe(400);
     expect(response.body.error.code).toBe('invalid_payload');
     expect(response.body.error.details).toEqual([{ path: '/3/ts', message: 'must be an ISO-8601 timestamp with an offset' }]);
-    expect(tableCounts(server.db)).toEqual(before);
+    expect(await settledTableCounts(server)).toEqual(before);
   });
 
   it.each([
@@ -345,12 +345,12 @@ describe('gates that refuse a whole request', () => {
       await seedWorkspace(server, 'rl', { sites: ['rl-site'] });
       const burst = Array.from({ length: 20 }, () => makeEvent('rl-site'));
       expect((await server.request('POST', '/events', { token: 'rl-site', body: burst })).status).toBe(202);
-      const before = tableCounts(server.db);
+      const before = await settledTableCounts(server);
       const refused = await server.request('POST', '/events', { token: 'rl-site', body: makeEvent('rl-site') });
       expect(refused.status).toBe(429);
       expect(refused.body.error.code).toBe('rate_limited');
       expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
-      expect(tableCounts(server.db)).toEqual(before);
+      expect(await settledTableCounts(server)).toEqual(before);
     } finally {
       await server.close();
     }
@@ -375,12 +375,12 @@ describe('gates that refuse a whole request', () => {
       await seedWorkspace(server, 'q', { sites: ['q-site'] });
       const fits = await server.request('POST', '/events', { token: 'q-site', body: Array.from({ length: 3 }, () => makeEvent('q-site')) });
       expect(fits.status).toBe(202);
-      const before = tableCounts(server.db);
+      const before = await settledTableCounts(server);
       const tooBig = await server.request('POST', '/events', { token: 'q-site', body: Array.from({ length: 4 }, () => makeEvent('q-site')) });
       expect(tooBig.status).toBe(503);
       expect(tooBig.body.error.code).toBe('overloaded');
       expect(tooBig.headers.get('retry-after')).toBe('1');
-      expect(tableCounts(server.db)).toEqual(before);
+      expect(await settledTableCounts(server)).toEqual(before);
     } finally {
       await server.close();
     }

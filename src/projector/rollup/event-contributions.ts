@@ -8,7 +8,7 @@ import type { VisitChange } from '../visits.ts';
 import { Dim, keepsVisitorSets, pageKeyOf, purchaseType, visitDims, visitDimValue } from '../dimensions.ts';
 import { dayOf } from '../periods.ts';
 import { findEventPage } from '../../event-store/queries/event-page.ts';
-import { listVisitEvents } from '../../event-store/queries/visit-events.ts';
+import { listVisitEvents } from '../queries/visitor-events.ts';
 import { field } from './counter-shard.ts';
 import { addRevenue, addVisitor, removeVisitor, type RollupDelta } from './rollup-delta.ts';
 

@@ -3,7 +3,7 @@
 import type { Db } from '../../db/open.ts';
 import type { SessionRow } from '../queries/visit-rows.ts';
 import { visitDims, visitDimValue } from '../dimensions.ts';
-import { listVisitEvents } from '../../event-store/queries/visit-events.ts';
+import { listVisitEvents } from '../queries/visitor-events.ts';
 import { countEvent, countVisit, eventDims, eventDimValue, type EventFacts, pageLookup } from './event-contributions.ts';
 import type { RollupDelta } from './rollup-delta.ts';
 

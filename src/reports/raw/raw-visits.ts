@@ -3,7 +3,8 @@
 import type { Db } from '../../db/open.ts';
 import { sessionGapMs } from '../../projector/visits.ts';
 import { dayMs } from '../../projector/periods.ts';
-import { listVisitorWindowEvents, listWindowEvents, type RawEventRow } from '../../event-store/queries/raw-window-events.ts';
+import { listWindowEvents, type RawEventRow } from '../../event-store/queries/raw-window-events.ts';
+import { listVisitorWindowEvents } from '../../projector/queries/visitor-events.ts';
 
 export interface RawVisit {
   site_id: string;

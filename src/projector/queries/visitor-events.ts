@@ -1,0 +1,145 @@
+// The visitor index: (visitor number, ts, seq) of every projected event of an existing site, bots included. The
+// projector writes it with its batches, so the acknowledging commit keeps no index by visitor (a random page written
+// per event: docs/ingest.md, "The visitor index"). Reads of one visitor's events go through it up to the projector's
+// position; a timeline adds the event log's tail past it (events_by_site_seq), so it sees an event once it is
+// acknowledged. A visitor number is shared by the sites of a workspace, so every read joins the event and checks
+// its site and anon_id.
+import type { Db } from '../../db/open.ts';
+import { rawEventColumns, type RawEventRow } from '../../event-store/queries/raw-window-events.ts';
+import type { LoggedEvent } from '../../event-store/stored-event.ts';
+import { preparedOnce } from '../../db/statements.ts';
+
+const visitorNumber = '(SELECT vid FROM report_visitors WHERE site_id = :site_id AND anon_id = :anon_id)';
+
+export interface VisitEventsParams {
+  site_id: string;
+  anon_id: string;
+  is_internal: number;
+  start_ts: number;
+  end_ts: number;
+  /** An event to leave out (the one being projected, counted on its own). */
+  except_seq: number;
+  /** Only events the projector has reached: later ones are counted when it reaches them. */
+  max_seq: number;
+}
+
+export interface VisitEventRow {
+  seq: number;
+  ts: number;
+  type: string;
+  path: string | null;
+  query: string | null;
+  revenue_minor: number | null;
+  revenue_currency: string | null;
+}
+
+export interface VisitorWindowParams {
+  site_id: string;
+  anon_id: string;
+  start_ms: number;
+  end_ms: number;
+  /** 1 keeps internal traffic, 0 leaves it out. */
+  with_internal: number;
+  /** At most the projector's position: the index holds nothing past it. */
+  max_seq: number;
+}
+
+export interface VisitorTimelineParams {
+  site_id: string;
+  anon_id: string;
+  /** Inclusive lower bound of ts, epoch ms. */
+  not_before: number;
+  /** Exclusive upper bound of ts, epoch ms. */
+  before: number;
+  /** At most this many rows; -1 for all. */
+  limit: number;
+}
+
+/** The columns a timeline shows: never props, the user agent or anything else derived from them. */
+export interface VisitorTimelineRow {
+  seq: number;
+  id: string;
+  type: string;
+  ts: number;
+  anon_id: string;
+  country: string | null;
+  city: string | null;
+  browser: string | null;
+  os: string | null;
+  device_type: string | null;
+  /** The text received: url and referrer are read from it, nothing else (src/event-store/wire-fields.ts). */
+  raw: string;
+}
+
+const timelineColumns = 'e.seq, e.id, e.type, e.ts, e.anon_id, e.country, e.city, e.browser, e.os, e.device_type, e.raw';
+
+/**
+ * Newest first (ts, then seq): the index walked backwards from `before` up to the projector's position, and the
+ * event log's tail past it, each stopping at `limit`, then merged. One statement: one snapshot of both files, so an
+ * event the projector passes meanwhile is in exactly one half. INDEXED BY: with ANALYZE statistics the planner would
+ * walk every event of the site instead of the short tail. Exported for the query-plan test.
+ */
+export const visitorTimelineSql = `SELECT * FROM (
+    SELECT ${timelineColumns} FROM visitor_events ve JOIN events e ON e.seq = ve.seq
+     WHERE ve.vid = ${visitorNumber} AND ve.ts >= :not_before AND ve.ts < :before
+       AND e.site_id = :site_id AND e.anon_id = :anon_id
+     ORDER BY ve.ts DESC, ve.seq DESC LIMIT :limit)
+  UNION ALL
+  SELECT * FROM (
+    SELECT ${timelineColumns} FROM events e INDEXED BY events_by_site_seq
+     WHERE e.site_id = :site_id AND e.seq > (SELECT position FROM projector_state WHERE id = 1)
+       AND e.anon_id = :anon_id AND e.ts >= :not_before AND e.ts < :before
+     ORDER BY e.ts DESC, e.seq DESC LIMIT :limit)
+  ORDER BY ts DESC, seq DESC LIMIT :limit`;
+
+const statements = preparedOnce((db) => ({
+  insert: db.prepare<[number, number, number]>('INSERT OR IGNORE INTO visitor_events (vid, ts, seq) VALUES (?, ?, ?)'),
+  visitEvents: db.prepare<VisitEventsParams, VisitEventRow>(
+    `SELECT e.seq, e.ts, e.type, e.path, e.query, e.revenue_minor, e.revenue_currency
+       FROM visitor_events ve JOIN events e ON e.seq = ve.seq
+      WHERE ve.vid = ${visitorNumber} AND ve.ts >= :start_ts AND ve.ts <= :end_ts AND ve.seq <= :max_seq AND ve.seq != :except_seq
+        AND e.site_id = :site_id AND e.anon_id = :anon_id AND e.is_internal = :is_internal AND e.is_bot = 0`,
+  ),
+  visitorWindow: db.prepare<VisitorWindowParams, RawEventRow>(
+    `SELECT ${rawEventColumns.split(',').map((column) => `e.${column.trim()}`).join(', ')}
+       FROM visitor_events ve JOIN events e ON e.seq = ve.seq
+      WHERE ve.vid = ${visitorNumber} AND ve.ts >= :start_ms AND ve.ts < :end_ms AND ve.seq <= :max_seq
+        AND e.site_id = :site_id AND e.anon_id = :anon_id AND e.is_bot = 0 AND (e.is_internal = 0 OR :with_internal = 1)`,
+  ),
+  timeline: db.prepare<VisitorTimelineParams, VisitorTimelineRow>(visitorTimelineSql),
+  deleteOfVisitor: db.prepare<{ vid: number; site_id: string }>(
+    `DELETE FROM visitor_events WHERE vid = :vid AND seq IN (
+       SELECT ve.seq FROM visitor_events ve JOIN events e ON e.seq = ve.seq WHERE ve.vid = :vid AND e.site_id = :site_id)`,
+  ),
+  deleteOfSite: db.prepare<[string]>('DELETE FROM visitor_events WHERE seq IN (SELECT seq FROM events WHERE site_id = ?)'),
+}));
+
+/** Called by the projector for each event it reads of an existing site (in its batch's transaction). */
+export function indexVisitorEvent(db: Db, vid: number, event: Pick<LoggedEvent, 'ts' | 'seq'>): void {
+  statements(db).insert.run(vid, event.ts, event.seq);
+}
+
+/** A visitor's non-bot events of one traffic kind inside a visit's span, up to `max_seq` (the projector's reach). */
+export function listVisitEvents(db: Db, params: VisitEventsParams): VisitEventRow[] {
+  return statements(db).visitEvents.all(params);
+}
+
+/** A visitor's non-bot events in [start_ms, end_ms), up to `max_seq` (the exact fallback computation). */
+export function listVisitorWindowEvents(db: Db, params: VisitorWindowParams): RawEventRow[] {
+  return statements(db).visitorWindow.all(params);
+}
+
+/** A visitor's events in [not_before, before), newest first, the unprojected tail included. */
+export function listVisitorTimelineEvents(db: Db, params: VisitorTimelineParams): VisitorTimelineRow[] {
+  return statements(db).timeline.all(params);
+}
+
+/** Before the visitor's events are deleted: its rows of this site (the number may be shared with other sites). */
+export function deleteVisitorEventsOfVisitor(db: Db, vid: number, siteId: string): void {
+  statements(db).deleteOfVisitor.run({ vid, site_id: siteId });
+}
+
+/** Before the site's events are deleted (a site data remover of the 'derived' phase). */
+export function deleteVisitorEventsOfSite(db: Db, siteId: string): void {
+  statements(db).deleteOfSite.run(siteId);
+}
