@@ -15,13 +15,14 @@ export interface Checkpointer {
 export const checkpointIntervalMs = 1_000;
 
 /**
- * Frames left in the event log's WAL after a checkpoint from which its writer is asked to finish the job (32 MiB of
- * 4 KiB pages). A checkpoint on another thread never catches up with a writer committing hundreds of times a second:
- * frames arrive while it copies, so the WAL is never wholly copied back, never restarted, and grows without bound
- * (2 GB a minute at 2,000 events/s). The writer, between two of its commits, copies the few frames that arrived
- * since; its next commit then starts the WAL over (docs/ingest.md, "Checkpoints").
+ * Frames in the event log's WAL (256 MiB of 4 KiB pages) from which its writer is asked to finish a checkpoint. A
+ * checkpoint on another thread never catches up with a writer committing hundreds of times a second: frames arrive
+ * while it copies, so the WAL is never wholly copied back, never restarted, and grows without bound (2 GB a minute at
+ * 2,000 events/s). The writer, between two of its commits, copies the frames that arrived since; its next commit
+ * then starts the WAL over. That checkpoint holds the writer for 12-35 ms (its syncs), so it runs rarely: about every
+ * 7 s at 2,000 events/s (docs/ingest.md, "Checkpoints").
  */
-export const eventLogFinishFrames = 8192;
+export const eventLogFinishFrames = 65_536;
 
 /** What `PRAGMA wal_checkpoint` answers: [busy, frames in the WAL, frames copied back]. */
 interface CheckpointRow {

@@ -1,7 +1,7 @@
 // Every anon_id ever bound to a user on a site: the devices a timeline merges. The projector keeps the bindings
 // (identities_by_user); the events it has not reached yet are read from the event log's tail, so a timeline sees a
 // binding as soon as its event is acknowledged. INDEXED BY: with ANALYZE statistics the planner would walk every
-// event of the site in events_by_site_anon instead of the short tail.
+// event of the site instead of the short tail.
 import type { Db } from '../../db/open.ts';
 import { preparedOnce } from '../../db/statements.ts';
 
