@@ -135,11 +135,19 @@ describe('a projector position past the end of the event log', () => {
 
     server = await startTestServer({ clock, dataDir, projector: 'inline' });
     try {
-      await send(server, 'lost', [wireEvent('lost', { ts: clock.iso(), anon_id: 'after' })]);
+      // A minute later than the lost event, which had the same seq: its index row differs from the lost one's.
+      await send(server, 'lost', [wireEvent('lost', { ts: new Date(clock.now() + 60_000).toISOString(), anon_id: 'after' })]);
       const summary = await server.request('GET', `/v1/sites/lost/reports/summary-v2?${range}`);
       // Both events of the log are counted (the one that reused the lost seq included), the lost one is not.
       expect(summary.body.data).toMatchObject({ visitors: 2, events: 2 });
       expect(server.db.prepare("SELECT anon_id FROM sessions WHERE site_id = 'lost' ORDER BY anon_id").all()).toEqual([{ anon_id: 'after' }, { anon_id: 'kept' }]);
+      // The visitor index was derived again too: one row per stored event, under its own visitor's number (a row
+      // left from the lost event would point the reused seq at the wrong visitor).
+      const indexed = server.db.prepare(
+        'SELECT ve.seq, e.anon_id FROM visitor_events ve JOIN events e ON e.seq = ve.seq JOIN report_visitors v ON v.vid = ve.vid AND v.site_id = e.site_id AND v.anon_id = e.anon_id ORDER BY ve.seq',
+      );
+      expect(indexed.all()).toEqual(server.db.prepare("SELECT seq, anon_id FROM events WHERE site_id = 'lost' ORDER BY seq").all());
+      expect(server.db.prepare('SELECT count(*) AS n FROM visitor_events').get()).toEqual({ n: 2 });
     } finally {
       await server.close();
     }

@@ -93,7 +93,7 @@ export const visitorTimelineSql = `SELECT * FROM (
   ORDER BY ts DESC, seq DESC LIMIT :limit`;
 
 const statements = preparedOnce((db) => ({
-  insert: db.prepare<[number, number, number]>('INSERT OR IGNORE INTO visitor_events (vid, ts, seq) VALUES (?, ?, ?)'),
+  insert: db.prepare<[number, number, number]>('INSERT INTO visitor_events (vid, ts, seq) VALUES (?, ?, ?)'),
   visitEvents: db.prepare<VisitEventsParams, VisitEventRow>(
     `SELECT e.seq, e.ts, e.type, e.path, e.query, e.revenue_minor, e.revenue_currency
        FROM visitor_events ve JOIN events e ON e.seq = ve.seq
