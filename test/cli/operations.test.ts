@@ -123,7 +123,7 @@ describe('backup', () => {
     // An event in the log (written as the ingest writer would) must be in the event log's copy.
     const { openDatabase } = await import('../../src/db/open.ts');
     const live = openDatabase(join(dataDir, 'sightline.db'));
-    live.prepare("INSERT INTO events (site_id, dedup_key, type, ts, received_at, anon_id, source, raw) VALUES ('blog', 1, 'click', 1, 1, 'a', 'direct', '{\"id\":\"x\"}')").run();
+    live.prepare("INSERT INTO events (site_id, dedup_key, type, ts, received_at, source, raw) VALUES ('blog', 1, 'click', 1, 1, 'direct', '{\"id\":\"x\",\"anon_id\":\"a\"}')").run();
     live.close();
     const result = await cli('backup', '--to', destination);
     expect(result.code).toBe(0);

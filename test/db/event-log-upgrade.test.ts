@@ -84,6 +84,53 @@ describe('upgrading to the event log (schema version 7)', () => {
   });
 });
 
+describe('the event log without stored copies of raw (schema version 9)', () => {
+  it('reads every anon_id and query as before, stores overrides only where raw reads otherwise, keeps the seq high-water mark', () => {
+    const dataDir = makeTempDir();
+    const path = join(dataDir, 'sightline.db');
+    const db = new Database(path);
+    db.pragma('journal_mode = WAL');
+    db.prepare('ATTACH DATABASE ? AS eventlog').run(eventLogPath(path));
+    for (const section of schemaSections.filter((section) => section.version <= 8)) {
+      for (const step of stepsOf(section.sql)) db.exec(step);
+      db.pragma(`user_version = ${section.version}`);
+    }
+    const insert = db.prepare(
+      `INSERT INTO eventlog.events (site_id, dedup_key, type, ts, received_at, anon_id, path, query, source, raw)
+       VALUES ('s', :seq, 'pageview', 1, 1, :anon_id, '/', :query, 'direct', :raw)`,
+    );
+    const rows = [
+      { anon_id: 'plain', query: 'x=1', raw: '{"id":"1","anon_id":"plain","url":"https://a.example/?x=1#y"}' },
+      { anon_id: 'last', query: null, raw: '{"id":"2","anon_id":"first","url":"https://a.example/","anon_id":"last"}' },
+      { anon_id: 'encoded', query: 'q=a%20b', raw: '{"id":"3","anon_id":"encoded","url":"https://a.example/?q=a b"}' },
+      { anon_id: 'url-twice', query: null, raw: '{"id":"4","anon_id":"url-twice","url":"https://a.example/?first=1","url":"https://a.example/"}' },
+      { anon_id: 'deleted', query: null, raw: '{"id":"5","anon_id":"deleted"}' },
+    ];
+    rows.forEach((row, index) => insert.run({ ...row, seq: index + 1 }));
+    // The newest event deleted: its seq must never be handed out again.
+    db.prepare('DELETE FROM eventlog.events WHERE seq = 5').run();
+    db.close();
+
+    const upgraded = openDatabase(path);
+    expect(upgraded.pragma('user_version', { simple: true })).toBe(schemaSections.length);
+    expect(upgraded.prepare('SELECT seq, anon_id, query, anon_id_override, query_override FROM eventlog.events ORDER BY seq').all()).toEqual([
+      { seq: 1, anon_id: 'plain', query: 'x=1', anon_id_override: null, query_override: null },
+      { seq: 2, anon_id: 'last', query: null, anon_id_override: 'last', query_override: null },
+      { seq: 3, anon_id: 'encoded', query: 'q=a%20b', anon_id_override: null, query_override: 'q=a%20b' },
+      { seq: 4, anon_id: 'url-twice', query: null, anon_id_override: null, query_override: '' },
+    ]);
+    expect(upgraded.prepare("SELECT name FROM eventlog.sqlite_master WHERE type = 'index' AND tbl_name = 'events' ORDER BY name").all()).toEqual([
+      { name: 'events_by_dedup_key' },
+      { name: 'events_by_site' },
+      { name: 'events_by_site_ts' },
+    ]);
+    expect(upgraded.prepare("SELECT name, seq FROM eventlog.sqlite_sequence WHERE name LIKE 'events%'").all()).toEqual([{ name: 'events', seq: 5 }]);
+    upgraded.prepare("INSERT INTO eventlog.events (site_id, dedup_key, type, ts, received_at, source, raw) VALUES ('s', 6, 'click', 1, 1, 'direct', '{}')").run();
+    expect(upgraded.prepare('SELECT max(seq) AS seq FROM eventlog.events').get()).toEqual({ seq: 6 });
+    upgraded.close();
+  });
+});
+
 describe('write transactions', () => {
   it('lock sightline.db alone unless they write the event log, so administration never holds the ingest writer', async () => {
     const { inWriteTransaction } = await import('../../src/db/statements.ts');

@@ -193,6 +193,29 @@ describe('legacy site bearer (REQUIRE_API_KEY=none)', () => {
     expect(server.db.prepare('SELECT id, url FROM events WHERE raw = ?').get(deep)).toEqual({ id: JSON.parse(deep).id, url: null });
   });
 
+  it('reads anon_id and query from raw, and stores them only where SQL would read raw otherwise', async () => {
+    const ts = new Date().toISOString();
+    const cases = [
+      // What most events are: nothing stored for either.
+      { text: JSON.stringify(makeEvent('site-a', { anon_id: 'plain', url: 'https://a.example/p?x=1&utm_source=n#top' })), anon: 'plain', query: 'x=1&utm_source=n', stored: [null, null] },
+      { text: JSON.stringify(makeEvent('site-a', { anon_id: 'no-query', url: 'https://a.example/p#frag?x=1' })), anon: 'no-query', query: null, stored: [null, null] },
+      { text: JSON.stringify(makeEvent('site-a', { anon_id: 'empty-query', url: 'https://a.example/p?#x' })), anon: 'empty-query', query: null, stored: [null, null] },
+      { text: JSON.stringify(makeEvent('site-a', { anon_id: 'no-url', type: 'click', url: undefined })), anon: 'no-url', query: null, stored: [null, null] },
+      // A repeated "anon_id" key: JSON.parse keeps the last, json_extract reads the first.
+      { text: `{"id":"${crypto.randomUUID()}","site_id":"site-a","anon_id":"first","ts":"${ts}","type":"click","anon_id":"last"}`, anon: 'last', query: null, stored: ['last', null] },
+      // The URL parser percent-encodes the space and drops the tab: the stored query is the parser's.
+      { text: JSON.stringify(makeEvent('site-a', { anon_id: 'encoded', url: 'https://a.example/p?q=a b&t=1\t2' })), anon: 'encoded', query: 'q=a%20b&t=12', stored: [null, 'q=a%20b&t=12'] },
+      // A repeated "url" key whose first value has a query and whose last has none: '' stands for "none".
+      { text: `{"id":"${crypto.randomUUID()}","site_id":"site-a","anon_id":"url-twice","ts":"${ts}","type":"pageview","url":"https://a.example/?first=1","url":"https://a.example/"}`, anon: 'url-twice', query: null, stored: [null, ''] },
+    ];
+    for (const { text, anon, query, stored } of cases) {
+      const sent = await server.request('POST', '/events', { token: 'site-a', rawBody: text, headers: { 'content-type': 'application/json' } });
+      expect(sent.body).toMatchObject({ accepted: 1 });
+      const row = server.db.prepare('SELECT anon_id, query, anon_id_override, query_override FROM events WHERE raw = ?').get(text);
+      expect(row, text).toEqual({ anon_id: anon, query, anon_id_override: stored[0], query_override: stored[1] });
+    }
+  });
+
   it('acknowledges but does not store events without analytics consent', async () => {
     const denied = makeEvent('site-a', { consent: { analytics: false } });
     const granted = makeEvent('site-a', { consent: { analytics: true, marketing: false } });

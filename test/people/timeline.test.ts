@@ -341,7 +341,7 @@ describe('query plan', () => {
       // The projector's bindings, and those of the event log's tail it has not reached yet (seq > its position).
       [
         'SEARCH identities USING COVERING INDEX identities_by_user (site_id=? AND user_id=?)',
-        'SEARCH events USING INDEX events_by_site_seq (site_id=? AND seq>?)',
+        'SEARCH events USING INDEX events_by_site (site_id=? AND rowid>?)',
         'SEARCH projector_state USING INTEGER PRIMARY KEY (rowid=?)',
       ],
     ],
@@ -355,7 +355,7 @@ describe('query plan', () => {
         'SEARCH report_visitors USING PRIMARY KEY (site_id=? AND anon_id=?)',
         'SEARCH e USING INTEGER PRIMARY KEY (rowid=?)',
         'SCAN (subquery-2)',
-        'SEARCH e USING INDEX events_by_site_seq (site_id=? AND seq>?)',
+        'SEARCH e USING INDEX events_by_site (site_id=? AND rowid>?)',
         'SEARCH projector_state USING INTEGER PRIMARY KEY (rowid=?)',
         'SCAN (subquery-5)',
       ],

@@ -1,5 +1,5 @@
 // The freshness of the event log: the newest seq overall, and the newest commit time of a scope's events, in all
-// or up to a seq (what the projector has counted). Both read the last entry of events_by_site_seq.
+// or up to a seq (what the projector has counted). Both read the last entry of events_by_site (site_id, then seq: the rowid).
 import type { Db } from '../../db/open.ts';
 import { preparedOnce } from '../../db/statements.ts';
 

@@ -17,7 +17,7 @@ export interface UserAnonIdRow {
 /** Exported for the query-plan test (test/people/timeline.test.ts). */
 export const userAnonIdsSql = `SELECT anon_id FROM identities WHERE site_id = :site_id AND user_id = :user_id
   UNION
-  SELECT anon_id FROM events INDEXED BY events_by_site_seq WHERE site_id = :site_id AND seq > (SELECT position FROM projector_state WHERE id = 1) AND user_id = :user_id
+  SELECT anon_id FROM events INDEXED BY events_by_site WHERE site_id = :site_id AND seq > (SELECT position FROM projector_state WHERE id = 1) AND user_id = :user_id
   ORDER BY anon_id`;
 
 const statements = preparedOnce((db) => ({

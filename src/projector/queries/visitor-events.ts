@@ -1,7 +1,7 @@
 // The visitor index: (visitor number, ts, seq) of every projected event of an existing site, bots included. The
 // projector writes it with its batches, so the acknowledging commit keeps no index by visitor (a random page written
 // per event: docs/ingest.md, "The visitor index"). Reads of one visitor's events go through it up to the projector's
-// position; a timeline adds the event log's tail past it (events_by_site_seq), so it sees an event once it is
+// position; a timeline adds the event log's tail past it (events_by_site), so it sees an event once it is
 // acknowledged. A visitor number is shared by the sites of a workspace, so every read joins the event and checks
 // its site and anon_id.
 import type { Db } from '../../db/open.ts';
@@ -86,7 +86,7 @@ export const visitorTimelineSql = `SELECT * FROM (
      ORDER BY ve.ts DESC, ve.seq DESC LIMIT :limit)
   UNION ALL
   SELECT * FROM (
-    SELECT ${timelineColumns} FROM events e INDEXED BY events_by_site_seq
+    SELECT ${timelineColumns} FROM events e INDEXED BY events_by_site
      WHERE e.site_id = :site_id AND e.seq > (SELECT position FROM projector_state WHERE id = 1)
        AND e.anon_id = :anon_id AND e.ts >= :not_before AND e.ts < :before
      ORDER BY e.ts DESC, e.seq DESC LIMIT :limit)
