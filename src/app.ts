@@ -24,6 +24,7 @@ import { builtWorkerFile } from './ingest/committer.ts';
 import { type Projection, type ProjectionOptions, startProjection } from './projector/projection.ts';
 import './projector/site-projection.ts';
 import { ApiError, renderError } from './http/errors.ts';
+import { finishResponse } from './http/respond.ts';
 
 export interface CreateAppOptions {
   db: Db;
@@ -74,7 +75,7 @@ export function createApp(options: CreateAppOptions): SightlineApp {
   };
   const h3 = new H3({
     // Reached only by what no route handled (unknown paths and methods, malformed URLs): structured envelope.
-    onError: (error) => renderError(fromFrameworkError(error), 'structured'),
+    onError: (error) => finishResponse(renderError(fromFrameworkError(error), 'structured')),
   });
   const metrics = createAppMetrics(context.db);
   const ingest = createIngestService(context, metrics, options.ingest);

@@ -7,6 +7,12 @@ const booleanText = v.pipe(
 );
 const integerText = (min: number, max: number) =>
   v.pipe(v.string(), v.regex(/^\d+$/, 'must be a whole number'), v.transform(Number), v.minValue(min), v.maxValue(max));
+/** TRUST_PROXY: how many proxies stand in front of the server; false is 0 and true is 1 (README, Configuration). */
+const proxyCountText = v.pipe(
+  v.string(),
+  v.regex(/^(true|false|yes|no|\d{1,2})$/, 'must be true, false or the number of proxies in front of the server (0-99)'),
+  v.transform((text) => (text === 'true' || text === 'yes' ? 1 : text === 'false' || text === 'no' ? 0 : Number(text))),
+);
 
 const ConfigSchema = v.object({
   HOST: v.optional(v.pipe(v.string(), v.minLength(1)), '127.0.0.1'),
@@ -16,7 +22,7 @@ const ConfigSchema = v.object({
   REQUIRE_API_KEY: v.optional(v.picklist(['none', 'tag', 'require']), 'none'),
   SCHEMA_BUNDLE_PATH: v.optional(v.pipe(v.string(), v.minLength(1))),
   SCHEMA_MODE: v.optional(v.picklist(['reject', 'quarantine']), 'reject'),
-  TRUST_PROXY: v.optional(booleanText, 'false'),
+  TRUST_PROXY: v.optional(proxyCountText, 'false'),
   GEOIP_DB: v.optional(v.pipe(v.string(), v.minLength(1))),
   INTERNAL_IPS: v.optional(v.string(), ''),
   METRICS_PUBLIC: v.optional(booleanText, 'false'),
@@ -38,7 +44,11 @@ export interface Config {
   requireApiKey: 'none' | 'tag' | 'require';
   schemaBundlePath: string | undefined;
   schemaMode: 'reject' | 'quarantine';
-  trustProxy: boolean;
+  /**
+   * Proxies in front of the server (TRUST_PROXY): 0 takes the socket's address, N the Nth X-Forwarded-For entry from
+   * the right, the address the outermost of them saw (src/ingest/client-ip.ts).
+   */
+  trustProxy: number;
   geoipDb: string | undefined;
   internalIps: string[];
   metricsPublic: boolean;

@@ -8,6 +8,7 @@ import { planCommand } from './cli/plan.ts';
 import { serveCommand } from './cli/serve.ts';
 import { siteCommand } from './cli/site.ts';
 import { workspaceCommand } from './cli/workspace.ts';
+import { restrictNewFileModes } from './db/file-modes.ts';
 
 const main = defineCommand({
   meta: { name: 'sightline', description: 'Self-hosted, privacy-first web analytics' },
@@ -23,4 +24,6 @@ const main = defineCommand({
   },
 });
 
+// Before any command runs: every file and directory the CLI or the server creates is private (0600, 0700).
+restrictNewFileModes();
 await runMain(main);

@@ -5,6 +5,8 @@ import type { OpenApiDocument } from '../src/openapi/document.ts';
 
 export interface TestResponse<T = any> {
   status: number;
+  /** The reason phrase of the status line, as sent. */
+  statusText: string;
   headers: Headers;
   body: T;
   text: string;
@@ -76,6 +78,6 @@ export function createCheckedRequest(client: { url: () => string; answers: Answe
     } else {
       answers.check({ method, path, status: response.status, contentType: response.headers.get('content-type'), text });
     }
-    return { status: response.status, headers: response.headers, body: parsed, text };
+    return { status: response.status, statusText: response.statusText, headers: response.headers, body: parsed, text };
   };
 }

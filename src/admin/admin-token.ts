@@ -1,8 +1,9 @@
 // The operator credential: ADMIN_TOKEN if set, else DATA_DIR/admin-token, generated (mode 0600) on first start.
-import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Random } from '../clock.ts';
 import type { Config } from '../config.ts';
+import { createPrivateDirectory, privateFileMode } from '../db/file-modes.ts';
 
 export interface AdminTokenResolution {
   token: string;
@@ -29,11 +30,11 @@ export function resolveAdminToken(config: Config, random: Random): AdminTokenRes
   const path = adminTokenPath(config.dataDir);
   const existing = readAdminTokenFile(config.dataDir);
   if (existing) return { token: existing, generated: false, path };
-  mkdirSync(config.dataDir, { recursive: true });
+  createPrivateDirectory(config.dataDir);
   const token = `sla_${random.bytes(32).toString('base64url')}`;
   try {
     // 'wx': if another process created it a moment ago, keep theirs.
-    writeFileSync(path, `${token}\n`, { mode: 0o600, flag: 'wx' });
+    writeFileSync(path, `${token}\n`, { mode: privateFileMode, flag: 'wx' });
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
     return { token: readAdminTokenFile(config.dataDir)!, generated: false, path };

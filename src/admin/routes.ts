@@ -32,6 +32,12 @@ import {
   WorkspaceListAnswer,
 } from './answers.ts';
 
+/**
+ * Administrative answers are never stored by a browser or proxy cache: they answer the operator's token or an admin
+ * key, and key creation carries the key's plaintext (issue 13).
+ */
+const noStore = { 'cache-control': 'no-store' };
+
 const slugOf = (event: H3Event) => getRouterParam(event, 'slug', { decode: true }) ?? '';
 
 const listParams: QueryParameterDoc[] = [
@@ -47,6 +53,7 @@ export function mountAdmin(app: H3, context: AppContext): void {
   addRoute(app, {
     method: 'GET',
     path: '/workspaces',
+    headers: noStore,
     refusals: refusals(needsCredential, queryParams),
     summary: 'List workspaces',
     query: listParams,
@@ -60,6 +67,7 @@ export function mountAdmin(app: H3, context: AppContext): void {
   addRoute(app, {
     method: 'POST',
     path: '/workspaces',
+    headers: noStore,
     refusals: refusals(needsCredential, jsonBody, { 409: ['slug_taken'] }),
     summary: 'Create a workspace',
     body: CreateWorkspaceBody,
@@ -75,6 +83,7 @@ export function mountAdmin(app: H3, context: AppContext): void {
   addRoute(app, {
     method: 'GET',
     path: '/workspaces/:slug',
+    headers: noStore,
     refusals: refusals(needsCredential, namedInPath),
     summary: 'Read a workspace',
     answer: WorkspaceAnswer,
@@ -83,6 +92,7 @@ export function mountAdmin(app: H3, context: AppContext): void {
   addRoute(app, {
     method: 'PATCH',
     path: '/workspaces/:slug',
+    headers: noStore,
     refusals: refusals(needsCredential, namedInPath, jsonBody),
     summary: 'Rename a workspace (the slug cannot change)',
     body: UpdateWorkspaceBody,
@@ -96,6 +106,7 @@ export function mountAdmin(app: H3, context: AppContext): void {
   addRoute(app, {
     method: 'GET',
     path: '/workspaces/:slug/sites',
+    headers: noStore,
     refusals: refusals(needsCredential, namedInPath, queryParams),
     summary: 'List the sites of a workspace',
     query: listParams,
@@ -109,6 +120,7 @@ export function mountAdmin(app: H3, context: AppContext): void {
   addRoute(app, {
     method: 'POST',
     path: '/workspaces/:slug/sites',
+    headers: noStore,
     refusals: refusals(needsCredential, namedInPath, jsonBody, { 409: ['site_id_taken'] }),
     summary: 'Create a site',
     body: CreateSiteBody,
@@ -123,6 +135,7 @@ export function mountAdmin(app: H3, context: AppContext): void {
   addRoute(app, {
     method: 'DELETE',
     path: '/workspaces/:slug/sites/:id',
+    headers: noStore,
     refusals: refusals(needsCredential, namedInPath),
     summary: 'Delete a site and all of its data',
     status: 204,
@@ -135,6 +148,7 @@ export function mountAdmin(app: H3, context: AppContext): void {
   addRoute(app, {
     method: 'GET',
     path: '/workspaces/:slug/keys',
+    headers: noStore,
     refusals: refusals(needsCredential, namedInPath, queryParams),
     summary: 'List API keys (metadata only, revoked keys included)',
     query: listParams,
@@ -148,6 +162,7 @@ export function mountAdmin(app: H3, context: AppContext): void {
   addRoute(app, {
     method: 'POST',
     path: '/workspaces/:slug/keys',
+    headers: noStore,
     refusals: refusals(needsCredential, namedInPath, jsonBody),
     summary: 'Create an API key (the plaintext is returned once)',
     body: CreateKeyBody,
@@ -162,6 +177,7 @@ export function mountAdmin(app: H3, context: AppContext): void {
   addRoute(app, {
     method: 'DELETE',
     path: '/workspaces/:slug/keys/:keyId',
+    headers: noStore,
     refusals: refusals(needsCredential, namedInPath),
     summary: 'Revoke an API key',
     answer: ApiKeyAnswer,
@@ -173,6 +189,7 @@ export function mountAdmin(app: H3, context: AppContext): void {
   addRoute(app, {
     method: 'GET',
     path: '/workspaces/:slug/audit',
+    headers: noStore,
     refusals: refusals(needsCredential, namedInPath, queryParams),
     summary: 'Read the audit log, newest first',
     query: auditParams,

@@ -1,16 +1,36 @@
-// `sightline doctor`: checks the data directory, the database pragmas and schema version, and the versions in use.
+// `sightline doctor`: checks the data directory (and warns on modes looser than 0700/0600), the database pragmas and
+// schema version, and the versions in use.
 import { defineCommand } from 'citty';
 import { accessSync, constants, existsSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { join } from 'node:path';
 import { adminTokenPath } from '../admin/admin-token.ts';
+import { privateDirectoryMode, privateFileMode } from '../db/file-modes.ts';
 import { eventLogSchema } from '../db/open.ts';
 import { latestSchemaVersion } from '../db/schema.ts';
 import { cliConfig, commonArgs, output, runCommandSafely, table, withContext } from './common.ts';
 
 interface Check {
   name: string;
+  /** False fails the check (exit 1). */
   ok: boolean;
+  /** Worth fixing, but the data directory works: printed as WARN, the exit status stays 0. */
+  warning?: true;
   detail: string;
+}
+
+/** DATA_DIR's files that hold its data, each checked for a mode looser than 0600 when present. */
+const dataFiles = ['sightline.db', 'sightline.db-wal', 'sightline.db-shm', 'events.db', 'events.db-wal', 'events.db-shm'];
+
+function octal(mode: number): string {
+  return mode.toString(8).padStart(4, '0');
+}
+
+/** A warning when group or others have any permission on `path` (the directory must be 0700, a file 0600). */
+function modeCheck(name: string, path: string, wanted: number): Check {
+  const mode = statSync(path).mode & 0o777;
+  if ((mode & 0o077) === 0) return { name, ok: true, detail: octal(mode) };
+  return { name, ok: true, warning: true, detail: `${octal(mode)}: readable by group or others (chmod ${octal(wanted).slice(1)} ${path})` };
 }
 
 function nodeVersionAtLeast(major: number, minor: number): boolean {
@@ -44,11 +64,19 @@ export const doctorCommand = defineCommand({
         }
       }
       checks.push({ name: 'data directory', ok: dataDirExists && writable, detail: `${config.dataDir}${dataDirExists ? (writable ? ' (writable)' : ' (not writable)') : ' (missing)'}` });
+      if (dataDirExists) {
+        // Before opening the database, which would create missing -wal and -shm files.
+        checks.push(modeCheck('data directory mode', config.dataDir, privateDirectoryMode));
+        for (const file of dataFiles) {
+          const path = join(config.dataDir, file);
+          if (existsSync(path)) checks.push(modeCheck(`${file} mode`, path, privateFileMode));
+        }
+      }
       checks.push({ name: 'node', ok: nodeVersionAtLeast(20, 19), detail: `${process.versions.node} (needs >= 20.19)` });
       checks.push({ name: 'better-sqlite3', ok: true, detail: betterSqliteVersion() });
       if (existsSync(adminTokenPath(config.dataDir))) {
         const mode = statSync(adminTokenPath(config.dataDir)).mode & 0o777;
-        checks.push({ name: 'admin-token file', ok: (mode & 0o077) === 0, detail: `mode ${mode.toString(8).padStart(4, '0')} (must not be readable by others)` });
+        checks.push({ name: 'admin-token file', ok: (mode & 0o077) === 0, detail: `mode ${octal(mode)} (must not be readable by others)` });
       }
       if (dataDirExists && writable) {
         await withContext(args, (context) => {
@@ -69,7 +97,7 @@ export const doctorCommand = defineCommand({
       const healthy = checks.every((check) => check.ok);
       if (!healthy) process.exitCode = 1;
       output(args, { ok: healthy, checks }, () =>
-        table([['CHECK', 'STATUS', 'DETAIL'], ...checks.map((check) => [check.name, check.ok ? 'ok' : 'FAIL', check.detail])]),
+        table([['CHECK', 'STATUS', 'DETAIL'], ...checks.map((check) => [check.name, check.ok ? (check.warning ? 'WARN' : 'ok') : 'FAIL', check.detail])]),
       );
     }),
 });

@@ -13,7 +13,7 @@ export const serveCommand = defineCommand({
     'require-api-key': { type: 'string', description: 'none, tag or require (REQUIRE_API_KEY)' },
     'schema-bundle-path': { type: 'string', description: 'Tracking plan bundle (SCHEMA_BUNDLE_PATH)' },
     'schema-mode': { type: 'string', description: 'reject or quarantine (SCHEMA_MODE)' },
-    'trust-proxy': { type: 'string', description: 'true or false (TRUST_PROXY)' },
+    'trust-proxy': { type: 'string', description: 'false, true or the number of proxies in front of the server (TRUST_PROXY)' },
     'geoip-db': { type: 'string', description: 'City-level .mmdb file (GEOIP_DB)' },
     'internal-ips': { type: 'string', description: 'Comma-separated IPs/CIDRs tagged internal (INTERNAL_IPS)' },
     'metrics-public': { type: 'string', description: 'true or false (METRICS_PUBLIC)' },

@@ -2,8 +2,9 @@
 // everything the projector derives) with the event log, events.db, attached as `eventlog`. The ingest writer opens
 // the event log alone (openEventLog), so its commits never take a lock on sightline.db.
 import Database from 'better-sqlite3';
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { createPrivateDirectory, createPrivateFile } from './file-modes.ts';
 import { applySchema } from './schema.ts';
 
 export type Db = Database.Database;
@@ -48,8 +49,15 @@ function configure(db: Db, schema: string, options: OpenDatabaseOptions, cacheMi
   db.pragma(`${schema}.cache_size = ${-1024 * cacheMiB}`);
 }
 
+/** A writable file database is created private (0600 in a 0700 directory) before SQLite opens it. */
+function createIfMissing(path: string, options: OpenDatabaseOptions): void {
+  if (options.readonly || path === ':memory:' || path === '') return;
+  createPrivateDirectory(dirname(path));
+  createPrivateFile(path);
+}
+
 function connect(path: string, options: OpenDatabaseOptions): Db {
-  if (!options.readonly && path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  createIfMissing(path, options);
   const db = new Database(path, {
     readonly: options.readonly ?? false,
     ...(options.nativeBinding ? { nativeBinding: options.nativeBinding } : {}),
@@ -70,6 +78,7 @@ export function openDatabase(path: string, options: OpenDatabaseOptions = {}): D
   const logPath = eventLogPath(path);
   // A read-only handle of a database from before the split has no event log yet: its events are still in main.
   if (!options.readonly || logPath === ':memory:' || existsSync(logPath)) {
+    createIfMissing(logPath, options);
     db.prepare(`ATTACH DATABASE ? AS ${eventLogSchema}`).run(logPath);
     configure(db, eventLogSchema, options, options.logCacheMiB ?? options.cacheMiB);
   }

@@ -4,7 +4,7 @@ import type { H3, H3Event, HTTPMethod } from 'h3';
 import type * as v from 'valibot';
 import { type EnvelopeFamily, renderError } from './errors.ts';
 import type { Refusals } from './refusals.ts';
-import { toResponse } from './respond.ts';
+import { finishResponse, toResponse } from './respond.ts';
 
 export interface Deprecation {
   /** When the deprecation was announced. */
@@ -93,7 +93,7 @@ export function addRoute<const Answer extends v.GenericSchema | undefined = unde
       response = renderError(error, family);
     }
     if (extraHeaders) for (const [name, value] of Object.entries(extraHeaders)) response.headers.set(name, value);
-    return response;
+    return finishResponse(response);
   };
   if (!spec.versionedOnly) app.on(spec.method, spec.path, handler);
   app.on(spec.method, `/v1${spec.path}`, handler);

@@ -62,7 +62,7 @@ export function createIngestFastPath(context: AppContext, ingest: IngestService,
     })
       .catch((error: unknown) => ({ ...toErrorParts(error, 'structured') }))
       .then((answer) => {
-        response.writeHead(answer.status, { ...answer.headers, 'content-length': Buffer.byteLength(answer.body) });
+        response.writeHead(answer.status, { ...answer.headers, 'x-content-type-options': 'nosniff', 'content-length': Buffer.byteLength(answer.body) });
         response.end(answer.body);
         // A refused body may still be arriving: let Node discard it.
         if (!request.complete) request.resume();
