@@ -4,19 +4,21 @@ import { preparedOnce } from '../../db/statements.ts';
 import type { StoredEventInput } from '../stored-event.ts';
 
 const statements = preparedOnce((db) => ({
-  exists: db.prepare<{ dedup_key: number; site_id: string; id: string }, { found: number }>(
-    'SELECT 1 AS found FROM events WHERE dedup_key = :dedup_key AND site_id = :site_id AND id = :id',
-  ),
+  exists: db
+    .prepare<[dedup_key: number, site_id: string, id: string], number>('SELECT 1 FROM events WHERE dedup_key = ? AND site_id = ? AND id = ?')
+    .pluck(),
   // id, anon_id and query are virtual (read from raw); the row is read back and an override is stored only where
-  // that reading differs from the canonical value (a repeated key, a URL the collector normalised).
-  insert: db.prepare<StoredEventInput & { received_at: number }, StoredFromRaw>(
-    `INSERT INTO events (site_id, dedup_key, type, ts, received_at, user_id, path, source, utm_source, utm_medium,
-       utm_campaign, browser, os, device_type, country, region, city, is_bot, is_internal, revenue_minor, revenue_currency, raw)
-     VALUES (:site_id, :dedup_key, :type, :ts, :received_at, :user_id, :path, :source, :utm_source, :utm_medium,
-       :utm_campaign, :browser, :os, :device_type, :country, :region, :city, :is_bot, :is_internal, :revenue_minor,
-       :revenue_currency, :raw)
-     RETURNING seq, id, anon_id, query`,
-  ),
+  // that reading differs from the canonical value (a repeated key, a URL the collector normalised). Positional
+  // parameters and a row as an array: on the acknowledging path, binding 22 named values from an object and
+  // building a result object cost about a tenth of the insert.
+  insert: db
+    .prepare<InsertValues, [seq: number, id: string | null, anonId: string | null, query: string | null]>(
+      `INSERT INTO events (site_id, dedup_key, type, ts, received_at, user_id, path, source, utm_source, utm_medium,
+         utm_campaign, browser, os, device_type, country, region, city, is_bot, is_internal, revenue_minor, revenue_currency, raw)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+       RETURNING seq, id, anon_id, query`,
+    )
+    .raw(true),
   override: db.prepare<{ seq: number; id: string | null; anon_id: string | null; query: string | null }>(
     'UPDATE events SET id_override = :id, anon_id_override = :anon_id, query_override = :query WHERE seq = :seq',
   ),
@@ -24,30 +26,35 @@ const statements = preparedOnce((db) => ({
 }));
 
 export function eventExists(db: Db, event: Pick<StoredEventInput, 'dedup_key' | 'site_id' | 'id'>): boolean {
-  return statements(db).exists.get({ dedup_key: event.dedup_key, site_id: event.site_id, id: event.id }) !== undefined;
+  return statements(db).exists.get(event.dedup_key, event.site_id, event.id) !== undefined;
 }
 
-interface StoredFromRaw {
-  seq: number;
-  id: string | null;
-  anon_id: string | null;
-  query: string | null;
-}
+type InsertValues = [
+  site_id: string, dedup_key: number, type: string, ts: number, received_at: number, user_id: string | null,
+  path: string | null, source: string, utm_source: string | null, utm_medium: string | null, utm_campaign: string | null,
+  browser: string | null, os: string | null, device_type: string | null, country: string | null, region: string | null,
+  city: string | null, is_bot: 0 | 1, is_internal: 0 | 1, revenue_minor: number | null, revenue_currency: string | null,
+  raw: string,
+];
 
 /** Returns the new row's seq. */
 export function insertEvent(db: Db, event: StoredEventInput, receivedAt: number): number {
   const { insert, override } = statements(db);
-  const read = insert.get({ ...event, received_at: receivedAt })!;
-  if (read.id !== event.id || read.anon_id !== event.anon_id || read.query !== event.query) {
+  const [seq, id, anonId, query] = insert.get(
+    event.site_id, event.dedup_key, event.type, event.ts, receivedAt, event.user_id, event.path, event.source,
+    event.utm_source, event.utm_medium, event.utm_campaign, event.browser, event.os, event.device_type, event.country,
+    event.region, event.city, event.is_bot, event.is_internal, event.revenue_minor, event.revenue_currency, event.raw,
+  )!;
+  if (id !== event.id || anonId !== event.anon_id || query !== event.query) {
     override.run({
-      seq: read.seq,
-      id: read.id === event.id ? null : event.id,
-      anon_id: read.anon_id === event.anon_id ? null : event.anon_id,
+      seq,
+      id: id === event.id ? null : event.id,
+      anon_id: anonId === event.anon_id ? null : event.anon_id,
       // '' stands for "no query" (a canonical query is never empty: the collector stores null then).
-      query: read.query === event.query ? null : (event.query ?? ''),
+      query: query === event.query ? null : (event.query ?? ''),
     });
   }
-  return read.seq;
+  return seq;
 }
 
 export function deleteEventsOfSite(db: Db, siteId: string): void {
