@@ -105,7 +105,7 @@ describe('WriteQueue.watchCommits', () => {
       commit: async (batches) => {
         if (fail) throw new Error('disk full');
         groups.push(batches.length);
-        return { outcomes: batches.map(() => ({ ok: true as const, result: { accepted: 1, duplicates: 0, quarantined: 0 } })), lastSeq: groups.length, commitMs: 0 };
+        return { outcomes: batches.map(() => ({ ok: true as const, result: { accepted: 1, bots: 0, duplicates: 0, quarantined: 0 } })), lastSeq: groups.length, commitMs: 0 };
       },
       finishCheckpoint: () => undefined,
       close: async () => {},
