@@ -7,7 +7,7 @@ const server = createServer((request, response) => {
   request.on('end', () => {
     JSON.parse(Buffer.concat(chunks).toString('utf8'));
     response.writeHead(202, { 'content-type': 'application/json' });
-    response.end('{"accepted":1,"duplicates":0,"quarantined":0,"dropped":0}');
+    response.end('{"accepted":1,"bots":0,"duplicates":0,"quarantined":0,"dropped":0}');
   });
 });
 server.listen(0, '127.0.0.1', () => console.log(`listening on http://127.0.0.1:${server.address().port}`));

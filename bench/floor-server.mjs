@@ -26,7 +26,7 @@ const flush = () => {
   commit.immediate(group);
   for (const item of group) {
     item.response.writeHead(202, { 'content-type': 'application/json' });
-    item.response.end('{"accepted":1,"duplicates":0,"quarantined":0,"dropped":0}');
+    item.response.end('{"accepted":1,"bots":0,"duplicates":0,"quarantined":0,"dropped":0}');
   }
 };
 

@@ -98,7 +98,7 @@ export function createApp(options: CreateAppOptions): SightlineApp {
   mountDlq(h3, context, ingest);
   mountMetrics(h3, context, metrics);
   mountReports(h3, context, projection);
-  mountEvents(h3, context, ingest, projection);
+  mountEvents(h3, context, ingest, projection, metrics.registry);
   mountPeople(h3, context);
   options.extend?.(h3, context);
   // Last: the published documents describe every route mounted before it.

@@ -30,6 +30,9 @@ const ConfigSchema = v.object({
   RATE_LIMIT_SITE: v.optional(integerText(1, 10_000_000), '5000'),
   RATE_LIMIT_IP: v.optional(integerText(1, 10_000_000), '200'),
   EVENT_STREAMS_PER_SITE: v.optional(integerText(1, 10_000), '5'),
+  EVENT_STREAMS_PER_CREDENTIAL: v.optional(integerText(1, 100_000), '20'),
+  EVENT_STREAMS_TOTAL: v.optional(integerText(1, 100_000), '200'),
+  EVENT_STREAM_BUFFER_BYTES: v.optional(integerText(65_536, 1_073_741_824), '1048576'),
   EVENT_STREAM_HEARTBEAT_MS: v.optional(integerText(10, 3_600_000), '15000'),
   SYNCHRONOUS: v.optional(v.picklist(['normal', 'full']), 'normal'),
   INGEST_WRITER: v.optional(v.picklist(['inline', 'thread']), 'inline'),
@@ -57,6 +60,15 @@ export interface Config {
   rateLimitIp: number;
   /** Open stream-v2 connections per site at most; one more is refused with 429 too_many_streams. */
   eventStreamsPerSite: number;
+  /** Per credential (one API key, or the admin token) across all sites, likewise. */
+  eventStreamsPerCredential: number;
+  /** On the whole server, likewise. */
+  eventStreamsTotal: number;
+  /**
+   * Bytes the server holds for one stream-v2 connection at most (frames its socket has not taken yet); a reader that
+   * takes nothing for a heartbeat interval while it is full is closed (docs/events.md, "Caps and slow readers").
+   */
+  eventStreamBufferBytes: number;
   /** How often an idle stream-v2 connection gets a comment line (15 s; tests shorten it). */
   eventStreamHeartbeatMs: number;
   /** One request body at most (1 MiB, CONTRACT section 2). */
@@ -105,6 +117,9 @@ export function loadConfig(env: Record<string, string | undefined>, flags: Recor
     rateLimitSite: parsed.RATE_LIMIT_SITE,
     rateLimitIp: parsed.RATE_LIMIT_IP,
     eventStreamsPerSite: parsed.EVENT_STREAMS_PER_SITE,
+    eventStreamsPerCredential: parsed.EVENT_STREAMS_PER_CREDENTIAL,
+    eventStreamsTotal: parsed.EVENT_STREAMS_TOTAL,
+    eventStreamBufferBytes: parsed.EVENT_STREAM_BUFFER_BYTES,
     eventStreamHeartbeatMs: parsed.EVENT_STREAM_HEARTBEAT_MS,
     maxBodyBytes: 1024 * 1024,
     synchronous: parsed.SYNCHRONOUS === 'full' ? 'FULL' : 'NORMAL',

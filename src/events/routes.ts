@@ -12,10 +12,13 @@ import { visitFilterNames } from '../event-store/queries/event-filter.ts';
 import { commonParams, cursorParam, dateParams, filterParams, limitParam } from '../http/common-param-docs.ts';
 import { parseCommonParams, parseLimit, type QueryValues, single } from '../http/common-params.ts';
 import { dateRangeRefusals, filterRefusals, reportAccessRefusals, v2Refusals } from '../http/common-param-errors.ts';
-import { resolveReportSite, toReportScope } from '../reports/scope.ts';
+import { resolveReportSite, siteIdOf, toReportScope } from '../reports/scope.ts';
+import { resolveSite } from '../http/access.ts';
+import type { Caller } from '../http/auth.ts';
+import type { MetricsRegistry } from '../metrics/registry.ts';
 import { EventActivityAnswer, EventListAnswer, EventOverviewAnswer } from './answers.ts';
 import { parseActivityParams, parseStreamParams } from './event-params.ts';
-import { openEventStream } from './event-stream.ts';
+import { openEventStream, type StreamResponse } from './event-stream.ts';
 import { eventsActivity } from './events-activity.ts';
 import { eventsOverview, overviewTypeLimit } from './events-overview.ts';
 import { listEvents } from './list-events.ts';
@@ -64,11 +67,28 @@ async function visitFiltersCaughtUp(projection: Projection | undefined, filters:
   return visitFilterNames.some((name) => filters[name] !== undefined) && projection ? projection.catchUp() : true;
 }
 
+/** What the stream caps count as one credential: the admin token, or one API key whatever its scopes. */
+function credentialOf(caller: Caller): string {
+  return caller.kind === 'admin' ? 'admin-token' : `api-key:${caller.keyId}`;
+}
+
+/** The Node response under the request when Node serves it (not under app.fetch). */
+function nodeResponseOf(event: H3Event): StreamResponse | undefined {
+  const response = event.req.runtime?.node?.res;
+  return response && 'writableLength' in response ? response : undefined;
+}
+
 /**
- * @example mountEvents(app, context, ingest, projection); // stream-v2 hears of new events from ingest's write queue
+ * @example mountEvents(app, context, ingest, projection, metrics.registry); // stream-v2 hears of new events from ingest's write queue
  */
-export function mountEvents(app: H3, context: AppContext, ingest?: Pick<IngestService, 'writeQueue'>, projection?: Projection): void {
-  const hub = createStreamHub(context, { maxPerSite: context.config.eventStreamsPerSite, ...(ingest ? { commits: ingest.writeQueue } : {}), ...(projection ? { projection } : {}) });
+export function mountEvents(app: H3, context: AppContext, ingest?: Pick<IngestService, 'writeQueue'>, projection?: Projection, metrics?: MetricsRegistry): void {
+  const { config } = context;
+  const hub = createStreamHub(context, {
+    limits: { perSite: config.eventStreamsPerSite, perCredential: config.eventStreamsPerCredential, total: config.eventStreamsTotal },
+    ...(ingest ? { commits: ingest.writeQueue } : {}),
+    ...(projection ? { projection } : {}),
+    ...(metrics ? { metrics } : {}),
+  });
   addRoute(app, {
     method: 'GET',
     path: '/sites/:siteId/events/list-v2',
@@ -118,9 +138,14 @@ export function mountEvents(app: H3, context: AppContext, ingest?: Pick<IngestSe
     query: streamQuery,
     produces: 'text/event-stream',
     handler: (event) => {
-      const site = resolveReportSite(event, context);
+      const { caller, site } = resolveSite(event, context, siteIdOf(event), { scope: 'query:read' });
       const params = parseStreamParams(queryOf(event), event.req.headers.get('last-event-id'));
-      return openEventStream(context, hub, site, params, { heartbeatMs: context.config.eventStreamHeartbeatMs, signal: event.req.signal });
+      return openEventStream(context, hub, site, credentialOf(caller), params, {
+        heartbeatMs: config.eventStreamHeartbeatMs,
+        bufferBytes: config.eventStreamBufferBytes,
+        signal: event.req.signal,
+        response: nodeResponseOf(event),
+      });
     },
   });
 }

@@ -1,9 +1,12 @@
-// The open stream-v2 connections of one app: a cap per site, one subscription to the write queue's commits while
-// at least one stream is open (none otherwise, so ingest pays nothing), and ending them all when the app closes.
+// The open stream-v2 connections of one app: caps per site, per credential and on the whole server, one subscription
+// to the write queue's commits while at least one stream is open (none otherwise, so ingest pays nothing), and ending
+// them all when the app closes.
 import type { AppContext } from '../context.ts';
 import { ApiError } from '../http/errors.ts';
 import { type CommitWatcher, overloaded } from '../ingest/write-queue.ts';
+import type { MetricsRegistry } from '../metrics/registry.ts';
 import type { Projection } from '../projector/projection.ts';
+import { defineStreamMetrics, type StreamCap, type StreamMetrics } from './stream-metrics.ts';
 
 /** Where commits are announced (the ingest write queue). */
 export interface CommitSource {
@@ -15,62 +18,112 @@ export interface StreamSubscriber {
   wake(): void;
   /** The app is closing: finish the response. */
   end(): void;
+  /** Bytes the server holds for this stream now (for /metrics). */
+  bufferedBytes(): number;
+}
+
+/** Whose stream it is: what the caps count. */
+export interface StreamOwner {
+  siteId: string;
+  /** One identity per credential: the admin token's, or an API key's (by its id). */
+  credential: string;
+}
+
+export interface StreamLimits {
+  perSite: number;
+  perCredential: number;
+  total: number;
 }
 
 export interface StreamHubOptions {
-  maxPerSite: number;
+  limits: StreamLimits;
   /** Without one (an app without ingest), open streams look for new rows every `pollMs`. */
   commits?: CommitSource;
   pollMs?: number;
   /** Streams with visit filters deliver an event once its visit is projected: they wake on its progress too. */
   projection?: Pick<Projection, 'position' | 'watchProgress'>;
+  /** Where the streams' figures are published (/metrics). */
+  metrics?: MetricsRegistry;
 }
 
-function tooManyStreams(max: number): ApiError {
-  return new ApiError(429, 'too_many_streams', `This site already has ${max} open event streams; close one or retry later`, undefined, { 'retry-after': '5' });
+const refusalMessages: Record<StreamCap, (max: number) => string> = {
+  site: (max) => `This site already has ${max} open event streams; close one or retry later`,
+  credential: (max) => `This credential (API key or admin token) already has ${max} open event streams; close one or retry later`,
+  total: (max) => `The server already has ${max} open event streams; retry later`,
+};
+
+function tooManyStreams(cap: StreamCap, max: number): ApiError {
+  return new ApiError(429, 'too_many_streams', refusalMessages[cap](max), undefined, { 'retry-after': '5' });
+}
+
+function addTo(counts: Map<string, number>, key: string, amount: 1 | -1): void {
+  const count = (counts.get(key) ?? 0) + amount;
+  if (count > 0) counts.set(key, count);
+  else counts.delete(key);
 }
 
 export class StreamHub {
-  private readonly siteOf = new Map<StreamSubscriber, string>();
+  private readonly ownerOf = new Map<StreamSubscriber, StreamOwner>();
   private readonly perSite = new Map<string, number>();
+  private readonly perCredential = new Map<string, number>();
   private stopWatching: (() => void) | undefined;
   private closed = false;
   private wakeScheduled = false;
+  readonly metrics: StreamMetrics;
 
-  constructor(private readonly options: StreamHubOptions) {}
+  constructor(private readonly options: StreamHubOptions) {
+    this.metrics = defineStreamMetrics(options.metrics, {
+      count: () => this.ownerOf.size,
+      bufferedBytes: () => {
+        let total = 0;
+        for (const subscriber of this.ownerOf.keys()) total += subscriber.bufferedBytes();
+        return total;
+      },
+    });
+  }
 
   /**
-   * Counts a new stream of the site, or refuses it: 429 too_many_streams at the cap, 503 once the app is closing.
-   * @example const leave = hub.join('blog', { wake, end }); … leave();
+   * Counts a new stream, or refuses it: 429 too_many_streams when its site, its credential or the server is at its
+   * cap, 503 once the app is closing.
+   * @example const leave = hub.join({ siteId: 'blog', credential: 'admin-token' }, { wake, end, bufferedBytes }); … leave();
    */
-  join(siteId: string, subscriber: StreamSubscriber): () => void {
+  join(owner: StreamOwner, subscriber: StreamSubscriber): () => void {
     if (this.closed) throw overloaded('The server is shutting down');
-    const count = this.perSite.get(siteId) ?? 0;
-    if (count >= this.options.maxPerSite) throw tooManyStreams(this.options.maxPerSite);
-    this.perSite.set(siteId, count + 1);
-    this.siteOf.set(subscriber, siteId);
-    if (this.siteOf.size === 1) this.watch();
+    const { limits } = this.options;
+    const full: [StreamCap, number, number][] = [
+      ['site', this.perSite.get(owner.siteId) ?? 0, limits.perSite],
+      ['credential', this.perCredential.get(owner.credential) ?? 0, limits.perCredential],
+      ['total', this.ownerOf.size, limits.total],
+    ];
+    for (const [cap, open, max] of full) {
+      if (open < max) continue;
+      this.metrics.refused(cap);
+      throw tooManyStreams(cap, max);
+    }
+    addTo(this.perSite, owner.siteId, 1);
+    addTo(this.perCredential, owner.credential, 1);
+    this.ownerOf.set(subscriber, owner);
+    if (this.ownerOf.size === 1) this.watch();
     let left = false;
     return () => {
       if (left) return;
       left = true;
-      this.siteOf.delete(subscriber);
-      const remaining = (this.perSite.get(siteId) ?? 1) - 1;
-      if (remaining > 0) this.perSite.set(siteId, remaining);
-      else this.perSite.delete(siteId);
-      if (this.siteOf.size === 0) this.unwatch();
+      this.ownerOf.delete(subscriber);
+      addTo(this.perSite, owner.siteId, -1);
+      addTo(this.perCredential, owner.credential, -1);
+      if (this.ownerOf.size === 0) this.unwatch();
     };
   }
 
   /** Ends every open stream and refuses new ones. */
   closeAll(): void {
     this.closed = true;
-    for (const subscriber of [...this.siteOf.keys()]) subscriber.end();
+    for (const subscriber of [...this.ownerOf.keys()]) subscriber.end();
     this.unwatch();
   }
 
   private wakeAll(): void {
-    for (const subscriber of [...this.siteOf.keys()]) subscriber.wake();
+    for (const subscriber of [...this.ownerOf.keys()]) subscriber.wake();
   }
 
   /**

@@ -30,6 +30,8 @@ export interface IngestRequest {
 
 export interface IngestOutcome {
   accepted: number;
+  /** Of the accepted events, those classified as bots: stored, but never counted in reports nor streamed. */
+  bots: number;
   duplicates: number;
   quarantined: number;
   dropped: number;

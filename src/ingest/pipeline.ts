@@ -105,6 +105,7 @@ export function createIngestPipeline(deps: IngestPipelineDeps): IngestPipeline {
       }
       const outcome: IngestOutcome = {
         accepted: written.accepted,
+        bots: written.bots,
         duplicates: setAside.filter((item) => item.reason === 'duplicate_in_request').length + written.duplicates,
         quarantined: written.quarantined,
         dropped: setAside.filter((item) => item.reason === 'consent_denied').length,

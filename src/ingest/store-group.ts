@@ -16,6 +16,8 @@ export interface WriteBatch {
 
 export interface WriteResult {
   accepted: number;
+  /** How many of the accepted events were classified as bots (stored, but never in reports or the stream). */
+  bots: number;
   duplicates: number;
   quarantined: number;
 }
@@ -79,6 +81,7 @@ function storeGroupBySavepoints(db: Db, batches: readonly WriteBatch[], received
 /** Stores one request's events: repeats of (site_id, id) are acknowledged as duplicates and not stored again. */
 function storeBatch(db: Db, batch: WriteBatch, receivedAt: number): WriteResult & { lastSeq: number } {
   let accepted = 0;
+  let bots = 0;
   let duplicates = 0;
   let lastSeq = 0;
   for (const input of batch.events) {
@@ -88,9 +91,11 @@ function storeBatch(db: Db, batch: WriteBatch, receivedAt: number): WriteResult 
     }
     lastSeq = insertEvent(db, input, receivedAt);
     accepted++;
+    // Counted here, not before the write: a repeat of a stored bot event is a duplicate, not a bot.
+    bots += input.is_bot;
   }
   storeQuarantined(db, batch.quarantined, receivedAt);
-  return { accepted, duplicates, quarantined: batch.quarantined.length, lastSeq };
+  return { accepted, bots, duplicates, quarantined: batch.quarantined.length, lastSeq };
 }
 
 function storeQuarantined(db: Db, rows: DlqInput[], receivedAt: number): void {

@@ -5,6 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'vitest';
+import { readAdminTokenFile } from '../../src/admin/admin-token.ts';
 import type { AnswerChecker } from '../../src/openapi/answer-check.ts';
 import { type CheckedRequest, createCheckedRequest, fetchAnswerChecker } from '../_http.ts';
 import { type ServerProcess, startCli, stopIfRunning } from '../cli/cli-helpers.ts';
@@ -46,30 +47,33 @@ export interface ShippedServer {
  * the data directories, whether the test passed or not. Run `ensureBuilt` (cli-helpers) once before the first start.
  * @example const servers = shippedServers(); afterEach(() => servers.disposeAll()); const server = await servers.start();
  */
-export function shippedServers(): { start(): Promise<ShippedServer>; disposeAll(): Promise<void> } {
+export function shippedServers(): { start(variables?: Record<string, string | undefined>): Promise<ShippedServer>; disposeAll(): Promise<void> } {
   const processes: ServerProcess[] = [];
   const dataDirs: string[] = [];
 
-  const start = async (): Promise<ShippedServer> => {
+  /** `variables` adds to the environment; `{ ADMIN_TOKEN: undefined }` lets the server generate its token, as on a first start. */
+  const start = async (variables: Record<string, string | undefined> = {}): Promise<ShippedServer> => {
     const dataDir = mkdtempSync(join(tmpdir(), 'sightline-e2e-'));
     dataDirs.push(dataDir);
+    const environment = { DATA_DIR: dataDir, ADMIN_TOKEN: e2eAdminToken, ...variables };
     let current!: ServerProcess;
     let url = '';
     const launch = async () => {
-      current = startCli(['serve', '--port', '0'], { DATA_DIR: dataDir, ADMIN_TOKEN: e2eAdminToken });
+      current = startCli(['serve', '--port', '0'], environment);
       processes.push(current);
       url = (await current.waitForOutput(readyLine))[1]!;
     };
     await launch();
+    const adminToken = environment.ADMIN_TOKEN ?? readAdminTokenFile(dataDir)!;
     const answers = await fetchAnswerChecker(url);
     return {
       get url() {
         return url;
       },
       dataDir,
-      adminToken: e2eAdminToken,
+      adminToken,
       answers,
-      request: createCheckedRequest({ url: () => url, answers, defaultToken: e2eAdminToken }),
+      request: createCheckedRequest({ url: () => url, answers, defaultToken: adminToken }),
       output: () => `stdout: ${current.stdout}\nstderr: ${current.stderr}`,
       stop: async () => {
         current.child.kill('SIGTERM');

@@ -1,6 +1,7 @@
 // stream-v2 as an independent EventSource client sees it, against the shipped server: the cursor frame first, events
 // in ingest order shaped exactly like list-v2's (bots never), a resume by ?cursor= after closing, and the client's own
-// reconnection with Last-Event-ID when the server restarts under it: nothing lost, nothing repeated.
+// reconnection with Last-Event-ID when the server restarts under it: nothing lost, nothing repeated. And a stream past
+// the per-credential cap: a 429 the client does not retry, next to the stream that carries on.
 import type { FetchLike } from 'eventsource';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ensureBuilt } from '../cli/cli-helpers.ts';
@@ -166,6 +167,35 @@ describe('stream-v2 through the eventsource package, against the shipped server'
     ]);
 
     resumed.close();
+    expect(await server.stop(), server.output()).toEqual(cleanExit);
+  });
+
+  it('refuses a stream past the per-credential cap with 429, which the EventSource takes as final, while the open one carries on', async () => {
+    const server = await servers.start({ EVENT_STREAMS_PER_CREDENTIAL: '1' });
+    await createSite(server, siteId);
+    const connections: Connection[] = [];
+    // Both through the proxy, so both with the admin token: one credential.
+    const fetchThroughProxy = proxyFetch(server, connections, () => Promise.resolve());
+    const openStream = () => {
+      const stream = new QueuedEventSource(`${server.url}${streamPath}`, { types: ['cursor', 'event'], fetch: fetchThroughProxy });
+      openStreams.push(stream);
+      return stream;
+    };
+
+    const only = openStream();
+    expect((await only.next('the cursor frame of the one stream the credential may open')).type).toBe('cursor');
+    const refused = openStream();
+    await expect(refused.next('the refusal of a second stream')).rejects.toThrow(/EventSource failed \(429:/);
+    // A 429 is not a dropped connection: the client does not retry on its own.
+    expect(refused.reconnectsScheduled).toBe(0);
+
+    const sent = await ingest(server, '/v1/s2s/events', siteId, [browserEvent(siteId)]);
+    expect(idsOf(await only.take(1, 'event', 'an event on the stream that was let in'))).toEqual(idsSent(sent));
+    expect(connections).toEqual([
+      { path: streamPath, lastEventId: undefined, status: 200 },
+      { path: streamPath, lastEventId: undefined, status: 429 },
+    ]);
+    only.close();
     expect(await server.stop(), server.output()).toEqual(cleanExit);
   });
 });

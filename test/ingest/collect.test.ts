@@ -27,7 +27,8 @@ describe('legacy site bearer (REQUIRE_API_KEY=none)', () => {
     const event = makeEvent('site-a');
     const response = await post(server, path, event);
     expect(response.status).toBe(202);
-    expect(response.body).toEqual({ accepted: 1, duplicates: 0, quarantined: 0, dropped: 0 });
+    // Node's fetch sends `User-Agent: node`, a bot's: stored, and the answer says so.
+    expect(response.body).toEqual({ accepted: 1, bots: 1, duplicates: 0, quarantined: 0, dropped: 0 });
     expect(response.headers.get('access-control-allow-origin')).toBe('*');
     // Acknowledged means committed: the row is there before any other request.
     expect(server.db.prepare('SELECT count(*) AS n FROM events WHERE id = ?').get(event.id)).toEqual({ n: 1 });
@@ -146,10 +147,10 @@ describe('legacy site bearer (REQUIRE_API_KEY=none)', () => {
 
   it('dedups across requests and inside one batch', async () => {
     const first = makeEvent('site-a');
-    expect((await post(server, '/events', first)).body).toEqual({ accepted: 1, duplicates: 0, quarantined: 0, dropped: 0 });
-    expect((await post(server, '/events', { ...first, id: (first.id as string).toUpperCase() })).body).toEqual({ accepted: 0, duplicates: 1, quarantined: 0, dropped: 0 });
+    expect((await post(server, '/events', first)).body).toEqual({ accepted: 1, bots: 1, duplicates: 0, quarantined: 0, dropped: 0 });
+    expect((await post(server, '/events', { ...first, id: (first.id as string).toUpperCase() })).body).toEqual({ accepted: 0, bots: 0, duplicates: 1, quarantined: 0, dropped: 0 });
     const second = makeEvent('site-a');
-    expect((await post(server, '/events', [second, second, first])).body).toEqual({ accepted: 1, duplicates: 2, quarantined: 0, dropped: 0 });
+    expect((await post(server, '/events', [second, second, first])).body).toEqual({ accepted: 1, bots: 1, duplicates: 2, quarantined: 0, dropped: 0 });
     expect(server.db.prepare('SELECT count(*) AS n FROM events WHERE id IN (?, ?)').get(first.id, second.id)).toEqual({ n: 2 });
   });
 
@@ -220,7 +221,7 @@ describe('legacy site bearer (REQUIRE_API_KEY=none)', () => {
     const denied = makeEvent('site-a', { consent: { analytics: false } });
     const granted = makeEvent('site-a', { consent: { analytics: true, marketing: false } });
     const response = await post(server, '/events', [denied, granted]);
-    expect(response.body).toEqual({ accepted: 1, duplicates: 0, quarantined: 0, dropped: 1 });
+    expect(response.body).toEqual({ accepted: 1, bots: 1, duplicates: 0, quarantined: 0, dropped: 1 });
     expect(server.db.prepare('SELECT count(*) AS n FROM events WHERE id = ?').get(denied.id)).toEqual({ n: 0 });
     const metrics = await server.request('GET', '/metrics');
     expect(metrics.text).toMatch(/sightline_ingest_events_total\{outcome="dropped_consent"\} [1-9]/);
@@ -259,6 +260,23 @@ describe('legacy site bearer (REQUIRE_API_KEY=none)', () => {
     expect(row).toEqual({ is_bot: 1 });
     await server.projected();
     expect(server.db.prepare("SELECT count(*) AS n FROM sessions WHERE anon_id = 'bot-visitor'").get()).toEqual({ n: 0 });
+  });
+
+  it('says in the answer how many accepted events were taken for bots: never duplicates, never refused ones', async () => {
+    // /events: the request's User-Agent decides, for every event of the body.
+    const crawled = [makeEvent('site-b'), makeEvent('site-b')];
+    const byCrawler = await post(server, '/events', crawled, { token: 'site-b', headers: { 'user-agent': googlebot } });
+    expect(byCrawler.body).toEqual({ accepted: 2, bots: 2, duplicates: 0, quarantined: 0, dropped: 0 });
+    const byBrowser = await post(server, '/events', makeEvent('site-b'), { token: 'site-b', headers: { 'user-agent': chromeDesktop } });
+    expect(byBrowser.body).toEqual({ accepted: 1, bots: 0, duplicates: 0, quarantined: 0, dropped: 0 });
+    // A repeat of a stored bot event is a duplicate, not a bot; a new one next to it is.
+    const repeat = await post(server, '/events', [crawled[0], makeEvent('site-b')], { token: 'site-b', headers: { 'user-agent': googlebot } });
+    expect(repeat.body).toEqual({ accepted: 1, bots: 1, duplicates: 1, quarantined: 0, dropped: 0 });
+    // /s2s/events: each event's context.user_agent decides; the calling server's own agent never does.
+    const mixed = [makeEvent('site-b', { context: { user_agent: googlebot } }), makeEvent('site-b', { context: { user_agent: iphone } }), makeEvent('site-b')];
+    const s2s = await post(server, '/s2s/events', mixed, { token: 'site-b', headers: { 'user-agent': googlebot } });
+    expect(s2s.body).toEqual({ accepted: 3, bots: 1, duplicates: 0, quarantined: 0, dropped: 0 });
+    expect(mixed.map((event) => (server.db.prepare('SELECT is_bot FROM events WHERE id = ?').get(event.id) as { is_bot: number }).is_bot)).toEqual([1, 0, 0]);
   });
 
   it('binds anon_id to user_id and keeps every binding', async () => {

@@ -118,7 +118,7 @@ describe('kill -9 under load', () => {
     expect((await fetch(`${second.url}/healthz`)).status).toBe(200);
     // Dedup survives the crash: an acknowledged batch sent again is all duplicates.
     const resent = load.acknowledgedBatches[0]!;
-    expect(await call(second.url, '/events', siteId, resent)).toEqual({ status: 202, body: { accepted: 0, duplicates: resent.length, quarantined: 0, dropped: 0 } });
+    expect(await call(second.url, '/events', siteId, resent)).toEqual({ status: 202, body: { accepted: 0, bots: 0, duplicates: resent.length, quarantined: 0, dropped: 0 } });
 
     const stored = readDatabase(join(dataDir, 'sightline.db'), (db) => ({
       integrity: db.pragma('integrity_check', { simple: true }),

@@ -20,7 +20,8 @@ async function viaNode(path: string, body: string, headers: Record<string, strin
 }
 
 describe('both adapters', () => {
-  const json = { authorization: 'Bearer adapted', 'content-type': 'application/json' };
+  // The same User-Agent both ways (Node's fetch would send its own, which is taken for a bot; a Request sends none).
+  const json = { authorization: 'Bearer adapted', 'content-type': 'application/json', 'user-agent': 'Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0' };
   it.each([
     ['an accepted event', '/events', () => JSON.stringify(makeEvent('adapted')), json],
     ['an accepted event under /v1', '/v1/s2s/events', () => JSON.stringify(makeEvent('adapted')), json],

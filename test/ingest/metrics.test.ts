@@ -153,15 +153,16 @@ describe('GET /metrics with METRICS_PUBLIC=false (the default)', () => {
     };
 
     const first = Array.from({ length: 5 }, () => makeEvent(siteId));
-    expect(await post('/events', first, 202)).toEqual({ accepted: 5, duplicates: 0, quarantined: 0, dropped: 0 });
+    // Node's fetch sends `User-Agent: node`, a bot's on /events: every accepted event is counted in bots too.
+    expect(await post('/events', first, 202)).toEqual({ accepted: 5, bots: 5, duplicates: 0, quarantined: 0, dropped: 0 });
     await post('/s2s/events', Array.from({ length: 3 }, () => makeEvent(siteId)), 202, { token: apiKey, headers: { 'x-site-id': siteId } });
     await post('/v1/events', makeEvent(siteId), 202);
     // Duplicates across requests (they reach the writer) and inside one request (they do not).
-    expect(await post('/events', first, 202)).toEqual({ accepted: 0, duplicates: 5, quarantined: 0, dropped: 0 });
+    expect(await post('/events', first, 202)).toEqual({ accepted: 0, bots: 0, duplicates: 5, quarantined: 0, dropped: 0 });
     const twice = makeEvent(siteId);
-    expect(await post('/events', [twice, twice], 202)).toEqual({ accepted: 1, duplicates: 1, quarantined: 0, dropped: 0 });
+    expect(await post('/events', [twice, twice], 202)).toEqual({ accepted: 1, bots: 1, duplicates: 1, quarantined: 0, dropped: 0 });
     const denied = () => makeEvent(siteId, { consent: { analytics: false } });
-    expect(await post('/events', [denied(), denied(), makeEvent(siteId, { consent: { analytics: true } })], 202)).toEqual({ accepted: 1, duplicates: 0, quarantined: 0, dropped: 2 });
+    expect(await post('/events', [denied(), denied(), makeEvent(siteId, { consent: { analytics: true } })], 202)).toEqual({ accepted: 1, bots: 1, duplicates: 0, quarantined: 0, dropped: 2 });
     // Invalid: malformed JSON (no events: counts once), a batch of three with one bad event, one bad s2s event.
     expect((await post('/events', '[{"id": ', 400, { raw: true })).error.code).toBe('invalid_json');
     expect((await post('/events', [makeEvent(siteId), makeEvent(siteId), makeEvent(siteId, { ts: 'yesterday' })], 400)).error.code).toBe('invalid_payload');

@@ -12,7 +12,7 @@ describe('storeGroup', () => {
     const first = enrichedPageview();
     const outcome = storeGroup(log, [{ events: [first, enrichedPageview()], quarantined: [] }, { events: [first], quarantined: [] }], 1);
     expect(outcome).toEqual({
-      outcomes: [{ ok: true, result: { accepted: 2, duplicates: 0, quarantined: 0 } }, { ok: true, result: { accepted: 0, duplicates: 1, quarantined: 0 } }],
+      outcomes: [{ ok: true, result: { accepted: 2, bots: 0, duplicates: 0, quarantined: 0 } }, { ok: true, result: { accepted: 0, bots: 0, duplicates: 1, quarantined: 0 } }],
       lastSeq: 2,
     });
     log.close();
