@@ -92,7 +92,7 @@ const refusalTitles: Record<number, string> = {
   404: 'Not found (also for what belongs to another workspace)',
   409: 'Conflicts with what exists',
   413: 'The body is too large',
-  415: 'Unsupported Content-Type',
+  415: 'Unsupported Content-Type, a charset other than UTF-8, or a Content-Encoding',
   429: 'Too many requests; retry after Retry-After seconds',
   502: 'An upstream step refused or was unavailable',
   503: 'Overloaded or shutting down; retry after Retry-After seconds',

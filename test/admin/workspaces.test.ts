@@ -187,18 +187,27 @@ describe.each(prefixes)('request bodies of every administration write under "%s"
     { method: 'POST', url: '/workspaces/acme/sites' },
     { method: 'POST', url: '/workspaces/acme/keys' },
   ];
-  const bodies = [
+  const withBytes = (before: string, bytes: number[], after: string) => new Uint8Array(Buffer.concat([Buffer.from(before), Buffer.from(bytes), Buffer.from(after)]));
+  const bodies: { name: string; rawBody: string | Uint8Array; contentType: string; encoding?: string; status: number; code: string; paths?: string[] }[] = [
     { name: 'malformed JSON', rawBody: '{"name":', contentType: 'application/json', status: 400, code: 'invalid_json' },
     { name: 'an empty body', rawBody: '', contentType: 'application/json', status: 400, code: 'invalid_json' },
     { name: 'a form body', rawBody: 'name=x&slug=y', contentType: 'application/x-www-form-urlencoded', status: 415, code: 'unsupported_media_type' },
     { name: 'JSON sent as text/plain', rawBody: '{"name":"x","slug":"y"}', contentType: 'text/plain', status: 415, code: 'unsupported_media_type' },
+    // Nothing is decoded but UTF-8: no replacement character ever ends up in a stored name.
+    { name: 'bytes that are not UTF-8', rawBody: withBytes('{"name":"Ac', [0xff], 'me","label":"x","id":"x","slug":"x","scopes":["admin"]}'), contentType: 'application/json', status: 400, code: 'invalid_json' },
+    { name: 'a Latin-1 charset', rawBody: '{"name":"x"}', contentType: 'application/json; charset=iso-8859-1', status: 415, code: 'unsupported_media_type' },
+    { name: 'a UTF-16 charset', rawBody: '{"name":"x"}', contentType: 'application/json; charset=utf-16', status: 415, code: 'unsupported_media_type' },
+    { name: 'Content-Encoding: gzip', rawBody: '{"name":"x"}', contentType: 'application/json', encoding: 'gzip', status: 415, code: 'unsupported_media_type' },
   ];
   const cases = writes.flatMap((write) => bodies.map((body) => ({ name: `${write.method} ${write.url} with ${body.name}`, write, body })));
 
   it.each(cases)('$name is refused in the flat envelope, nothing written', async ({ write, body }) => {
     const before = await settledTableCounts(server);
-    const response = await server.request(write.method, prefix + write.url, { rawBody: body.rawBody, headers: { 'content-type': body.contentType } });
-    expectFlatError(response, body.status, body.code);
+    const headers: Record<string, string> = { 'content-type': body.contentType };
+    if (body.encoding) headers['content-encoding'] = body.encoding;
+    const response = await server.request(write.method, prefix + write.url, { rawBody: body.rawBody, headers });
+    expectFlatError(response, body.status, body.code, body.paths);
+    if (body.paths) expect(response.body.details).toHaveLength(body.paths.length);
     expect(await settledTableCounts(server)).toEqual(before);
   });
 

@@ -1,5 +1,6 @@
 // Hostile bodies on POST /events and POST /s2s/events over real HTTP: whatever arrives, the answer is a 2xx or a
 // structured 4xx (never a 5xx), refusals store nothing, and no prototype is polluted.
+import { gzipSync } from 'node:zlib';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeEvent, seedWorkspace, startTestServer, type TestServer } from '../_setup.ts';
@@ -217,6 +218,13 @@ const contentType = fc.oneof(
       undefined,
       'APPLICATION/JSON',
       'application/json; charset=utf-16',
+      'application/json; charset="UTF-8"',
+      'application/json;charset=utf8',
+      'text/plain; charset=iso-8859-1',
+      'application/json; charset=latin1',
+      'application/json; charset=',
+      'text/plain; format=flowed; charset=UTF-16LE',
+      'application/json;;',
       ' text/plain ; foo=bar',
       'application/x-www-form-urlencoded',
       'multipart/form-data; boundary=x',
@@ -231,11 +239,21 @@ const contentType = fc.oneof(
   },
 );
 
+/** A Content-Encoding header (mostly none); gzip and deflate bodies are sometimes compressed for real. */
+const contentEncoding = fc.oneof(
+  { arbitrary: fc.constant({ header: undefined, compress: false }), weight: 12 },
+  {
+    arbitrary: fc.record({ header: fc.constantFrom('gzip', 'deflate', 'br', 'zstd', 'identity', 'IDENTITY', 'gzip, identity', 'identity, gzip', 'x-unknown', ''), compress: fc.boolean() }),
+    weight: 1,
+  },
+);
+
 // ── The oracle: what the answer must be, as far as the layers before the pipeline decide it ─────────────────────
 
 interface Sent {
   authorized: boolean;
   contentType: string | undefined;
+  contentEncoding?: string | undefined;
   bytes: Uint8Array;
   valid: boolean;
 }
@@ -247,6 +265,23 @@ function parsesAsJson(text: string): { ok: true; value: unknown } | { ok: false 
   } catch {
     return { ok: false };
   }
+}
+
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+function decodesAsUtf8(bytes: Uint8Array): { ok: true; text: string } | { ok: false } {
+  try {
+    return { ok: true, text: strictUtf8.decode(bytes) };
+  } catch {
+    return { ok: false };
+  }
+}
+
+/** Only UTF-8 is read: a charset parameter naming anything else is refused, as is any coding but identity. */
+function declaresOnlyUtf8(contentType: string | undefined, coding: string | undefined): boolean {
+  const charsets = [...(contentType ?? '').matchAll(/;\s*charset\s*=\s*"?([^";]*)"?/gi)].map((match) => match[1]!.trim().toLowerCase());
+  if (charsets.some((charset) => charset !== 'utf-8' && charset !== 'utf8')) return false;
+  return (coding ?? '').split(',').every((token) => ['', 'identity'].includes(token.trim().toLowerCase()));
 }
 
 let acceptedTotal = 0;
@@ -273,12 +308,15 @@ function checkAnswer(sent: Sent, response: { status: number; body: any; text: st
   }
 
   const mediaType = (sent.contentType ?? '').split(';', 1)[0]!.trim().toLowerCase();
-  const text = Buffer.from(sent.bytes).toString('utf8');
-  const parsed = parsesAsJson(text);
   const code: string | undefined = response.body?.error?.code;
   if (!sent.authorized) return expect([response.status, code], context).toEqual([401, 'unauthorized']);
-  if (!['application/json', 'text/plain'].includes(mediaType)) return expect([response.status, code], context).toEqual([415, 'unsupported_media_type']);
+  if (!['application/json', 'text/plain'].includes(mediaType) || !declaresOnlyUtf8(sent.contentType, sent.contentEncoding)) {
+    return expect([response.status, code], context).toEqual([415, 'unsupported_media_type']);
+  }
   if (sent.bytes.byteLength > oneMiB) return expect([response.status, code], context).toEqual([413, 'payload_too_large']);
+  const decoded = decodesAsUtf8(sent.bytes);
+  if (!decoded.ok) return expect([response.status, code], context).toEqual([400, 'invalid_json']);
+  const parsed = parsesAsJson(decoded.text);
   if (!parsed.ok) return expect([response.status, code], context).toEqual([400, 'invalid_json']);
   if (sent.valid) expect(response.status, context).toBe(202);
   if (response.status !== 202) return expect([400, 'invalid_payload'], context).toEqual([response.status, code]);
@@ -307,14 +345,19 @@ function toBytes(text: string | Uint8Array): Uint8Array {
   return typeof text === 'string' ? new Uint8Array(Buffer.from(text, 'utf8')) : text;
 }
 
-async function sendHostile(path: string, credential: 'site' | 'apiKey' | 'wrong' | 'none', type: string | undefined, payload: Body): Promise<void> {
-  const bytes = toBytes(payload.text);
+type Encoding = { header: string | undefined; compress: boolean };
+
+async function sendHostile(path: string, credential: 'site' | 'apiKey' | 'wrong' | 'none', type: string | undefined, encoding: Encoding, payload: Body): Promise<void> {
+  let bytes = toBytes(payload.text);
   const headers: Record<string, string> = {};
   if (type !== undefined) headers['content-type'] = type;
+  if (encoding.header !== undefined) headers['content-encoding'] = encoding.header;
+  // A compressed body is refused unread: gzip even when the header says another coding.
+  if (encoding.header !== undefined && encoding.compress) bytes = new Uint8Array(gzipSync(bytes));
   if (credential === 'apiKey') headers['x-site-id'] = siteId;
   const token = { site: siteId, apiKey, wrong: 'not-a-site', none: null }[credential];
   const response = await server.request('POST', path, { token, rawBody: bytes, headers });
-  checkAnswer({ authorized: credential === 'site' || credential === 'apiKey', contentType: type, bytes, valid: payload.valid }, response);
+  checkAnswer({ authorized: credential === 'site' || credential === 'apiKey', contentType: type, contentEncoding: encoding.header, bytes, valid: payload.valid }, response);
 }
 
 const credentialFor = (allowed: ('site' | 'apiKey')[]) => fc.oneof({ arbitrary: fc.constantFrom(...allowed), weight: 12 }, { arbitrary: fc.constantFrom('wrong' as const, 'none' as const), weight: 1 });
@@ -322,8 +365,8 @@ const credentialFor = (allowed: ('site' | 'apiKey')[]) => fc.oneof({ arbitrary: 
 describe('hostile ingest bodies', () => {
   it('POST /events answers every body with a 2xx or a structured 4xx', { timeout: 180_000 }, async () => {
     await fc.assert(
-      fc.asyncProperty(fc.constantFrom('/events', '/v1/events'), credentialFor(['site']), contentType, body, async (path, credential, type, payload) => {
-        await sendHostile(path, credential, type, payload);
+      fc.asyncProperty(fc.constantFrom('/events', '/v1/events'), credentialFor(['site']), contentType, contentEncoding, body, async (path, credential, type, encoding, payload) => {
+        await sendHostile(path, credential, type, encoding, payload);
       }),
       { numRuns: 600 },
     );
@@ -331,8 +374,8 @@ describe('hostile ingest bodies', () => {
 
   it('POST /s2s/events answers every body with a 2xx or a structured 4xx', { timeout: 180_000 }, async () => {
     await fc.assert(
-      fc.asyncProperty(fc.constantFrom('/s2s/events', '/v1/s2s/events'), credentialFor(['site', 'apiKey']), contentType, body, async (path, credential, type, payload) => {
-        await sendHostile(path, credential, type, payload);
+      fc.asyncProperty(fc.constantFrom('/s2s/events', '/v1/s2s/events'), credentialFor(['site', 'apiKey']), contentType, contentEncoding, body, async (path, credential, type, encoding, payload) => {
+        await sendHostile(path, credential, type, encoding, payload);
       }),
       { numRuns: 500 },
     );
