@@ -1,10 +1,11 @@
 // Reads request bodies with a size bound, a Content-Type check, a UTF-8 check and a JSON parse that reports
-// invalid_json.
+// invalid_json; admin bodies are also refused when a string in them is not well-formed Unicode.
 import type { H3Event } from 'h3';
 import { IncomingMessage } from 'node:http';
 import { readNodeBody, toBodyText } from './body-bytes.ts';
 import { checkBodyDeclaration } from './content-type.ts';
 import { ApiError } from './errors.ts';
+import { findIllFormedStrings } from './well-formed.ts';
 
 export interface ReadBodyOptions {
   limitBytes: number;
@@ -54,7 +55,13 @@ export function parseJsonText(text: string): unknown {
   }
 }
 
-/** A JSON body of an administrative request (application/json, UTF-8, at most 1 MiB). */
+/**
+ * A JSON body of an administrative request (application/json, UTF-8, at most 1 MiB) whose strings are all
+ * well-formed Unicode (400 invalid_payload pointing at each one that is not).
+ */
 export async function readJsonBody(event: H3Event, options: ReadBodyOptions = jsonOnly): Promise<unknown> {
-  return parseJsonText(await readBodyText(event, options));
+  const value = parseJsonText(await readBodyText(event, options));
+  const illFormed = findIllFormedStrings(value, '');
+  if (illFormed.length > 0) throw ApiError.invalidPayload(illFormed);
+  return value;
 }

@@ -30,11 +30,13 @@ export function parseQuery<const S extends v.GenericSchema>(schema: S, value: un
 }
 
 /**
- * A name of 1-128 characters after trimming (workspaces, sites, key labels). Characters are Unicode code points:
- * string length counts UTF-16 units, which would halve the limit for names written with emoji or astral scripts.
+ * A name of 1-128 characters after trimming (workspaces, sites, key labels), well-formed. Characters are Unicode
+ * code points: string length counts UTF-16 units, which would halve the limit for names written with emoji or astral
+ * scripts.
  */
 export const TrimmedName = v.pipe(
   v.string('must be a string'),
+  v.check((text) => text.isWellFormed(), 'must be well-formed Unicode (no lone surrogate)'),
   v.trim(),
   v.minLength(1, 'must not be empty'),
   v.check((text) => [...text].length <= 128, 'must be at most 128 characters'),

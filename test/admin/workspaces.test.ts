@@ -57,6 +57,7 @@ const createScenarios: Scenario[] = [
   { name: 'an empty name is refused', method: 'POST', url: '/workspaces', body: { name: '', slug: 'blank' }, status: 400, expect: flatError('invalid_payload', ['/name']) },
   { name: 'a missing name is refused', method: 'POST', url: '/workspaces', body: { slug: 'blank' }, status: 400, expect: flatError('invalid_payload', ['/name']) },
   { name: 'a numeric name is refused', method: 'POST', url: '/workspaces', body: { name: 7, slug: 'blank' }, status: 400, expect: flatError('invalid_payload', ['/name']) },
+  { name: 'a lone surrogate in a name is refused', method: 'POST', url: '/workspaces', body: { name: 'Acme\ud800', slug: 'lone' }, status: 400, expect: flatError('invalid_payload', ['/name']) },
   { name: 'a JSON array body is refused', method: 'POST', url: '/workspaces', body: [{ name: 'x', slug: 'blank' }], status: 400, expect: flatError('invalid_payload', []) },
   { name: 'a JSON null body is refused', method: 'POST', url: '/workspaces', body: null, status: 400, expect: flatError('invalid_payload', []) },
   { name: 'a taken slug is 409 slug_taken', method: 'POST', url: '/workspaces', body: { name: 'Acme again', slug: 'acme' }, status: 409, expect: flatError('slug_taken') },
@@ -133,6 +134,7 @@ describe.each(prefixes)('workspaces under "%s"', (prefix) => {
       { name: 'an empty body is refused', method: 'PATCH', url: '/workspaces/acme', body: {}, status: 400, expect: flatError('invalid_payload', ['/name']) },
       { name: 'a whitespace-only name is refused', method: 'PATCH', url: '/workspaces/acme', body: { name: '   ' }, status: 400, expect: flatError('invalid_payload', ['/name']) },
       { name: 'a 129-character name is refused', method: 'PATCH', url: '/workspaces/acme', body: { name: name129 }, status: 400, expect: flatError('invalid_payload', ['/name']) },
+      { name: 'a lone surrogate in the name is refused', method: 'PATCH', url: '/workspaces/acme', body: { name: '\udc00' }, status: 400, expect: flatError('invalid_payload', ['/name']) },
       { name: 'a missing workspace is 404', method: 'PATCH', url: '/workspaces/nope', body: { name: 'Renamed' }, status: 404, expect: flatError('not_found') },
     ];
 
@@ -198,6 +200,7 @@ describe.each(prefixes)('request bodies of every administration write under "%s"
     { name: 'a Latin-1 charset', rawBody: '{"name":"x"}', contentType: 'application/json; charset=iso-8859-1', status: 415, code: 'unsupported_media_type' },
     { name: 'a UTF-16 charset', rawBody: '{"name":"x"}', contentType: 'application/json; charset=utf-16', status: 415, code: 'unsupported_media_type' },
     { name: 'Content-Encoding: gzip', rawBody: '{"name":"x"}', contentType: 'application/json', encoding: 'gzip', status: 415, code: 'unsupported_media_type' },
+    { name: 'a lone surrogate in any field', rawBody: '{"note":{"list":["ok","\\ud800"]}}', contentType: 'application/json', status: 400, code: 'invalid_payload', paths: ['/note/list/1'] },
   ];
   const cases = writes.flatMap((write) => bodies.map((body) => ({ name: `${write.method} ${write.url} with ${body.name}`, write, body })));
 

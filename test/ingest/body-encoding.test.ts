@@ -1,6 +1,6 @@
-// What an ingest body's bytes may be, on both adapters (the Node fast path and the h3 route through app.fetch):
-// UTF-8 only (invalid bytes are invalid_json, another charset or any content coding is 415), and a stored raw is
-// the bytes sent.
+// What an ingest body's text may be, on both adapters (the Node fast path and the h3 route through app.fetch):
+// well-formed Unicode only (a lone surrogate's escape is refused with a pointer), UTF-8 bytes only (invalid bytes
+// are invalid_json, another charset or any content coding is 415), and a stored raw is the bytes sent.
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeEvent, seedWorkspace, settledTableCounts, startTestServer, type TestServer } from '../_setup.ts';
@@ -40,6 +40,59 @@ function eventText(fieldsText: string): string {
 function rawOf(id: string): string | undefined {
   return (server.db.prepare('SELECT raw FROM events WHERE id = ?').get(id) as { raw: string } | undefined)?.raw;
 }
+
+const surrogateMessage = 'must be well-formed Unicode (no lone surrogate)';
+const keyMessage = 'has a member name that is not well-formed Unicode (a lone surrogate)';
+
+describe.each(adapters)('lone surrogates on the %s', (adapter) => {
+  // Bodies as the client's JSON says them: each escape below parses to a lone surrogate.
+  const refused: { name: string; text: () => string; details: { path: string; message: string }[] }[] = [
+    { name: 'a high surrogate in anon_id', text: () => eventText('"anon_id":"\\ud800x"'), details: [{ path: '/anon_id', message: surrogateMessage }] },
+    { name: 'a low surrogate (upper-case escape) in user_id', text: () => eventText('"user_id":"x\\uDFFF"'), details: [{ path: '/user_id', message: surrogateMessage }] },
+    { name: 'a pair in the wrong order', text: () => eventText('"anon_id":"\\ude00\\ud83d"'), details: [{ path: '/anon_id', message: surrogateMessage }] },
+    { name: 'a surrogate deep in props', text: () => eventText('"props":{"a":{"b":["ok","\\udbff"]}}'), details: [{ path: '/props/a/b/1', message: surrogateMessage }] },
+    { name: 'a surrogate in a props key', text: () => eventText('"props":{"\\ud83d":1}'), details: [{ path: '/props', message: keyMessage }] },
+    { name: 'a surrogate in a key with / and ~', text: () => eventText('"props":{"a/b~c":"\\udc00"}'), details: [{ path: '/props/a~1b~0c', message: surrogateMessage }] },
+    { name: 'a surrogate in context.title', text: () => eventText('"context":{"title":"\\ud800"}'), details: [{ path: '/context/title', message: surrogateMessage }] },
+    { name: 'a surrogate in an unknown field', text: () => eventText('"future_field":["\\udfff"]'), details: [{ path: '/future_field/0', message: surrogateMessage }] },
+    {
+      name: 'a surrogate in the second event of an array',
+      text: () => `[${JSON.stringify(makeEvent(siteId))},${eventText('"anon_id":"\\ud800"')}]`,
+      details: [{ path: '/1/anon_id', message: surrogateMessage }],
+    },
+  ];
+
+  it.each(refused)('$name is 400 invalid_payload with a pointer, nothing stored', async ({ text, details }) => {
+    const before = await settledTableCounts(server);
+    const response = await send(adapter, text());
+    expect(response.status).toBe(400);
+    expect(response.body.error.code).toBe('invalid_payload');
+    expect(response.body.error.details).toEqual(details);
+    expect(await settledTableCounts(server)).toEqual(before);
+  });
+
+  it('a visitor who sent a lone surrogate is still served: its next events are accepted (they used to answer 500)', async () => {
+    const first = await send(adapter, eventText('"anon_id":"\\ud800x"'));
+    expect(first.status).toBe(400);
+    for (let index = 0; index < 3; index++) {
+      const next = await send(adapter, JSON.stringify(makeEvent(siteId, { anon_id: '\ufffdx' })));
+      expect(next.status).toBe(202);
+    }
+  });
+
+  it('accepts what is well-formed: an escaped pair, an escaped backslash before u, and U+FFFD itself; raw is the text sent', async () => {
+    const pair = eventText('"anon_id":"\\ud83d\\ude00"');
+    const backslash = eventText('"anon_id":"\\\\ud800"');
+    const replacement = eventText('"anon_id":"\ufffd"');
+    for (const text of [pair, backslash, replacement]) {
+      const response = await send(adapter, text);
+      expect(response.status, text).toBe(202);
+      expect(rawOf(JSON.parse(text).id)).toBe(text);
+    }
+    expect(server.db.prepare('SELECT anon_id FROM events WHERE id = ?').get(JSON.parse(pair).id)).toEqual({ anon_id: '😀' });
+    expect(server.db.prepare('SELECT anon_id FROM events WHERE id = ?').get(JSON.parse(backslash).id)).toEqual({ anon_id: '\\ud800' });
+  });
+});
 
 describe.each(adapters)('bytes that are not UTF-8 on the %s', (adapter) => {
   const around = (bytes: number[]) => {

@@ -284,6 +284,32 @@ function declaresOnlyUtf8(contentType: string | undefined, coding: string | unde
   return (coding ?? '').split(',').every((token) => ['', 'identity'].includes(token.trim().toLowerCase()));
 }
 
+/**
+ * Pointers to every lone surrogate of a parsed value (strings, and objects with such a member name). Iterative, and
+ * a pointer is spelled out only for what it finds: values nest 60,000 levels deep.
+ */
+function loneSurrogatePaths(value: unknown): { path: string; depth: number }[] {
+  type Step = { value: unknown; key: string; parent: Step | undefined; depth: number };
+  const pointerOf = (step: Step | undefined): string => {
+    const keys: string[] = [];
+    for (let at = step; at?.parent !== undefined; at = at.parent) keys.push(at.key.replaceAll('~', '~0').replaceAll('/', '~1'));
+    return keys.reverse().map((key) => `/${key}`).join('');
+  };
+  const found: { path: string; depth: number }[] = [];
+  const pending: Step[] = [{ value, key: '', parent: undefined, depth: 0 }];
+  while (pending.length > 0) {
+    const step = pending.pop()!;
+    if (typeof step.value === 'string' && /\p{Cs}/u.test(step.value)) found.push({ path: pointerOf(step), depth: step.depth });
+    if (typeof step.value !== 'object' || step.value === null) continue;
+    for (const [key, child] of Object.entries(step.value)) {
+      // Counted at the member's depth: the walk reads an object's names where it reads its members.
+      if (/\p{Cs}/u.test(key)) found.push({ path: pointerOf(step), depth: step.depth + 1 });
+      pending.push({ value: child, key, parent: step, depth: step.depth + 1 });
+    }
+  }
+  return found;
+}
+
 let acceptedTotal = 0;
 
 function checkAnswer(sent: Sent, response: { status: number; body: any; text: string }): void {
@@ -318,6 +344,20 @@ function checkAnswer(sent: Sent, response: { status: number; body: any; text: st
   if (!decoded.ok) return expect([response.status, code], context).toEqual([400, 'invalid_json']);
   const parsed = parsesAsJson(decoded.text);
   if (!parsed.ok) return expect([response.status, code], context).toEqual([400, 'invalid_json']);
+  // Text decoded from UTF-8 holds no surrogate: only a \u escape can parse to one.
+  const surrogates = decoded.text.includes('\\u') ? loneSurrogatePaths(parsed.value) : [];
+  if (surrogates.length > 0) {
+    expect([response.status, code], context).toEqual([400, 'invalid_payload']);
+    const isArray = Array.isArray(parsed.value);
+    const eventCount = isArray ? (parsed.value as unknown[]).length : 1;
+    // A lone surrogate is pointed at, unless the array itself is refused first (0 or over 500 events) or it sits
+    // over 100 levels deep in its event (the walk stops there; such an event is refused for its nesting).
+    const withinReach = surrogates.some((found) => found.depth - (isArray ? 1 : 0) <= 100);
+    const pointed = (response.body.error.details as { path: string; message: string }[]).filter((detail) => /well-formed/.test(detail.message));
+    for (const detail of pointed) expect(surrogates.map((found) => found.path), context).toContain(detail.path);
+    if (eventCount >= 1 && eventCount <= 500 && withinReach) expect(pointed.length, context).toBeGreaterThan(0);
+    return;
+  }
   if (sent.valid) expect(response.status, context).toBe(202);
   if (response.status !== 202) return expect([400, 'invalid_payload'], context).toEqual([response.status, code]);
 
