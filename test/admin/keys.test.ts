@@ -61,6 +61,8 @@ describe.each(prefixes)('keys under "%s"', (prefix) => {
       { name: 'a 129-character label is refused', method: 'POST', url: '/workspaces/acme/keys', body: { label: label128 + 'k', scopes: ['admin'] }, status: 400, expect: flatError('invalid_payload', ['/label']) },
       { name: 'a whitespace-only label is refused', method: 'POST', url: '/workspaces/acme/keys', body: { label: '  ', scopes: ['admin'] }, status: 400, expect: flatError('invalid_payload', ['/label']) },
       { name: 'a missing label is refused', method: 'POST', url: '/workspaces/acme/keys', body: { scopes: ['admin'] }, status: 400, expect: flatError('invalid_payload', ['/label']) },
+      { name: 'a label of only U+202E is refused', method: 'POST', url: '/workspaces/acme/keys', body: { label: '\u202e', scopes: ['admin'] }, status: 400, expect: flatError('invalid_payload', ['/label']) },
+      { name: 'a control character inside a label is refused', method: 'POST', url: '/workspaces/acme/keys', body: { label: 'CI\u001bkey', scopes: ['admin'] }, status: 400, expect: flatError('invalid_payload', ['/label']) },
       { name: 'a lone surrogate in a label is refused', method: 'POST', url: '/workspaces/acme/keys', body: { label: '\ud800', scopes: ['admin'] }, status: 400, expect: flatError('invalid_payload', ['/label']) },
       { name: 'a lone surrogate in a scope is pointed at', method: 'POST', url: '/workspaces/acme/keys', body: { label: 'x', scopes: ['admin', '\udc00'] }, status: 400, expect: flatError('invalid_payload', ['/scopes/1']) },
       { name: 'empty scopes are refused', method: 'POST', url: '/workspaces/acme/keys', body: { label: 'x', scopes: [] }, status: 400, expect: flatError('invalid_payload', ['/scopes']) },

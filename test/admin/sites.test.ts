@@ -40,6 +40,8 @@ const createScenarios: Scenario[] = [
   { name: 'a 129-character name is refused', method: 'POST', url: '/workspaces/acme/sites', body: { id: 'x1', name: name128 + 's' }, status: 400, expect: flatError('invalid_payload', ['/name']) },
   { name: 'a whitespace-only name is refused', method: 'POST', url: '/workspaces/acme/sites', body: { id: 'x1', name: ' \n ' }, status: 400, expect: flatError('invalid_payload', ['/name']) },
   { name: 'a missing name is refused', method: 'POST', url: '/workspaces/acme/sites', body: { id: 'x1' }, status: 400, expect: flatError('invalid_payload', ['/name']) },
+  { name: 'a name of only U+200B is refused', method: 'POST', url: '/workspaces/acme/sites', body: { id: 'x1', name: '\u200b\u200b' }, status: 400, expect: flatError('invalid_payload', ['/name']) },
+  { name: 'a NUL inside a name is refused', method: 'POST', url: '/workspaces/acme/sites', body: { id: 'x1', name: 'Blog\u0000Shop' }, status: 400, expect: flatError('invalid_payload', ['/name']) },
   { name: 'a lone surrogate in a name is refused', method: 'POST', url: '/workspaces/acme/sites', body: { id: 'x1', name: '\udfffBlog' }, status: 400, expect: flatError('invalid_payload', ['/name']) },
   { name: 'a taken id in the same workspace is 409 site_id_taken', method: 'POST', url: '/workspaces/acme/sites', body: { id: 'blog', name: 'Again' }, status: 409, expect: flatError('site_id_taken') },
   { name: 'a taken id in another workspace is 409 site_id_taken', method: 'POST', url: '/workspaces/other/sites', body: { id: 'blog', name: 'Mine' }, status: 409, expect: flatError('site_id_taken') },
