@@ -29,7 +29,7 @@ export function readNodeBody(request: IncomingMessage, limitBytes: number): Prom
     const onData = (chunk: Buffer) => {
       total += chunk.length;
       if (total > limitBytes) {
-        // Stop reading: nothing past the limit is kept.
+        // Stop reading: the answer closes the connection (closeUnreadConnection) instead of draining the rest.
         request.off('data', onData);
         request.pause();
         reject(ApiError.payloadTooLarge(limitBytes));

@@ -3,6 +3,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AppContext } from '../context.ts';
 import { readNodeBody } from '../http/body-bytes.ts';
+import { closeUnreadConnection } from '../http/close-unread.ts';
 import { toErrorParts } from '../http/errors.ts';
 import type { AppMetrics } from '../metrics/app-metrics.ts';
 import { clientIpFrom } from './client-ip.ts';
@@ -39,10 +40,10 @@ export function createIngestFastPath(context: AppContext, ingest: IngestService,
     })
       .catch((error: unknown) => ({ ...toErrorParts(error, 'structured') }))
       .then((answer) => {
+        // A refused body may still be arriving: end the connection after the answer rather than drain it.
+        closeUnreadConnection(request, response);
         response.writeHead(answer.status, { ...answer.headers, 'content-length': Buffer.byteLength(answer.body) });
         response.end(answer.body);
-        // A refused body may still be arriving: let Node discard it.
-        if (!request.complete) request.resume();
       });
     return true;
   };

@@ -91,7 +91,7 @@ const refusalTitles: Record<number, string> = {
   403: 'The credential lacks the scope or role this needs',
   404: 'Not found (also for what belongs to another workspace)',
   409: 'Conflicts with what exists',
-  413: 'The body is too large',
+  413: 'The body is too large (the connection is then closed)',
   415: 'Unsupported Content-Type, a charset other than UTF-8, or a Content-Encoding',
   429: 'Too many requests; retry after Retry-After seconds',
   502: 'An upstream step refused or was unavailable',
