@@ -1,7 +1,7 @@
 // Builds the h3 application: every domain mounts its routes once, each at its unprefixed path and under /v1.
 import { H3, HTTPError } from 'h3';
 import { toNodeHandler } from 'h3/node';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import { IncomingMessage, ServerResponse } from 'node:http';
 import { type Clock, cryptoRandom, type Random, systemClock } from './clock.ts';
 import type { Config } from './config.ts';
 import type { AppContext } from './context.ts';
@@ -23,6 +23,7 @@ import { newestEventSeq } from './event-store/queries/newest-events.ts';
 import { builtWorkerFile } from './ingest/committer.ts';
 import { type Projection, type ProjectionOptions, startProjection } from './projector/projection.ts';
 import './projector/site-projection.ts';
+import { closeUnreadConnection } from './http/close-unread.ts';
 import { ApiError, renderError } from './http/errors.ts';
 import { finishResponse } from './http/respond.ts';
 
@@ -76,6 +77,12 @@ export function createApp(options: CreateAppOptions): SightlineApp {
   const h3 = new H3({
     // Reached only by what no route handled (unknown paths and methods, malformed URLs): structured envelope.
     onError: (error) => finishResponse(renderError(fromFrameworkError(error), 'structured')),
+    // Any answer given before its body was read to the end (a 413, a refusal before reading) closes the
+    // connection instead of draining the rest, as on the ingest fast path.
+    onResponse: (_response, event) => {
+      const node = event.runtime?.node;
+      if (node?.req instanceof IncomingMessage && node.res instanceof ServerResponse) closeUnreadConnection(node.req, node.res);
+    },
   });
   const metrics = createAppMetrics(context.db);
   const ingest = createIngestService(context, metrics, options.ingest);

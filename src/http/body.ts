@@ -1,33 +1,32 @@
-// Reads request bodies with a size bound, a Content-Type check and a JSON parse that reports invalid_json.
+// Reads request bodies with a size bound, a Content-Type check, a UTF-8 check and a JSON parse that reports
+// invalid_json; admin bodies are also refused when a string in them is not well-formed Unicode.
 import type { H3Event } from 'h3';
+import { IncomingMessage } from 'node:http';
+import { readNodeBody, toBodyText } from './body-bytes.ts';
+import { checkBodyDeclaration } from './content-type.ts';
 import { ApiError } from './errors.ts';
+import { findIllFormedStrings } from './well-formed.ts';
 
 export interface ReadBodyOptions {
   limitBytes: number;
   /** Media types accepted (without parameters). */
-  accept: string[];
+  accept: readonly string[];
 }
 
 const jsonOnly: ReadBodyOptions = { limitBytes: 1024 * 1024, accept: ['application/json'] };
 
-/** The media type of the request without parameters, lower case; '' when absent. */
-export function mediaTypeOf(event: H3Event): string {
-  const header = event.req.headers.get('content-type') ?? '';
-  return header.split(';', 1)[0]!.trim().toLowerCase();
-}
-
 /**
- * The body as text, refused with 413 past `limitBytes` (checked on Content-Length first, then while streaming).
+ * The body as text: 415 for another media type, a charset other than UTF-8 or a content coding (content-type.ts),
+ * 413 past `limitBytes` (checked on Content-Length first, then while reading), 400 invalid_json unless it is UTF-8.
  * @example const text = await readBodyText(event, { limitBytes: 1 << 20, accept: ['application/json', 'text/plain'] });
  */
 export async function readBodyText(event: H3Event, options: ReadBodyOptions): Promise<string> {
-  if (!options.accept.includes(mediaTypeOf(event))) throw ApiError.unsupportedMediaType(options.accept);
+  checkBodyDeclaration((name) => event.req.headers.get(name) ?? undefined, options.accept);
+  // Served by Node: the same reader as the ingest fast path, which stops reading at the limit.
+  const node = event.runtime?.node;
+  if (node?.req instanceof IncomingMessage) return readNodeBody(node.req, options.limitBytes);
   const declared = event.req.headers.get('content-length');
-  if (declared !== null) {
-    if (Number(declared) > options.limitBytes) throw ApiError.payloadTooLarge(options.limitBytes);
-    // Node's parser frames the body by Content-Length, so it cannot be longer than declared.
-    return event.req.text();
-  }
+  if (declared !== null && Number(declared) > options.limitBytes) throw ApiError.payloadTooLarge(options.limitBytes);
   const stream = event.req.body;
   if (!stream) return '';
   const chunks: Uint8Array[] = [];
@@ -43,7 +42,7 @@ export async function readBodyText(event: H3Event, options: ReadBodyOptions): Pr
     }
     chunks.push(value);
   }
-  return Buffer.concat(chunks).toString('utf8');
+  return toBodyText(Buffer.concat(chunks));
 }
 
 /** Parses JSON text; empty or malformed bodies are 400 invalid_json. */
@@ -56,7 +55,13 @@ export function parseJsonText(text: string): unknown {
   }
 }
 
-/** A JSON body of an administrative request (application/json, at most 1 MiB). */
+/**
+ * A JSON body of an administrative request (application/json, UTF-8, at most 1 MiB) whose strings are all
+ * well-formed Unicode (400 invalid_payload pointing at each one that is not).
+ */
 export async function readJsonBody(event: H3Event, options: ReadBodyOptions = jsonOnly): Promise<unknown> {
-  return parseJsonText(await readBodyText(event, options));
+  const value = parseJsonText(await readBodyText(event, options));
+  const illFormed = findIllFormedStrings(value, '');
+  if (illFormed.length > 0) throw ApiError.invalidPayload(illFormed);
+  return value;
 }

@@ -49,8 +49,21 @@ export class ApiError extends Error {
   static payloadTooLarge(limitBytes: number): ApiError {
     return new ApiError(413, 'payload_too_large', `The request body exceeds ${limitBytes} bytes`);
   }
-  static unsupportedMediaType(accepted: string[]): ApiError {
+  static unsupportedMediaType(accepted: readonly string[]): ApiError {
     return new ApiError(415, 'unsupported_media_type', `Content-Type must be one of: ${accepted.join(', ')}`);
+  }
+  /** A body declared in a charset other than UTF-8: it is never decoded, so `raw` stays the bytes received. */
+  static unsupportedCharset(charset: string): ApiError {
+    return new ApiError(415, 'unsupported_media_type', `The body must be UTF-8; charset ${charset} is not supported`);
+  }
+  /** A body sent compressed (or in any other content coding): Sightline decodes none (RFC 7694: 415, Accept-Encoding). */
+  static unsupportedContentEncoding(coding: string): ApiError {
+    return new ApiError(415, 'unsupported_media_type', `Content-Encoding ${coding} is not supported; send the body uncompressed`, undefined, {
+      'accept-encoding': 'identity',
+    });
+  }
+  static invalidUtf8(): ApiError {
+    return ApiError.invalidJson('The request body is not valid UTF-8');
   }
   static conflict(code: string, message: string): ApiError {
     return new ApiError(409, code, message);

@@ -30,13 +30,26 @@ export function parseQuery<const S extends v.GenericSchema>(schema: S, value: un
 }
 
 /**
- * A name of 1-128 characters after trimming (workspaces, sites, key labels). Characters are Unicode code points:
- * string length counts UTF-16 units, which would halve the limit for names written with emoji or astral scripts.
+ * Characters a name may not hold: controls (NUL, tab, newline…), line and paragraph separators, and format
+ * characters (U+200B zero width space, U+202E right-to-left override, U+FEFF…) but the two joiners (U+200C, U+200D:
+ * Persian, Indic scripts and emoji sequences need them) and the tag characters of emoji flags (U+E0020-U+E007F).
+ */
+const invisibleCharacter = /[\p{Cc}\p{Zl}\p{Zp}]|(?![\u200c\u200d\u{e0020}-\u{e007f}])\p{Cf}/u;
+/** Joiners and tags alone show nothing. */
+const onlyJoiners = /^[\u200c\u200d\u{e0020}-\u{e007f}]+$/u;
+
+/**
+ * A name of 1-128 characters after trimming (workspaces, sites, key labels), well-formed, without control or format
+ * characters, and with something visible. Characters are Unicode code points: string length counts UTF-16 units,
+ * which would halve the limit for names written with emoji or astral scripts.
  */
 export const TrimmedName = v.pipe(
   v.string('must be a string'),
+  v.check((text) => text.isWellFormed(), 'must be well-formed Unicode (no lone surrogate)'),
   v.trim(),
   v.minLength(1, 'must not be empty'),
+  v.check((text) => !invisibleCharacter.test(text), 'must not contain control or format characters'),
+  v.check((text) => !onlyJoiners.test(text), 'must contain a visible character'),
   v.check((text) => [...text].length <= 128, 'must be at most 128 characters'),
 );
 

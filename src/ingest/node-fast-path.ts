@@ -2,7 +2,9 @@
 // Request/Response wrappers (streams, header objects), which cost more than the whole pipeline.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AppContext } from '../context.ts';
-import { ApiError, toErrorParts } from '../http/errors.ts';
+import { readNodeBody } from '../http/body-bytes.ts';
+import { closeUnreadConnection } from '../http/close-unread.ts';
+import { toErrorParts } from '../http/errors.ts';
 import type { AppMetrics } from '../metrics/app-metrics.ts';
 import { clientIpFrom } from './client-ip.ts';
 import { handleIngest } from './handle-ingest.ts';
@@ -15,30 +17,6 @@ const endpoints = new Map<string, IngestEndpoint>([
   ['/s2s/events', 's2s'],
   ['/v1/s2s/events', 's2s'],
 ]);
-
-function readNodeBody(request: IncomingMessage, limitBytes: number): Promise<string> {
-  const declared = request.headers['content-length'];
-  if (declared !== undefined && Number(declared) > limitBytes) return Promise.reject(ApiError.payloadTooLarge(limitBytes));
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let total = 0;
-    let refused = false;
-    request.on('data', (chunk: Buffer) => {
-      if (refused) return;
-      total += chunk.length;
-      if (total > limitBytes) {
-        refused = true;
-        reject(ApiError.payloadTooLarge(limitBytes));
-        return;
-      }
-      chunks.push(chunk);
-    });
-    request.on('end', () => {
-      if (!refused) resolve(chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8'));
-    });
-    request.on('error', reject);
-  });
-}
 
 /** Returns a listener that handles ingest requests and says false for everything else (h3 answers those). */
 export function createIngestFastPath(context: AppContext, ingest: IngestService, metrics: AppMetrics) {
@@ -62,10 +40,10 @@ export function createIngestFastPath(context: AppContext, ingest: IngestService,
     })
       .catch((error: unknown) => ({ ...toErrorParts(error, 'structured') }))
       .then((answer) => {
+        // A refused body may still be arriving: end the connection after the answer rather than drain it.
+        closeUnreadConnection(request, response);
         response.writeHead(answer.status, { ...answer.headers, 'x-content-type-options': 'nosniff', 'content-length': Buffer.byteLength(answer.body) });
         response.end(answer.body);
-        // A refused body may still be arriving: let Node discard it.
-        if (!request.complete) request.resume();
       });
     return true;
   };

@@ -1,6 +1,7 @@
 // The first step: the body becomes 1 to 500 events, each checked at the wire boundary; any bad one refuses all.
 import { parseJsonText } from '../http/body.ts';
 import { ApiError, type ErrorDetail } from '../http/errors.ts';
+import { findIllFormedStrings, mayHoldLoneSurrogate } from '../http/well-formed.ts';
 import type { CandidateEvent, IngestRequest } from './ingest-types.ts';
 import { splitJsonArray } from './split-json-array.ts';
 import { parseWireEvent } from './wire.ts';
@@ -24,7 +25,10 @@ export function splitBody(bodyText: string): BodyItem[] {
   return document.map((value, index) => ({ raw: texts[index] ?? JSON.stringify(value), value, pointer: `/${index}` }));
 }
 
-/** Resolves the site (an API key without X-Site-Id names it through the events) and checks every event. */
+/**
+ * Resolves the site (an API key without X-Site-Id names it through the events) and checks every event: its fields,
+ * and every string in it (props and unknown fields included) for lone surrogates.
+ */
 export function readCandidates(request: IngestRequest, items: BodyItem[], nowMs: number): { siteId: string; candidates: CandidateEvent[] } {
   const siteId =
     typeof request.siteId === 'string'
@@ -33,6 +37,8 @@ export function readCandidates(request: IngestRequest, items: BodyItem[], nowMs:
   const details: ErrorDetail[] = [];
   const candidates: CandidateEvent[] = [];
   for (const item of items) {
+    // Walked only when the text holds a surrogate escape: the scan is cheap, the walk is not.
+    if (mayHoldLoneSurrogate(item.raw)) details.push(...findIllFormedStrings(item.value, item.pointer));
     const result = parseWireEvent(item.value, nowMs, item.pointer);
     if (!result.ok) details.push(...result.details);
     else if (result.value.event.site_id !== siteId) details.push({ path: `${item.pointer}/site_id`, message: 'must be the authenticated site' });

@@ -2,13 +2,13 @@
 // pipeline, answer 202 only after the events are committed.
 import { type H3, type H3Event } from 'h3';
 import type { AppContext } from '../context.ts';
-import { mediaTypeOf, readBodyText } from '../http/body.ts';
+import { readBodyText } from '../http/body.ts';
 import { jsonBody, namedInPath, needsCredential, refusals } from '../http/refusals.ts';
 import { addRoute } from '../http/routes.ts';
 import type { AppMetrics } from '../metrics/app-metrics.ts';
 import { IngestAnswer, IngestBody } from './answers.ts';
 import { clientIpFrom } from './client-ip.ts';
-import { handleIngest, ingestCorsHeaders } from './handle-ingest.ts';
+import { handleIngest, ingestCorsHeaders, ingestMediaTypes } from './handle-ingest.ts';
 import type { IngestEndpoint } from './ingest-auth.ts';
 import type { IngestService } from './service.ts';
 
@@ -34,7 +34,7 @@ export function mountIngest(app: H3, context: AppContext, ingest: IngestService,
       endpoint,
       header: (name) => event.req.headers.get(name) ?? undefined,
       clientIp: clientIpFrom(event.req.headers.get('x-forwarded-for') ?? undefined, event.req.ip, context.config.trustProxy),
-      readBody: (limitBytes) => readBodyText(event, { limitBytes, accept: [mediaTypeOf(event)] }),
+      readBody: (limitBytes) => readBodyText(event, { limitBytes, accept: ingestMediaTypes }),
     });
     metrics.ingestLatencyMs.observe(performance.now() - started);
     return new Response(answer.body, { status: answer.status, headers: answer.headers });

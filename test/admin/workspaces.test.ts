@@ -57,6 +57,21 @@ const createScenarios: Scenario[] = [
   { name: 'an empty name is refused', method: 'POST', url: '/workspaces', body: { name: '', slug: 'blank' }, status: 400, expect: flatError('invalid_payload', ['/name']) },
   { name: 'a missing name is refused', method: 'POST', url: '/workspaces', body: { slug: 'blank' }, status: 400, expect: flatError('invalid_payload', ['/name']) },
   { name: 'a numeric name is refused', method: 'POST', url: '/workspaces', body: { name: 7, slug: 'blank' }, status: 400, expect: flatError('invalid_payload', ['/name']) },
+  // Invisible names (issue 13): control and format characters are refused, as trimming refuses spaces; the joiners
+  // and tag characters that scripts and emoji need between visible characters are not.
+  { name: 'a name of only U+200B (zero width space) is refused', method: 'POST', url: '/workspaces', body: { name: '\u200b', slug: 'zwsp' }, status: 400, expect: flatError('invalid_payload', ['/name']) },
+  { name: 'a name of only U+202E (right-to-left override) is refused', method: 'POST', url: '/workspaces', body: { name: '\u202e', slug: 'rlo' }, status: 400, expect: flatError('invalid_payload', ['/name']) },
+  { name: 'a name of only U+0000 is refused', method: 'POST', url: '/workspaces', body: { name: '\u0000', slug: 'nul' }, status: 400, expect: flatError('invalid_payload', ['/name']) },
+  { name: 'a right-to-left override inside a name is refused', method: 'POST', url: '/workspaces', body: { name: 'invoice\u202efdp.exe', slug: 'rlo' }, status: 400, expect: flatError('invalid_payload', ['/name']) },
+  { name: 'a NUL at the end of a name is refused (trimming keeps it)', method: 'POST', url: '/workspaces', body: { name: 'Acme\u0000', slug: 'nul' }, status: 400, expect: flatError('invalid_payload', ['/name']) },
+  { name: 'a tab inside a name is refused', method: 'POST', url: '/workspaces', body: { name: 'Ac\tme', slug: 'tab' }, status: 400, expect: flatError('invalid_payload', ['/name']) },
+  { name: 'a line separator inside a name is refused', method: 'POST', url: '/workspaces', body: { name: 'Ac\u2028me', slug: 'ls' }, status: 400, expect: flatError('invalid_payload', ['/name']) },
+  { name: 'a byte order mark inside a name is refused', method: 'POST', url: '/workspaces', body: { name: 'Ac\ufeffme', slug: 'bom' }, status: 400, expect: flatError('invalid_payload', ['/name']) },
+  { name: 'a name of only joiners is refused', method: 'POST', url: '/workspaces', body: { name: '\u200d\u200c', slug: 'joiners' }, status: 400, expect: flatError('invalid_payload', ['/name']) },
+  { name: 'a lone surrogate in a name is refused', method: 'POST', url: '/workspaces', body: { name: 'Acme\ud800', slug: 'lone' }, status: 400, expect: flatError('invalid_payload', ['/name']) },
+  { name: 'a Persian name keeps its zero width non-joiner', method: 'POST', url: '/workspaces', body: { name: 'می\u200cخواهم', slug: 'persian' }, status: 201, expect: createdWorkspace('می\u200cخواهم', 'persian') },
+  { name: 'an emoji family (zero width joiners) is a name', method: 'POST', url: '/workspaces', body: { name: '👨\u200d👩\u200d👧', slug: 'family' }, status: 201, expect: createdWorkspace('👨\u200d👩\u200d👧', 'family') },
+  { name: 'a subdivision flag (tag characters) is a name', method: 'POST', url: '/workspaces', body: { name: '🏴󠁧󠁢󠁳󠁣󠁴󠁿', slug: 'scotland' }, status: 201, expect: createdWorkspace('🏴󠁧󠁢󠁳󠁣󠁴󠁿', 'scotland') },
   { name: 'a JSON array body is refused', method: 'POST', url: '/workspaces', body: [{ name: 'x', slug: 'blank' }], status: 400, expect: flatError('invalid_payload', []) },
   { name: 'a JSON null body is refused', method: 'POST', url: '/workspaces', body: null, status: 400, expect: flatError('invalid_payload', []) },
   { name: 'a taken slug is 409 slug_taken', method: 'POST', url: '/workspaces', body: { name: 'Acme again', slug: 'acme' }, status: 409, expect: flatError('slug_taken') },
@@ -133,6 +148,8 @@ describe.each(prefixes)('workspaces under "%s"', (prefix) => {
       { name: 'an empty body is refused', method: 'PATCH', url: '/workspaces/acme', body: {}, status: 400, expect: flatError('invalid_payload', ['/name']) },
       { name: 'a whitespace-only name is refused', method: 'PATCH', url: '/workspaces/acme', body: { name: '   ' }, status: 400, expect: flatError('invalid_payload', ['/name']) },
       { name: 'a 129-character name is refused', method: 'PATCH', url: '/workspaces/acme', body: { name: name129 }, status: 400, expect: flatError('invalid_payload', ['/name']) },
+      { name: 'a name of only U+200B is refused', method: 'PATCH', url: '/workspaces/acme', body: { name: ' \u200b ' }, status: 400, expect: flatError('invalid_payload', ['/name']) },
+      { name: 'a lone surrogate in the name is refused', method: 'PATCH', url: '/workspaces/acme', body: { name: '\udc00' }, status: 400, expect: flatError('invalid_payload', ['/name']) },
       { name: 'a missing workspace is 404', method: 'PATCH', url: '/workspaces/nope', body: { name: 'Renamed' }, status: 404, expect: flatError('not_found') },
     ];
 
@@ -165,7 +182,7 @@ describe.each(prefixes)('workspaces under "%s"', (prefix) => {
       expect(Object.keys(response.body).sort()).toEqual(['next_cursor', 'workspaces']);
       expect(response.body.next_cursor).toBeNull();
       const slugs = (response.body.workspaces as { slug: string }[]).map((workspace) => workspace.slug).sort();
-      expect(slugs).toEqual(['a', 'acme', 'emoji-max', 'forced', 'm1-x-', 'name-max', slug64].sort());
+      expect(slugs).toEqual(['a', 'acme', 'emoji-max', 'family', 'forced', 'm1-x-', 'name-max', 'persian', 'scotland', slug64].sort());
       for (const workspace of response.body.workspaces) {
         expect(workspace).toMatchObject({ id: expect.stringMatching(uuidPattern), name: expect.any(String), slug: expect.any(String), created_at: createdAt });
       }
@@ -187,18 +204,28 @@ describe.each(prefixes)('request bodies of every administration write under "%s"
     { method: 'POST', url: '/workspaces/acme/sites' },
     { method: 'POST', url: '/workspaces/acme/keys' },
   ];
-  const bodies = [
+  const withBytes = (before: string, bytes: number[], after: string) => new Uint8Array(Buffer.concat([Buffer.from(before), Buffer.from(bytes), Buffer.from(after)]));
+  const bodies: { name: string; rawBody: string | Uint8Array; contentType: string; encoding?: string; status: number; code: string; paths?: string[] }[] = [
     { name: 'malformed JSON', rawBody: '{"name":', contentType: 'application/json', status: 400, code: 'invalid_json' },
     { name: 'an empty body', rawBody: '', contentType: 'application/json', status: 400, code: 'invalid_json' },
     { name: 'a form body', rawBody: 'name=x&slug=y', contentType: 'application/x-www-form-urlencoded', status: 415, code: 'unsupported_media_type' },
     { name: 'JSON sent as text/plain', rawBody: '{"name":"x","slug":"y"}', contentType: 'text/plain', status: 415, code: 'unsupported_media_type' },
+    // Nothing is decoded but UTF-8: no replacement character ever ends up in a stored name.
+    { name: 'bytes that are not UTF-8', rawBody: withBytes('{"name":"Ac', [0xff], 'me","label":"x","id":"x","slug":"x","scopes":["admin"]}'), contentType: 'application/json', status: 400, code: 'invalid_json' },
+    { name: 'a Latin-1 charset', rawBody: '{"name":"x"}', contentType: 'application/json; charset=iso-8859-1', status: 415, code: 'unsupported_media_type' },
+    { name: 'a UTF-16 charset', rawBody: '{"name":"x"}', contentType: 'application/json; charset=utf-16', status: 415, code: 'unsupported_media_type' },
+    { name: 'Content-Encoding: gzip', rawBody: '{"name":"x"}', contentType: 'application/json', encoding: 'gzip', status: 415, code: 'unsupported_media_type' },
+    { name: 'a lone surrogate in any field', rawBody: '{"note":{"list":["ok","\\ud800"]}}', contentType: 'application/json', status: 400, code: 'invalid_payload', paths: ['/note/list/1'] },
   ];
   const cases = writes.flatMap((write) => bodies.map((body) => ({ name: `${write.method} ${write.url} with ${body.name}`, write, body })));
 
   it.each(cases)('$name is refused in the flat envelope, nothing written', async ({ write, body }) => {
     const before = await settledTableCounts(server);
-    const response = await server.request(write.method, prefix + write.url, { rawBody: body.rawBody, headers: { 'content-type': body.contentType } });
-    expectFlatError(response, body.status, body.code);
+    const headers: Record<string, string> = { 'content-type': body.contentType };
+    if (body.encoding) headers['content-encoding'] = body.encoding;
+    const response = await server.request(write.method, prefix + write.url, { rawBody: body.rawBody, headers });
+    expectFlatError(response, body.status, body.code, body.paths);
+    if (body.paths) expect(response.body.details).toHaveLength(body.paths.length);
     expect(await settledTableCounts(server)).toEqual(before);
   });
 

@@ -79,6 +79,11 @@ describe('workspace', () => {
     expect(blankName.code).toBe(1);
     expect(blankName.stderr).toContain('--name: must not be empty');
 
+    // The same name rules as the API: a name of invisible characters is no name.
+    const invisibleName = await cli('workspace', 'create', '--name', '\u200b\u202e', '--slug', 'ok');
+    expect(invisibleName.code).toBe(1);
+    expect(invisibleName.stderr).toContain('--name: must not contain control or format characters');
+
     expect(parseJsonOutput(await cli('workspace', 'list', '--json')).workspaces).toEqual([]);
   });
 
