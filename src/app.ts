@@ -18,6 +18,7 @@ import { mountReports } from './reports/routes.ts';
 import { mountEvents } from './events/routes.ts';
 import { mountOpenApi } from './openapi/routes.ts';
 import { mountPeople } from './people/routes.ts';
+import { mountSpend } from './spend/routes.ts';
 import { type CheckpointMode, startCheckpointer } from './db/checkpointer.ts';
 import { newestEventSeq } from './event-store/queries/newest-events.ts';
 import { builtWorkerFile } from './ingest/committer.ts';
@@ -100,6 +101,7 @@ export function createApp(options: CreateAppOptions): SightlineApp {
   mountReports(h3, context, projection);
   mountEvents(h3, context, ingest, projection);
   mountPeople(h3, context);
+  mountSpend(h3, context);
   options.extend?.(h3, context);
   // Last: the published documents describe every route mounted before it.
   mountOpenApi(h3, context);
