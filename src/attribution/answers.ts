@@ -32,3 +32,51 @@ export const AttributionResultsAnswer = v.strictObject({
   ),
   next_cursor: v.nullable(v.pipe(v.string(), v.minLength(1))),
 });
+
+const Ratio = v.number();
+const Label2 = v.nullable(v.string());
+
+export const RoiAnswer = v.strictObject({
+  from: v.pipe(v.string(), v.isoDate()),
+  to: v.pipe(v.string(), v.isoDate()),
+  model: v.picklist(attributionModels),
+  currencies: v.array(
+    v.strictObject({
+      currency: Currency,
+      spend: Decimal,
+      revenue: Decimal,
+      conversions: v.pipe(v.number(), v.integer(), v.minValue(0)),
+      roas: v.nullable(Ratio),
+      roi: v.nullable(Ratio),
+    }),
+  ),
+  campaigns: v.array(
+    v.strictObject({
+      source: Label2,
+      medium: Label2,
+      campaign: Label2,
+      spend: MoneyListAnswer,
+      revenue: MoneyListAnswer,
+      conversions: v.pipe(v.number(), v.minValue(0)),
+      roas: v.optional(Ratio),
+      roi: v.optional(Ratio),
+    }),
+  ),
+});
+
+export const RoiCompareAnswer = v.strictObject({
+  current: RoiAnswer,
+  previous: RoiAnswer,
+  change: v.strictObject({
+    currencies: v.array(
+      v.strictObject({
+        currency: Currency,
+        spend: Decimal,
+        revenue: Decimal,
+        conversions: v.pipe(v.number(), v.integer()),
+        roas: v.nullable(Ratio),
+        roi: v.nullable(Ratio),
+      }),
+    ),
+  }),
+});

@@ -36,6 +36,8 @@ export interface CampaignTotal extends CampaignKey {
   creditUnits: number;
   /** Credited revenue per currency, in minor units. */
   revenueMinor: Map<string, bigint>;
+  /** Credited conversions (millionths) of the purchases whose revenue is in each currency. */
+  creditUnitsByCurrency: Map<string, number>;
 }
 
 const pageSize = 5000;
@@ -62,9 +64,12 @@ export function attributeTotals(db: Db, model: AttributionModel, range: Conversi
   const add = (key: CampaignKey, units: number, currency: string | null, minor: bigint) => {
     const id = JSON.stringify([key.source, key.medium, key.campaign]);
     let total = totals.get(id);
-    if (!total) totals.set(id, (total = { ...key, creditUnits: 0, revenueMinor: new Map() }));
+    if (!total) totals.set(id, (total = { ...key, creditUnits: 0, revenueMinor: new Map(), creditUnitsByCurrency: new Map() }));
     total.creditUnits += units;
-    if (currency !== null) total.revenueMinor.set(currency, (total.revenueMinor.get(currency) ?? 0n) + minor);
+    if (currency !== null) {
+      total.revenueMinor.set(currency, (total.revenueMinor.get(currency) ?? 0n) + minor);
+      total.creditUnitsByCurrency.set(currency, (total.creditUnitsByCurrency.get(currency) ?? 0) + units);
+    }
   };
   let after = { ts: -1, seq: -1 };
   for (;;) {
@@ -90,7 +95,7 @@ export function attributeTotals(db: Db, model: AttributionModel, range: Conversi
   return [...totals.values()].sort(compareTotals);
 }
 
-const compareText = (a: string | null, b: string | null) => (a === b ? 0 : a === null ? -1 : b === null ? 1 : a < b ? -1 : 1);
+export const compareText = (a: string | null, b: string | null) => (a === b ? 0 : a === null ? -1 : b === null ? 1 : a < b ? -1 : 1);
 
 function compareTotals(a: CampaignTotal, b: CampaignTotal): number {
   return b.creditUnits - a.creditUnits || compareText(a.source, b.source) || compareText(a.medium, b.medium) || compareText(a.campaign, b.campaign);
