@@ -125,7 +125,8 @@ let server: TestServer;
 let sent: SentEvent[];
 
 beforeAll(async () => {
-  server = await startTestServer({ clock: manualClock('2026-07-01T00:00:00.000Z') });
+  // A generous bound on the wait for the projector: no answer here depends on how fast it runs.
+  server = await startTestServer({ clock: manualClock('2026-07-01T00:00:00.000Z'), projectionWaitMs: 30_000 });
   await seedWorkspace(server, 'acme', { sites: ['shop'] });
   const generated = generate();
   sent = generated.sent;

@@ -11,7 +11,8 @@ let server: TestServer;
 const ids: Record<string, string> = {};
 
 beforeAll(async () => {
-  server = await startTestServer({ clock: manualClock('2026-07-01T00:00:00.000Z') });
+  // A generous bound on the wait for the projector: no answer here depends on how fast it runs.
+  server = await startTestServer({ clock: manualClock('2026-07-01T00:00:00.000Z'), projectionWaitMs: 30_000 });
   await seedWorkspace(server, 'acme', { sites: ['shop'] });
   await seedWorkspace(server, 'other', { sites: ['other-shop'] });
   const a = purchase('shop', 'a1', T, { amount: '100.00', currency: 'USD' });

@@ -13,7 +13,8 @@ const at = Date.parse('2026-06-10T08:00:00.000Z');
 let purchaseId: string;
 
 beforeAll(async () => {
-  server = await startTestServer({ clock: manualClock('2026-07-01T00:00:00.000Z') });
+  // A generous bound on the wait for the projector: no answer here depends on how fast it runs.
+  server = await startTestServer({ clock: manualClock('2026-07-01T00:00:00.000Z'), projectionWaitMs: 30_000 });
   await seedWorkspace(server, 'acme', { sites: ['shop'] });
   await seedWorkspace(server, 'other', { sites: ['other-shop'] });
   tokens.read = (await createKey(server, 'acme', ['query:read'])).plaintext;

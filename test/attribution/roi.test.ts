@@ -12,7 +12,8 @@ const tokens: Record<string, string> = {};
 const june = (date: number, hour = 12) => Date.UTC(2026, 5, date, hour);
 
 beforeAll(async () => {
-  server = await startTestServer({ clock: manualClock('2026-07-01T00:00:00.000Z') });
+  // A generous bound on the wait for the projector: no answer here depends on how fast it runs.
+  server = await startTestServer({ clock: manualClock('2026-07-01T00:00:00.000Z'), projectionWaitMs: 30_000 });
   await seedWorkspace(server, 'acme', { sites: ['shop', 'blog'] });
   await seedWorkspace(server, 'other', { sites: ['other-shop'] });
   tokens.read = (await createKey(server, 'acme', ['query:read'])).plaintext;
