@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedWorkspace, startTestServer, type TestServer } from '../_setup.ts';
 import { createKey, expectFlatError, manualClock, prefixes } from '../admin/_helpers.ts';
-import { send } from '../events/_helpers.ts';
+import { googlebot, send } from '../events/_helpers.ts';
 import { purchase, utm, visit } from './_fixtures.ts';
 
 let server: TestServer;
@@ -70,6 +70,16 @@ describe('parameters', () => {
     // A date as `to` runs to the end of that UTC day; as `from`, from its start.
     expect(ids((await server.request('GET', path('model=linear&from=2026-06-10&to=2026-06-10'))).body)).toEqual([purchaseId]);
     expect(ids((await server.request('GET', path('model=linear&from=2026-06-11&to=2026-06-30'))).body)).toEqual([]);
+  });
+
+  it('purchases of bots and internal traffic are not conversions', async () => {
+    const bot = { ...purchase('shop', 'bot-1', at + 2 * 60_000), context: { user_agent: googlebot } };
+    const internal = { ...purchase('shop', 'staff-1', at + 3 * 60_000), internal: true };
+    await send(server, 'shop', [bot, internal]);
+    const response = await server.request('GET', path('model=linear&from=2026-06-10&to=2026-06-10'));
+    expect(ids(response.body)).not.toContain(bot.id);
+    expect(ids(response.body)).not.toContain(internal.id);
+    expect(ids(response.body)).toContain(purchaseId);
   });
 
   it('a read right after the purchase is acknowledged counts it (it waits for the projector)', async () => {
