@@ -73,8 +73,8 @@ describe('parameters', () => {
   });
 
   it('purchases of bots and internal traffic are not conversions', async () => {
-    const bot = { ...purchase('shop', 'bot-1', at + 2 * 60_000), context: { user_agent: googlebot } };
-    const internal = { ...purchase('shop', 'staff-1', at + 3 * 60_000), internal: true };
+    const bot: Record<string, unknown> = { ...purchase('shop', 'bot-1', at + 2 * 60_000), context: { user_agent: googlebot } };
+    const internal: Record<string, unknown> = { ...purchase('shop', 'staff-1', at + 3 * 60_000), internal: true };
     await send(server, 'shop', [bot, internal]);
     const response = await server.request('GET', path('model=linear&from=2026-06-10&to=2026-06-10'));
     expect(ids(response.body)).not.toContain(bot.id);
