@@ -1,13 +1,11 @@
 // The spend endpoints (flat envelope): read with query:read, write with admin; every write is audited.
 import { getQuery, getRouterParam, type H3, type H3Event } from 'h3';
-import * as v from 'valibot';
 import type { AppContext } from '../context.ts';
 import { actorOf } from '../audit/record-audit.ts';
 import { resolveWorkspace } from '../http/access.ts';
 import { readBodyText, readJsonBody } from '../http/body.ts';
-import { dateRangeRefusals } from '../http/common-param-errors.ts';
 import { parseDateRange, parseLimit, type QueryValues, single } from '../http/common-params.ts';
-import { reportErrors } from '../http/common-param-errors.ts';
+import { dateRangeRefusals, reportErrors } from '../http/common-param-errors.ts';
 import { json } from '../http/respond.ts';
 import { jsonBody, namedInPath, needsCredential, queryParams, refusals } from '../http/refusals.ts';
 import { addRoute, type QueryParameterDoc } from '../http/routes.ts';
@@ -19,7 +17,7 @@ import { deleteSpend } from './delete-spend.ts';
 import { importSpendCsv, maxCsvBytes } from './import-spend-csv.ts';
 import { listSpend } from './list-spend.ts';
 import { deleteSpendOfSite } from './queries/spend-writes.ts';
-import { maxLabelLength, SpendEntryBody, SpendPatchBody, SpendPostBody } from './spend-entry.ts';
+import { maxLabelLength, SpendArrayBody, SpendEntryBody, SpendPatchBody, SpendPostBody } from './spend-entry.ts';
 import { updateSpend } from './update-spend.ts';
 
 /** Spend reads and deletes cover at most 366 inclusive days (spec, Limits). */
@@ -77,7 +75,7 @@ export function mountSpend(app: H3, context: AppContext): void {
       const { caller, workspace } = resolveWorkspace(event, context, slugOf(event), { scope: 'admin' });
       const body = await readJsonBody(event);
       const batch = Array.isArray(body);
-      const inputs = batch ? parseBody(v.pipe(v.array(SpendEntryBody), v.minLength(1, 'must hold at least one entry'), v.maxLength(1000, 'must hold at most 1000 entries')), body) : [parseBody(SpendEntryBody, body)];
+      const inputs = batch ? parseBody(SpendArrayBody, body) : [parseBody(SpendEntryBody, body)];
       const entries = createSpend(context, actorOf(caller), workspace, inputs, batch);
       return batch ? { entries } : entries[0]!;
     },

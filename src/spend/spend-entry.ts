@@ -55,10 +55,14 @@ export type SpendEntryInput = v.InferOutput<typeof SpendEntryBody>;
 /** At most this many entries in one POST. */
 export const maxEntriesPerPost = 1000;
 
-export const SpendPostBody = v.union([
-  SpendEntryBody,
-  v.pipe(v.array(SpendEntryBody), v.minLength(1, 'must hold at least one entry'), v.maxLength(maxEntriesPerPost, `must hold at most ${maxEntriesPerPost} entries`)),
-]);
+export const SpendArrayBody = v.pipe(
+  v.array(SpendEntryBody),
+  v.minLength(1, 'must hold at least one entry'),
+  v.maxLength(maxEntriesPerPost, `must hold at most ${maxEntriesPerPost} entries`),
+);
+
+/** What POST documents: one entry or an array (the handler parses whichever was sent, for precise details). */
+export const SpendPostBody = v.union([SpendEntryBody, SpendArrayBody]);
 
 /** PATCH: any of the fields; a new currency needs its amount too (an amount is never rescaled). */
 export const SpendPatchBody = v.pipe(
