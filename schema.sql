@@ -528,3 +528,20 @@ ALTER TABLE eventlog.events_v9 RENAME TO events;
 CREATE INDEX eventlog.events_by_dedup_key ON events (dedup_key);
 CREATE INDEX eventlog.events_by_site ON events (site_id);
 CREATE INDEX eventlog.events_by_site_ts ON events (site_id, ts);
+
+-- @version 10: marketing spend per day, source, medium and campaign (src/spend/), kept exactly as integer minor
+-- units of its ISO 4217 currency. Written by the spend endpoints and `sightline spend import`; read by ROI.
+CREATE TABLE spend (
+  id            TEXT PRIMARY KEY,                      -- UUID
+  workspace_id  TEXT NOT NULL REFERENCES workspaces (id),
+  site_id       TEXT,                                  -- optional: a site of the workspace (removed with the site)
+  day           TEXT NOT NULL,                         -- YYYY-MM-DD, UTC
+  source        TEXT NOT NULL,
+  medium        TEXT,
+  campaign      TEXT,
+  amount_minor  INTEGER NOT NULL CHECK (amount_minor >= 0),
+  currency      TEXT NOT NULL,                         -- ISO 4217 code; amount_minor uses its exponent
+  created_at    TEXT NOT NULL,
+  updated_at    TEXT NOT NULL
+);
+CREATE INDEX spend_by_workspace_day ON spend (workspace_id, day, id);

@@ -18,6 +18,8 @@ import { mountReports } from './reports/routes.ts';
 import { mountEvents } from './events/routes.ts';
 import { mountOpenApi } from './openapi/routes.ts';
 import { mountPeople } from './people/routes.ts';
+import { mountSpend } from './spend/routes.ts';
+import { mountAttribution } from './attribution/routes.ts';
 import { type CheckpointMode, startCheckpointer } from './db/checkpointer.ts';
 import { newestEventSeq } from './event-store/queries/newest-events.ts';
 import { builtWorkerFile } from './ingest/committer.ts';
@@ -107,6 +109,8 @@ export function createApp(options: CreateAppOptions): SightlineApp {
   mountReports(h3, context, projection);
   mountEvents(h3, context, ingest, projection, metrics.registry);
   mountPeople(h3, context);
+  mountSpend(h3, context);
+  mountAttribution(h3, context, projection);
   options.extend?.(h3, context);
   // Last: the published documents describe every route mounted before it.
   mountOpenApi(h3, context);

@@ -7,6 +7,7 @@ import { keyCommand } from './cli/key.ts';
 import { planCommand } from './cli/plan.ts';
 import { serveCommand } from './cli/serve.ts';
 import { siteCommand } from './cli/site.ts';
+import { spendCommand } from './cli/spend.ts';
 import { workspaceCommand } from './cli/workspace.ts';
 import { restrictNewFileModes } from './db/file-modes.ts';
 
@@ -17,6 +18,7 @@ const main = defineCommand({
     workspace: workspaceCommand,
     site: siteCommand,
     key: keyCommand,
+    spend: spendCommand,
     plan: planCommand,
     'admin-token': adminTokenCommand,
     backup: backupCommand,

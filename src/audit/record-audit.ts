@@ -15,7 +15,11 @@ export type AuditAction =
   | 'key.revoke'
   | 'dlq.replay'
   | 'gdpr.export'
-  | 'gdpr.delete';
+  | 'gdpr.delete'
+  | 'spend.create'
+  | 'spend.update'
+  | 'spend.delete'
+  | 'spend.import';
 
 export interface AuditEntryInput {
   workspaceId: string;

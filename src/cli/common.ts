@@ -54,12 +54,15 @@ export async function runCommandSafely(args: { json?: boolean }, body: () => unk
     process.exitCode = 1;
     if (error instanceof ApiError) {
       if (args.json) {
-        process.stderr.write(`${JSON.stringify({ error: { code: error.code, message: error.message, details: error.details } })}\n`);
+        process.stderr.write(`${JSON.stringify({ error: { code: error.code, message: error.message, details: error.details, ...error.extra } })}\n`);
       } else {
         // The shared actions validate a body; on the command line its fields are flags.
-        const message = error.code === 'invalid_payload' ? 'Invalid arguments' : error.message;
+        const message = error.code === 'invalid_payload' && !error.extra?.rows ? 'Invalid arguments' : error.message;
         consola.error(`${message} (${error.code})`);
         for (const detail of error.details ?? []) consola.error(`  ${toFlagName(detail.path)}: ${detail.message}`);
+        // A refused file names its bad lines (spend import).
+        const rows = error.extra?.rows;
+        if (Array.isArray(rows)) for (const row of rows as { line: number; message: string }[]) consola.error(`  line ${row.line}: ${row.message}`);
       }
       return;
     }

@@ -1,0 +1,68 @@
+// GET /workspaces/:slug/attribution/results: the workspace's purchases of a range, each with its touchpoints and
+// their credits under the model, plus totals per (source, medium, campaign) over the whole range.
+import type { AppContext } from '../context.ts';
+import type { WorkspaceRow } from '../admin/queries/find-workspace.ts';
+import { listSiteIds } from '../admin/queries/list-sites.ts';
+import { readProjectorPosition } from '../projector/queries/projector-state.ts';
+import { fingerprintOf, signCursor, verifyCursor } from '../reports/cursor.ts';
+import { inSnapshot } from '../reports/snapshot.ts';
+import { fromMinorUnits } from '../money/minor-units.ts';
+import { toIso } from '../clock.ts';
+import { attributePage, attributeTotals, type AttributedConversion, toCredit, toMoneyList } from './attribute.ts';
+import type { ResultsParams } from './attribution-params.ts';
+
+const cursorKind = 'attribution';
+
+function toResult(item: AttributedConversion) {
+  const { conversion, journey, credits } = item;
+  return {
+    conversion_id: conversion.id,
+    site_id: conversion.site_id,
+    ts: toIso(conversion.ts),
+    person: journey.person,
+    revenue:
+      conversion.revenue_minor !== null && conversion.revenue_currency !== null
+        ? { amount: fromMinorUnits(conversion.revenue_minor, conversion.revenue_currency), currency: conversion.revenue_currency }
+        : null,
+    touchpoints: journey.touchpoints.map((visit, index) => ({
+      ts: toIso(visit.start_ts),
+      source: visit.source,
+      medium: visit.utm_medium,
+      campaign: visit.utm_campaign,
+      credit: toCredit(credits[index]!),
+    })),
+  };
+}
+
+/**
+ * The first page pins the projector's position in its cursor, so later pages page through the same conversions.
+ * @example attributionResults(context, workspace, { model: 'linear', range, conversionId: null, limit: 100, cursor: undefined })
+ */
+export function attributionResults(context: AppContext, workspace: WorkspaceRow, params: ResultsParams) {
+  const fingerprint = fingerprintOf([workspace.id, params.model, params.range.startMs, params.range.endMs, params.conversionId]);
+  const state = params.cursor === undefined ? undefined : verifyCursor(context, params.cursor, cursorKind, fingerprint);
+  const siteIds = listSiteIds(context.db, workspace.id);
+  const answer = inSnapshot(context.db, () => {
+    const maxSeq = state ? Number(state.p) : readProjectorPosition(context.db);
+    const range = { siteIds, startMs: params.range.startMs, endMs: params.range.endMs, maxSeq, eventId: params.conversionId };
+    const after = state ? { ts: Number(state.t), seq: Number(state.s) } : { ts: -1, seq: -1 };
+    const page = attributePage(context.db, params.model, range, after, params.limit);
+    const totals = attributeTotals(context.db, params.model, range);
+    return { maxSeq, page, totals };
+  });
+  const last = answer.page.items[answer.page.items.length - 1]?.conversion;
+  return {
+    model: params.model,
+    from: params.range.from,
+    to: params.range.to,
+    results: answer.page.items.map(toResult),
+    totals: answer.totals.map((total) => ({
+      source: total.source,
+      medium: total.medium,
+      campaign: total.campaign,
+      conversions: toCredit(total.creditUnits),
+      revenue: toMoneyList(total.revenueMinor),
+    })),
+    next_cursor: answer.page.more && last ? signCursor(context, cursorKind, fingerprint, { t: last.ts, s: last.seq, p: answer.maxSeq }) : null,
+  };
+}

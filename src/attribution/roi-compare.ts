@@ -1,0 +1,44 @@
+// GET /workspaces/:slug/roi/compare: the ROI of two day ranges under one model, and the change per currency.
+import { fromMinorUnits, toMinorUnits } from '../money/minor-units.ts';
+import type { CurrencyRoi, RoiAnswer } from './roi.ts';
+
+export interface CurrencyChange {
+  currency: string;
+  /** current − previous, exact decimal strings. */
+  spend: string;
+  revenue: string;
+  conversions: number;
+  /** current − previous, null when either side has no ratio. */
+  roas: number | null;
+  roi: number | null;
+}
+
+const minor = (row: CurrencyRoi | undefined, field: 'spend' | 'revenue', currency: string) => (row ? toMinorUnits(row[field], currency)! : 0);
+const difference = (current: number | null | undefined, previous: number | null | undefined) =>
+  current === null || current === undefined || previous === null || previous === undefined ? null : Math.round((current - previous) * 1e6) / 1e6;
+
+/**
+ * One change row per currency of either range; amounts a range lacks count as zero.
+ * @example compareRoi(current, previous).currencies // [{ currency: 'USD', spend: '-10.00', revenue: '25.00', conversions: 1, roas: 0.5, roi: 0.5 }]
+ */
+export function compareRoi(current: RoiAnswer, previous: RoiAnswer): { current: RoiAnswer; previous: RoiAnswer; change: { currencies: CurrencyChange[] } } {
+  const currencies = [...new Set([...current.currencies, ...previous.currencies].map((row) => row.currency))].sort();
+  return {
+    current,
+    previous,
+    change: {
+      currencies: currencies.map((currency) => {
+        const now = current.currencies.find((row) => row.currency === currency);
+        const before = previous.currencies.find((row) => row.currency === currency);
+        return {
+          currency,
+          spend: fromMinorUnits(minor(now, 'spend', currency) - minor(before, 'spend', currency), currency),
+          revenue: fromMinorUnits(minor(now, 'revenue', currency) - minor(before, 'revenue', currency), currency),
+          conversions: (now?.conversions ?? 0) - (before?.conversions ?? 0),
+          roas: difference(now?.roas, before?.roas),
+          roi: difference(now?.roi, before?.roi),
+        };
+      }),
+    },
+  };
+}

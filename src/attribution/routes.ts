@@ -1,0 +1,108 @@
+// The attribution endpoint (flat envelope; query:read). It reads derived data (visits, identities), so it first
+// waits, bounded, for the projector to pass every event committed before the request.
+import { getQuery, getRouterParam, type H3, type H3Event } from 'h3';
+import type { AppContext } from '../context.ts';
+import type { Projection } from '../projector/projection.ts';
+import { resolveWorkspace } from '../http/access.ts';
+import { parseDateRange, type QueryValues, single } from '../http/common-params.ts';
+import { ApiError } from '../http/errors.ts';
+import { namedInPath, needsCredential, refusals } from '../http/refusals.ts';
+import { addRoute } from '../http/routes.ts';
+import { AttributionResultsAnswer, RoiAnswer, RoiCompareAnswer } from './answers.ts';
+import { maxRangeDays, parseModel, parseResultsParams } from './attribution-params.ts';
+import { roiReport, type RoiParams } from './roi.ts';
+import { compareRoi } from './roi-compare.ts';
+import { attributionResults } from './attribution-results.ts';
+import { type AttributionModel, attributionModels } from './models.ts';
+
+const slugOf = (event: H3Event) => getRouterParam(event, 'slug', { decode: true }) ?? '';
+
+export const attributionRefusals = refusals(needsCredential, namedInPath, {
+  400: ['invalid_param', 'unknown_model', 'invalid_date_param', 'invalid_date_range', 'range_too_large'],
+});
+
+export const timeRangeParams = [
+  { name: 'from', description: 'Start, inclusive: YYYY-MM-DD (from 00:00 UTC) or an ISO-8601 timestamp with an offset', required: true },
+  { name: 'to', description: 'End, inclusive: YYYY-MM-DD (to the end of that UTC day) or an ISO-8601 timestamp with an offset; at most 366 days after from', required: true },
+];
+
+/** ROI ranges: inclusive YYYY-MM-DD days, at most 366 (spec, "Attribution, ROI, spend"). */
+function parseRoiRange(query: QueryValues, fromName: string, toName: string, model: AttributionModel): RoiParams {
+  try {
+    const { range, from, to } = parseDateRange({ from: single(query, fromName), to: single(query, toName) }, maxRangeDays);
+    return { model, from, to, fromDay: range.fromDay, toDay: range.toDay };
+  } catch (error) {
+    // compare_from / compare_to are checked by the same rules: name them in the refusal.
+    if (!(error instanceof ApiError) || fromName === 'from') throw error;
+    const rename = (text: string) => text.replace(/\bfrom\b/g, fromName).replace(/\bto\b/g, toName);
+    throw new ApiError(error.status, error.code, rename(error.message), error.details?.map((detail) => ({ path: rename(detail.path), message: rename(detail.message) })));
+  }
+}
+
+const roiRefusals = refusals(needsCredential, namedInPath, { 400: ['invalid_param', 'unknown_model', 'invalid_date_param', 'invalid_date_range', 'range_too_large'] });
+const dayParams = [
+  { name: 'from', description: 'First day, YYYY-MM-DD (UTC), inclusive', required: true, schema: { type: 'string', format: 'date' } },
+  { name: 'to', description: 'Last day, YYYY-MM-DD (UTC), inclusive; at most 366 days in all', required: true, schema: { type: 'string', format: 'date' } },
+];
+const roiModelParam = { name: 'model', description: `Attribution model of the revenue: one of ${attributionModels.join(', ')} (default last_touch)`, schema: { enum: [...attributionModels] } };
+
+export function mountAttribution(app: H3, context: AppContext, projection: Projection): void {
+  addRoute(app, {
+    method: 'GET',
+    path: '/workspaces/:slug/attribution/results',
+    refusals: attributionRefusals,
+    summary: 'Purchases of a range with their touchpoints and credits under a model, and totals per source, medium and campaign',
+    query: [
+      { name: 'model', description: `One of ${attributionModels.join(', ')}`, required: true, schema: { enum: [...attributionModels] } },
+      ...timeRangeParams,
+      { name: 'conversion_id', description: 'Only this purchase event' },
+      { name: 'limit', description: '1-10000, default 1000', schema: { type: 'string', pattern: '^\\d+$' } },
+      { name: 'cursor', description: 'The next_cursor of the previous page (opaque)' },
+    ],
+    answer: AttributionResultsAnswer,
+    handler: async (event) => {
+      const { workspace } = resolveWorkspace(event, context, slugOf(event), { scope: 'query:read' });
+      const params = parseResultsParams(getQuery(event) as QueryValues);
+      await projection.catchUp();
+      return attributionResults(context, workspace, params);
+    },
+  });
+  addRoute(app, {
+    method: 'GET',
+    path: '/workspaces/:slug/roi',
+    refusals: roiRefusals,
+    summary: 'Spend against attributed revenue per currency and per source, medium and campaign (workspace-wide)',
+    query: [...dayParams, roiModelParam],
+    answer: RoiAnswer,
+    handler: async (event) => {
+      const { workspace } = resolveWorkspace(event, context, slugOf(event), { scope: 'query:read' });
+      const query = getQuery(event) as QueryValues;
+      const model = parseModel(query, 'last_touch');
+      const params = parseRoiRange(query, 'from', 'to', model);
+      await projection.catchUp();
+      return roiReport(context, workspace, params);
+    },
+  });
+  addRoute(app, {
+    method: 'GET',
+    path: '/workspaces/:slug/roi/compare',
+    refusals: roiRefusals,
+    summary: 'The ROI of two day ranges and the change per currency',
+    query: [
+      ...dayParams,
+      { name: 'compare_from', description: 'First day of the range compared with, YYYY-MM-DD', required: true, schema: { type: 'string', format: 'date' } },
+      { name: 'compare_to', description: 'Last day of the range compared with, YYYY-MM-DD; at most 366 days in all', required: true, schema: { type: 'string', format: 'date' } },
+      roiModelParam,
+    ],
+    answer: RoiCompareAnswer,
+    handler: async (event) => {
+      const { workspace } = resolveWorkspace(event, context, slugOf(event), { scope: 'query:read' });
+      const query = getQuery(event) as QueryValues;
+      const model = parseModel(query, 'last_touch');
+      const current = parseRoiRange(query, 'from', 'to', model);
+      const previous = parseRoiRange(query, 'compare_from', 'compare_to', model);
+      await projection.catchUp();
+      return compareRoi(roiReport(context, workspace, current), roiReport(context, workspace, previous));
+    },
+  });
+}
