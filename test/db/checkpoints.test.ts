@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { checkpointPassive, checkpointPeriodically } from '../../src/db/checkpointer.ts';
+import { checkpointPassive, checkpointPeriodically, finishLeftoverFrames, settleEventLogCheckpoint } from '../../src/db/checkpointer.ts';
 import { type Db, openEventLog, walSizeLimitBytes } from '../../src/db/open.ts';
 import { createInlineCommitter } from '../../src/ingest/committer.ts';
 import { storeGroup } from '../../src/ingest/store-group.ts';
@@ -85,6 +85,31 @@ describe('event log checkpoints', () => {
     await tick();
     reader.prepare('COMMIT').run();
     expect(told).toBeGreaterThan(0);
+    for (const connection of [reader, writer, db]) connection.close();
+  });
+});
+
+describe('settling the event log checkpoint before the writer finishes it', () => {
+  it('copies what is left on the checkpointing connection, and gives up after a few rounds when a reader holds it back', () => {
+    const db = openBlogDatabase();
+    const writer = openEventLog(db.name);
+    writer.pragma('wal_autocheckpoint = 0');
+    const reader = openEventLog(db.name);
+    commitOne(writer);
+    reader.prepare('BEGIN').run();
+    reader.prepare('SELECT count(*) FROM events').get();
+    for (let index = 0; index < 150; index++) commitOne(writer);
+    // Held back by the reader: the rounds are bounded and the frames stay for the writer.
+    const held = checkpointPassive(db, 'eventlog')!;
+    expect(held.log - held.checkpointed).toBeGreaterThan(finishLeftoverFrames);
+    expect(settleEventLogCheckpoint(db, held)).toBe(4);
+    reader.prepare('COMMIT').run();
+    // Once the reader is gone one round copies everything, so the writer's own checkpoint has nothing to sync.
+    expect(settleEventLogCheckpoint(db, held)).toBe(1);
+    const after = checkpointPassive(db, 'eventlog')!;
+    expect(after.log - after.checkpointed).toBe(0);
+    // Little left: no round at all.
+    expect(settleEventLogCheckpoint(db, after)).toBe(0);
     for (const connection of [reader, writer, db]) connection.close();
   });
 });
