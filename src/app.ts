@@ -18,6 +18,7 @@ import { mountReports } from './reports/routes.ts';
 import { mountEvents } from './events/routes.ts';
 import { mountOpenApi } from './openapi/routes.ts';
 import { mountPeople } from './people/routes.ts';
+import { mountAnalysis } from './analysis/routes.ts';
 import { type CheckpointMode, startCheckpointer } from './db/checkpointer.ts';
 import { newestEventSeq } from './event-store/queries/newest-events.ts';
 import { builtWorkerFile } from './ingest/committer.ts';
@@ -100,6 +101,7 @@ export function createApp(options: CreateAppOptions): SightlineApp {
   mountReports(h3, context, projection);
   mountEvents(h3, context, ingest, projection);
   mountPeople(h3, context);
+  mountAnalysis(h3, context, projection);
   options.extend?.(h3, context);
   // Last: the published documents describe every route mounted before it.
   mountOpenApi(h3, context);

@@ -1,0 +1,119 @@
+// The population of a funnel execution: the scope's events up to the watermark, read in one pass per site over
+// (site_id, ts), grouped by person in memory and sorted in (ts, seq) order, each marked with the steps it matches,
+// then matched (match-funnel.ts). Correlation and explanation read every event type of the same range; the funnel
+// reads only the step types.
+import type { Db } from '../db/open.ts';
+import { type FunnelEventRow, listFunnelEvents } from '../event-store/queries/funnel-events.ts';
+import type { ReportFilters } from '../http/common-params.ts';
+import { dayMs } from '../projector/periods.ts';
+import type { FunnelQuery, FunnelStep } from './funnel-query.ts';
+import { matchFunnel, type PersonMatch } from './match-funnel.ts';
+import type { PersonOf } from './persons.ts';
+
+export interface FunnelEvent extends FunnelEventRow {
+  mask: number;
+}
+
+export interface PersonFunnel extends PersonMatch {
+  person: string;
+  /** The person's events read, in (ts, seq) order. */
+  events: FunnelEvent[];
+}
+
+export interface PopulationInput {
+  siteIds: readonly string[];
+  query: FunnelQuery;
+  watermarkSeq: number;
+  personOf: PersonOf;
+  /** Read every event type (correlation, explanation), not only the steps' types. */
+  allTypes: boolean;
+}
+
+/** [start, end) of the events read: the range, plus the window after it when only the first step must be in it. */
+export function scanBounds(query: FunnelQuery): { startMs: number; rangeEndMs: number; endMs: number } {
+  const startMs = query.range.fromDay * dayMs;
+  const rangeEndMs = (query.range.toDay + 1) * dayMs;
+  return { startMs, rangeEndMs, endMs: query.dateMode === 'first_step' ? rangeEndMs + query.windowMs : rangeEndMs };
+}
+
+function matchesStep(step: FunnelStep, event: FunnelEventRow, props: () => Record<string, unknown> | null): boolean {
+  if (event.type !== step.type) return false;
+  if (step.path !== null) {
+    if (event.path === null) return false;
+    if (step.prefix ? !event.path.startsWith(step.path) : event.path !== step.path) return false;
+  }
+  if (step.props) {
+    const values = props();
+    if (!values) return false;
+    for (const [key, expected] of Object.entries(step.props)) if (values[key] !== expected) return false;
+  }
+  return true;
+}
+
+const filterColumns: Record<keyof ReportFilters, keyof FunnelEventRow> = {
+  source: 'source',
+  device: 'device_type',
+  browser: 'browser',
+  os: 'os',
+  country: 'country',
+  region: 'region',
+  city: 'city',
+  path: 'path',
+};
+
+/** The filters select the people whose first step's event has the values (its own enrichment). */
+function passesFilters(filters: ReportFilters, event: FunnelEventRow): boolean {
+  for (const [name, values] of Object.entries(filters) as [keyof ReportFilters, string[]][]) {
+    const value = event[filterColumns[name]];
+    if (typeof value !== 'string' || !values.includes(value)) return false;
+  }
+  return true;
+}
+
+/** Every person with at least one event read, matched against the funnel. */
+export function readPopulation(db: Db, input: PopulationInput): PersonFunnel[] {
+  const { query } = input;
+  const { startMs, rangeEndMs, endMs } = scanBounds(query);
+  const types = input.allTypes ? null : JSON.stringify([...new Set(query.steps.map((step) => step.type))]);
+  const withProps = query.steps.some((step) => step.props !== null);
+  const byPerson = new Map<string, FunnelEvent[]>();
+  for (const siteId of input.siteIds) {
+    const rows = listFunnelEvents(
+      db,
+      { site_id: siteId, start_ms: startMs, end_ms: endMs, max_seq: input.watermarkSeq, with_internal: query.withInternal ? 1 : 0, types },
+      withProps,
+    );
+    for (const row of rows) {
+      let parsed: Record<string, unknown> | null | undefined;
+      const props = () => (parsed === undefined ? (parsed = parseProps(row.props)) : parsed);
+      let mask = 0;
+      for (let step = 0; step < query.steps.length; step++) {
+        if (!matchesStep(query.steps[step]!, row, props)) continue;
+        if (step === 0 && (row.ts >= rangeEndMs || !passesFilters(query.filters, row))) continue;
+        mask |= 1 << step;
+      }
+      const event = row as FunnelEvent;
+      event.mask = mask;
+      const person = input.personOf(row.anon_id);
+      const events = byPerson.get(person);
+      if (events) events.push(event);
+      else byPerson.set(person, [event]);
+    }
+  }
+  const people: PersonFunnel[] = [];
+  for (const [person, events] of byPerson) {
+    events.sort((a, b) => a.ts - b.ts || a.seq - b.seq);
+    people.push({ person, events, ...matchFunnel(events, query.steps.length, query.windowMs) });
+  }
+  return people;
+}
+
+function parseProps(text: string | null): Record<string, unknown> | null {
+  if (text === null) return null;
+  try {
+    const value = JSON.parse(text) as unknown;
+    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
+  } catch {
+    return null;
+  }
+}
