@@ -26,7 +26,7 @@ export interface CorrelationFactor {
 export const correlationMeasures: Record<string, string> = {
   converted: 'people with the value who reached to_step (among those who reached from_step)',
   dropped: 'people with the value who reached from_step but not to_step',
-  odds_ratio: `(converted with / dropped with) / (converted without / dropped without), 0.5 added to every cell when one is 0; factors with fewer than ${minPeoplePerFactor} people are left out`,
+  odds_ratio: `(converted with / dropped with) / (converted without / dropped without), 0.5 added to every cell when one is 0; values held by fewer than ${minPeoplePerFactor} people, or by everybody, are left out`,
   success_rate: 'converted / (converted + dropped) among people with the value',
 };
 
@@ -86,6 +86,8 @@ export function correlate(
   const scored: (CorrelationFactor & { strength: number })[] = [];
   for (const [key, count] of counts) {
     if (count.converted + count.dropped < minPeoplePerFactor) continue;
+    // A value everybody at the transition shares compares nothing with nothing.
+    if (count.converted === converted.length && count.dropped === dropped.length) continue;
     const [dimension, value] = key.split('\u0000') as [string, string];
     let [a, b, c, d] = [count.converted, count.dropped, converted.length - count.converted, dropped.length - count.dropped];
     if (a === 0 || b === 0 || c === 0 || d === 0) [a, b, c, d] = [a + 0.5, b + 0.5, c + 0.5, d + 0.5];
@@ -95,7 +97,8 @@ export function correlate(
       value,
       converted: count.converted,
       dropped: count.dropped,
-      odds_ratio: Math.round(oddsRatio * 10_000) / 10_000,
+      // Six significant digits: odds ratios far below 1 matter as much as those far above it.
+      odds_ratio: Number(oddsRatio.toPrecision(6)),
       success_rate: ratio(count.converted, count.converted + count.dropped),
       strength: Math.abs(Math.log(oddsRatio)),
     });
