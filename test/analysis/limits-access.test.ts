@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedWorkspace, startTestServer, type TestServer } from '../_setup.ts';
 import { manualClock, prefixes } from '../admin/_helpers.ts';
+import { funnelEventsSql } from '../../src/event-store/queries/funnel-events.ts';
 import { at, expectRefusal, funnelOk, funnelPath, funnelQuery, postEvents } from './_funnel-helpers.ts';
 
 let server: TestServer;
@@ -164,5 +165,13 @@ describe('access, on every analysis route and both prefixes', () => {
     const body = await funnelOk(server, 'lim', funnelQuery({ allSites: true, steps: steps(2) }));
     // The foreign site's person "x" is not counted.
     expect(body.data.steps[0].count).toBe(1);
+  });
+});
+
+describe('query plan', () => {
+  it('reads a funnel’s events through (site_id, ts), never a scan of the site or the table', () => {
+    const params = { site_id: 'l-site', start_ms: 0, end_ms: 1, max_seq: 10, with_internal: 0, types: '["pageview"]' };
+    const details = (server.db.prepare(`EXPLAIN QUERY PLAN ${funnelEventsSql}`).all(params) as { detail: string }[]).map((row) => row.detail);
+    expect(details.filter((detail) => /^(SEARCH|SCAN) events/.test(detail))).toEqual(['SEARCH events USING INDEX events_by_site_ts (site_id=? AND ts>? AND ts<?)']);
   });
 });
