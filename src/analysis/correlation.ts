@@ -5,7 +5,7 @@
 import type { Db } from '../db/open.ts';
 import { findVisitOfEvent } from '../projector/queries/visit-of-event.ts';
 import type { FunnelQuery } from './funnel-query.ts';
-import type { PersonFunnel } from './population.ts';
+import { detailsOf, type PersonFunnel } from './population.ts';
 import { ratio } from './stats.ts';
 import { splitAtTransition, type Transition } from './transition.ts';
 
@@ -36,7 +36,8 @@ function factorsOf(db: Db, query: FunnelQuery, transition: Transition, person: P
   const add = (dimension: string, value: string | null) => {
     if (value !== null && value !== '') factors.add(`${dimension}\u0000${value}`);
   };
-  const start = person.events[person.path[0]!]!;
+  const first = person.events[person.path[0]!]!;
+  const start = { ...detailsOf(first), ts: first.ts, path: first.path, anon_id: first.anon_id };
   add('browser', start.browser);
   add('os', start.os);
   add('device', start.device_type);

@@ -19,7 +19,7 @@ export function readNewExecution(db: Db, siteIds: readonly string[], query: Funn
     const freshness = readFreshness(db, siteIds);
     const watermarkSeq = freshness.projectedSeq;
     const personOf = resolvePersons(db, siteIds, watermarkSeq, watermarkSeq);
-    return { freshness, projectedSeq: watermarkSeq, people: readPopulation(db, { siteIds, query, watermarkSeq, personOf, allTypes: false }) };
+    return { freshness, projectedSeq: watermarkSeq, people: readPopulation(db, { siteIds, query, watermarkSeq, personOf, allTypes: false, wide: false }) };
   });
 }
 
@@ -28,6 +28,6 @@ export function readPinnedPopulation(db: Db, siteIds: readonly string[], query: 
   return inSnapshot(db, () => {
     const projectedSeq = readProjectorPosition(db);
     const personOf = resolvePersons(db, siteIds, watermarkSeq, projectedSeq);
-    return { projectedSeq, people: readPopulation(db, { siteIds, query, watermarkSeq, personOf, allTypes: true }) };
+    return { projectedSeq, people: readPopulation(db, { siteIds, query, watermarkSeq, personOf, allTypes: true, wide: true }) };
   });
 }

@@ -3,7 +3,7 @@
 // then matched (match-funnel.ts). Correlation and explanation read every event type of the same range; the funnel
 // reads only the step types.
 import type { Db } from '../db/open.ts';
-import { type FunnelEventRow, listFunnelEvents } from '../event-store/queries/funnel-events.ts';
+import { type FunnelEventDetails, type FunnelEventRow, listFunnelEvents } from '../event-store/queries/funnel-events.ts';
 import type { ReportFilters } from '../http/common-params.ts';
 import { dayMs } from '../projector/periods.ts';
 import type { FunnelQuery, FunnelStep } from './funnel-query.ts';
@@ -27,6 +27,8 @@ export interface PopulationInput {
   personOf: PersonOf;
   /** Read every event type (correlation, explanation), not only the steps' types. */
   allTypes: boolean;
+  /** Read the enrichment columns of every event (correlation); filters and breakdown ask for them too. */
+  wide: boolean;
 }
 
 /** [start, end) of the events read: the range, plus the window after it when only the first step must be in it. */
@@ -34,6 +36,12 @@ export function scanBounds(query: FunnelQuery): { startMs: number; rangeEndMs: n
   const startMs = query.range.fromDay * dayMs;
   const rangeEndMs = (query.range.toDay + 1) * dayMs;
   return { startMs, rangeEndMs, endMs: query.dateMode === 'first_step' ? rangeEndMs + query.windowMs : rangeEndMs };
+}
+
+/** The enrichment columns of an event read wide (correlation reads wide: anything else is a programming error). */
+export function detailsOf(event: FunnelEventRow): FunnelEventDetails {
+  if (event.site_id === undefined) throw new Error('the event was read without its details');
+  return event as FunnelEventRow & FunnelEventDetails;
 }
 
 function matchesStep(step: FunnelStep, event: FunnelEventRow, props: () => Record<string, unknown> | null): boolean {
@@ -75,13 +83,17 @@ export function readPopulation(db: Db, input: PopulationInput): PersonFunnel[] {
   const { query } = input;
   const { startMs, rangeEndMs, endMs } = scanBounds(query);
   const types = input.allTypes ? null : JSON.stringify([...new Set(query.steps.map((step) => step.type))]);
-  const withProps = query.steps.some((step) => step.props !== null);
-  const byPerson = new Map<string, FunnelEvent[]>();
+  const options = {
+    props: query.steps.some((step) => step.props !== null),
+    wide: input.wide || query.breakdown !== null || Object.keys(query.filters).some((name) => name !== 'path'),
+  };
+  // By anon_id first: the person of each anon_id is then looked up once, not once per event.
+  const byAnon = new Map<string, FunnelEvent[]>();
   for (const siteId of input.siteIds) {
     const rows = listFunnelEvents(
       db,
       { site_id: siteId, start_ms: startMs, end_ms: endMs, max_seq: input.watermarkSeq, with_internal: query.withInternal ? 1 : 0, types },
-      withProps,
+      options,
     );
     for (const row of rows) {
       let parsed: Record<string, unknown> | null | undefined;
@@ -94,11 +106,17 @@ export function readPopulation(db: Db, input: PopulationInput): PersonFunnel[] {
       }
       const event = row as FunnelEvent;
       event.mask = mask;
-      const person = input.personOf(row.anon_id);
-      const events = byPerson.get(person);
+      const events = byAnon.get(row.anon_id);
       if (events) events.push(event);
-      else byPerson.set(person, [event]);
+      else byAnon.set(row.anon_id, [event]);
     }
+  }
+  const byPerson = new Map<string, FunnelEvent[]>();
+  for (const [anonId, events] of byAnon) {
+    const person = input.personOf(anonId);
+    const merged = byPerson.get(person);
+    if (merged) for (const event of events) merged.push(event);
+    else byPerson.set(person, events);
   }
   const people: PersonFunnel[] = [];
   for (const [person, events] of byPerson) {
