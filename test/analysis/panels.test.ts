@@ -43,6 +43,7 @@ beforeAll(async () => {
   server = await startTestServer({ clock: manualClock('2026-03-20T12:00:00.000Z') });
   await seedWorkspace(server, 'pan', { sites: ['p-site'] });
   await seedWorkspace(server, 'pan-other', { sites: ['p-other'] });
+  await seedWorkspace(server, 'pan-pin', { sites: ['p-pin'] });
   await postEvents(server, population());
   const run = await funnelOk(server, 'pan', query);
   expect(run.data.steps.map((step: any) => step.count)).toEqual([33, 21]);
@@ -115,6 +116,22 @@ describe('execution_id', () => {
     expect(rerun.data.execution_id).not.toBe(executionId);
     const newer = await panel('explanation', { query, transition, execution_id: rerun.data.execution_id });
     expect(newer.body.data).toMatchObject({ converted: 22, dropped: 11 });
+  });
+
+  it('keeps a binding made before the execution when the same login comes again after it', async () => {
+    const pinQuery = funnelQuery({ site: 'p-pin', steps: [{ type: 'pageview' }, { type: 'signup' }] });
+    await postEvents(server, [
+      { site: 'p-pin', anon: 'q-phone', ts: at(0), agent: iphone },
+      { site: 'p-pin', anon: 'q-phone', ts: at(1), type: 'login', user: 'q', agent: iphone },
+      { site: 'p-pin', anon: 'q-desktop', ts: at(5), type: 'signup', user: 'q' },
+    ]);
+    const pinned = await funnelOk(server, 'pan-pin', pinQuery);
+    expect(pinned.data.steps.map((step: any) => step.count)).toEqual([1, 1]);
+    // The phone logs in again after the execution: the projector sees the binding again, past the watermark.
+    await postEvents(server, [{ site: 'p-pin', anon: 'q-phone', ts: at(3), type: 'login', user: 'q', agent: iphone }]);
+    await server.projected();
+    const explanation = await panel('explanation', { query: pinQuery, transition, execution_id: pinned.data.execution_id }, 'pan-pin');
+    expect(explanation.body.data).toMatchObject({ converted: 1, dropped: 0 });
   });
 
   it('answers 409 execution_mismatch when the query differs (a step, the window, a filter)', async () => {
