@@ -78,7 +78,7 @@ function passesFilters(filters: ReportFilters, event: FunnelEventRow): boolean {
   return true;
 }
 
-/** Every person with at least one event read, matched against the funnel. */
+/** Every person who did the first step (in the range, passing the filters), matched against the funnel. */
 export function readPopulation(db: Db, input: PopulationInput): PersonFunnel[] {
   const { query } = input;
   const { startMs, rangeEndMs, endMs } = scanBounds(query);
@@ -97,7 +97,8 @@ export function readPopulation(db: Db, input: PopulationInput): PersonFunnel[] {
     );
     for (const row of rows) {
       let parsed: Record<string, unknown> | null | undefined;
-      const props = () => (parsed === undefined ? (parsed = parseProps(row.props)) : parsed);
+      // A closure per row only when a step reads props (a month of events is hundreds of thousands of rows).
+      const props = options.props ? () => (parsed === undefined ? (parsed = parseProps(row.props)) : parsed) : noProps;
       let mask = 0;
       for (let step = 0; step < query.steps.length; step++) {
         if (!matchesStep(query.steps[step]!, row, props)) continue;
@@ -111,9 +112,13 @@ export function readPopulation(db: Db, input: PopulationInput): PersonFunnel[] {
       else byAnon.set(row.anon_id, [event]);
     }
   }
+  // A person who never did the first step is in no answer: their events are not sorted or matched.
+  const starters = new Set<string>();
+  for (const [anonId, events] of byAnon) if (events.some((event) => event.mask & 1)) starters.add(input.personOf(anonId));
   const byPerson = new Map<string, FunnelEvent[]>();
   for (const [anonId, events] of byAnon) {
     const person = input.personOf(anonId);
+    if (!starters.has(person)) continue;
     const merged = byPerson.get(person);
     if (merged) for (const event of events) merged.push(event);
     else byPerson.set(person, events);
@@ -125,6 +130,8 @@ export function readPopulation(db: Db, input: PopulationInput): PersonFunnel[] {
   }
   return people;
 }
+
+const noProps = () => null;
 
 function parseProps(text: string | null): Record<string, unknown> | null {
   if (text === null) return null;
