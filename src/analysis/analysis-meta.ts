@@ -2,7 +2,7 @@
 // applied (with the funnel's own choices), freshness as of the execution, completeness and warnings.
 import { toIso } from '../clock.ts';
 import { appliedFilters } from '../http/common-params.ts';
-import { dayOf } from '../projector/periods.ts';
+import { dayMs, dayOf } from '../projector/periods.ts';
 import type { ReportMeta } from '../reports/answers.ts';
 import type { AnalysisScope } from './analysis-scope.ts';
 import type { Execution } from './execution.ts';
@@ -19,11 +19,16 @@ export interface AnalysisMetaInput {
   warnings?: string[];
 }
 
+/**
+ * @example buildAnalysisMeta({ scope, query, execution, measures: funnelMeasures, truncated: false, now: clock.now() })
+ */
 export function buildAnalysisMeta(input: AnalysisMetaInput): ReportMeta {
   const { query, execution } = input;
   const today = dayOf(input.now);
   const warnings = [...(input.warnings ?? [])];
-  if (query.range.toDay >= today) warnings.push('The range includes the current UTC day: events are still arriving.');
+  // In first_step mode a later step may come up to the window after the range: events still arriving can count.
+  const lastDayRead = query.dateMode === 'first_step' ? dayOf((query.range.toDay + 1) * dayMs + query.windowMs - 1) : query.range.toDay;
+  if (lastDayRead >= today) warnings.push('The events read (the range, plus the window in first_step mode) reach the current UTC day: events are still arriving.');
   if (!execution.caughtUp) {
     warnings.push('Events committed before the execution were not all projected yet: it counts up to freshness.projected_through.');
   }
@@ -42,9 +47,9 @@ export function buildAnalysisMeta(input: AnalysisMetaInput): ReportMeta {
     freshness: { watermark: iso(execution.watermarkMs), projected_through: iso(execution.projectedThroughMs) },
     completeness: !execution.caughtUp
       ? { complete: false, reason: 'projection_lag' }
-      : query.range.toDay < today && warnings.length === 0
+      : warnings.length === 0
         ? { complete: true }
-        : { complete: false, reason: warnings[0] ?? 'The range includes the current UTC day: events are still arriving.' },
+        : { complete: false, reason: warnings[0]! },
     warnings,
     truncated: input.truncated,
     cursor: { next: null },

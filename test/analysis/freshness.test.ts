@@ -47,3 +47,15 @@ it('pins the projected watermark: projection_lag when the wait runs out, the sam
   expect(caughtUp.data.steps.map((step: any) => step.count)).toEqual([3, 1]);
   expect(caughtUp.meta.completeness).toEqual({ complete: true });
 });
+
+it('is incomplete while the events it reads reach today: the range, plus the window in first_step mode', async () => {
+  // The clock says 2026-03-20 12:00.
+  const ending = (to: string, window: { value: number; unit: string }, date_mode = 'first_step') =>
+    funnelOk(server, 'fresh', { ...query, from: '2026-03-01', to, window, date_mode });
+  expect((await ending('2026-03-18', { value: 1, unit: 'days' })).meta.completeness).toEqual({ complete: true });
+  const reaching = await ending('2026-03-18', { value: 2, unit: 'days' });
+  expect(reaching.meta.completeness.complete).toBe(false);
+  expect(reaching.meta.warnings).toHaveLength(1);
+  expect((await ending('2026-03-18', { value: 2, unit: 'days' }, 'all_steps')).meta.completeness).toEqual({ complete: true });
+  expect((await ending('2026-03-20', { value: 1, unit: 'minutes' }, 'all_steps')).meta.completeness.complete).toBe(false);
+});
