@@ -61,6 +61,7 @@ function factorsOf(db: Db, query: FunnelQuery, transition: Transition, person: P
   return factors;
 }
 
+/** @example const { factors } = correlate(db, query, { fromStep: 1, toStep: 2 }, people, execution.watermarkSeq); */
 export function correlate(
   db: Db,
   query: FunnelQuery,

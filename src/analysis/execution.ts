@@ -22,6 +22,7 @@ export interface Execution {
   caughtUp: boolean;
 }
 
+/** @example queryDigest(workspace.id, query) // 'WrHc_Gp-Wuk-j4Ry' */
 export function queryDigest(workspaceId: string, query: FunnelQuery): string {
   return fingerprintOf(canonicalQuery(workspaceId, query));
 }
@@ -37,7 +38,10 @@ export function signExecution(context: AppContext, workspaceId: string, query: F
   });
 }
 
-/** The pinned run: 400 invalid_payload for a token this server did not issue, 409 execution_mismatch for another query. */
+/**
+ * The pinned run: 400 invalid_payload for a token this server did not issue, 409 execution_mismatch for another query.
+ * @example const { watermarkSeq } = verifyExecution(context, body.execution_id, workspace.id, query);
+ */
 export function verifyExecution(context: AppContext, token: string, workspaceId: string, query: FunnelQuery): Execution {
   let state: Record<string, number | string>;
   try {

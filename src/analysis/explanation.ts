@@ -22,6 +22,7 @@ export const explanationMeasures: Record<string, string> = {
   next_events_of_dropped: "dropped people by their first event after the from_step event (the execution's range plus the window)",
 };
 
+/** @example explain(people, { fromStep: 1, toStep: 2 }).data // { converted, dropped, time_to_convert, next_events_of_dropped } */
 export function explain(people: readonly PersonFunnel[], transition: Transition): { data: ExplanationData; truncated: boolean } {
   const { converted, dropped } = splitAtTransition(people, transition);
   const durations = converted.map((person) => person.events[person.path[transition.toStep - 1]!]!.ts - person.events[person.path[transition.fromStep - 1]!]!.ts);

@@ -30,7 +30,10 @@ export const funnelMeasures: Record<string, string> = {
   median_seconds_from_previous: 'median seconds from the previous step to this one, over the people who reached it',
 };
 
-/** Step rows over the people (all of them, or one breakdown value's). */
+/**
+ * Step rows over the people (all of them, or one breakdown value's).
+ * @example toStepRows(query, people)[1] // { index: 2, label: 'signup', count: 3, … }
+ */
 export function toStepRows(query: FunnelQuery, people: readonly PersonFunnel[]): FunnelStepRow[] {
   const stepCount = query.steps.length;
   const counts = new Array<number>(stepCount).fill(0);
@@ -53,7 +56,10 @@ export function toStepRows(query: FunnelQuery, people: readonly PersonFunnel[]):
 
 const breakdownColumn = { device: 'device_type', browser: 'browser', os: 'os', country: 'country', source: 'source', utm_campaign: 'utm_campaign' } as const;
 
-/** The answer's data but the execution_id, and whether breakdown values were left out. */
+/**
+ * The answer's data but the execution_id, and whether breakdown values were left out.
+ * @example const { data, truncated } = funnelReport(query, people);
+ */
 export function funnelReport(query: FunnelQuery, people: readonly PersonFunnel[]): { data: Omit<FunnelData, 'execution_id'>; truncated: boolean } {
   const started = people.filter((person) => person.depth > 0);
   const steps = toStepRows(query, started);

@@ -13,7 +13,10 @@ export interface PinnedPopulation {
   projectedSeq: number;
 }
 
-/** A new execution: the watermark is the projector's position now; its freshness is read in the same snapshot. */
+/**
+ * A new execution: the watermark is the projector's position now; its freshness is read in the same snapshot.
+ * @example const { freshness, people } = readNewExecution(db, ['blog'], query);
+ */
 export function readNewExecution(db: Db, siteIds: readonly string[], query: FunnelQuery): PinnedPopulation & { freshness: Freshness } {
   return inSnapshot(db, () => {
     const freshness = readFreshness(db, siteIds);
@@ -23,7 +26,10 @@ export function readNewExecution(db: Db, siteIds: readonly string[], query: Funn
   });
 }
 
-/** An existing execution's population, every event type read (correlation, explanation). */
+/**
+ * An existing execution's population, every event type read (correlation, explanation).
+ * @example const { people } = readPinnedPopulation(db, ['blog'], query, execution.watermarkSeq);
+ */
 export function readPinnedPopulation(db: Db, siteIds: readonly string[], query: FunnelQuery, watermarkSeq: number): PinnedPopulation {
   return inSnapshot(db, () => {
     const projectedSeq = readProjectorPosition(db);

@@ -31,7 +31,10 @@ export interface PopulationInput {
   wide: boolean;
 }
 
-/** [start, end) of the events read: the range, plus the window after it when only the first step must be in it. */
+/**
+ * [start, end) of the events read: the range, plus the window after it when only the first step must be in it.
+ * @example scanBounds(query) // { startMs, rangeEndMs, endMs }
+ */
 export function scanBounds(query: FunnelQuery): { startMs: number; rangeEndMs: number; endMs: number } {
   const startMs = query.range.fromDay * dayMs;
   const rangeEndMs = (query.range.toDay + 1) * dayMs;
@@ -78,7 +81,10 @@ function passesFilters(filters: ReportFilters, event: FunnelEventRow): boolean {
   return true;
 }
 
-/** Every person who did the first step (in the range, passing the filters), matched against the funnel. */
+/**
+ * Every person who did the first step (in the range, passing the filters), matched against the funnel.
+ * @example const people = readPopulation(db, { siteIds: ['blog'], query, watermarkSeq: 120, personOf, allTypes: false, wide: false });
+ */
 export function readPopulation(db: Db, input: PopulationInput): PersonFunnel[] {
   const { query } = input;
   const { startMs, rangeEndMs, endMs } = scanBounds(query);

@@ -10,7 +10,10 @@ import type { FunnelQuery } from './funnel-query.ts';
 import { funnelMeasures, funnelReport } from './funnel-report.ts';
 import { readNewExecution } from './pinned-population.ts';
 
-/** `caughtUp`: whether the wait for the projector passed every event committed before the request. */
+/**
+ * `caughtUp`: whether the wait for the projector passed every event committed before the request.
+ * @example return runFunnel(context, workspace, query, await projection.catchUp());
+ */
 export function runFunnel(context: AppContext, workspace: WorkspaceRow, query: FunnelQuery, caughtUp: boolean): FunnelAnswer {
   const scope = resolveAnalysisScope(context, workspace, query);
   const { freshness, people } = readNewExecution(context.db, scope.siteIds, query);

@@ -19,7 +19,7 @@ export interface TransitionRequest {
   executionId: string;
 }
 
-/** 1 <= from_step < to_step <= the number of steps. */
+/** 1 <= from_step < to_step <= the number of steps. @example checkTransition(query, { fromStep: 1, toStep: 2 }); */
 export function checkTransition(query: FunnelQuery, transition: Transition): void {
   const steps = query.steps.length;
   if (transition.fromStep > steps) throw ApiError.invalidPayload([{ path: '/transition/from_step', message: `must be at most ${steps}` }]);
@@ -27,7 +27,10 @@ export function checkTransition(query: FunnelQuery, transition: Transition): voi
   if (transition.toStep <= transition.fromStep) throw ApiError.invalidPayload([{ path: '/transition/to_step', message: 'must be after from_step' }]);
 }
 
-/** Verifies the execution (400/409) before any data is read; the caller waits for the projector after this. */
+/**
+ * Verifies the execution (400/409) before any data is read; the caller waits for the projector after this.
+ * @example const prepared = prepareTransition(context, workspace, request);
+ */
 export function prepareTransition(context: AppContext, workspace: WorkspaceRow, request: TransitionRequest) {
   const scope = resolveAnalysisScope(context, workspace, request.query);
   const execution = verifyExecution(context, request.executionId, workspace.id, request.query);
@@ -45,6 +48,7 @@ function readPeople(context: AppContext, prepared: Prepared, query: FunnelQuery)
   return { people: pinned.people, warnings };
 }
 
+/** @example return runCorrelation(context, prepared, request); */
 export function runCorrelation(context: AppContext, prepared: Prepared, request: TransitionRequest): CorrelationAnswer {
   const { people, warnings } = readPeople(context, prepared, request.query);
   const result = correlate(context.db, request.query, request.transition, people, prepared.execution.watermarkSeq);
@@ -61,6 +65,7 @@ export function runCorrelation(context: AppContext, prepared: Prepared, request:
   };
 }
 
+/** @example return runExplanation(context, prepared, request); */
 export function runExplanation(context: AppContext, prepared: Prepared, request: TransitionRequest): ExplanationAnswer {
   const { people, warnings } = readPeople(context, prepared, request.query);
   const result = explain(people, request.transition);

@@ -13,6 +13,7 @@ export interface TransitionPeople {
   dropped: PersonFunnel[];
 }
 
+/** @example const { converted, dropped } = splitAtTransition(people, { fromStep: 1, toStep: 2 }); */
 export function splitAtTransition(people: readonly PersonFunnel[], transition: Transition): TransitionPeople {
   const converted: PersonFunnel[] = [];
   const dropped: PersonFunnel[] = [];

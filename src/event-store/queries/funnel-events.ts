@@ -69,7 +69,10 @@ const statements = preparedOnce((db) => ({
   wideWithProps: db.prepare<FunnelEventsParams, FunnelEventRow>(sqlOf(wide, true)),
 }));
 
-/** The site's kept events of the range (unordered). */
+/**
+ * The site's kept events of the range (unordered).
+ * @example listFunnelEvents(db, { site_id: 'blog', start_ms, end_ms, max_seq: 120, with_internal: 0, types: '["pageview"]' }, { wide: false, props: false })
+ */
 export function listFunnelEvents(db: Db, params: FunnelEventsParams, options: FunnelEventsOptions): FunnelEventRow[] {
   const all = statements(db);
   const statement = options.wide ? (options.props ? all.wideWithProps : all.wide) : options.props ? all.narrowWithProps : all.narrow;

@@ -16,7 +16,10 @@ const statements = preparedOnce((db) => ({
   ),
 }));
 
-/** Distinct bindings named by the site's events with after_seq < seq <= upto_seq (empty when upto <= after). */
+/**
+ * Distinct bindings named by the site's events with after_seq < seq <= upto_seq (empty when upto <= after).
+ * @example listUserBindingsBetween(db, 'blog', 120, 130) // [{ anon_id: 'a1', user_id: 'alice' }]
+ */
 export function listUserBindingsBetween(db: Db, siteId: string, afterSeq: number, uptoSeq: number): UserBindingRow[] {
   if (uptoSeq <= afterSeq) return [];
   return statements(db).between.all({ site_id: siteId, after_seq: afterSeq, upto_seq: uptoSeq });

@@ -26,12 +26,15 @@ const statements = preparedOnce((db) => ({
   ).pluck(),
 }));
 
-/** Every binding the projector holds for the site (as of its position). */
+/** Every binding the projector holds for the site (as of its position). @example listSiteBindings(db, 'blog') */
 export function listSiteBindings(db: Db, siteId: string): SiteBindingRow[] {
   return statements(db).ofSite.all(siteId);
 }
 
-/** True when an event with seq <= max_seq bound anon_id to user_id on the site (the projector must have passed it). */
+/**
+ * True when an event with seq <= max_seq bound anon_id to user_id on the site (the projector must have passed it).
+ * @example isBoundUpTo(db, { site_id: 'blog', anon_id: 'a1', user_id: 'alice', max_seq: 120 })
+ */
 export function isBoundUpTo(db: Db, params: BindingUpToParams): boolean {
   return statements(db).boundUpTo.get(params) !== undefined;
 }

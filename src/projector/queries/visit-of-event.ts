@@ -25,7 +25,10 @@ const statements = preparedOnce((db) => ({
   ),
 }));
 
-/** The projected visit holding the event, or undefined when the projector has none (yet). */
+/**
+ * The projected visit holding the event, or undefined when the projector has none (yet).
+ * @example findVisitOfEvent(db, { site_id: 'blog', anon_id: 'a1', is_internal: 0, ts })?.source
+ */
 export function findVisitOfEvent(db: Db, params: VisitOfEventParams): VisitOfEventRow | undefined {
   return statements(db).visit.get(params);
 }
