@@ -87,6 +87,15 @@ describe('range, dates and filters', () => {
     expectRefusal(await post({ ...base(), [name]: values(21) }), 400, 'too_many_values', `/${name}`);
   });
 
+  it('takes 20 props on a step and refuses 21; filter values of 512 characters and refuses 513', async () => {
+    const props = (count: number) => Object.fromEntries(Array.from({ length: count }, (_, index) => [`p${index}`, index]));
+    await funnelOk(server, 'lim', { ...base(), steps: [{ type: 'pageview', props: props(20) }, { type: 'signup' }] });
+    expectRefusal(await post({ ...base(), steps: [{ type: 'pageview', props: props(21) }, { type: 'signup' }] }), 400, 'invalid_payload', '/steps/0/props');
+    await funnelOk(server, 'lim', { ...base(), city: ['x'.repeat(512)] });
+    expectRefusal(await post({ ...base(), city: ['x'.repeat(513)] }), 400, 'invalid_payload', '/city/0');
+    expectRefusal(await post({ ...base(), city: [] }), 400, 'invalid_payload', '/city');
+  });
+
   it.each([
     ['both site_id and scope', { scope: 'all-sites' }, '/site_id'],
     ['neither site_id nor scope', { site_id: undefined }, '/site_id'],
