@@ -19,7 +19,7 @@ function population(): EventSpec[] {
   for (let index = 0; index < 12; index++) {
     // Chrome on Windows: adds to cart, signs up 3 minutes after the pageview.
     const start = at(index * 60);
-    events.push({ site: 'p-site', anon: `chrome-${index}`, ts: start, agent: chrome });
+    events.push({ site: 'p-site', anon: `chrome-${index}`, ts: start, agent: chrome, path: '/?utm_source=news&utm_campaign=spring' });
     events.push({ site: 'p-site', anon: `chrome-${index}`, ts: start + 60_000, type: 'add_to_cart', agent: chrome });
     events.push({ site: 'p-site', anon: `chrome-${index}`, ts: start + 180_000, type: 'signup', agent: chrome });
     // iPhone: drops; three of them add to cart before scrolling.
@@ -70,10 +70,23 @@ describe('correlation', () => {
     expect(mobile.odds_ratio).toBeLessThan(1);
   });
 
+  it('takes source and campaign from the visit holding the first step (the projector’s visits)', () => {
+    const factors = firstCorrelation.data.factors as any[];
+    const find = (dimension: string, value: string) => factors.find((item) => item.dimension === dimension && item.value === value);
+    expect(find('campaign', 'spring')).toMatchObject({ converted: 12, dropped: 0, success_rate: 1 });
+    expect(find('source', 'news')).toMatchObject({ converted: 12, dropped: 0 });
+    // Firefox (9, converted) and iPhone (12, dropped) people came direct: 21 people, under-represented among converters.
+    const direct = find('source', 'direct');
+    expect(direct).toMatchObject({ converted: 9, dropped: 12 });
+    // (9 × 0) has a zero cell: (9.5 × 0.5) / (12.5 × 12.5)
+    expect(direct.odds_ratio).toBeCloseTo((9.5 * 0.5) / (12.5 * 12.5), 5);
+  });
+
   it('leaves out factors of fewer than 10 people and values everybody shares; strongest first', () => {
     const factors = firstCorrelation.data.factors as any[];
     expect(factors.some((item) => item.value === 'Firefox' || item.value === 'Linux')).toBe(false);
-    expect(factors.some((item) => item.dimension === 'source' || item.dimension === 'entry_path')).toBe(false);
+    // Every visit entered on /: a value everybody shares.
+    expect(factors.some((item) => item.dimension === 'entry_path')).toBe(false);
     for (const item of factors) expect(item.converted + item.dropped).toBeGreaterThanOrEqual(10);
     const strengths = factors.map((item) => Math.abs(Math.log(item.odds_ratio)));
     for (let index = 1; index < strengths.length; index++) expect(strengths[index]).toBeLessThanOrEqual(strengths[index - 1]! + 1e-4);
