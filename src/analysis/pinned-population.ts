@@ -21,8 +21,15 @@ export function readNewExecution(db: Db, siteIds: readonly string[], query: Funn
   return inSnapshot(db, () => {
     const freshness = readFreshness(db, siteIds);
     const watermarkSeq = freshness.projectedSeq;
-    const personOf = resolvePersons(db, siteIds, watermarkSeq, watermarkSeq);
-    return { freshness, projectedSeq: watermarkSeq, people: readPopulation(db, { siteIds, query, watermarkSeq, personOf, allTypes: false, wide: false }) };
+    const people = readPopulation(db, {
+      siteIds,
+      query,
+      watermarkSeq,
+      resolvePersons: (anonIds) => resolvePersons(db, siteIds, watermarkSeq, watermarkSeq, anonIds),
+      allTypes: false,
+      wide: false,
+    });
+    return { freshness, projectedSeq: watermarkSeq, people };
   });
 }
 
@@ -33,7 +40,14 @@ export function readNewExecution(db: Db, siteIds: readonly string[], query: Funn
 export function readPinnedPopulation(db: Db, siteIds: readonly string[], query: FunnelQuery, watermarkSeq: number): PinnedPopulation {
   return inSnapshot(db, () => {
     const projectedSeq = readProjectorPosition(db);
-    const personOf = resolvePersons(db, siteIds, watermarkSeq, projectedSeq);
-    return { projectedSeq, people: readPopulation(db, { siteIds, query, watermarkSeq, personOf, allTypes: true, wide: true }) };
+    const people = readPopulation(db, {
+      siteIds,
+      query,
+      watermarkSeq,
+      resolvePersons: (anonIds) => resolvePersons(db, siteIds, watermarkSeq, projectedSeq, anonIds),
+      allTypes: true,
+      wide: true,
+    });
+    return { projectedSeq, people };
   });
 }

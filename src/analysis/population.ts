@@ -8,7 +8,7 @@ import type { ReportFilters } from '../http/common-params.ts';
 import { dayMs } from '../projector/periods.ts';
 import type { FunnelQuery, FunnelStep } from './funnel-query.ts';
 import { matchFunnel, type PersonMatch } from './match-funnel.ts';
-import type { PersonOf } from './persons.ts';
+import type { ResolvePersons } from './persons.ts';
 
 export interface FunnelEvent extends FunnelEventRow {
   mask: number;
@@ -24,7 +24,8 @@ export interface PopulationInput {
   siteIds: readonly string[];
   query: FunnelQuery;
   watermarkSeq: number;
-  personOf: PersonOf;
+  /** The people of the anon_ids read (called once, with all of them). */
+  resolvePersons: ResolvePersons;
   /** Read every event type (correlation, explanation), not only the steps' types. */
   allTypes: boolean;
   /** Read the enrichment columns of every event (correlation); filters and breakdown ask for them too. */
@@ -83,7 +84,7 @@ function passesFilters(filters: ReportFilters, event: FunnelEventRow): boolean {
 
 /**
  * Every person who did the first step (in the range, passing the filters), matched against the funnel.
- * @example const people = readPopulation(db, { siteIds: ['blog'], query, watermarkSeq: 120, personOf, allTypes: false, wide: false });
+ * @example const people = readPopulation(db, { siteIds: ['blog'], query, watermarkSeq: 120, resolvePersons, allTypes: false, wide: false });
  */
 export function readPopulation(db: Db, input: PopulationInput): PersonFunnel[] {
   const { query } = input;
@@ -118,12 +119,13 @@ export function readPopulation(db: Db, input: PopulationInput): PersonFunnel[] {
       else byAnon.set(row.anon_id, [event]);
     }
   }
+  const personOf = input.resolvePersons([...byAnon.keys()]);
   // A person who never did the first step is in no answer: their events are not sorted or matched.
   const starters = new Set<string>();
-  for (const [anonId, events] of byAnon) if (events.some((event) => event.mask & 1)) starters.add(input.personOf(anonId));
+  for (const [anonId, events] of byAnon) if (events.some((event) => event.mask & 1)) starters.add(personOf(anonId));
   const byPerson = new Map<string, FunnelEvent[]>();
   for (const [anonId, events] of byAnon) {
-    const person = input.personOf(anonId);
+    const person = personOf(anonId);
     if (!starters.has(person)) continue;
     const merged = byPerson.get(person);
     if (merged) for (const event of events) merged.push(event);

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedWorkspace, startTestServer, type TestServer } from '../_setup.ts';
 import { manualClock, prefixes } from '../admin/_helpers.ts';
 import { funnelEventsSql } from '../../src/event-store/queries/funnel-events.ts';
+import { bindingsOfAnonsSql } from '../../src/projector/queries/identities-as-of.ts';
 import { at, expectRefusal, funnelOk, funnelPath, funnelQuery, postEvents } from './_funnel-helpers.ts';
 
 let server: TestServer;
@@ -182,5 +183,10 @@ describe('query plan', () => {
     const params = { site_id: 'l-site', start_ms: 0, end_ms: 1, max_seq: 10, with_internal: 0, types: '["pageview"]' };
     const details = (server.db.prepare(`EXPLAIN QUERY PLAN ${funnelEventsSql}`).all(params) as { detail: string }[]).map((row) => row.detail);
     expect(details.filter((detail) => /^(SEARCH|SCAN) events/.test(detail))).toEqual(['SEARCH events USING INDEX events_by_site_ts (site_id=? AND ts>? AND ts<?)']);
+  });
+
+  it('looks up the identity bindings of the anon_ids read, never all of the site’s', () => {
+    const details = (server.db.prepare(`EXPLAIN QUERY PLAN ${bindingsOfAnonsSql}`).all({ site_id: 'l-site', anon_ids: '["a"]' }) as { detail: string }[]).map((row) => row.detail);
+    expect(details.filter((detail) => /^(SEARCH|SCAN) identities/.test(detail))).toEqual(['SEARCH identities USING PRIMARY KEY (site_id=? AND anon_id=?)']);
   });
 });

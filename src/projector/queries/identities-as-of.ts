@@ -1,5 +1,5 @@
-// The identity bindings an analysis counts people through (src/analysis/persons.ts): every (anon_id, user_id) the
-// projector bound on a site, and whether an event up to a given seq made a binding (through the visitor index, so
+// The identity bindings an analysis counts people through (src/analysis/persons.ts): the (anon_id, user_id) pairs the
+// projector bound on a site for the anon_ids the analysis read, and whether an event up to a given seq made a binding (through the visitor index, so
 // a binding first made past an analysis's watermark can be told apart from an older one).
 import type { Db } from '../../db/open.ts';
 import { preparedOnce } from '../../db/statements.ts';
@@ -16,8 +16,12 @@ export interface BindingUpToParams {
   max_seq: number;
 }
 
+/** One statement for all the anon_ids an analysis read, each an index lookup. Exported for the query-plan test. */
+export const bindingsOfAnonsSql =
+  'SELECT anon_id, user_id FROM identities WHERE site_id = :site_id AND anon_id IN (SELECT value FROM json_each(:anon_ids))';
+
 const statements = preparedOnce((db) => ({
-  ofSite: db.prepare<[string], SiteBindingRow>('SELECT anon_id, user_id FROM identities WHERE site_id = ?'),
+  ofAnons: db.prepare<{ site_id: string; anon_ids: string }, SiteBindingRow>(bindingsOfAnonsSql),
   boundUpTo: db.prepare<BindingUpToParams, number>(
     `SELECT 1 FROM visitor_events ve JOIN events e ON e.seq = ve.seq
       WHERE ve.vid = (SELECT vid FROM report_visitors WHERE site_id = :site_id AND anon_id = :anon_id) AND ve.seq <= :max_seq
@@ -26,9 +30,13 @@ const statements = preparedOnce((db) => ({
   ).pluck(),
 }));
 
-/** Every binding the projector holds for the site (as of its position). @example listSiteBindings(db, 'blog') */
-export function listSiteBindings(db: Db, siteId: string): SiteBindingRow[] {
-  return statements(db).ofSite.all(siteId);
+/**
+ * The bindings the projector holds (as of its position) for these anon_ids of the site.
+ * @example listBindingsOfAnons(db, 'blog', ['a1', 'a2']) // [{ anon_id: 'a1', user_id: 'alice' }]
+ */
+export function listBindingsOfAnons(db: Db, siteId: string, anonIds: readonly string[]): SiteBindingRow[] {
+  if (anonIds.length === 0) return [];
+  return statements(db).ofAnons.all({ site_id: siteId, anon_ids: JSON.stringify(anonIds) });
 }
 
 /**
