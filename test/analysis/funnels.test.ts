@@ -28,6 +28,11 @@ beforeAll(async () => {
     { site: 'f-window', anon: 'restart', ts: at(0) },
     { site: 'f-window', anon: 'restart', ts: at(100) },
     { site: 'f-window', anon: 'restart', ts: at(130), type: 'signup' },
+    // The longest window, 90 days: a signup exactly 90 days after the pageview counts, one second later does not.
+    { site: 'f-window', anon: 'ninety', ts: Date.parse('2025-12-01T08:00:00.000Z') },
+    { site: 'f-window', anon: 'ninety', ts: Date.parse('2026-03-01T08:00:00.000Z'), type: 'signup' },
+    { site: 'f-window', anon: 'ninety-over', ts: Date.parse('2025-12-01T09:00:00.000Z') },
+    { site: 'f-window', anon: 'ninety-over', ts: Date.parse('2026-03-01T09:00:01.000Z'), type: 'signup' },
     // Steps out of order: signup before the pageview never converts; then purchase after.
     { site: 'f-order', anon: 'backwards', ts: at(0), type: 'signup' },
     { site: 'f-order', anon: 'backwards', ts: at(5) },
@@ -92,6 +97,12 @@ describe('the completion window', () => {
     expect(counts(body)).toEqual([3, 2]);
     const wider = await run({ site: 'f-window', steps: [view, signup], window: { value: 61, unit: 'minutes' } });
     expect(counts(wider)).toEqual([3, 3]);
+  });
+
+  it('counts the longest window (90 days) exactly at its limit and not one second over', async () => {
+    const body = await run({ site: 'f-window', steps: [view, signup], from: '2025-12-01', to: '2025-12-01', window: { value: 90, unit: 'days' } });
+    expect(counts(body)).toEqual([2, 1]);
+    expect(body.data.steps[1].median_seconds_from_previous).toBe(90 * 86_400);
   });
 });
 
