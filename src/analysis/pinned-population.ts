@@ -47,6 +47,7 @@ export function readPinnedPopulation(db: Db, siteIds: readonly string[], query: 
       resolvePersons: (anonIds) => resolvePersons(db, siteIds, watermarkSeq, projectedSeq, anonIds),
       allTypes: true,
       wide: true,
+      at: '/query',
     });
     return { projectedSeq, people };
   });

@@ -3,7 +3,8 @@
 // then matched (match-funnel.ts). Correlation and explanation read every event type of the same range; the funnel
 // reads only the step types.
 import type { Db } from '../db/open.ts';
-import { type FunnelEventDetails, type FunnelEventRow, listFunnelEvents } from '../event-store/queries/funnel-events.ts';
+import { type FunnelEventDetails, type FunnelEventRow, iterateFunnelEvents } from '../event-store/queries/funnel-events.ts';
+import { ApiError } from '../http/errors.ts';
 import type { ReportFilters } from '../http/common-params.ts';
 import { dayMs } from '../projector/periods.ts';
 import type { FunnelQuery, FunnelStep } from './funnel-query.ts';
@@ -30,7 +31,18 @@ export interface PopulationInput {
   allTypes: boolean;
   /** Read the enrichment columns of every event (correlation); filters and breakdown ask for them too. */
   wide: boolean;
+  /** At most this many events are read (default: maxFunnelEvents, or maxPanelEvents when wide); past it, a 400. */
+  maxEvents?: number;
+  /** Where the refusal points: '' for a funnel's body, '/query' for a panel's. */
+  at?: string;
 }
+
+/**
+ * The most events a funnel holds in memory (the steps' types of the range); a panel reads every type, wide, so it
+ * holds fewer. Past them the request is refused (400 range_too_large) rather than risking the server's memory.
+ */
+export const maxFunnelEvents = 1_000_000;
+export const maxPanelEvents = 500_000;
 
 /**
  * [start, end) of the events read: the range, plus the window after it when only the first step must be in it.
@@ -96,13 +108,21 @@ export function readPopulation(db: Db, input: PopulationInput): PersonFunnel[] {
   };
   // By anon_id first: the person of each anon_id is then looked up once, not once per event.
   const byAnon = new Map<string, FunnelEvent[]>();
+  const maxEvents = input.maxEvents ?? (input.wide ? maxPanelEvents : maxFunnelEvents);
+  let read = 0;
   for (const siteId of input.siteIds) {
-    const rows = listFunnelEvents(
+    const rows = iterateFunnelEvents(
       db,
       { site_id: siteId, start_ms: startMs, end_ms: endMs, max_seq: input.watermarkSeq, with_internal: query.withInternal ? 1 : 0, types },
       options,
     );
     for (const row of rows) {
+      if (++read > maxEvents) {
+        rows.return?.();
+        throw new ApiError(400, 'range_too_large', `The analysis would read more than ${maxEvents} events: narrow the range or the scope`, [
+          { path: `${input.at ?? ''}/to`, message: `the range and scope hold more than ${maxEvents} events to read` },
+        ]);
+      }
       let parsed: Record<string, unknown> | null | undefined;
       // A closure per row only when a step reads props (a month of events is hundreds of thousands of rows).
       const props = options.props ? () => (parsed === undefined ? (parsed = parseProps(row.props)) : parsed) : noProps;

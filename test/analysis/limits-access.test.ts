@@ -7,6 +7,12 @@ import { seedWorkspace, startTestServer, type TestServer } from '../_setup.ts';
 import { manualClock, prefixes } from '../admin/_helpers.ts';
 import { funnelEventsSql } from '../../src/event-store/queries/funnel-events.ts';
 import { bindingsOfAnonsSql } from '../../src/projector/queries/identities-as-of.ts';
+import * as v from 'valibot';
+import { FunnelQueryBody, toFunnelQuery } from '../../src/analysis/funnel-query.ts';
+import { resolvePersons } from '../../src/analysis/persons.ts';
+import { readPopulation } from '../../src/analysis/population.ts';
+import { readProjectorPosition } from '../../src/projector/queries/projector-state.ts';
+import { ApiError } from '../../src/http/errors.ts';
 import { at, expectRefusal, funnelOk, funnelPath, funnelQuery, postEvents } from './_funnel-helpers.ts';
 
 let server: TestServer;
@@ -188,5 +194,35 @@ describe('query plan', () => {
   it('looks up the identity bindings of the anon_ids read, never all of the site’s', () => {
     const details = (server.db.prepare(`EXPLAIN QUERY PLAN ${bindingsOfAnonsSql}`).all({ site_id: 'l-site', anon_ids: '["a"]' }) as { detail: string }[]).map((row) => row.detail);
     expect(details.filter((detail) => /^(SEARCH|SCAN) identities/.test(detail))).toEqual(['SEARCH identities USING PRIMARY KEY (site_id=? AND anon_id=?)']);
+  });
+});
+
+describe('events held in memory', () => {
+  it('reads up to its cap of events and refuses one more with range_too_large (the server’s memory is bounded)', async () => {
+    await server.projected();
+    const query = toFunnelQuery(v.parse(FunnelQueryBody, base()), '');
+    const watermarkSeq = readProjectorPosition(server.db);
+    const read = (maxEvents: number) =>
+      readPopulation(server.db, {
+        siteIds: ['l-site'],
+        query,
+        watermarkSeq,
+        resolvePersons: (anonIds) => resolvePersons(server.db, ['l-site'], watermarkSeq, watermarkSeq, anonIds),
+        allTypes: false,
+        wide: false,
+        maxEvents,
+      });
+    // "twelve" has 12 events of the steps' types.
+    expect(read(12).map((person) => person.depth)).toEqual([2]);
+    let refusal: unknown;
+    try {
+      read(11);
+    } catch (error) {
+      refusal = error;
+    }
+    expect(refusal).toBeInstanceOf(ApiError);
+    expect(refusal).toMatchObject({ status: 400, code: 'range_too_large', details: [{ path: '/to' }] });
+    // The connection is free again: the iteration was closed.
+    expect(readProjectorPosition(server.db)).toBe(watermarkSeq);
   });
 });

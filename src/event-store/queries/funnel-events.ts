@@ -70,11 +70,11 @@ const statements = preparedOnce((db) => ({
 }));
 
 /**
- * The site's kept events of the range (unordered).
- * @example listFunnelEvents(db, { site_id: 'blog', start_ms, end_ms, max_seq: 120, with_internal: 0, types: '["pageview"]' }, { wide: false, props: false })
+ * The site's kept events of the range (unordered), one at a time: the caller may stop early.
+ * @example for (const row of iterateFunnelEvents(db, { site_id: 'blog', start_ms, end_ms, max_seq: 120, with_internal: 0, types: '["pageview"]' }, { wide: false, props: false })) …
  */
-export function listFunnelEvents(db: Db, params: FunnelEventsParams, options: FunnelEventsOptions): FunnelEventRow[] {
+export function iterateFunnelEvents(db: Db, params: FunnelEventsParams, options: FunnelEventsOptions): IterableIterator<FunnelEventRow> {
   const all = statements(db);
   const statement = options.wide ? (options.props ? all.wideWithProps : all.wide) : options.props ? all.narrowWithProps : all.narrow;
-  return statement.all(params);
+  return statement.iterate(params);
 }
