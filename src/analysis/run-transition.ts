@@ -11,6 +11,7 @@ import { verifyExecution } from './execution.ts';
 import { explain, explanationMeasures } from './explanation.ts';
 import type { FunnelQuery } from './funnel-query.ts';
 import { readPinnedPopulation } from './pinned-population.ts';
+import { inSnapshot } from '../reports/snapshot.ts';
 import type { Transition } from './transition.ts';
 
 export interface TransitionRequest {
@@ -50,8 +51,11 @@ function readPeople(context: AppContext, prepared: Prepared, query: FunnelQuery)
 
 /** @example return runCorrelation(context, prepared, request); */
 export function runCorrelation(context: AppContext, prepared: Prepared, request: TransitionRequest): CorrelationAnswer {
-  const { people, warnings } = readPeople(context, prepared, request.query);
-  const result = correlate(context.db, request.query, request.transition, people, prepared.execution.watermarkSeq);
+  // The visits are read in the same snapshot as the population.
+  const { result, warnings } = inSnapshot(context.db, () => {
+    const { people, warnings } = readPeople(context, prepared, request.query);
+    return { warnings, result: correlate(context.db, request.query, request.transition, people, prepared.execution.watermarkSeq) };
+  });
   return {
     meta: buildAnalysisMeta({
       ...prepared,

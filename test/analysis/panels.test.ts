@@ -44,6 +44,7 @@ beforeAll(async () => {
   await seedWorkspace(server, 'pan', { sites: ['p-site'] });
   await seedWorkspace(server, 'pan-other', { sites: ['p-other'] });
   await seedWorkspace(server, 'pan-pin', { sites: ['p-pin'] });
+  await seedWorkspace(server, 'pan-late', { sites: ['p-late'] });
   await postEvents(server, population());
   const run = await funnelOk(server, 'pan', query);
   expect(run.data.steps.map((step: any) => step.count)).toEqual([33, 21]);
@@ -91,6 +92,30 @@ describe('correlation', () => {
     const strengths = factors.map((item) => Math.abs(Math.log(item.odds_ratio)));
     for (let index = 1; index < strengths.length; index++) expect(strengths[index]).toBeLessThanOrEqual(strengths[index - 1]! + 1e-4);
     expect(firstCorrelation.meta.scope).toEqual({ site_id: 'p-site' });
+  });
+});
+
+describe('correlation and late events', () => {
+  it('keeps the visit values of the execution when a late event past it becomes the visit’s entry', async () => {
+    const lateQuery = funnelQuery({ site: 'p-late', steps: [{ type: 'pageview' }, { type: 'signup' }] });
+    const people: EventSpec[] = [];
+    for (let index = 0; index < 10; index++) {
+      people.push({ site: 'p-late', anon: `lands-${index}`, ts: at(index * 60), path: '/landing' });
+      people.push({ site: 'p-late', anon: `lands-${index}`, ts: at(index * 60 + 1), type: 'signup' });
+      people.push({ site: 'p-late', anon: `home-${index}`, ts: at(index * 60) });
+    }
+    await postEvents(server, people);
+    const run = await funnelOk(server, 'pan-late', lateQuery);
+    const body = { query: lateQuery, transition, execution_id: run.data.execution_id };
+    const before = (await panel('correlation', body, 'pan-late')).body;
+    const entry = (value: string, answer: any) => answer.data.factors.find((item: any) => item.dimension === 'entry_path' && item.value === value);
+    expect(entry('/landing', before)).toMatchObject({ converted: 10, dropped: 0 });
+    // Late pageviews five minutes earlier, stored after the execution: the projector makes them the visits' entries.
+    await postEvents(server, Array.from({ length: 10 }, (_, index) => ({ site: 'p-late', anon: `lands-${index}`, ts: at(index * 60 - 5), path: '/early' })));
+    await server.projected();
+    const after = (await panel('correlation', body, 'pan-late')).body;
+    expect(entry('/early', after)).toBeUndefined();
+    expect(after).toEqual(before);
   });
 });
 
