@@ -177,6 +177,13 @@ describe('access, on every analysis route and both prefixes', () => {
     }
   }
 
+  it('all-sites over a workspace without sites answers zeros', async () => {
+    await seedWorkspace(server, 'lim-empty');
+    const body = await funnelOk(server, 'lim-empty', funnelQuery({ allSites: true, steps: steps(2) }));
+    expect(body.data.steps.map((step: any) => step.count)).toEqual([0, 0]);
+    expect(body.meta.freshness).toEqual({ watermark: null, projected_through: null });
+  });
+
   it('all-sites counts only the workspace’s own sites', async () => {
     const body = await funnelOk(server, 'lim', funnelQuery({ allSites: true, steps: steps(2) }));
     // The foreign site's person "x" is not counted.
