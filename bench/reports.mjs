@@ -1,7 +1,8 @@
 // npm run bench -- reports [--events N] [--data DIR]: 10 million events for one site over 400 days (5,000 paths with a
 // skewed distribution, 300 referrers, 50 countries, 200,000 visitors) written through the ingest writer's commit,
 // then projected by the projector (as its thread does with a backlog), then the real server times summary-v2,
-// pages-v2 (top 10) and sources-v2 over 30 and 365 days (median of 20 warm runs each) and prints the database size
+// pages-v2 (top 10) and sources-v2 over 30 and 365 days (median of 20 warm runs each), a 4-step funnels-v2 over 30
+// days (median of 5), and prints the database size
 // per million events and the server-side ingest p99 at 2,000 events/s on that database. --data DIR keeps the
 // database there and, when it already holds one, skips the writing (to time reads again after a change).
 import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
@@ -43,6 +44,20 @@ async function timeReport(url, path) {
 }
 
 const dateText = (ms) => new Date(ms).toISOString().slice(0, 10);
+
+/** A POST of a JSON body, timed like the reports (a few warm-up runs first), `count` timed runs. */
+async function timePost(url, path, body, count) {
+  const times = [];
+  for (let run = 0; run < count + 2; run++) {
+    const started = performance.now();
+    const response = await fetch(url + path, { method: 'POST', headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const text = await response.text();
+    const elapsed = performance.now() - started;
+    if (response.status !== 200) throw new Error(`${path}: ${response.status} ${text}`);
+    if (run >= 2) times.push(elapsed);
+  }
+  return { median: median(times), min: Math.min(...times), max: Math.max(...times) };
+}
 
 export async function run(args) {
   const events = Number(option(args, '--events', 10_000_000));
@@ -104,6 +119,17 @@ export async function run(args) {
         console.log(`  ${String(days).padStart(3)} days  ${name.padEnd(16)} ${fixed(timing.median).padStart(8)}  (${fixed(timing.min)}-${fixed(timing.max)})  target < ${limit}${timing.median < limit ? '' : '  MISSED'}`);
       }
     }
+
+    // Funnels read the event log, not the rollups (docs/analysis.md): a 4-step funnel over the last 30 days.
+    const funnelBody = {
+      site_id: siteId,
+      from: dateText(lastDayMs - 29 * dayMs),
+      to: dateText(lastDayMs),
+      steps: [{ type: 'pageview' }, { type: 'pageview' }, { type: 'pageview' }, { type: 'purchase' }],
+      window: { value: 1, unit: 'days' },
+    };
+    const funnel = await timePost(server.url, '/v1/workspaces/bench/analysis/funnels-v2', funnelBody, 5);
+    console.log(`   30 days  funnels-v2 4 steps  ${fixed(funnel.median).padStart(8)}  (${fixed(funnel.min)}-${fixed(funnel.max)})  target < 1000${funnel.median < 1000 ? '' : '  MISSED'}`);
 
     const before = await scrapeHistogram(server.url);
     const load = runLoad({ url: server.url, siteId, mode: 'open', rate: 2000, connections: 50, durationMs: 10_000 });

@@ -20,6 +20,7 @@ import { mountOpenApi } from './openapi/routes.ts';
 import { mountPeople } from './people/routes.ts';
 import { mountSpend } from './spend/routes.ts';
 import { mountAttribution } from './attribution/routes.ts';
+import { mountAnalysis } from './analysis/routes.ts';
 import { type CheckpointMode, startCheckpointer } from './db/checkpointer.ts';
 import { newestEventSeq } from './event-store/queries/newest-events.ts';
 import { builtWorkerFile } from './ingest/committer.ts';
@@ -111,6 +112,7 @@ export function createApp(options: CreateAppOptions): SightlineApp {
   mountPeople(h3, context);
   mountSpend(h3, context);
   mountAttribution(h3, context, projection);
+  mountAnalysis(h3, context, projection);
   options.extend?.(h3, context);
   // Last: the published documents describe every route mounted before it.
   mountOpenApi(h3, context);

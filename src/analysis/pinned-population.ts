@@ -1,0 +1,54 @@
+// Reads the population of an execution in one read transaction: the execution's watermark bounds the events, and
+// the identity bindings are taken back to it (persons.ts), so every panel of one execution sees the same people.
+import type { Db } from '../db/open.ts';
+import { readProjectorPosition } from '../projector/queries/projector-state.ts';
+import { inSnapshot, readFreshness, type Freshness } from '../reports/snapshot.ts';
+import type { FunnelQuery } from './funnel-query.ts';
+import { resolvePersons } from './persons.ts';
+import { type PersonFunnel, readPopulation } from './population.ts';
+
+export interface PinnedPopulation {
+  people: PersonFunnel[];
+  /** The projector's position when read (at least the watermark unless it is rebuilding). */
+  projectedSeq: number;
+}
+
+/**
+ * A new execution: the watermark is the projector's position now; its freshness is read in the same snapshot.
+ * @example const { freshness, people } = readNewExecution(db, ['blog'], query);
+ */
+export function readNewExecution(db: Db, siteIds: readonly string[], query: FunnelQuery): PinnedPopulation & { freshness: Freshness } {
+  return inSnapshot(db, () => {
+    const freshness = readFreshness(db, siteIds);
+    const watermarkSeq = freshness.projectedSeq;
+    const people = readPopulation(db, {
+      siteIds,
+      query,
+      watermarkSeq,
+      resolvePersons: (anonIds) => resolvePersons(db, siteIds, watermarkSeq, watermarkSeq, anonIds),
+      allTypes: false,
+      wide: false,
+    });
+    return { freshness, projectedSeq: watermarkSeq, people };
+  });
+}
+
+/**
+ * An existing execution's population, every event type read (correlation, explanation).
+ * @example const { people } = readPinnedPopulation(db, ['blog'], query, execution.watermarkSeq);
+ */
+export function readPinnedPopulation(db: Db, siteIds: readonly string[], query: FunnelQuery, watermarkSeq: number): PinnedPopulation {
+  return inSnapshot(db, () => {
+    const projectedSeq = readProjectorPosition(db);
+    const people = readPopulation(db, {
+      siteIds,
+      query,
+      watermarkSeq,
+      resolvePersons: (anonIds) => resolvePersons(db, siteIds, watermarkSeq, projectedSeq, anonIds),
+      allTypes: true,
+      wide: true,
+      at: '/query',
+    });
+    return { projectedSeq, people };
+  });
+}

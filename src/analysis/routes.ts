@@ -1,0 +1,82 @@
+// The analysis endpoints (CONTRACT section 6): funnels-v2 and its correlation and explanation panels, structured
+// envelope, admin token or a query:read key of the workspace. Thin handlers: access → body → wait → analysis.
+import { getRouterParam, type H3, type H3Event } from 'h3';
+import type { AppContext } from '../context.ts';
+import { resolveWorkspace } from '../http/access.ts';
+import { readJsonBody } from '../http/body.ts';
+import { dateRangeRefusals } from '../http/common-param-errors.ts';
+import { jsonBody, namedInPath, needsCredential, refusals } from '../http/refusals.ts';
+import { addRoute } from '../http/routes.ts';
+import { parseBody } from '../http/validate.ts';
+import type { Projection } from '../projector/projection.ts';
+import { CorrelationAnswer, ExplanationAnswer, FunnelAnswer, TransitionBody } from './answers.ts';
+import { FunnelQueryBody, toFunnelQuery } from './funnel-query.ts';
+import { runFunnel } from './run-funnel.ts';
+import { checkTransition, prepareTransition, runCorrelation, runExplanation, type TransitionRequest } from './run-transition.ts';
+
+const queryRefusals = refusals(needsCredential, namedInPath, jsonBody, dateRangeRefusals, { 400: ['too_many_values'] });
+const transitionRefusals = refusals(queryRefusals, { 409: ['execution_mismatch'] });
+
+function access(event: H3Event, context: AppContext) {
+  return resolveWorkspace(event, context, getRouterParam(event, 'slug', { decode: true }) ?? '', { scope: 'query:read' }).workspace;
+}
+
+async function readTransitionRequest(event: H3Event): Promise<TransitionRequest> {
+  const body = parseBody(TransitionBody, await readJsonBody(event));
+  const query = toFunnelQuery(body.query, '/query');
+  const transition = { fromStep: body.transition.from_step, toStep: body.transition.to_step };
+  checkTransition(query, transition);
+  return { query, transition, executionId: body.execution_id };
+}
+
+/**
+ * Every route reads derived data (identity bindings): it waits, bounded, for the projector after access and the
+ * body are checked, so a refusal never waits.
+ * @example mountAnalysis(h3, context, projection);
+ */
+export function mountAnalysis(app: H3, context: AppContext, projection: Projection): void {
+  addRoute(app, {
+    method: 'POST',
+    path: '/workspaces/:slug/analysis/funnels-v2',
+    refusals: queryRefusals,
+    summary: 'A funnel of 2-12 ordered steps counted by person, with an execution_id pinning query and watermark',
+    body: FunnelQueryBody,
+    answer: FunnelAnswer,
+    handler: async (event) => {
+      const workspace = access(event, context);
+      const query = toFunnelQuery(parseBody(FunnelQueryBody, await readJsonBody(event)), '');
+      const caughtUp = await projection.catchUp();
+      return runFunnel(context, workspace, query, caughtUp);
+    },
+  });
+  addRoute(app, {
+    method: 'POST',
+    path: '/workspaces/:slug/analysis/funnels-v2/correlation',
+    refusals: transitionRefusals,
+    summary: "Values over- or under-represented among people who converted at a transition of an execution, by odds ratio",
+    body: TransitionBody,
+    answer: CorrelationAnswer,
+    handler: async (event) => {
+      const workspace = access(event, context);
+      const request = await readTransitionRequest(event);
+      const prepared = prepareTransition(context, workspace, request);
+      await projection.catchUp();
+      return runCorrelation(context, prepared, request);
+    },
+  });
+  addRoute(app, {
+    method: 'POST',
+    path: '/workspaces/:slug/analysis/funnels-v2/explanation',
+    refusals: transitionRefusals,
+    summary: 'Converted and dropped people at a transition of an execution, time to convert and what the dropped did next',
+    body: TransitionBody,
+    answer: ExplanationAnswer,
+    handler: async (event) => {
+      const workspace = access(event, context);
+      const request = await readTransitionRequest(event);
+      const prepared = prepareTransition(context, workspace, request);
+      await projection.catchUp();
+      return runExplanation(context, prepared, request);
+    },
+  });
+}
