@@ -1,8 +1,9 @@
 // The benchmarks' generator: a year and more of a busy site's traffic (skewed paths, referrers, countries;
 // returning visitors; a little late, internal and bot traffic) written through the real write path (enrichment's
 // output → storeGroup on the event log, as the writer thread commits it), and the projector run over it until it
-// has caught up, as the projector thread does (projectAll). Bundled by the benchmarks with esbuild; deterministic
-// for a given seed.
+// has caught up, as the projector thread does (projectAll). With `analysis`, some visits also go through a signup
+// and purchase funnel and some visitors log in on two devices (the analysis benchmark); without it, the events are
+// exactly those of the reports benchmark. Bundled by the benchmarks with esbuild; deterministic for a given seed.
 import { randomUUID } from 'node:crypto';
 import { openDatabase, openEventLog, type Db } from '../src/db/open.ts';
 import type { StoredEventInput } from '../src/event-store/stored-event.ts';
@@ -24,6 +25,12 @@ export interface WorkloadOptions {
   seed?: number;
   /** Events per group commit (default 2,000). */
   commitSize?: number;
+  /**
+   * Adds funnel-able custom events (a /pricing view, signup_started, signup_completed, purchase with revenue in EUR,
+   * USD or JPY) and users with a user_id on two devices. Drawn from a random stream of their own, so without this
+   * option the data set is exactly the reports benchmark's.
+   */
+  analysis?: boolean;
   onProgress?: (written: number, elapsedMs: number) => void;
 }
 
@@ -74,6 +81,33 @@ interface Visitor {
   agent: number;
   country: number;
   internal: boolean;
+  /** analysis only: the user_id of a visitor who has an account, and the anon_id of its phone when it has one. */
+  userId?: string;
+  phoneAnonId?: string;
+}
+
+/** analysis: the chances along the funnel, per visit (the signup is likelier on a desktop, so correlation finds it). */
+const funnelRates = { pricing: 0.06, started: 0.5, completedDesktop: 0.7, completedOther: 0.45, purchased: 0.4 };
+const funnelPrices = [
+  { currency: 'EUR', amount: '29.00', minor: 2900, share: 0.6 },
+  { currency: 'USD', amount: '49.99', minor: 4999, share: 0.3 },
+  { currency: 'JPY', amount: '4900', minor: 4900, share: 0.1 },
+] as const;
+const phoneAgent = 2; // Mobile Safari on iOS
+
+/** analysis: what one funnel visit adds after its pageviews, each step with the chance it happens. */
+function funnelSteps(desktop: boolean, extra: () => number): { type: string; path: string; price?: (typeof funnelPrices)[number]; plan?: string }[] {
+  const steps: { type: string; path: string; price?: (typeof funnelPrices)[number]; plan?: string }[] = [{ type: 'pageview', path: '/pricing' }];
+  if (extra() >= funnelRates.started) return steps;
+  const plan = extra() < 0.7 ? 'starter' : 'pro';
+  steps.push({ type: 'signup_started', path: '/signup', plan });
+  if (extra() >= (desktop ? funnelRates.completedDesktop : funnelRates.completedOther)) return steps;
+  steps.push({ type: 'signup_completed', path: '/signup/done', plan });
+  if (extra() >= funnelRates.purchased) return steps;
+  const roll = extra();
+  const price = roll < funnelPrices[0].share ? funnelPrices[0] : roll < funnelPrices[0].share + funnelPrices[1].share ? funnelPrices[1] : funnelPrices[2];
+  steps.push({ type: 'purchase', path: '/checkout/done', price, plan });
+  return steps;
 }
 
 /** Generates and stores the events (nothing derived); returns how long storing took and each commit's duration. */
@@ -89,6 +123,15 @@ export function writeWorkload(options: WorkloadOptions): { elapsedMs: number; co
     country: pickCountry(),
     internal: random() < 0.01,
   }));
+  // The analysis events draw from their own stream: the reports benchmark's events stay the same without them.
+  const extra = seeded((options.seed ?? 42) ^ 0x5eed);
+  if (options.analysis) {
+    visitors.forEach((visitor, index) => {
+      if (extra() >= 0.08) return;
+      visitor.userId = `user-${index.toString(36)}`;
+      if (extra() < 0.3) visitor.phoneAnonId = `${visitor.anonId}-phone`;
+    });
+  }
   const countries = Array.from({ length: options.countries }, (_, index) => String.fromCharCode(65 + (index % 26), 65 + Math.floor(index / 26)));
   // The schema first (sightline.db applies it to both files), then the event log alone, as the writer opens it.
   openDatabase(options.databasePath).close();
@@ -111,13 +154,28 @@ export function writeWorkload(options: WorkloadOptions): { elapsedMs: number; co
     options.onProgress?.(written, performance.now() - started);
   };
 
+  const store = (wire: { id: string }, tsMs: number, revenueMinor: number | null, agent: (typeof agents)[number] | typeof botAgent, visitor: Visitor) =>
+    enrichEvent({
+      siteId: options.siteId,
+      event: wire as never,
+      canonicalId: wire.id,
+      tsMs,
+      revenueMinor,
+      raw: JSON.stringify(wire),
+      visitor: { agent: agent as never, geo: { country: countries[visitor.country]!, region: null, city: null }, internal: visitor.internal },
+    });
+
   for (let day = 0; day < options.days && written < options.events; day++) {
     const dayMs = firstDayMs + day * 86_400_000;
     const events: StoredEventInput[] = [];
     const target = Math.min(options.events - written - late.length, Math.round(eventsPerDay * (0.85 + 0.3 * random())));
     while (events.length < target) {
       const visitor = visitors[pickVisitor()]!;
-      const agent = random() < 0.02 ? botAgent : agents[visitor.agent]!;
+      // analysis: a user with a phone visits from it 40% of the time, logged in; on its first device 70% of its visits are.
+      const onPhone = options.analysis === true && visitor.phoneAnonId !== undefined && extra() < 0.4;
+      const anonId = onPhone ? visitor.phoneAnonId! : visitor.anonId;
+      const userId = options.analysis && visitor.userId !== undefined && (onPhone || extra() < 0.7) ? visitor.userId : undefined;
+      const agent = random() < 0.02 ? botAgent : agents[onPhone ? phoneAgent : visitor.agent]!;
       const referrer = random() < 0.4 ? null : `https://ref${pickReferrer()}.example/some/page`;
       const campaign = random() < 0.1 ? `utm_source=news&utm_medium=email&utm_campaign=c${Math.floor(random() * 20)}` : null;
       let ts = dayMs + Math.floor(random() * (86_400_000 - 3 * 3_600_000));
@@ -129,25 +187,35 @@ export function writeWorkload(options: WorkloadOptions): { elapsedMs: number; co
         const wire = {
           id: randomUUID(),
           site_id: options.siteId,
-          anon_id: visitor.anonId,
+          anon_id: anonId,
+          ...(userId ? { user_id: userId } : {}),
           ts: new Date(ts).toISOString(),
           type: purchase ? 'purchase' : 'pageview',
           url,
           referrer: step === 0 ? referrer : `https://site.example/p/${pickPath()}`,
           ...(purchase ? { revenue: { amount: '19.99', currency: 'EUR' } } : {}),
         };
-        events.push(
-          enrichEvent({
-            siteId: options.siteId,
-            event: wire as never,
-            canonicalId: wire.id,
-            tsMs: ts,
-            revenueMinor: purchase ? 1999 : null,
-            raw: JSON.stringify(wire),
-            visitor: { agent: agent as never, geo: { country: countries[visitor.country]!, region: null, city: null }, internal: visitor.internal },
-          }),
-        );
+        events.push(store(wire, ts, purchase ? 1999 : null, agent, visitor));
         ts += Math.floor(10_000 + random() * 4 * minute);
+      }
+      if (!options.analysis || agent.is_bot || extra() >= funnelRates.pricing) continue;
+      for (const step of funnelSteps(agent.device_type === 'desktop', extra)) {
+        if (events.length >= target) break;
+        const wire = {
+          id: randomUUID(),
+          site_id: options.siteId,
+          anon_id: anonId,
+          // Completing the signup logs the visitor in: a user_id from then on (its account's, or a new one's).
+          ...(userId || step.type === 'signup_completed' || step.type === 'purchase' ? { user_id: userId ?? visitor.userId ?? `user-${visitor.anonId}` } : {}),
+          ts: new Date(ts).toISOString(),
+          type: step.type,
+          url: `https://site.example${step.path}`,
+          referrer: null,
+          ...(step.plan ? { props: { plan: step.plan } } : {}),
+          ...(step.price ? { revenue: { amount: step.price.amount, currency: step.price.currency } } : {}),
+        };
+        events.push(store(wire, ts, step.price?.minor ?? null, agent, visitor));
+        ts += Math.floor(20_000 + extra() * 3 * minute);
       }
     }
     events.sort((a, b) => a.ts - b.ts);

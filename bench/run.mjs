@@ -1,5 +1,5 @@
-// npm run bench -- <name>: runs one benchmark (ingest, reports) or all of them, printing figures.
-const benches = { ingest: './ingest.mjs', reports: './reports.mjs' };
+// npm run bench -- <name>: runs one benchmark (ingest, reports, analysis) or all of them, printing figures.
+const benches = { ingest: './ingest.mjs', reports: './reports.mjs', analysis: './analysis.mjs' };
 const requested = process.argv.slice(2).filter((arg) => /^[a-z]+$/.test(arg));
 const names = requested.length > 0 ? requested : Object.keys(benches);
 for (const name of names) {

@@ -1,5 +1,6 @@
 // The answer schemas of the attribution and ROI endpoints, published at GET /v1/schemas and /v1/openapi.json.
 import * as v from 'valibot';
+import { CompletenessAnswer, FreshnessAnswer } from '../reports/answers.ts';
 import { attributionModels } from './models.ts';
 
 const IsoTime = v.pipe(v.string(), v.isoTimestamp());
@@ -31,6 +32,10 @@ export const AttributionResultsAnswer = v.strictObject({
     v.strictObject({ source: Label, medium: Label, campaign: Label, conversions: v.pipe(v.number(), v.minValue(0)), revenue: MoneyListAnswer }),
   ),
   next_cursor: v.nullable(v.pipe(v.string(), v.minLength(1))),
+  /** As a V2 report's meta.completeness: `{ complete: false, reason: 'projection_lag' }` when the wait for the projector ran out. */
+  completeness: CompletenessAnswer,
+  /** As a V2 report's meta.freshness, over the workspace's sites. */
+  freshness: FreshnessAnswer,
 });
 
 const Ratio = v.number();
@@ -62,6 +67,8 @@ export const RoiAnswer = v.strictObject({
       roi: v.optional(Ratio),
     }),
   ),
+  completeness: CompletenessAnswer,
+  freshness: FreshnessAnswer,
 });
 
 export const RoiCompareAnswer = v.strictObject({
@@ -79,4 +86,8 @@ export const RoiCompareAnswer = v.strictObject({
       }),
     ),
   }),
+  /** Complete only when both ranges are; projection_lag when the wait for the projector ran out. */
+  completeness: CompletenessAnswer,
+  /** Both ranges are read in one snapshot and share this freshness. */
+  freshness: FreshnessAnswer,
 });

@@ -3,9 +3,10 @@
 import type { AppContext } from '../context.ts';
 import type { WorkspaceRow } from '../admin/queries/find-workspace.ts';
 import { listSiteIds } from '../admin/queries/list-sites.ts';
-import { readProjectorPosition } from '../projector/queries/projector-state.ts';
+import { dayOf } from '../projector/periods.ts';
 import { fingerprintOf, signCursor, verifyCursor } from '../reports/cursor.ts';
-import { inSnapshot } from '../reports/snapshot.ts';
+import { toCompleteness, toFreshness } from '../reports/meta.ts';
+import { inSnapshot, readFreshness } from '../reports/snapshot.ts';
 import { fromMinorUnits } from '../money/minor-units.ts';
 import { toIso } from '../clock.ts';
 import { attributePage, attributeTotals, type AttributedConversion, toCredit, toMoneyList } from './attribute.ts';
@@ -34,22 +35,32 @@ function toResult(item: AttributedConversion) {
   };
 }
 
+const msOrNull = (value: number | string | undefined) => (value === undefined || value === '' ? null : Number(value));
+
 /**
- * The first page pins the projector's position in its cursor, so later pages page through the same conversions.
- * @example attributionResults(context, workspace, { model: 'linear', range, conversionId: null, limit: 100, cursor: undefined })
+ * The first page pins the projector's position in its cursor, so later pages page through the same conversions;
+ * they also repeat the first page's freshness and completeness (they answer as of that position). `caughtUp` is
+ * false when the wait for the projector ran out: completeness then says `projection_lag`.
+ * @example attributionResults(context, workspace, { model: 'linear', range, conversionId: null, limit: 100, cursor: undefined }, true)
  */
-export function attributionResults(context: AppContext, workspace: WorkspaceRow, params: ResultsParams) {
+export function attributionResults(context: AppContext, workspace: WorkspaceRow, params: ResultsParams, caughtUp: boolean) {
   const fingerprint = fingerprintOf([workspace.id, params.model, params.range.startMs, params.range.endMs, params.conversionId]);
   const state = params.cursor === undefined ? undefined : verifyCursor(context, params.cursor, cursorKind, fingerprint);
   const siteIds = listSiteIds(context.db, workspace.id);
+  // Cursors issued before the freshness was pinned (no `l`) answer with the current freshness.
+  const pinned = state !== undefined && state.l !== undefined;
+  const asOf = pinned ? { caughtUp: state.l === 1, watermarkMs: msOrNull(state.r), projectedThroughMs: msOrNull(state.q) } : undefined;
   const answer = inSnapshot(context.db, () => {
-    const maxSeq = state ? Number(state.p) : readProjectorPosition(context.db);
+    const current = readFreshness(context.db, siteIds);
+    const freshness = asOf ?? current;
+    const maxSeq = state ? Number(state.p) : current.projectedSeq;
     const range = { siteIds, startMs: params.range.startMs, endMs: params.range.endMs, maxSeq, eventId: params.conversionId };
     const after = state ? { ts: Number(state.t), seq: Number(state.s) } : { ts: -1, seq: -1 };
     const page = attributePage(context.db, params.model, range, after, params.limit);
     const totals = attributeTotals(context.db, params.model, range);
-    return { maxSeq, page, totals };
+    return { maxSeq, page, totals, freshness };
   });
+  const answeredCaughtUp = asOf ? asOf.caughtUp : caughtUp;
   const last = answer.page.items[answer.page.items.length - 1]?.conversion;
   return {
     model: params.model,
@@ -63,6 +74,18 @@ export function attributionResults(context: AppContext, workspace: WorkspaceRow,
       conversions: toCredit(total.creditUnits),
       revenue: toMoneyList(total.revenueMinor),
     })),
-    next_cursor: answer.page.more && last ? signCursor(context, cursorKind, fingerprint, { t: last.ts, s: last.seq, p: answer.maxSeq }) : null,
+    next_cursor:
+      answer.page.more && last
+        ? signCursor(context, cursorKind, fingerprint, {
+            t: last.ts,
+            s: last.seq,
+            p: answer.maxSeq,
+            l: answeredCaughtUp ? 1 : 0,
+            r: answer.freshness.watermarkMs ?? '',
+            q: answer.freshness.projectedThroughMs ?? '',
+          })
+        : null,
+    completeness: toCompleteness(answeredCaughtUp, dayOf(params.range.endMs), dayOf(context.clock.now())),
+    freshness: toFreshness(answer.freshness),
   };
 }

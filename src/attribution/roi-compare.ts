@@ -17,15 +17,27 @@ const minor = (row: CurrencyRoi | undefined, field: 'spend' | 'revenue', currenc
 const difference = (current: number | null | undefined, previous: number | null | undefined) =>
   current === null || current === undefined || previous === null || previous === undefined ? null : Math.round((current - previous) * 1e6) / 1e6;
 
+/** Complete only when both ranges are: the projector's lag first, then a range that includes today. */
+function bothComplete(current: RoiAnswer, previous: RoiAnswer): RoiAnswer['completeness'] {
+  if (current.completeness.reason === 'projection_lag') return current.completeness;
+  return current.completeness.complete ? previous.completeness : current.completeness;
+}
+
 /**
- * One change row per currency of either range; amounts a range lacks count as zero.
- * @example compareRoi(current, previous).currencies // [{ currency: 'USD', spend: '-10.00', revenue: '25.00', conversions: 1, roas: 0.5, roi: 0.5 }]
+ * One change row per currency of either range; amounts a range lacks count as zero. Both answers are read in one
+ * snapshot (the caller's), so they share one freshness, which the comparison repeats at its top.
+ * @example compareRoi(current, previous).change.currencies // [{ currency: 'USD', spend: '-10.00', revenue: '25.00', conversions: 1, roas: 0.5, roi: 0.5 }]
  */
-export function compareRoi(current: RoiAnswer, previous: RoiAnswer): { current: RoiAnswer; previous: RoiAnswer; change: { currencies: CurrencyChange[] } } {
+export function compareRoi(
+  current: RoiAnswer,
+  previous: RoiAnswer,
+): { current: RoiAnswer; previous: RoiAnswer; change: { currencies: CurrencyChange[] }; completeness: RoiAnswer['completeness']; freshness: RoiAnswer['freshness'] } {
   const currencies = [...new Set([...current.currencies, ...previous.currencies].map((row) => row.currency))].sort();
   return {
     current,
     previous,
+    completeness: bothComplete(current, previous),
+    freshness: current.freshness,
     change: {
       currencies: currencies.map((currency) => {
         const now = current.currencies.find((row) => row.currency === currency);

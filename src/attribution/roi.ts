@@ -3,8 +3,9 @@
 import type { AppContext } from '../context.ts';
 import type { WorkspaceRow } from '../admin/queries/find-workspace.ts';
 import { listSiteIds } from '../admin/queries/list-sites.ts';
-import { readProjectorPosition } from '../projector/queries/projector-state.ts';
-import { inSnapshot } from '../reports/snapshot.ts';
+import { dayOf } from '../projector/periods.ts';
+import { toCompleteness, toFreshness } from '../reports/meta.ts';
+import { inSnapshot, readFreshness } from '../reports/snapshot.ts';
 import { sumSpend } from '../spend/queries/spend-totals.ts';
 import { fromMinorUnits } from '../money/minor-units.ts';
 import { attributeTotals, compareText, toCredit, toMoneyList } from './attribute.ts';
@@ -47,6 +48,9 @@ export interface RoiAnswer {
   model: AttributionModel;
   currencies: CurrencyRoi[];
   campaigns: CampaignRoi[];
+  /** As the V2 reports' meta.completeness and meta.freshness (docs/reports.md). */
+  completeness: { complete: boolean; reason?: string };
+  freshness: { watermark: string | null; projected_through: string | null };
 }
 
 /** Ratios are rounded to six decimals; undefined without spend (no ratio of a zero). */
@@ -60,21 +64,26 @@ const add = (map: Map<string, bigint>, currency: string, minor: bigint) => map.s
 
 /**
  * Spend is matched to attributed revenue by the exact (source, medium, campaign) of the touchpoint (null matches
- * null). Conversions are purchases with their time in the days of the range.
- * @example roiReport(context, workspace, { model: 'last_touch', from: '2026-06-01', to: '2026-06-30', fromDay, toDay })
+ * null). Conversions are purchases with their time in the days of the range. `caughtUp` is false when the wait for
+ * the projector ran out: completeness then says `projection_lag`, and the answer is as of freshness.projected_through.
+ * @example roiReport(context, workspace, { model: 'last_touch', from: '2026-06-01', to: '2026-06-30', fromDay, toDay }, true)
  */
-export function roiReport(context: AppContext, workspace: WorkspaceRow, params: RoiParams): RoiAnswer {
+export function roiReport(context: AppContext, workspace: WorkspaceRow, params: RoiParams, caughtUp: boolean): RoiAnswer {
   const siteIds = listSiteIds(context.db, workspace.id);
-  const { spendRows, totals } = inSnapshot(context.db, () => ({
-    spendRows: sumSpend(context.db, { workspace_id: workspace.id, from_day: params.from, to_day: params.to }),
-    totals: attributeTotals(context.db, params.model, {
-      siteIds,
-      startMs: params.fromDay * dayMs,
-      endMs: (params.toDay + 1) * dayMs - 1,
-      maxSeq: readProjectorPosition(context.db),
-      eventId: null,
-    }),
-  }));
+  const { spendRows, totals, freshness } = inSnapshot(context.db, () => {
+    const freshness = readFreshness(context.db, siteIds);
+    return {
+      freshness,
+      spendRows: sumSpend(context.db, { workspace_id: workspace.id, from_day: params.from, to_day: params.to }),
+      totals: attributeTotals(context.db, params.model, {
+        siteIds,
+        startMs: params.fromDay * dayMs,
+        endMs: (params.toDay + 1) * dayMs - 1,
+        maxSeq: freshness.projectedSeq,
+        eventId: null,
+      }),
+    };
+  });
   const campaigns = new Map<string, { source: string | null; medium: string | null; campaign: string | null; spend: Map<string, bigint>; revenue: Map<string, bigint>; units: number }>();
   const campaignOf = (source: string | null, medium: string | null, campaign: string | null) => {
     const id = JSON.stringify([source, medium, campaign]);
@@ -132,5 +141,7 @@ export function roiReport(context: AppContext, workspace: WorkspaceRow, params: 
           ...(ratio ?? {}),
         };
       }),
+    completeness: toCompleteness(caughtUp, params.toDay, dayOf(context.clock.now())),
+    freshness: toFreshness(freshness),
   };
 }

@@ -1,5 +1,6 @@
 // The attribution endpoint (flat envelope; query:read). It reads derived data (visits, identities), so it first
-// waits, bounded, for the projector to pass every event committed before the request.
+// waits, bounded, for the projector to pass every event committed before the request, and says in `completeness`
+// when that wait ran out (`projection_lag`) and in `freshness` how far the projector had got.
 import { getQuery, getRouterParam, type H3, type H3Event } from 'h3';
 import type { AppContext } from '../context.ts';
 import type { Projection } from '../projector/projection.ts';
@@ -10,6 +11,7 @@ import { namedInPath, needsCredential, refusals } from '../http/refusals.ts';
 import { addRoute } from '../http/routes.ts';
 import { AttributionResultsAnswer, RoiAnswer, RoiCompareAnswer } from './answers.ts';
 import { maxRangeDays, parseModel, parseResultsParams } from './attribution-params.ts';
+import { inSnapshot } from '../reports/snapshot.ts';
 import { roiReport, type RoiParams } from './roi.ts';
 import { compareRoi } from './roi-compare.ts';
 import { attributionResults } from './attribution-results.ts';
@@ -63,8 +65,7 @@ export function mountAttribution(app: H3, context: AppContext, projection: Proje
     handler: async (event) => {
       const { workspace } = resolveWorkspace(event, context, slugOf(event), { scope: 'query:read' });
       const params = parseResultsParams(getQuery(event) as QueryValues);
-      await projection.catchUp();
-      return attributionResults(context, workspace, params);
+      return attributionResults(context, workspace, params, await projection.catchUp());
     },
   });
   addRoute(app, {
@@ -79,8 +80,7 @@ export function mountAttribution(app: H3, context: AppContext, projection: Proje
       const query = getQuery(event) as QueryValues;
       const model = parseModel(query, 'last_touch');
       const params = parseRoiRange(query, 'from', 'to', model);
-      await projection.catchUp();
-      return roiReport(context, workspace, params);
+      return roiReport(context, workspace, params, await projection.catchUp());
     },
   });
   addRoute(app, {
@@ -101,8 +101,9 @@ export function mountAttribution(app: H3, context: AppContext, projection: Proje
       const model = parseModel(query, 'last_touch');
       const current = parseRoiRange(query, 'from', 'to', model);
       const previous = parseRoiRange(query, 'compare_from', 'compare_to', model);
-      await projection.catchUp();
-      return compareRoi(roiReport(context, workspace, current), roiReport(context, workspace, previous));
+      const caughtUp = await projection.catchUp();
+      // One snapshot for both ranges: they are read as of the same projector position and share one freshness.
+      return inSnapshot(context.db, () => compareRoi(roiReport(context, workspace, current, caughtUp), roiReport(context, workspace, previous, caughtUp)));
     },
   });
 }

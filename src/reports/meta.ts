@@ -40,18 +40,31 @@ export function buildMeta(input: MetaInput): ReportMeta {
     timezone: 'UTC',
     filters: appliedFilters(input.params) as ReportMeta['filters'],
     measures: input.measures,
-    freshness: { watermark: isoOrNull(input.freshness.watermarkMs), projected_through: isoOrNull(input.freshness.projectedThroughMs) },
-    completeness: !input.caughtUp
-      ? { complete: false, reason: 'projection_lag' }
-      : input.params.range.toDay < today
-        ? { complete: true }
-        : { complete: false, reason: 'The range includes the current UTC day: events are still arriving.' },
+    freshness: toFreshness(input.freshness),
+    completeness: toCompleteness(input.caughtUp, input.params.range.toDay, today),
     warnings,
     truncated: input.truncated,
     cursor: { next: input.nextCursor },
     limit: input.limit,
     computed_from: input.computedFrom,
   };
+}
+
+/**
+ * meta.completeness of an answer whose range ends on `toDay` (days since the epoch, UTC), read on `today`.
+ * @example toCompleteness(false, 20600, 20610) // { complete: false, reason: 'projection_lag' }
+ */
+export function toCompleteness(caughtUp: boolean, toDay: number, today: number): ReportMeta['completeness'] {
+  if (!caughtUp) return { complete: false, reason: 'projection_lag' };
+  return toDay < today ? { complete: true } : { complete: false, reason: 'The range includes the current UTC day: events are still arriving.' };
+}
+
+/**
+ * meta.freshness from a snapshot's freshness (epoch ms, null when the scope has no event).
+ * @example toFreshness({ watermarkMs: 0, projectedThroughMs: null }) // { watermark: '1970-01-01T00:00:00.000Z', projected_through: null }
+ */
+export function toFreshness(freshness: Pick<Freshness, 'watermarkMs' | 'projectedThroughMs'>): ReportMeta['freshness'] {
+  return { watermark: isoOrNull(freshness.watermarkMs), projected_through: isoOrNull(freshness.projectedThroughMs) };
 }
 
 function isoOrNull(ms: number | null): string | null {
