@@ -29,6 +29,8 @@ export interface AnalysisRunner {
   readonly kind: 'thread' | 'inline';
   /** The answer's JSON text; rejects with the job's ApiError as thrown, 503 overloaded when the queue is full. */
   run(job: AnalysisJob): Promise<string>;
+  /** Jobs waiting behind the running one. */
+  waiting(): number;
   /** Jobs waiting are refused (503), a running one is stopped (a read-only computation has nothing to save). */
   close(): Promise<void>;
 }
@@ -47,6 +49,7 @@ export function createAnalysisRunner(options: AnalysisRunnerOptions): AnalysisRu
         if (closed) throw shuttingDown();
         return answerOf(runAnalysisJob(context, job));
       },
+      waiting: () => 0,
       close: async () => {
         closed = true;
       },
@@ -125,6 +128,7 @@ function createThreadRunner(file: string, options: AnalysisRunnerOptions): Analy
         waiting.push({ text: JSON.stringify(job), resolve, reject });
         next();
       }),
+    waiting: () => waiting.length,
     close: () => {
       if (closed) return closed;
       closing = true;
