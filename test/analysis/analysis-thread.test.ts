@@ -1,7 +1,8 @@
 // Analysis computes on its own thread (src/analysis/analysis-runner.ts), over real HTTP. A test gate holds jobs on
 // that thread until released, which proves without timing that the HTTP thread acknowledges ingest and answers
 // /healthz while a funnel computes; refusals thrown on the thread keep status, code, message and details; the queue
-// holds 8 jobs behind the running one and refuses the next with 503 overloaded; and the app stops while a job runs.
+// holds 8 jobs behind the running one and refuses the next with 503 overloaded; a thread that dies fails its job
+// (500) and a new one starts; and the app stops while a job runs.
 import * as v from 'valibot';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { findWorkspaceBySlug } from '../../src/admin/queries/find-workspace.ts';
@@ -128,6 +129,27 @@ describe('refusals from the analysis thread', () => {
     expect(failure).toBeInstanceOf(Error);
     expect(failure).not.toBeInstanceOf(ApiError);
     expect(counts(await funnelOk(server, 'th', dayOne))).toEqual([2, 1]);
+  });
+});
+
+describe('a thread that dies', () => {
+  it('fails the job it held with 500 internal_error and starts a new thread for the next one', async () => {
+    const gate = createAnalysisGate();
+    const server = await start({ gate });
+    await postEvents(server, population);
+    const lost = runFunnel(server, 'th', dayOne);
+    await gate.reached(1);
+    gate.exitHeld();
+    const failed = await lost;
+    expect(failed.status, failed.text).toBe(500);
+    expect(failed.body).toEqual({ error: { code: 'internal_error', message: 'Internal server error' } });
+    // The gate closed again: the new thread holds the next job until released.
+    const next = runFunnel(server, 'th', dayOne);
+    await gate.reached(2);
+    gate.release();
+    const answer = await next;
+    expect(answer.status, answer.text).toBe(200);
+    expect(counts(answer.body)).toEqual([2, 1]);
   });
 });
 
