@@ -122,13 +122,16 @@ export function createApp(options: CreateAppOptions): SightlineApp {
   mountPeople(h3, context);
   mountSpend(h3, context);
   mountAttribution(h3, context, projection);
+  const analysisJobs = metrics.registry.counter('sightline_analysis_jobs_total', 'Analysis jobs (funnels, correlation, explanation) by outcome');
   const analysis = createAnalysisRunner({
     context,
     mode: analysisMode(options.analysis?.mode, context.db),
     limits: { ...defaultAnalysisLimits, ...options.analysis?.limits },
     maxWaiting: options.analysis?.maxWaiting,
     gate: options.analysis?.gate,
+    count: (outcome) => analysisJobs.inc({ outcome }),
   });
+  metrics.registry.gauge('sightline_analysis_queue_depth', 'Analysis jobs waiting behind the running one', () => analysis.waiting());
   mountAnalysis(h3, context, projection, analysis);
   options.extend?.(h3, context);
   // Last: the published documents describe every route mounted before it.

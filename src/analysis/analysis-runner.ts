@@ -20,6 +20,8 @@ export interface AnalysisRunnerOptions {
   mode: { kind: 'thread'; file: string } | { kind: 'inline' };
   limits: AnalysisLimits;
   maxWaiting?: number;
+  /** Counts each job's outcome (the /metrics counter sightline_analysis_jobs_total). */
+  count?: (outcome: AnalysisJobOutcome) => void;
   /** Tests only: holds every job on the thread until released (src/analysis/analysis-gate.ts). */
   gate?: AnalysisGate;
   nativeBinding?: string;
@@ -35,10 +37,18 @@ export interface AnalysisRunner {
   close(): Promise<void>;
 }
 
+/** answered; refused (an ApiError of the computation); failed (a 500); overloaded (the queue was full or closing). */
+export type AnalysisJobOutcome = 'answered' | 'refused' | 'failed' | 'overloaded';
+
+function outcomeOf(outcome: AnalysisOutcome): AnalysisJobOutcome {
+  return outcome.ok ? 'answered' : 'refusal' in outcome ? 'refused' : 'failed';
+}
+
 const shuttingDown = () => overloaded('The server is shutting down');
 
 /** @example const analysis = createAnalysisRunner({ context, mode: { kind: 'thread', file }, limits: defaultAnalysisLimits }); */
 export function createAnalysisRunner(options: AnalysisRunnerOptions): AnalysisRunner {
+  const count = options.count ?? (() => undefined);
   if (options.mode.kind === 'inline') {
     if (options.gate) throw new Error('the analysis gate holds jobs on the analysis thread: it needs the thread');
     const context = { db: options.context.db, random: options.context.random, limits: options.limits };
@@ -46,8 +56,13 @@ export function createAnalysisRunner(options: AnalysisRunnerOptions): AnalysisRu
     return {
       kind: 'inline',
       run: async (job) => {
-        if (closed) throw shuttingDown();
-        return answerOf(runAnalysisJob(context, job));
+        if (closed) {
+          count('overloaded');
+          throw shuttingDown();
+        }
+        const outcome = runAnalysisJob(context, job);
+        count(outcomeOf(outcome));
+        return answerOf(outcome);
       },
       waiting: () => 0,
       close: async () => {
@@ -55,7 +70,7 @@ export function createAnalysisRunner(options: AnalysisRunnerOptions): AnalysisRu
       },
     };
   }
-  return createThreadRunner(options.mode.file, options);
+  return createThreadRunner(options.mode.file, options, count);
 }
 
 interface Pending {
@@ -64,7 +79,7 @@ interface Pending {
   reject(error: Error): void;
 }
 
-function createThreadRunner(file: string, options: AnalysisRunnerOptions): AnalysisRunner {
+function createThreadRunner(file: string, options: AnalysisRunnerOptions, count: (outcome: AnalysisJobOutcome) => void): AnalysisRunner {
   const maxWaiting = options.maxWaiting ?? defaultMaxWaiting;
   const waiting: Pending[] = [];
   let worker: Worker | undefined;
@@ -88,8 +103,10 @@ function createThreadRunner(file: string, options: AnalysisRunnerOptions): Analy
       const job = running;
       running = undefined;
       if (job) {
+        const outcome = JSON.parse(message) as AnalysisOutcome;
+        count(outcomeOf(outcome));
         try {
-          job.resolve(answerOf(JSON.parse(message) as AnalysisOutcome));
+          job.resolve(answerOf(outcome));
         } catch (error) {
           job.reject(error as Error);
         }
@@ -104,6 +121,7 @@ function createThreadRunner(file: string, options: AnalysisRunnerOptions): Analy
       const job = running;
       running = undefined;
       // Out of memory or a bug: this job is a 500; the next one starts a new thread.
+      if (job) count(closing ? 'overloaded' : 'failed');
       job?.reject(closing ? shuttingDown() : new Error(`the analysis thread exited with code ${code}`));
       next();
     });
@@ -123,8 +141,10 @@ function createThreadRunner(file: string, options: AnalysisRunnerOptions): Analy
     kind: 'thread',
     run: (job) =>
       new Promise<string>((resolve, reject) => {
-        if (closing) return reject(shuttingDown());
-        if (running && waiting.length >= maxWaiting) return reject(overloaded('Too many analysis requests are waiting; retry shortly'));
+        if (closing || (running && waiting.length >= maxWaiting)) {
+          count('overloaded');
+          return reject(closing ? shuttingDown() : overloaded('Too many analysis requests are waiting; retry shortly'));
+        }
         waiting.push({ text: JSON.stringify(job), resolve, reject });
         next();
       }),
@@ -132,7 +152,10 @@ function createThreadRunner(file: string, options: AnalysisRunnerOptions): Analy
     close: () => {
       if (closed) return closed;
       closing = true;
-      for (const job of waiting.splice(0)) job.reject(shuttingDown());
+      for (const job of waiting.splice(0)) {
+        count('overloaded');
+        job.reject(shuttingDown());
+      }
       const current = worker;
       if (!current) return (closed = Promise.resolve());
       closed = new Promise<void>((resolve) => current.once('exit', () => resolve()));

@@ -162,6 +162,7 @@ describe('the queue', () => {
     await gate.reached(1);
     const queued = Array.from({ length: 8 }, () => runFunnel(server, 'th', dayOne));
     await vi.waitFor(() => expect(server.app.analysis.waiting()).toBe(8), { timeout: 10_000 });
+    expect((await server.request('GET', '/metrics')).text).toMatch(/^sightline_analysis_queue_depth 8$/m);
     const refused = await runFunnel(server, 'th', dayOne);
     expect(refused.status, refused.text).toBe(503);
     expect(refused.headers.get('retry-after')).toBe('1');
@@ -173,6 +174,9 @@ describe('the queue', () => {
     }
     expect(server.app.analysis.waiting()).toBe(0);
     expect(counts(await funnelOk(server, 'th', dayOne))).toEqual([2, 1]);
+    const metrics = (await server.request('GET', '/metrics')).text;
+    expect(metrics).toMatch(/^sightline_analysis_jobs_total\{outcome="answered"\} 10$/m);
+    expect(metrics).toMatch(/^sightline_analysis_jobs_total\{outcome="overloaded"\} 1$/m);
   });
 });
 
