@@ -113,8 +113,10 @@ function createThreadRunner(file: string, options: AnalysisRunnerOptions, count:
       }
       next();
     });
-    started.on('error', () => {
-      // 'exit' follows: the running job fails there.
+    let crash: Error | undefined;
+    started.on('error', (error) => {
+      // 'exit' follows: the running job fails there, with this error's text in the server's log.
+      crash = error;
     });
     started.on('exit', (code) => {
       if (worker === started) worker = undefined;
@@ -122,7 +124,7 @@ function createThreadRunner(file: string, options: AnalysisRunnerOptions, count:
       running = undefined;
       // Out of memory or a bug: this job is a 500; the next one starts a new thread.
       if (job) count(closing ? 'overloaded' : 'failed');
-      job?.reject(closing ? shuttingDown() : new Error(`the analysis thread exited with code ${code}`));
+      job?.reject(closing ? shuttingDown() : new Error(`the analysis thread exited with code ${code}${crash ? `: ${crash.stack ?? crash.message}` : ''}`));
       next();
     });
     return started;
