@@ -1,4 +1,4 @@
-// Bundles src/main.ts into dist/main.mjs with esbuild. `--if-stale` skips the work when dist is newer than the sources.
+// Bundles src/main.ts into dist/main.mjs, and the worker threads' entries beside it, with esbuild. `--if-stale` skips the work when dist is newer than the sources.
 import { build } from 'esbuild';
 import { nodeBundleOptions } from './bundle-options.mjs';
 import { existsSync, readdirSync, statSync } from 'node:fs';
@@ -36,6 +36,7 @@ await build({
     main: join(root, 'src', 'main.ts'),
     'writer-thread': join(root, 'src', 'ingest', 'writer-thread.ts'),
     'projector-thread': join(root, 'src', 'projector', 'projector-thread.ts'),
+    'analysis-thread': join(root, 'src', 'analysis', 'analysis-thread.ts'),
   },
   outdir: join(root, 'dist'),
   outExtension: { '.js': '.mjs' },

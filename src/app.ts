@@ -21,6 +21,9 @@ import { mountPeople } from './people/routes.ts';
 import { mountSpend } from './spend/routes.ts';
 import { mountAttribution } from './attribution/routes.ts';
 import { mountAnalysis } from './analysis/routes.ts';
+import { type AnalysisLimits, defaultAnalysisLimits } from './analysis/analysis-context.ts';
+import type { AnalysisGate } from './analysis/analysis-gate.ts';
+import { type AnalysisRunner, type AnalysisRunnerOptions, createAnalysisRunner } from './analysis/analysis-runner.ts';
 import { type CheckpointMode, startCheckpointer } from './db/checkpointer.ts';
 import { newestEventSeq } from './event-store/queries/newest-events.ts';
 import { builtWorkerFile } from './ingest/committer.ts';
@@ -51,6 +54,12 @@ export interface CreateAppOptions {
   projector?: 'thread' | 'inline' | 'manual';
   /** How long reads of derived data wait for the projector (default 2 s). */
   projectionWaitMs?: number;
+  /**
+   * Funnels, correlation and explanation: on the analysis thread (default when dist/analysis-thread.mjs exists; it
+   * starts on the first analysis request) or on this thread; the caps on events read, the queue's length, and for
+   * tests a gate that holds jobs on the thread (src/analysis/analysis-gate.ts).
+   */
+  analysis?: { mode?: 'thread' | 'inline'; limits?: Partial<AnalysisLimits>; maxWaiting?: number; gate?: AnalysisGate };
 }
 
 export interface SightlineApp {
@@ -59,6 +68,7 @@ export interface SightlineApp {
   metrics: AppMetrics;
   ingest: IngestService;
   projection: Projection;
+  analysis: AnalysisRunner;
   fetch(request: Request): Promise<Response>;
   /** The Node listener a server uses: ingest on its fast path, everything else through h3. */
   nodeListener(request: IncomingMessage, response: ServerResponse): void;
@@ -112,7 +122,17 @@ export function createApp(options: CreateAppOptions): SightlineApp {
   mountPeople(h3, context);
   mountSpend(h3, context);
   mountAttribution(h3, context, projection);
-  mountAnalysis(h3, context, projection);
+  const analysisJobs = metrics.registry.counter('sightline_analysis_jobs_total', 'Analysis jobs (funnels, correlation, explanation) by outcome');
+  const analysis = createAnalysisRunner({
+    context,
+    mode: analysisMode(options.analysis?.mode, context.db),
+    limits: { ...defaultAnalysisLimits, ...options.analysis?.limits },
+    maxWaiting: options.analysis?.maxWaiting,
+    gate: options.analysis?.gate,
+    count: (outcome) => analysisJobs.inc({ outcome }),
+  });
+  metrics.registry.gauge('sightline_analysis_queue_depth', 'Analysis jobs waiting behind the running one', () => analysis.waiting());
+  mountAnalysis(h3, context, projection, analysis);
   options.extend?.(h3, context);
   // Last: the published documents describe every route mounted before it.
   mountOpenApi(h3, context);
@@ -125,11 +145,14 @@ export function createApp(options: CreateAppOptions): SightlineApp {
     metrics,
     ingest,
     projection,
+    analysis,
     fetch: async (request) => h3.fetch(request),
     nodeListener: (request, response) => {
       if (!ingestFastPath(request, response)) void h3Listener(request, response);
     },
     close: async () => {
+      // First: its read connection must be closed before the last checkpoint truncates the WALs.
+      await analysis.close();
       await ingest.writeQueue.drain();
       // A batch in progress finishes (or rolls back); the next start resumes from the saved position.
       await projection.close();
@@ -143,6 +166,14 @@ function projectorMode(choice: CreateAppOptions['projector'], db: Db): Projectio
   const file = db.memory ? undefined : builtWorkerFile('projector-thread.mjs');
   if (file) return { kind: 'thread', file };
   if (choice === 'thread') throw new Error('the projector thread bundle (dist/projector-thread.mjs) is missing: run npm run build');
+  return { kind: 'inline' };
+}
+
+function analysisMode(choice: 'thread' | 'inline' | undefined, db: Db): AnalysisRunnerOptions['mode'] {
+  if (choice === 'inline') return { kind: 'inline' };
+  const file = db.memory ? undefined : builtWorkerFile('analysis-thread.mjs');
+  if (file) return { kind: 'thread', file };
+  if (choice === 'thread') throw new Error('the analysis thread bundle (dist/analysis-thread.mjs) is missing: run npm run build');
   return { kind: 'inline' };
 }
 

@@ -37,6 +37,8 @@ export interface TestServerOptions {
   /** 'manual': the projector runs only when the test calls server.app.projection.projectNow(). */
   projector?: CreateAppOptions['projector'];
   projectionWaitMs?: number;
+  /** Where analysis computes, its caps and queue, and a test gate (CreateAppOptions['analysis']). */
+  analysis?: CreateAppOptions['analysis'];
 }
 
 const temporaryDirectories: string[] = [];
@@ -56,7 +58,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   const dataDir = options.dataDir ?? makeTempDir();
   const config = loadConfig({ DATA_DIR: dataDir, PORT: '0', ADMIN_TOKEN: testAdminToken, ...options.env });
   const db = openDatabase(databasePath(dataDir));
-  const app = createApp({ db, config, adminToken: testAdminToken, clock: options.clock, extend: options.extend, ingest: options.ingest, projector: options.projector, projectionWaitMs: options.projectionWaitMs });
+  const app = createApp({ db, config, adminToken: testAdminToken, clock: options.clock, extend: options.extend, ingest: options.ingest, projector: options.projector, projectionWaitMs: options.projectionWaitMs, analysis: options.analysis });
   const server = createHttpServer(app);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
   const address = server.address();

@@ -3,9 +3,8 @@
 // by them), plus the freshness it showed. Signed like the report cursors (src/reports/cursor.ts: HMAC under the
 // database's cursor secret), so a forged or altered token is refused (400), and a genuine one presented with
 // another query is a 409 execution_mismatch. Nothing is stored.
-import type { AppContext } from '../context.ts';
 import { ApiError } from '../http/errors.ts';
-import { fingerprintOf, signCursor, verifyCursor } from '../reports/cursor.ts';
+import { type CursorContext, fingerprintOf, signCursor, verifyCursor } from '../reports/cursor.ts';
 import { canonicalQuery, type FunnelQuery } from './funnel-query.ts';
 
 const kind = 'funnel-execution';
@@ -28,7 +27,7 @@ export function queryDigest(workspaceId: string, query: FunnelQuery): string {
 }
 
 /** @example const id = signExecution(context, workspace.id, query, { watermarkSeq: 42, watermarkMs: null, projectedThroughMs: null, caughtUp: true }); */
-export function signExecution(context: AppContext, workspaceId: string, query: FunnelQuery, execution: Execution): string {
+export function signExecution(context: CursorContext, workspaceId: string, query: FunnelQuery, execution: Execution): string {
   return signCursor(context, kind, binding, {
     q: queryDigest(workspaceId, query),
     s: execution.watermarkSeq,
@@ -42,7 +41,7 @@ export function signExecution(context: AppContext, workspaceId: string, query: F
  * The pinned run: 400 invalid_payload for a token this server did not issue, 409 execution_mismatch for another query.
  * @example const { watermarkSeq } = verifyExecution(context, body.execution_id, workspace.id, query);
  */
-export function verifyExecution(context: AppContext, token: string, workspaceId: string, query: FunnelQuery): Execution {
+export function verifyExecution(context: CursorContext, token: string, workspaceId: string, query: FunnelQuery): Execution {
   let state: Record<string, number | string>;
   try {
     state = verifyCursor(context, token, kind, binding, 'execution_id');

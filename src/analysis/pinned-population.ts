@@ -15,9 +15,10 @@ export interface PinnedPopulation {
 
 /**
  * A new execution: the watermark is the projector's position now; its freshness is read in the same snapshot.
+ * `maxEvents`: the cap of events read (default maxFunnelEvents).
  * @example const { freshness, people } = readNewExecution(db, ['blog'], query);
  */
-export function readNewExecution(db: Db, siteIds: readonly string[], query: FunnelQuery): PinnedPopulation & { freshness: Freshness } {
+export function readNewExecution(db: Db, siteIds: readonly string[], query: FunnelQuery, maxEvents?: number): PinnedPopulation & { freshness: Freshness } {
   return inSnapshot(db, () => {
     const freshness = readFreshness(db, siteIds);
     const watermarkSeq = freshness.projectedSeq;
@@ -28,16 +29,18 @@ export function readNewExecution(db: Db, siteIds: readonly string[], query: Funn
       resolvePersons: (anonIds) => resolvePersons(db, siteIds, watermarkSeq, watermarkSeq, anonIds),
       allTypes: false,
       wide: false,
+      maxEvents,
     });
     return { freshness, projectedSeq: watermarkSeq, people };
   });
 }
 
 /**
- * An existing execution's population, every event type read (correlation, explanation).
+ * An existing execution's population, every event type read (correlation, explanation); `maxEvents` defaults to
+ * maxPanelEvents.
  * @example const { people } = readPinnedPopulation(db, ['blog'], query, execution.watermarkSeq);
  */
-export function readPinnedPopulation(db: Db, siteIds: readonly string[], query: FunnelQuery, watermarkSeq: number): PinnedPopulation {
+export function readPinnedPopulation(db: Db, siteIds: readonly string[], query: FunnelQuery, watermarkSeq: number, maxEvents?: number): PinnedPopulation {
   return inSnapshot(db, () => {
     const projectedSeq = readProjectorPosition(db);
     const people = readPopulation(db, {
@@ -48,6 +51,7 @@ export function readPinnedPopulation(db: Db, siteIds: readonly string[], query: 
       allTypes: true,
       wide: true,
       at: '/query',
+      maxEvents,
     });
     return { projectedSeq, people };
   });

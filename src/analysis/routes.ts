@@ -1,5 +1,6 @@
 // The analysis endpoints (CONTRACT section 6): funnels-v2 and its correlation and explanation panels, structured
-// envelope, admin token or a query:read key of the workspace. Thin handlers: access → body → wait → analysis.
+// envelope, admin token or a query:read key of the workspace. Thin handlers: access → body → wait → analysis, the
+// last on the analysis thread (analysis-runner.ts) so this thread keeps answering and committing meanwhile.
 import { getRouterParam, type H3, type H3Event } from 'h3';
 import type { AppContext } from '../context.ts';
 import { resolveWorkspace } from '../http/access.ts';
@@ -11,10 +12,11 @@ import { parseBody } from '../http/validate.ts';
 import type { Projection } from '../projector/projection.ts';
 import { CorrelationAnswer, ExplanationAnswer, FunnelAnswer, TransitionBody } from './answers.ts';
 import { FunnelQueryBody, toFunnelQuery } from './funnel-query.ts';
-import { runFunnel } from './run-funnel.ts';
-import { checkTransition, prepareTransition, runCorrelation, runExplanation, type TransitionRequest } from './run-transition.ts';
+import type { AnalysisRunner } from './analysis-runner.ts';
+import { checkTransition, prepareTransition, type TransitionRequest } from './run-transition.ts';
 
-const queryRefusals = refusals(needsCredential, namedInPath, jsonBody, dateRangeRefusals, { 400: ['too_many_values'] });
+// 503 overloaded: more analysis requests wait for the analysis thread than its queue holds (Retry-After).
+const queryRefusals = refusals(needsCredential, namedInPath, jsonBody, dateRangeRefusals, { 400: ['too_many_values'], 503: ['overloaded'] });
 const transitionRefusals = refusals(queryRefusals, { 409: ['execution_mismatch'] });
 
 function access(event: H3Event, context: AppContext) {
@@ -32,9 +34,10 @@ async function readTransitionRequest(event: H3Event): Promise<TransitionRequest>
 /**
  * Every route reads derived data (identity bindings): it waits, bounded, for the projector after access and the
  * body are checked, so a refusal never waits.
- * @example mountAnalysis(h3, context, projection);
+ * @example mountAnalysis(h3, context, projection, analysis);
  */
-export function mountAnalysis(app: H3, context: AppContext, projection: Projection): void {
+export function mountAnalysis(app: H3, context: AppContext, projection: Projection, analysis: AnalysisRunner): void {
+  const answer = async (text: Promise<string>) => new Response(await text, { headers: { 'content-type': 'application/json; charset=utf-8' } });
   addRoute(app, {
     method: 'POST',
     path: '/workspaces/:slug/analysis/funnels-v2',
@@ -46,7 +49,7 @@ export function mountAnalysis(app: H3, context: AppContext, projection: Projecti
       const workspace = access(event, context);
       const query = toFunnelQuery(parseBody(FunnelQueryBody, await readJsonBody(event)), '');
       const caughtUp = await projection.catchUp();
-      return runFunnel(context, workspace, query, caughtUp);
+      return answer(analysis.run({ kind: 'funnel', now: context.clock.now(), workspace, query, caughtUp }));
     },
   });
   addRoute(app, {
@@ -61,7 +64,7 @@ export function mountAnalysis(app: H3, context: AppContext, projection: Projecti
       const request = await readTransitionRequest(event);
       const prepared = prepareTransition(context, workspace, request);
       await projection.catchUp();
-      return runCorrelation(context, prepared, request);
+      return answer(analysis.run({ kind: 'correlation', now: context.clock.now(), prepared, request }));
     },
   });
   addRoute(app, {
@@ -76,7 +79,7 @@ export function mountAnalysis(app: H3, context: AppContext, projection: Projecti
       const request = await readTransitionRequest(event);
       const prepared = prepareTransition(context, workspace, request);
       await projection.catchUp();
-      return runExplanation(context, prepared, request);
+      return answer(analysis.run({ kind: 'explanation', now: context.clock.now(), prepared, request }));
     },
   });
 }

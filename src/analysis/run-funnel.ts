@@ -1,7 +1,7 @@
 // POST /workspaces/:slug/analysis/funnels-v2: runs the funnel as of the projector's position (after the bounded
 // wait) and returns the step counts with an execution_id pinning the query and that watermark.
 import type { WorkspaceRow } from '../admin/queries/find-workspace.ts';
-import type { AppContext } from '../context.ts';
+import type { AnalysisContext } from './analysis-context.ts';
 import { buildAnalysisMeta } from './analysis-meta.ts';
 import { resolveAnalysisScope } from './analysis-scope.ts';
 import type { FunnelAnswer } from './answers.ts';
@@ -12,11 +12,11 @@ import { readNewExecution } from './pinned-population.ts';
 
 /**
  * `caughtUp`: whether the wait for the projector passed every event committed before the request.
- * @example return runFunnel(context, workspace, query, await projection.catchUp());
+ * @example const answer = runFunnel(context, workspace, query, caughtUp); // on the analysis thread (analysis-job.ts)
  */
-export function runFunnel(context: AppContext, workspace: WorkspaceRow, query: FunnelQuery, caughtUp: boolean): FunnelAnswer {
+export function runFunnel(context: AnalysisContext, workspace: WorkspaceRow, query: FunnelQuery, caughtUp: boolean): FunnelAnswer {
   const scope = resolveAnalysisScope(context, workspace, query);
-  const { freshness, people } = readNewExecution(context.db, scope.siteIds, query);
+  const { freshness, people } = readNewExecution(context.db, scope.siteIds, query, context.limits.maxFunnelEvents);
   const execution: Execution = {
     watermarkSeq: freshness.projectedSeq,
     watermarkMs: freshness.watermarkMs,

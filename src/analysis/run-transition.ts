@@ -2,6 +2,7 @@
 // same query), split at the chosen transition.
 import type { WorkspaceRow } from '../admin/queries/find-workspace.ts';
 import type { AppContext } from '../context.ts';
+import type { AnalysisContext } from './analysis-context.ts';
 import { ApiError } from '../http/errors.ts';
 import { buildAnalysisMeta } from './analysis-meta.ts';
 import { resolveAnalysisScope } from './analysis-scope.ts';
@@ -32,16 +33,18 @@ export function checkTransition(query: FunnelQuery, transition: Transition): voi
  * Verifies the execution (400/409) before any data is read; the caller waits for the projector after this.
  * @example const prepared = prepareTransition(context, workspace, request);
  */
-export function prepareTransition(context: AppContext, workspace: WorkspaceRow, request: TransitionRequest) {
+export function prepareTransition(context: Pick<AppContext, 'db' | 'random'>, workspace: WorkspaceRow, request: TransitionRequest) {
   const scope = resolveAnalysisScope(context, workspace, request.query);
   const execution = verifyExecution(context, request.executionId, workspace.id, request.query);
   return { scope, execution };
 }
 
-type Prepared = ReturnType<typeof prepareTransition>;
+/** Plain data: it crosses to the analysis thread as JSON. */
+export type PreparedTransition = ReturnType<typeof prepareTransition>;
+type Prepared = PreparedTransition;
 
-function readPeople(context: AppContext, prepared: Prepared, query: FunnelQuery) {
-  const pinned = readPinnedPopulation(context.db, prepared.scope.siteIds, query, prepared.execution.watermarkSeq);
+function readPeople(context: AnalysisContext, prepared: Prepared, query: FunnelQuery) {
+  const pinned = readPinnedPopulation(context.db, prepared.scope.siteIds, query, prepared.execution.watermarkSeq, context.limits.maxPanelEvents);
   const warnings =
     pinned.projectedSeq < prepared.execution.watermarkSeq
       ? ['The projector is behind the execution (it is rebuilding): identity bindings may be missing.']
@@ -50,7 +53,7 @@ function readPeople(context: AppContext, prepared: Prepared, query: FunnelQuery)
 }
 
 /** @example return runCorrelation(context, prepared, request); */
-export function runCorrelation(context: AppContext, prepared: Prepared, request: TransitionRequest): CorrelationAnswer {
+export function runCorrelation(context: AnalysisContext, prepared: Prepared, request: TransitionRequest): CorrelationAnswer {
   // The visits are read in the same snapshot as the population.
   const { result, warnings } = inSnapshot(context.db, () => {
     const { people, warnings } = readPeople(context, prepared, request.query);
@@ -70,7 +73,7 @@ export function runCorrelation(context: AppContext, prepared: Prepared, request:
 }
 
 /** @example return runExplanation(context, prepared, request); */
-export function runExplanation(context: AppContext, prepared: Prepared, request: TransitionRequest): ExplanationAnswer {
+export function runExplanation(context: AnalysisContext, prepared: Prepared, request: TransitionRequest): ExplanationAnswer {
   const { people, warnings } = readPeople(context, prepared, request.query);
   const result = explain(people, request.transition);
   return {

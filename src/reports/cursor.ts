@@ -10,7 +10,24 @@ import { insertStateValueIfMissing, readStateValue } from './queries/state-rows.
 const secretName = 'cursor_secret';
 const secrets = new WeakMap<Db, Buffer>();
 
-function secretOf(context: AppContext): Buffer {
+/** What signing and verifying need: the database holding the secret, and randomness to generate it the first time. */
+export type CursorContext = Pick<AppContext, 'db' | 'random'>;
+
+/**
+ * The database's cursor secret, generated and stored on first use: a worker thread with a read-only connection is
+ * handed it (adoptCursorSecret), since it could not store one.
+ * @example const secret = cursorSecretOf(context);
+ */
+export function cursorSecretOf(context: CursorContext): Buffer {
+  return secretOf(context);
+}
+
+/** Signs and verifies on `db` with a secret read elsewhere. @example adoptCursorSecret(readOnlyDb, secret); */
+export function adoptCursorSecret(db: Db, secret: Buffer): void {
+  secrets.set(db, secret);
+}
+
+function secretOf(context: CursorContext): Buffer {
   let secret = secrets.get(context.db);
   if (!secret) {
     // The first caller generates it; a concurrent process keeps whichever was stored first.
@@ -28,13 +45,13 @@ function mac(secret: Buffer, body: string): Buffer {
 /**
  * @example const cursor = signCursor(context, 'pages', fingerprint, { o: 20, w: 1234 });
  */
-export function signCursor(context: AppContext, kind: string, fingerprint: string, state: Record<string, number | string>): string {
+export function signCursor(context: CursorContext, kind: string, fingerprint: string, state: Record<string, number | string>): string {
   const body = Buffer.from(JSON.stringify({ k: kind, f: fingerprint, ...state }), 'utf8').toString('base64url');
   return `${body}.${mac(secretOf(context), body).toString('base64url')}`;
 }
 
 /** The state of a cursor this server issued for the same kind and query; anything else is a 400. */
-export function verifyCursor(context: AppContext, cursor: string, kind: string, fingerprint: string, name = 'cursor'): Record<string, number | string> {
+export function verifyCursor(context: CursorContext, cursor: string, kind: string, fingerprint: string, name = 'cursor'): Record<string, number | string> {
   const refuse = () => reportErrors.invalidParam(name, 'is not a cursor this server issued for this query');
   const [body, signature, ...rest] = cursor.split('.');
   if (!body || !signature || rest.length > 0 || cursor.length > 2048) throw refuse();

@@ -1,5 +1,6 @@
 // Reports read right after a 202, against the shipped server: an acknowledged event is counted by the very next
-// aggregate read (CONTRACT section 2), in the V2 reports (exactly { meta, data }) and in the legacy ones.
+// aggregate read (CONTRACT section 2), in the V2 reports (exactly { meta, data }) and in the legacy ones; and by a
+// funnel, computed on the shipped server's analysis thread, after which SIGTERM still drains and exits 0.
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ensureBuilt } from '../cli/cli-helpers.ts';
 import { browserEvent, cleanExit, createSite, ingest, type ShippedServer, shippedServers, utcDate } from './_server.ts';
@@ -98,6 +99,23 @@ describe('reports right after the 202, against the shipped server', () => {
     });
     expect(await readLegacyReport(server, 'sessions')).toEqual({ count: 2, avg_duration_s: 180, avg_events: 2, bounce_rate: 0.5 });
 
+    expect(await server.stop(), server.output()).toEqual(cleanExit);
+  });
+
+  it('count every acknowledged event in a funnel computed on the analysis thread, then stop cleanly on SIGTERM', async () => {
+    const server = await servers.start();
+    await createSite(server, siteId);
+    for (const { event } of visits) await ingest(server, '/v1/events', siteId, [event]);
+    const query = { site_id: siteId, from: day, to: day, steps: [{ type: 'pageview' }, { type: 'signup' }], window: { value: 1, unit: 'hours' }, date_mode: 'all_steps' };
+    const answer = await server.request('POST', `/v1/workspaces/ws-${siteId}/analysis/funnels-v2`, { body: query });
+    expect(answer.status, answer.text).toBe(200);
+    // alice and bob viewed a page; alice signed up.
+    expect(answer.body.data.steps.map((step: { count: number }) => step.count)).toEqual([2, 1]);
+    const explanation = await server.request('POST', `/v1/workspaces/ws-${siteId}/analysis/funnels-v2/explanation`, {
+      body: { query, transition: { from_step: 1, to_step: 2 }, execution_id: answer.body.data.execution_id },
+    });
+    expect(explanation.status, explanation.text).toBe(200);
+    expect(explanation.body.data).toMatchObject({ converted: 1, dropped: 1 });
     expect(await server.stop(), server.output()).toEqual(cleanExit);
   });
 });

@@ -1,0 +1,170 @@
+// Where analysis jobs compute: on the analysis thread (dist/analysis-thread.mjs, started on the first job, started
+// again if it exits), one at a time, with at most `maxWaiting` jobs waiting behind the running one; or inline on
+// the HTTP thread where no bundle exists (a vitest run from src/ without a build, an in-memory database).
+import { Worker } from 'node:worker_threads';
+import { overloaded } from '../ingest/write-queue.ts';
+import { type CursorContext, cursorSecretOf } from '../reports/cursor.ts';
+import type { AnalysisLimits } from './analysis-context.ts';
+import type { AnalysisGate } from './analysis-gate.ts';
+import { type AnalysisJob, type AnalysisOutcome, answerOf, runAnalysisJob } from './analysis-job.ts';
+import type { AnalysisThreadData } from './analysis-thread.ts';
+
+/** Jobs that may wait behind the running one; one more is refused with 503 overloaded. */
+export const defaultMaxWaiting = 8;
+/** Below the HTTP thread (0), above the projector (19): an analysis yields to acknowledgements, not to projection. */
+export const analysisNiceness = 10;
+
+export interface AnalysisRunnerOptions {
+  /** The HTTP thread's context: the database's path and cursor secret (generated here if missing). */
+  context: CursorContext;
+  mode: { kind: 'thread'; file: string } | { kind: 'inline' };
+  limits: AnalysisLimits;
+  maxWaiting?: number;
+  /** Counts each job's outcome (the /metrics counter sightline_analysis_jobs_total). */
+  count?: (outcome: AnalysisJobOutcome) => void;
+  /** Tests only: holds every job on the thread until released (src/analysis/analysis-gate.ts). */
+  gate?: AnalysisGate;
+  nativeBinding?: string;
+}
+
+export interface AnalysisRunner {
+  readonly kind: 'thread' | 'inline';
+  /** The answer's JSON text; rejects with the job's ApiError as thrown, 503 overloaded when the queue is full. */
+  run(job: AnalysisJob): Promise<string>;
+  /** Jobs waiting behind the running one. */
+  waiting(): number;
+  /** Jobs waiting are refused (503), a running one is stopped (a read-only computation has nothing to save). */
+  close(): Promise<void>;
+}
+
+/** answered; refused (an ApiError of the computation); failed (a 500); overloaded (the queue was full or closing). */
+export type AnalysisJobOutcome = 'answered' | 'refused' | 'failed' | 'overloaded';
+
+function outcomeOf(outcome: AnalysisOutcome): AnalysisJobOutcome {
+  return outcome.ok ? 'answered' : 'refusal' in outcome ? 'refused' : 'failed';
+}
+
+const shuttingDown = () => overloaded('The server is shutting down');
+
+/** @example const analysis = createAnalysisRunner({ context, mode: { kind: 'thread', file }, limits: defaultAnalysisLimits }); */
+export function createAnalysisRunner(options: AnalysisRunnerOptions): AnalysisRunner {
+  const count = options.count ?? (() => undefined);
+  if (options.mode.kind === 'inline') {
+    if (options.gate) throw new Error('the analysis gate holds jobs on the analysis thread: it needs the thread');
+    const context = { db: options.context.db, random: options.context.random, limits: options.limits };
+    let closed = false;
+    return {
+      kind: 'inline',
+      run: async (job) => {
+        if (closed) {
+          count('overloaded');
+          throw shuttingDown();
+        }
+        const outcome = runAnalysisJob(context, job);
+        count(outcomeOf(outcome));
+        return answerOf(outcome);
+      },
+      waiting: () => 0,
+      close: async () => {
+        closed = true;
+      },
+    };
+  }
+  return createThreadRunner(options.mode.file, options, count);
+}
+
+interface Pending {
+  text: string;
+  resolve(answer: string): void;
+  reject(error: Error): void;
+}
+
+function createThreadRunner(file: string, options: AnalysisRunnerOptions, count: (outcome: AnalysisJobOutcome) => void): AnalysisRunner {
+  const maxWaiting = options.maxWaiting ?? defaultMaxWaiting;
+  const waiting: Pending[] = [];
+  let worker: Worker | undefined;
+  let running: Pending | undefined;
+  let closing = false;
+  let closed: Promise<void> | undefined;
+
+  const start = (): Worker => {
+    const data: AnalysisThreadData = {
+      databasePath: options.context.db.name,
+      cursorSecret: cursorSecretOf(options.context),
+      limits: options.limits,
+      niceness: analysisNiceness,
+      gate: options.gate?.buffer,
+      nativeBinding: options.nativeBinding,
+    };
+    const started = new Worker(file, { workerData: data });
+    started.on('message', (message: string) => {
+      if (message === 'ready') return;
+      if (message === 'held') return options.gate?.arrive();
+      const job = running;
+      running = undefined;
+      if (job) {
+        const outcome = JSON.parse(message) as AnalysisOutcome;
+        count(outcomeOf(outcome));
+        try {
+          job.resolve(answerOf(outcome));
+        } catch (error) {
+          job.reject(error as Error);
+        }
+      }
+      next();
+    });
+    let crash: Error | undefined;
+    started.on('error', (error) => {
+      // 'exit' follows: the running job fails there, with this error's text in the server's log.
+      crash = error;
+    });
+    started.on('exit', (code) => {
+      if (worker === started) worker = undefined;
+      const job = running;
+      running = undefined;
+      // Out of memory or a bug: this job is a 500; the next one starts a new thread.
+      if (job) count(closing ? 'overloaded' : 'failed');
+      job?.reject(closing ? shuttingDown() : new Error(`the analysis thread exited with code ${code}${crash ? `: ${crash.stack ?? crash.message}` : ''}`));
+      next();
+    });
+    return started;
+  };
+
+  const next = () => {
+    if (running || closing) return;
+    const job = waiting.shift();
+    if (!job) return;
+    running = job;
+    worker ??= start();
+    worker.postMessage(job.text);
+  };
+
+  return {
+    kind: 'thread',
+    run: (job) =>
+      new Promise<string>((resolve, reject) => {
+        if (closing || (running && waiting.length >= maxWaiting)) {
+          count('overloaded');
+          return reject(closing ? shuttingDown() : overloaded('Too many analysis requests are waiting; retry shortly'));
+        }
+        waiting.push({ text: JSON.stringify(job), resolve, reject });
+        next();
+      }),
+    waiting: () => waiting.length,
+    close: () => {
+      if (closed) return closed;
+      closing = true;
+      for (const job of waiting.splice(0)) {
+        count('overloaded');
+        job.reject(shuttingDown());
+      }
+      const current = worker;
+      if (!current) return (closed = Promise.resolve());
+      closed = new Promise<void>((resolve) => current.once('exit', () => resolve()));
+      // A job in progress is stopped where it is: it only reads. Idle, the thread closes its connection itself.
+      if (running) void current.terminate();
+      else current.postMessage('close');
+      return closed;
+    },
+  };
+}
