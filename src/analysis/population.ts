@@ -101,7 +101,8 @@ function passesFilters(filters: ReportFilters, event: FunnelEventRow): boolean {
 export function readPopulation(db: Db, input: PopulationInput): PersonFunnel[] {
   const { query } = input;
   const { startMs, rangeEndMs, endMs } = scanBounds(query);
-  const types = input.allTypes ? null : JSON.stringify([...new Set(query.steps.map((step) => step.type))]);
+  // A funnel reads only the events that match a step's type and path (props are tested below); panels read all.
+  const stepFilters = input.allTypes ? null : query.steps.map(({ type, path, prefix }) => ({ type, path, prefix }));
   const options = {
     props: query.steps.some((step) => step.props !== null),
     wide: input.wide || query.breakdown !== null || Object.keys(query.filters).some((name) => name !== 'path'),
@@ -113,7 +114,8 @@ export function readPopulation(db: Db, input: PopulationInput): PersonFunnel[] {
   for (const siteId of input.siteIds) {
     const rows = iterateFunnelEvents(
       db,
-      { site_id: siteId, start_ms: startMs, end_ms: endMs, max_seq: input.watermarkSeq, with_internal: query.withInternal ? 1 : 0, types },
+      { site_id: siteId, start_ms: startMs, end_ms: endMs, max_seq: input.watermarkSeq, with_internal: query.withInternal ? 1 : 0 },
+      stepFilters,
       options,
     );
     for (const row of rows) {

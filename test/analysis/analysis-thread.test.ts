@@ -100,6 +100,26 @@ describe('refusals from the analysis thread', () => {
     });
   });
 
+  it('counts towards the cap only the events that match a step: type and path are tested in SQL, not after reading', async () => {
+    const server = await start({ limits: { maxFunnelEvents: 3, maxPanelEvents: 3 } });
+    const pageSteps = [{ type: 'pageview', path: '/pricing' }, { type: 'signup' }];
+    await postEvents(server, [
+      { site: 't-site', anon: 'a', ts: at(0), path: '/pricing' },
+      { site: 't-site', anon: 'a', ts: at(5), type: 'signup' },
+      { site: 't-site', anon: 'b', ts: at(10), path: '/pricing' },
+      // Five pageviews of other pages, and one of a path that only starts like the step's: none is read.
+      ...[1, 2, 3, 4].map((minute) => ({ site: 't-site', anon: 'd', ts: at(20 + minute), path: `/other/${minute}` })),
+      { site: 't-site', anon: 'd', ts: at(30), path: '/pricing/faq' },
+    ]);
+    const exact = funnelQuery({ site: 't-site', steps: pageSteps, from: '2026-03-10', to: '2026-03-10', date_mode: 'all_steps' });
+    expect(counts(await funnelOk(server, 'th', exact))).toEqual([2, 1]);
+    // A prefix step reads /pricing/faq too: 4 events, one past the cap.
+    const prefix = funnelQuery({ site: 't-site', steps: [{ type: 'pageview', path: '/pricing*' }, { type: 'signup' }], from: '2026-03-10', to: '2026-03-10', date_mode: 'all_steps' });
+    const refused = await runFunnel(server, 'th', prefix);
+    expect(refused.status, refused.text).toBe(400);
+    expect(refused.body.error.code).toBe('range_too_large');
+  });
+
   it('keeps 409 execution_mismatch and the 404 of a foreign site', async () => {
     const server = await start({});
     await postEvents(server, population);

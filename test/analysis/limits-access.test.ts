@@ -193,7 +193,8 @@ describe('access, on every analysis route and both prefixes', () => {
 
 describe('query plan', () => {
   it('reads a funnel’s events through (site_id, ts), never a scan of the site or the table', () => {
-    const params = { site_id: 'l-site', start_ms: 0, end_ms: 1, max_seq: 10, with_internal: 0, types: '["pageview"]' };
+    const step = (index: number) => ({ [`type${index}`]: 'pageview', [`path${index}`]: null, [`prefix${index}`]: 0 });
+    const params = { site_id: 'l-site', start_ms: 0, end_ms: 1, max_seq: 10, with_internal: 0, ...step(0), ...step(1) };
     const details = (server.db.prepare(`EXPLAIN QUERY PLAN ${funnelEventsSql}`).all(params) as { detail: string }[]).map((row) => row.detail);
     expect(details.filter((detail) => /^(SEARCH|SCAN) events/.test(detail))).toEqual(['SEARCH events USING INDEX events_by_site_ts (site_id=? AND ts>? AND ts<?)']);
   });
