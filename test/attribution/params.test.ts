@@ -119,3 +119,11 @@ describe.each(prefixes)('isolation and scopes under "%s"', (prefix) => {
     expect(foreign.text).toBe(missing.text);
   });
 });
+
+describe('query plan', () => {
+  it("finds a user's anon_ids through identities_by_user, never every binding of the site", async () => {
+    const { anonIdsOfUserSql } = await import('../../src/projector/queries/identity-rows.ts');
+    const details = (server.db.prepare(`EXPLAIN QUERY PLAN ${anonIdsOfUserSql}`).all({ site_id: 's', user_id: 'u' }) as { detail: string }[]).map((row) => row.detail);
+    expect(details.filter((detail) => /^(SEARCH|SCAN) identities/.test(detail))).toEqual(['SEARCH identities USING INDEX identities_by_user (site_id=? AND user_id=?)']);
+  });
+});

@@ -9,15 +9,20 @@ export interface IdentityBinding {
   ts: number;
 }
 
+/**
+ * INDEXED BY: for this ORDER BY, SQLite's planner takes the primary key on site_id alone and reads every binding of
+ * the site (1 ms per call on 200,000 visitors: attribution makes one per conversion). Exported for the plan test.
+ */
+export const anonIdsOfUserSql =
+  'SELECT anon_id FROM identities INDEXED BY identities_by_user WHERE site_id = :site_id AND user_id = :user_id ORDER BY first_seen, anon_id';
+
 const statements = preparedOnce((db) => ({
   upsert: db.prepare<IdentityBinding>(
     `INSERT INTO identities (site_id, anon_id, user_id, first_seen, last_seen) VALUES (:site_id, :anon_id, :user_id, :ts, :ts)
      ON CONFLICT (site_id, anon_id, user_id) DO UPDATE SET
        first_seen = min(first_seen, excluded.first_seen), last_seen = max(last_seen, excluded.last_seen)`,
   ),
-  anonIdsOfUser: db.prepare<{ site_id: string; user_id: string }, { anon_id: string }>(
-    'SELECT anon_id FROM identities WHERE site_id = :site_id AND user_id = :user_id ORDER BY first_seen, anon_id',
-  ),
+  anonIdsOfUser: db.prepare<{ site_id: string; user_id: string }, { anon_id: string }>(anonIdsOfUserSql),
   deleteOfSite: db.prepare<[string]>('DELETE FROM identities WHERE site_id = ?'),
   deleteOfAnon: db.prepare<[string, string]>('DELETE FROM identities WHERE site_id = ? AND anon_id = ?'),
 }));
