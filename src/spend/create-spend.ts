@@ -16,11 +16,9 @@ export function siteIdProblems(context: AppContext, workspace: WorkspaceRow, sit
   return site && site.workspace_id === workspace.id ? [] : [{ path, message: 'must be a site of this workspace' }];
 }
 
-/** Builds the stored row of a checked entry. */
-export function toSpendRow(context: AppContext, workspace: WorkspaceRow, input: SpendEntryInput, now: string): SpendRow {
+/** The stored columns a checked entry sets (a new row and an update alike). */
+export function spendColumnsOf(input: SpendEntryInput): Pick<SpendRow, 'site_id' | 'day' | 'source' | 'medium' | 'campaign' | 'amount_minor' | 'currency'> {
   return {
-    id: context.random.uuid(),
-    workspace_id: workspace.id,
     site_id: input.site_id,
     day: input.date,
     source: input.source,
@@ -28,9 +26,12 @@ export function toSpendRow(context: AppContext, workspace: WorkspaceRow, input: 
     campaign: input.campaign,
     amount_minor: amountMinorOf(input),
     currency: input.currency,
-    created_at: now,
-    updated_at: now,
   };
+}
+
+/** Builds the stored row of a checked entry. */
+export function toSpendRow(context: AppContext, workspace: WorkspaceRow, input: SpendEntryInput, now: string): SpendRow {
+  return { id: context.random.uuid(), workspace_id: workspace.id, ...spendColumnsOf(input), created_at: now, updated_at: now };
 }
 
 /**

@@ -9,8 +9,8 @@ import type { WorkspaceRow } from '../admin/queries/find-workspace.ts';
 import { type Actor, recordAudit } from '../audit/record-audit.ts';
 import { findSpendRow } from './queries/find-spend.ts';
 import { updateSpendRow } from './queries/spend-writes.ts';
-import { amountMinorOf, SpendEntryBody, type SpendEntry, toEntryInput, toSpendEntry } from './spend-entry.ts';
-import { siteIdProblems } from './create-spend.ts';
+import { SpendEntryBody, type SpendEntry, toEntryInput, toSpendEntry } from './spend-entry.ts';
+import { siteIdProblems, spendColumnsOf } from './create-spend.ts';
 
 /**
  * An unknown id, or one of another workspace, is 404. A currency change without an amount is refused: the stored
@@ -29,17 +29,7 @@ export function updateSpend(context: AppContext, actor: Actor, workspace: Worksp
     const input = parsed.output;
     const problems = siteIdProblems(context, workspace, input.site_id, '/site_id');
     if (problems.length > 0) throw ApiError.invalidPayload(problems);
-    const updated = {
-      ...row,
-      site_id: input.site_id,
-      day: input.date,
-      source: input.source,
-      medium: input.medium,
-      campaign: input.campaign,
-      amount_minor: amountMinorOf(input),
-      currency: input.currency,
-      updated_at: toIso(context.clock.now()),
-    };
+    const updated = { ...row, ...spendColumnsOf(input), updated_at: toIso(context.clock.now()) };
     updateSpendRow(context.db, updated);
     recordAudit(context, { workspaceId: workspace.id, actor, action: 'spend.update', target: row.id, metadata: { fields: Object.keys(patch).sort() } });
     return toSpendEntry(updated);
