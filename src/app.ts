@@ -121,8 +121,7 @@ export function createApp(options: CreateAppOptions): SightlineApp {
   mountEvents(h3, context, ingest, projection, metrics.registry);
   mountPeople(h3, context);
   mountSpend(h3, context);
-  mountAttribution(h3, context, projection);
-  const analysisJobs = metrics.registry.counter('sightline_analysis_jobs_total', 'Analysis jobs (funnels, correlation, explanation) by outcome');
+  const analysisJobs = metrics.registry.counter('sightline_analysis_jobs_total', 'Analysis jobs (funnels, correlation, explanation, attribution, ROI) by outcome');
   const analysis = createAnalysisRunner({
     context,
     mode: analysisMode(options.analysis?.mode, context.db),
@@ -133,6 +132,7 @@ export function createApp(options: CreateAppOptions): SightlineApp {
   });
   metrics.registry.gauge('sightline_analysis_queue_depth', 'Analysis jobs waiting behind the running one', () => analysis.waiting());
   mountAnalysis(h3, context, projection, analysis);
+  mountAttribution(h3, context, projection, analysis);
   options.extend?.(h3, context);
   // Last: the published documents describe every route mounted before it.
   mountOpenApi(h3, context);

@@ -1,6 +1,9 @@
 // GET /workspaces/:slug/attribution/results: the workspace's purchases of a range, each with its touchpoints and
 // their credits under the model, plus totals per (source, medium, campaign) over the whole range.
 import type { AppContext } from '../context.ts';
+
+/** What the computation reads: it runs on the analysis thread (src/analysis/analysis-job.ts) or inline. */
+type ComputeContext = Pick<AppContext, 'db' | 'clock' | 'random'>;
 import type { WorkspaceRow } from '../admin/queries/find-workspace.ts';
 import { listSiteIds } from '../admin/queries/list-sites.ts';
 import { dayOf } from '../projector/periods.ts';
@@ -43,7 +46,7 @@ const msOrNull = (value: number | string | undefined) => (value === undefined ||
  * false when the wait for the projector ran out: completeness then says `projection_lag`.
  * @example attributionResults(context, workspace, { model: 'linear', range, conversionId: null, limit: 100, cursor: undefined }, true)
  */
-export function attributionResults(context: AppContext, workspace: WorkspaceRow, params: ResultsParams, caughtUp: boolean) {
+export function attributionResults(context: ComputeContext, workspace: WorkspaceRow, params: ResultsParams, caughtUp: boolean) {
   const fingerprint = fingerprintOf([workspace.id, params.model, params.range.startMs, params.range.endMs, params.conversionId]);
   const state = params.cursor === undefined ? undefined : verifyCursor(context, params.cursor, cursorKind, fingerprint);
   const siteIds = listSiteIds(context.db, workspace.id);

@@ -1,6 +1,9 @@
 // GET /workspaces/:slug/roi: spend of a day range against the revenue attributed to it under a model, workspace-wide,
 // with every amount kept apart per currency; ratios only where spend and revenue share one currency.
 import type { AppContext } from '../context.ts';
+
+/** What the computation reads: it runs on the analysis thread (src/analysis/analysis-job.ts) or inline. */
+type ComputeContext = Pick<AppContext, 'db' | 'clock' | 'random'>;
 import type { WorkspaceRow } from '../admin/queries/find-workspace.ts';
 import { listSiteIds } from '../admin/queries/list-sites.ts';
 import { dayOf } from '../projector/periods.ts';
@@ -68,7 +71,7 @@ const add = (map: Map<string, bigint>, currency: string, minor: bigint) => map.s
  * the projector ran out: completeness then says `projection_lag`, and the answer is as of freshness.projected_through.
  * @example roiReport(context, workspace, { model: 'last_touch', from: '2026-06-01', to: '2026-06-30', fromDay, toDay }, true)
  */
-export function roiReport(context: AppContext, workspace: WorkspaceRow, params: RoiParams, caughtUp: boolean): RoiAnswer {
+export function roiReport(context: ComputeContext, workspace: WorkspaceRow, params: RoiParams, caughtUp: boolean): RoiAnswer {
   const siteIds = listSiteIds(context.db, workspace.id);
   const { spendRows, totals, freshness } = inSnapshot(context.db, () => {
     const freshness = readFreshness(context.db, siteIds);

@@ -11,16 +11,15 @@ import { namedInPath, needsCredential, refusals } from '../http/refusals.ts';
 import { addRoute } from '../http/routes.ts';
 import { AttributionResultsAnswer, RoiAnswer, RoiCompareAnswer } from './answers.ts';
 import { maxRangeDays, parseModel, parseResultsParams } from './attribution-params.ts';
-import { inSnapshot } from '../reports/snapshot.ts';
-import { roiReport, type RoiParams } from './roi.ts';
-import { compareRoi } from './roi-compare.ts';
-import { attributionResults } from './attribution-results.ts';
+import type { AnalysisRunner } from '../analysis/analysis-runner.ts';
+import type { RoiParams } from './roi.ts';
 import { type AttributionModel, attributionModels } from './models.ts';
 
 const slugOf = (event: H3Event) => getRouterParam(event, 'slug', { decode: true }) ?? '';
 
 export const attributionRefusals = refusals(needsCredential, namedInPath, {
   400: ['invalid_param', 'unknown_model', 'invalid_date_param', 'invalid_date_range', 'range_too_large'],
+  503: ['overloaded'],
 });
 
 export const timeRangeParams = [
@@ -41,14 +40,20 @@ function parseRoiRange(query: QueryValues, fromName: string, toName: string, mod
   }
 }
 
-const roiRefusals = refusals(needsCredential, namedInPath, { 400: ['invalid_param', 'unknown_model', 'invalid_date_param', 'invalid_date_range', 'range_too_large'] });
+const roiRefusals = refusals(needsCredential, namedInPath, { 400: ['invalid_param', 'unknown_model', 'invalid_date_param', 'invalid_date_range', 'range_too_large'], 503: ['overloaded'] });
 const dayParams = [
   { name: 'from', description: 'First day, YYYY-MM-DD (UTC), inclusive', required: true, schema: { type: 'string', format: 'date' } },
   { name: 'to', description: 'Last day, YYYY-MM-DD (UTC), inclusive; at most 366 days in all', required: true, schema: { type: 'string', format: 'date' } },
 ];
 const roiModelParam = { name: 'model', description: `Attribution model of the revenue: one of ${attributionModels.join(', ')} (default last_touch)`, schema: { enum: [...attributionModels] } };
 
-export function mountAttribution(app: H3, context: AppContext, projection: Projection): void {
+/**
+ * The computations run on the analysis thread (src/analysis/analysis-runner.ts), as the funnels do: a range of
+ * thousands of conversions takes a noticeable fraction of a second, which this thread spends acknowledging ingest.
+ * @example mountAttribution(h3, context, projection, analysis);
+ */
+export function mountAttribution(app: H3, context: AppContext, projection: Projection, analysis: AnalysisRunner): void {
+  const answer = async (text: Promise<string>) => new Response(await text, { headers: { 'content-type': 'application/json; charset=utf-8' } });
   addRoute(app, {
     method: 'GET',
     path: '/workspaces/:slug/attribution/results',
@@ -65,7 +70,8 @@ export function mountAttribution(app: H3, context: AppContext, projection: Proje
     handler: async (event) => {
       const { workspace } = resolveWorkspace(event, context, slugOf(event), { scope: 'query:read' });
       const params = parseResultsParams(getQuery(event) as QueryValues);
-      return attributionResults(context, workspace, params, await projection.catchUp());
+      const caughtUp = await projection.catchUp();
+      return answer(analysis.run({ kind: 'attribution', now: context.clock.now(), workspace, params, caughtUp }));
     },
   });
   addRoute(app, {
@@ -80,7 +86,8 @@ export function mountAttribution(app: H3, context: AppContext, projection: Proje
       const query = getQuery(event) as QueryValues;
       const model = parseModel(query, 'last_touch');
       const params = parseRoiRange(query, 'from', 'to', model);
-      return roiReport(context, workspace, params, await projection.catchUp());
+      const caughtUp = await projection.catchUp();
+      return answer(analysis.run({ kind: 'roi', now: context.clock.now(), workspace, params, caughtUp }));
     },
   });
   addRoute(app, {
@@ -102,8 +109,7 @@ export function mountAttribution(app: H3, context: AppContext, projection: Proje
       const current = parseRoiRange(query, 'from', 'to', model);
       const previous = parseRoiRange(query, 'compare_from', 'compare_to', model);
       const caughtUp = await projection.catchUp();
-      // One snapshot for both ranges: they are read as of the same projector position and share one freshness.
-      return inSnapshot(context.db, () => compareRoi(roiReport(context, workspace, current, caughtUp), roiReport(context, workspace, previous, caughtUp)));
+      return answer(analysis.run({ kind: 'roi-compare', now: context.clock.now(), workspace, current, previous, caughtUp }));
     },
   });
 }

@@ -64,6 +64,30 @@ describe('the HTTP thread while a funnel computes', () => {
   });
 });
 
+describe('attribution and ROI on the analysis thread', () => {
+  it.each([
+    ['attribution results', '/workspaces/th/attribution/results?model=linear&from=2026-03-10&to=2026-03-11'],
+    ['roi', '/workspaces/th/roi?from=2026-03-10&to=2026-03-11'],
+    ['roi compare', '/workspaces/th/roi/compare?from=2026-03-10&to=2026-03-11&compare_from=2026-03-08&compare_to=2026-03-09'],
+  ])('%s: held on the thread while ingest is acknowledged, then answered', async (_name, path) => {
+    const gate = createAnalysisGate();
+    const server = await start({ gate });
+    await postEvents(server, [...population, { site: 't-site', anon: 'a', ts: at(6), type: 'purchase' }]);
+    let settled = false;
+    const answer = server.request('GET', path).finally(() => {
+      settled = true;
+    });
+    await gate.reached(1);
+    const acknowledged = await server.request('POST', '/events', { token: 't-other', body: makeEvent('t-other', { ts: new Date(at(30)).toISOString() }) });
+    expect(acknowledged.status, acknowledged.text).toBe(202);
+    expect(settled).toBe(false);
+    gate.release();
+    const answered = await answer;
+    expect(answered.status, answered.text).toBe(200);
+    if (path.includes('attribution')) expect(answered.body.results.map((row: { person: string }) => row.person)).toEqual(['anon:a']);
+  });
+});
+
 describe('refusals from the analysis thread', () => {
   it('range_too_large at the cap of events read: the cap passes, one event more is refused with the same body as before', async () => {
     const server = await start({ limits: { maxFunnelEvents: 3, maxPanelEvents: 3 } });
