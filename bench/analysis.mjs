@@ -9,12 +9,12 @@ import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { adminToken, call, fixed, median, root, scrapeValue, startProcess, stopProcess } from './harness.mjs';
-import { runWorkload } from './workload.mjs';
+import { benchLastDayMs, reportsWorkload, runWorkload } from './workload.mjs';
 
 const siteId = 'bench';
 const slug = 'bench';
 const dayMs = 86_400_000;
-const lastDayMs = Date.UTC(2026, 9, 31);
+const lastDayMs = benchLastDayMs;
 const runs = 5;
 const warmups = 2;
 const targetMs = 1000;
@@ -86,7 +86,6 @@ async function writeSpend(url, from, to) {
 
 export async function run(args) {
   const events = Number(option(args, '--events', 10_000_000));
-  const scale = events / 10_000_000;
   execFileSync(process.execPath, [join(root, 'build', 'build.mjs'), '--if-stale'], { stdio: 'inherit' });
   const keptDir = option(args, '--data', undefined);
   const dataDir = keptDir ?? mkdtempSync(join(tmpdir(), 'sightline-bench-analysis-'));
@@ -103,18 +102,7 @@ export async function run(args) {
     }
 
     // The reports benchmark's shape, plus the funnel and the users on two devices.
-    const workload = {
-      databasePath: join(dataDir, 'sightline.db'),
-      siteId,
-      events,
-      days: 400,
-      paths: 5000,
-      referrers: 300,
-      countries: 50,
-      visitors: Math.max(1000, Math.round(200_000 * scale)),
-      lastDayMs,
-      analysis: true,
-    };
+    const workload = { ...reportsWorkload(join(dataDir, 'sightline.db'), siteId, events), analysis: true };
     if (!existsSync(workload.databasePath)) throw new Error(`no database at ${workload.databasePath}`);
     console.log(
       `Analysis benchmark: ${events.toLocaleString('en')} events, ${workload.days} days, ${workload.paths} paths, ${workload.referrers} referrers, ${workload.countries} countries, ${workload.visitors.toLocaleString('en')} visitors (8% with a user_id, 30% of those on a second device); 6% of visits view /pricing, then signup_started, signup_completed, purchase (EUR, USD, JPY); 2 cores.`,

@@ -10,11 +10,11 @@ import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { adminToken, call, fixed, median, root, runLoad, scrapeHistogram, scrapeValue, serverQuantile, startProcess, stopProcess } from './harness.mjs';
-import { runWorkload } from './workload.mjs';
+import { benchLastDayMs, reportsWorkload, runWorkload } from './workload.mjs';
 
 const siteId = 'bench';
 const dayMs = 86_400_000;
-const lastDayMs = Date.UTC(2026, 9, 31);
+const lastDayMs = benchLastDayMs;
 const runs = 20;
 
 function option(args, name, fallback) {
@@ -61,7 +61,6 @@ async function timePost(url, path, body, count) {
 
 export async function run(args) {
   const events = Number(option(args, '--events', 10_000_000));
-  const scale = events / 10_000_000;
   execFileSync(process.execPath, [join(root, 'build', 'build.mjs'), '--if-stale'], { stdio: 'inherit' });
   const keptDir = option(args, '--data', undefined);
   const dataDir = keptDir ?? mkdtempSync(join(tmpdir(), 'sightline-bench-reports-'));
@@ -77,17 +76,7 @@ export async function run(args) {
       await stopProcess(server.child);
     }
 
-    const workload = {
-      databasePath: join(dataDir, 'sightline.db'),
-      siteId,
-      events,
-      days: 400,
-      paths: 5000,
-      referrers: 300,
-      countries: 50,
-      visitors: Math.max(1000, Math.round(200_000 * scale)),
-      lastDayMs,
-    };
+    const workload = reportsWorkload(join(dataDir, 'sightline.db'), siteId, events);
     if (!existsSync(workload.databasePath)) throw new Error(`no database at ${workload.databasePath}`);
     console.log(`Reports benchmark: ${events.toLocaleString('en')} events, ${workload.days} days, ${workload.paths} paths, ${workload.referrers} referrers, ${workload.countries} countries, ${workload.visitors.toLocaleString('en')} visitors; 2 cores.`);
     if (reuse) console.log(`Reusing the database in ${dataDir}.`);

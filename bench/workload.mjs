@@ -48,3 +48,15 @@ export async function runWorkload(command, options) {
   const output = execFileSync(process.execPath, [bundled, command, JSON.stringify(options)], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 1 << 24 });
   return JSON.parse(output.trim().split('\n').pop());
 }
+
+/** The last day of the reports and analysis benchmarks' traffic (epoch ms of its midnight, UTC). */
+export const benchLastDayMs = Date.UTC(2026, 9, 31);
+
+/**
+ * The reports benchmark's data set, scaled to `events` (10 million: 400 days, 5,000 paths, 300 referrers, 50
+ * countries, 200,000 visitors); the analysis benchmark adds `analysis: true`.
+ */
+export function reportsWorkload(databasePath, siteId, events) {
+  const visitors = Math.max(1000, Math.round((200_000 * events) / 10_000_000));
+  return { databasePath, siteId, events, days: 400, paths: 5000, referrers: 300, countries: 50, visitors, lastDayMs: benchLastDayMs };
+}

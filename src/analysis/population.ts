@@ -5,7 +5,7 @@
 import type { Db } from '../db/open.ts';
 import { type FunnelEventDetails, type FunnelEventRow, iterateFunnelEvents } from '../event-store/queries/funnel-events.ts';
 import { ApiError } from '../http/errors.ts';
-import type { ReportFilters } from '../http/common-params.ts';
+import { filterColumns, type ReportFilters } from '../http/common-params.ts';
 import { dayMs } from '../projector/periods.ts';
 import type { FunnelQuery, FunnelStep } from './funnel-query.ts';
 import { matchFunnel, type PersonMatch } from './match-funnel.ts';
@@ -73,17 +73,6 @@ function matchesStep(step: FunnelStep, event: FunnelEventRow, props: () => Recor
   }
   return true;
 }
-
-const filterColumns: Record<keyof ReportFilters, keyof FunnelEventRow> = {
-  source: 'source',
-  device: 'device_type',
-  browser: 'browser',
-  os: 'os',
-  country: 'country',
-  region: 'region',
-  city: 'city',
-  path: 'path',
-};
 
 /** The filters select the people whose first step's event has the values (its own enrichment). */
 function passesFilters(filters: ReportFilters, event: FunnelEventRow): boolean {

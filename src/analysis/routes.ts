@@ -7,6 +7,7 @@ import { resolveWorkspace } from '../http/access.ts';
 import { readJsonBody } from '../http/body.ts';
 import { dateRangeRefusals } from '../http/common-param-errors.ts';
 import { jsonBody, namedInPath, needsCredential, refusals } from '../http/refusals.ts';
+import { jsonText } from '../http/respond.ts';
 import { addRoute } from '../http/routes.ts';
 import { parseBody } from '../http/validate.ts';
 import type { Projection } from '../projector/projection.ts';
@@ -37,7 +38,6 @@ async function readTransitionRequest(event: H3Event): Promise<TransitionRequest>
  * @example mountAnalysis(h3, context, projection, analysis);
  */
 export function mountAnalysis(app: H3, context: AppContext, projection: Projection, analysis: AnalysisRunner): void {
-  const answer = async (text: Promise<string>) => new Response(await text, { headers: { 'content-type': 'application/json; charset=utf-8' } });
   addRoute(app, {
     method: 'POST',
     path: '/workspaces/:slug/analysis/funnels-v2',
@@ -49,7 +49,7 @@ export function mountAnalysis(app: H3, context: AppContext, projection: Projecti
       const workspace = access(event, context);
       const query = toFunnelQuery(parseBody(FunnelQueryBody, await readJsonBody(event)), '');
       const caughtUp = await projection.catchUp();
-      return answer(analysis.run({ kind: 'funnel', now: context.clock.now(), workspace, query, caughtUp }));
+      return jsonText(await analysis.run({ kind: 'funnel', now: context.clock.now(), workspace, query, caughtUp }));
     },
   });
   addRoute(app, {
@@ -64,7 +64,7 @@ export function mountAnalysis(app: H3, context: AppContext, projection: Projecti
       const request = await readTransitionRequest(event);
       const prepared = prepareTransition(context, workspace, request);
       await projection.catchUp();
-      return answer(analysis.run({ kind: 'correlation', now: context.clock.now(), prepared, request }));
+      return jsonText(await analysis.run({ kind: 'correlation', now: context.clock.now(), prepared, request }));
     },
   });
   addRoute(app, {
@@ -79,7 +79,7 @@ export function mountAnalysis(app: H3, context: AppContext, projection: Projecti
       const request = await readTransitionRequest(event);
       const prepared = prepareTransition(context, workspace, request);
       await projection.catchUp();
-      return answer(analysis.run({ kind: 'explanation', now: context.clock.now(), prepared, request }));
+      return jsonText(await analysis.run({ kind: 'explanation', now: context.clock.now(), prepared, request }));
     },
   });
 }

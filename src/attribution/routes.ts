@@ -8,6 +8,7 @@ import { resolveWorkspace } from '../http/access.ts';
 import { parseDateRange, type QueryValues, single } from '../http/common-params.ts';
 import { ApiError } from '../http/errors.ts';
 import { namedInPath, needsCredential, refusals } from '../http/refusals.ts';
+import { jsonText } from '../http/respond.ts';
 import { addRoute } from '../http/routes.ts';
 import { AttributionResultsAnswer, RoiAnswer, RoiCompareAnswer } from './answers.ts';
 import { maxRangeDays, parseModel, parseResultsParams } from './attribution-params.ts';
@@ -53,7 +54,6 @@ const roiModelParam = { name: 'model', description: `Attribution model of the re
  * @example mountAttribution(h3, context, projection, analysis);
  */
 export function mountAttribution(app: H3, context: AppContext, projection: Projection, analysis: AnalysisRunner): void {
-  const answer = async (text: Promise<string>) => new Response(await text, { headers: { 'content-type': 'application/json; charset=utf-8' } });
   addRoute(app, {
     method: 'GET',
     path: '/workspaces/:slug/attribution/results',
@@ -71,7 +71,7 @@ export function mountAttribution(app: H3, context: AppContext, projection: Proje
       const { workspace } = resolveWorkspace(event, context, slugOf(event), { scope: 'query:read' });
       const params = parseResultsParams(getQuery(event) as QueryValues);
       const caughtUp = await projection.catchUp();
-      return answer(analysis.run({ kind: 'attribution', now: context.clock.now(), workspace, params, caughtUp }));
+      return jsonText(await analysis.run({ kind: 'attribution', now: context.clock.now(), workspace, params, caughtUp }));
     },
   });
   addRoute(app, {
@@ -87,7 +87,7 @@ export function mountAttribution(app: H3, context: AppContext, projection: Proje
       const model = parseModel(query, 'last_touch');
       const params = parseRoiRange(query, 'from', 'to', model);
       const caughtUp = await projection.catchUp();
-      return answer(analysis.run({ kind: 'roi', now: context.clock.now(), workspace, params, caughtUp }));
+      return jsonText(await analysis.run({ kind: 'roi', now: context.clock.now(), workspace, params, caughtUp }));
     },
   });
   addRoute(app, {
@@ -109,7 +109,7 @@ export function mountAttribution(app: H3, context: AppContext, projection: Proje
       const current = parseRoiRange(query, 'from', 'to', model);
       const previous = parseRoiRange(query, 'compare_from', 'compare_to', model);
       const caughtUp = await projection.catchUp();
-      return answer(analysis.run({ kind: 'roi-compare', now: context.clock.now(), workspace, current, previous, caughtUp }));
+      return jsonText(await analysis.run({ kind: 'roi-compare', now: context.clock.now(), workspace, current, previous, caughtUp }));
     },
   });
 }

@@ -16,6 +16,20 @@ export interface ReportFilters {
   path?: string[];
 }
 
+/** The visit filters and the event column each one tests (the stored events and visits name them alike). */
+export const visitFilterColumns = {
+  source: 'source',
+  device: 'device_type',
+  browser: 'browser',
+  os: 'os',
+  country: 'country',
+  region: 'region',
+  city: 'city',
+} as const;
+
+/** Every filter and its column: the visit filters and path. */
+export const filterColumns = { ...visitFilterColumns, path: 'path' } as const;
+
 /** An inclusive range of UTC days (day numbers since the epoch). */
 export interface ReportRange {
   fromDay: number;

@@ -11,6 +11,14 @@ export function json(body: unknown, status = 200, headers?: Record<string, strin
   return new Response(JSON.stringify(body), { status, headers: headers ? { ...jsonHeaders, ...headers } : jsonHeaders });
 }
 
+/**
+ * A 200 whose JSON was serialised elsewhere (the analysis thread answers with JSON text): sent as it is.
+ * @example return jsonText(await analysis.run(job));
+ */
+export function jsonText(text: string): Response {
+  return new Response(text, { headers: jsonHeaders });
+}
+
 /** 204 with no body. */
 export function noContent(): Response {
   return new Response(null, { status: 204 });

@@ -1,5 +1,6 @@
 // Who may ingest, by REQUIRE_API_KEY (spec, Authentication): the legacy site-id bearer, or an API key with
 // ingest:write for a site of its workspace (named by X-Site-Id, or by the events' own site_id).
+import type { RequestHeader } from '../http/content-type.ts';
 import { findSite } from '../admin/queries/find-site.ts';
 import type { AppContext } from '../context.ts';
 import { resolveSiteForCaller } from '../http/access.ts';
@@ -9,7 +10,7 @@ import { ApiError } from '../http/errors.ts';
 export type IngestEndpoint = 'events' | 's2s';
 
 /** Request headers by lower-case name, from a web Request or a Node IncomingMessage alike. */
-export type HeaderReader = (name: string) => string | undefined;
+export type HeaderReader = RequestHeader;
 
 /** The credential, before the body says which site an API key means. */
 export type IngestCredential = { kind: 'site'; siteId: string } | { kind: 'apiKey'; caller: Caller; siteIdHeader: string | undefined };

@@ -2,6 +2,7 @@
 // response of the status and validates a JSON body with ajv (2020-12). The test harness runs it on every answer, so
 // the published schemas cannot drift from what the handlers return.
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import { mediaTypeOf } from '../http/content-type.ts';
 import { planFormats } from '../plan/formats.ts';
 import { errorSchemaNames, type JsonObject, type OpenApiDocument, type OpenApiOperation } from './document.ts';
 
@@ -42,7 +43,6 @@ interface CompiledPath {
 }
 
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-const mediaTypeOf = (contentType: string | null) => (contentType ?? '').split(';', 1)[0]!.trim().toLowerCase();
 
 function compilePath(template: string): CompiledPath {
   const segments = template.split('/');
@@ -117,7 +117,7 @@ export function createAnswerChecker(document: OpenApiDocument): AnswerChecker {
 
   const validateJson = (route: string, answer: AnswerToCheck, schema: JsonObject) => {
     const { name, validate } = validatorOf(schema);
-    if (mediaTypeOf(answer.contentType) !== 'application/json') {
+    if (mediaTypeOf(answer.contentType ?? undefined) !== 'application/json') {
       throw new AnswerMismatchError(`${route} answered ${answer.status} with Content-Type ${answer.contentType ?? '(none)'}, not the JSON of ${name}`);
     }
     let body: unknown;
@@ -155,7 +155,7 @@ export function createAnswerChecker(document: OpenApiDocument): AnswerChecker {
     if (json?.schema) return validateJson(route, answer, json.schema);
     // No schema published: only the media type can be checked.
     const mediaTypes = Object.keys(content).map((type) => mediaTypeOf(type));
-    if (!mediaTypes.includes(mediaTypeOf(answer.contentType))) {
+    if (!mediaTypes.includes(mediaTypeOf(answer.contentType ?? undefined))) {
       throw new AnswerMismatchError(`${route} answered ${answer.status} with Content-Type ${answer.contentType ?? '(none)'}; documented: ${mediaTypes.join(', ')}`);
     }
   };

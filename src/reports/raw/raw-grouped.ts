@@ -3,7 +3,7 @@
 // and, for visit measures, the entry page; events count on their day, visit measures on the visit's first day.
 import { Dim, pageKeyOf, purchaseType, type VisitDim, visitDims, visitDimValue } from '../../projector/dimensions.ts';
 import type { GroupedReport, GroupTotals, Grouping } from '../grouping.ts';
-import type { ReportFilters, ReportRange } from '../../http/common-params.ts';
+import { type ReportFilters, type ReportRange, visitFilterColumns } from '../../http/common-params.ts';
 import { dayOf } from '../../projector/periods.ts';
 import type { RawEventRow } from '../../event-store/queries/raw-window-events.ts';
 import { emptyCounters, field } from '../../projector/rollup/counter-shard.ts';
@@ -13,18 +13,8 @@ export interface RawGroup extends GroupTotals {
   visitors: Set<string>;
 }
 
-const visitFilterFields = {
-  source: 'source',
-  device: 'device_type',
-  browser: 'browser',
-  os: 'os',
-  country: 'country',
-  region: 'region',
-  city: 'city',
-} as const;
-
 function matchesVisitFilters(entry: RawEventRow, filters: ReportFilters): boolean {
-  for (const [name, column] of Object.entries(visitFilterFields) as [keyof typeof visitFilterFields, keyof RawEventRow][]) {
+  for (const [name, column] of Object.entries(visitFilterColumns) as [keyof typeof visitFilterColumns, keyof RawEventRow][]) {
     const wanted = filters[name];
     if (wanted && !wanted.includes(entry[column] as string)) return false;
   }
