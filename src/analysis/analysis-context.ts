@@ -2,16 +2,14 @@
 // caps on events held in memory. The HTTP thread builds it from its AppContext; the analysis thread from its own
 // read-only connection (src/analysis/analysis-thread.ts).
 import type { AppContext } from '../context.ts';
-import { maxFunnelEvents, maxPanelEvents } from './population.ts';
+import { maxFunnelEvents } from './population.ts';
 
 export interface AnalysisLimits {
-  /** Events a funnel run may read (default 1,000,000); past it, 400 range_too_large. */
+  /** Events a funnel run and its panels may read (default 1,000,000); past it, 400 range_too_large. */
   maxFunnelEvents: number;
-  /** Events a correlation or explanation may read (default 500,000). */
-  maxPanelEvents: number;
 }
 
-export const defaultAnalysisLimits: AnalysisLimits = { maxFunnelEvents, maxPanelEvents };
+export const defaultAnalysisLimits: AnalysisLimits = { maxFunnelEvents };
 
 export interface AnalysisContext extends Pick<AppContext, 'db' | 'clock' | 'random'> {
   limits: AnalysisLimits;

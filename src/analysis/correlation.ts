@@ -1,11 +1,14 @@
 // Funnel correlation: which values are over- or under-represented among the people who converted at a transition
 // versus those who dropped, with odds ratios, strongest first. Factors: the first-step event's browser, os, device
 // and country; the source, campaign and entry path of the visit holding it (the projector's visits); and the event
-// types a person did during the attempt before converting or dropping. Only factors shared by enough people count.
+// types a person did during the attempt before converting or dropping (read person by person: attempt-events.ts).
+// Only factors shared by enough people count.
 import type { Db } from '../db/open.ts';
 import { findVisitOfEvent } from '../projector/queries/visit-of-event.ts';
 import type { FunnelQuery } from './funnel-query.ts';
-import { detailsOf, type PersonFunnel } from './population.ts';
+import { readFunnelEventDetails } from '../event-store/queries/funnel-events.ts';
+import type { AttemptEvents } from './attempt-events.ts';
+import type { PersonFunnel } from './population.ts';
 import { ratio } from './stats.ts';
 import { splitAtTransition, type Transition } from './transition.ts';
 
@@ -31,39 +34,42 @@ export const correlationMeasures: Record<string, string> = {
 };
 
 /** The person's factors, as "dimension\0value" keys. */
-function factorsOf(db: Db, query: FunnelQuery, transition: Transition, person: PersonFunnel, converted: boolean, watermarkSeq: number, stepTypes: Set<string>): Set<string> {
+function factorsOf(db: Db, attempts: AttemptEvents, context: FactorContext, person: PersonFunnel, converted: boolean): Set<string> {
   const factors = new Set<string>();
   const add = (dimension: string, value: string | null) => {
     if (value !== null && value !== '') factors.add(`${dimension}\u0000${value}`);
   };
   const first = person.events[person.path[0]!]!;
-  const start = { ...detailsOf(first), ts: first.ts, path: first.path, anon_id: first.anon_id };
-  add('browser', start.browser);
-  add('os', start.os);
-  add('device', start.device_type);
-  add('country', start.country);
-  const visit = findVisitOfEvent(db, { site_id: start.site_id, anon_id: start.anon_id, is_internal: start.is_internal, ts: start.ts });
+  const details = readFunnelEventDetails(db, first.seq);
+  if (!details) throw new Error(`event ${first.seq} of the population is gone from the snapshot`);
+  add('browser', details.browser);
+  add('os', details.os);
+  add('device', details.device_type);
+  add('country', details.country);
+  const visit = findVisitOfEvent(db, { site_id: details.site_id, anon_id: first.anon_id, is_internal: details.is_internal, ts: first.ts });
   // A visit whose entry the execution does not count (a late event past the watermark) falls back to the event's own values.
-  const fromVisit = visit !== undefined && visit.entry_seq <= watermarkSeq;
-  add('source', fromVisit ? visit.source : start.source);
-  add('campaign', fromVisit ? visit.utm_campaign : start.utm_campaign);
-  add('entry_path', fromVisit ? visit.entry_path : start.path);
+  const fromVisit = visit !== undefined && visit.entry_seq <= context.watermarkSeq;
+  add('source', fromVisit ? visit.source : details.source);
+  add('campaign', fromVisit ? visit.utm_campaign : details.utm_campaign);
+  add('entry_path', fromVisit ? visit.entry_path : first.path);
   // Event types done during the attempt: after its first step, up to the conversion (converted) or the end of the
   // window (dropped); the funnel's own step types are left out (they define the groups).
-  const endIndex = converted ? person.path[transition.toStep - 1]! : person.events.length;
-  const windowEnd = start.ts + query.windowMs;
-  const inPath = new Set(person.path);
-  for (let index = person.path[0]! + 1; index < endIndex; index++) {
-    const event = person.events[index]!;
-    if (event.ts > windowEnd) break;
-    if (!inPath.has(index) && !stepTypes.has(event.type)) add('event_type', event.type);
-  }
+  const until = converted ? person.events[person.path[context.transition.toStep - 1]!]! : { ts: first.ts + context.query.windowMs };
+  for (const type of attempts.typesBetween(person, first, until)) if (!context.stepTypes.has(type)) add('event_type', type);
   return factors;
 }
 
-/** @example const { factors } = correlate(db, query, { fromStep: 1, toStep: 2 }, people, execution.watermarkSeq); */
+interface FactorContext {
+  query: FunnelQuery;
+  transition: Transition;
+  watermarkSeq: number;
+  stepTypes: Set<string>;
+}
+
+/** @example const { factors } = correlate(db, attempts, query, { fromStep: 1, toStep: 2 }, people, execution.watermarkSeq); */
 export function correlate(
   db: Db,
+  attempts: AttemptEvents,
   query: FunnelQuery,
   transition: Transition,
   people: readonly PersonFunnel[],
@@ -73,11 +79,11 @@ export function correlate(
   if (converted.length === 0 || dropped.length === 0) {
     return { factors: [], truncated: false, warnings: ['Nobody converted or nobody dropped at this transition: there is nothing to compare.'] };
   }
-  const stepTypes = new Set(query.steps.map((step) => step.type));
+  const context: FactorContext = { query, transition, watermarkSeq, stepTypes: new Set(query.steps.map((step) => step.type)) };
   const counts = new Map<string, { converted: number; dropped: number }>();
   for (const [group, isConverted] of [[converted, true], [dropped, false]] as const) {
     for (const person of group) {
-      for (const key of factorsOf(db, query, transition, person, isConverted, watermarkSeq, stepTypes)) {
+      for (const key of factorsOf(db, attempts, context, person, isConverted)) {
         let count = counts.get(key);
         if (!count) counts.set(key, (count = { converted: 0, dropped: 0 }));
         if (isConverted) count.converted++;

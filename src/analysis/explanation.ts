@@ -1,6 +1,7 @@
 // Funnel explanation at a transition: how many converted and dropped, the time to convert (p50, p90, seconds from
 // the from_step event to the to_step event), and what the dropped people did next (their first event after the
 // from_step event, by type and path, most frequent first).
+import type { AttemptEvents } from './attempt-events.ts';
 import type { PersonFunnel } from './population.ts';
 import { percentileSeconds } from './stats.ts';
 import { splitAtTransition, type Transition } from './transition.ts';
@@ -22,13 +23,13 @@ export const explanationMeasures: Record<string, string> = {
   next_events_of_dropped: "dropped people by their first event after the from_step event (the execution's range plus the window)",
 };
 
-/** @example explain(people, { fromStep: 1, toStep: 2 }).data // { converted, dropped, time_to_convert, next_events_of_dropped } */
-export function explain(people: readonly PersonFunnel[], transition: Transition): { data: ExplanationData; truncated: boolean } {
+/** @example explain(attempts, people, { fromStep: 1, toStep: 2 }).data // { converted, dropped, time_to_convert, next_events_of_dropped } */
+export function explain(attempts: AttemptEvents, people: readonly PersonFunnel[], transition: Transition): { data: ExplanationData; truncated: boolean } {
   const { converted, dropped } = splitAtTransition(people, transition);
   const durations = converted.map((person) => person.events[person.path[transition.toStep - 1]!]!.ts - person.events[person.path[transition.fromStep - 1]!]!.ts);
   const next = new Map<string, { type: string; path: string | null; count: number }>();
   for (const person of dropped) {
-    const event = person.events[person.path[transition.fromStep - 1]! + 1];
+    const event = attempts.nextEvent(person, person.events[person.path[transition.fromStep - 1]!]!);
     if (!event) continue;
     const key = `${event.type}\u0000${event.path ?? ''}\u0000${event.path === null ? 0 : 1}`;
     const row = next.get(key);

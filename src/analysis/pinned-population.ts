@@ -27,8 +27,6 @@ export function readNewExecution(db: Db, siteIds: readonly string[], query: Funn
       query,
       watermarkSeq,
       resolvePersons: (anonIds) => resolvePersons(db, siteIds, watermarkSeq, watermarkSeq, anonIds),
-      allTypes: false,
-      wide: false,
       maxEvents,
     });
     return { freshness, projectedSeq: watermarkSeq, people };
@@ -36,8 +34,8 @@ export function readNewExecution(db: Db, siteIds: readonly string[], query: Funn
 }
 
 /**
- * An existing execution's population, every event type read (correlation, explanation); `maxEvents` defaults to
- * maxPanelEvents.
+ * An existing execution's population (correlation, explanation): the events the funnel read, under the same cap
+ * (`maxEvents`, default maxFunnelEvents); refusals point at /query.
  * @example const { people } = readPinnedPopulation(db, ['blog'], query, execution.watermarkSeq);
  */
 export function readPinnedPopulation(db: Db, siteIds: readonly string[], query: FunnelQuery, watermarkSeq: number, maxEvents?: number): PinnedPopulation {
@@ -48,8 +46,6 @@ export function readPinnedPopulation(db: Db, siteIds: readonly string[], query: 
       query,
       watermarkSeq,
       resolvePersons: (anonIds) => resolvePersons(db, siteIds, watermarkSeq, projectedSeq, anonIds),
-      allTypes: true,
-      wide: true,
       at: '/query',
       maxEvents,
     });

@@ -1,9 +1,9 @@
 // The population of a funnel execution: the scope's events up to the watermark, read in one pass per site over
 // (site_id, ts), grouped by person in memory and sorted in (ts, seq) order, each marked with the steps it matches,
-// then matched (match-funnel.ts). Correlation and explanation read every event type of the same range; the funnel
-// reads only the step types.
+// then matched (match-funnel.ts). Only the events of the steps' types (and paths) are read; the panels read the
+// other events of the people they analyse one by one (attempt-events.ts).
 import type { Db } from '../db/open.ts';
-import { type FunnelEventDetails, type FunnelEventRow, iterateFunnelEvents } from '../event-store/queries/funnel-events.ts';
+import { type FunnelEventRow, iterateFunnelEvents } from '../event-store/queries/funnel-events.ts';
 import { ApiError } from '../http/errors.ts';
 import { filterColumns, type ReportFilters } from '../http/common-params.ts';
 import { dayMs } from '../projector/periods.ts';
@@ -27,22 +27,17 @@ export interface PopulationInput {
   watermarkSeq: number;
   /** The people of the anon_ids read (called once, with all of them). */
   resolvePersons: ResolvePersons;
-  /** Read every event type (correlation, explanation), not only the steps' types. */
-  allTypes: boolean;
-  /** Read the enrichment columns of every event (correlation); filters and breakdown ask for them too. */
-  wide: boolean;
-  /** At most this many events are read (default: maxFunnelEvents, or maxPanelEvents when wide); past it, a 400. */
+  /** At most this many events are read (default maxFunnelEvents); past it, a 400. */
   maxEvents?: number;
   /** Where the refusal points: '' for a funnel's body, '/query' for a panel's. */
   at?: string;
 }
 
 /**
- * The most events a funnel holds in memory (the steps' types of the range); a panel reads every type, wide, so it
- * holds fewer. Past them the request is refused (400 range_too_large) rather than risking the server's memory.
+ * The most events a funnel holds in memory (the steps' events of the range; its panels read the same ones). Past it
+ * the request is refused (400 range_too_large) rather than risking the server's memory.
  */
 export const maxFunnelEvents = 1_000_000;
-export const maxPanelEvents = 500_000;
 
 /**
  * [start, end) of the events read: the range, plus the window after it when only the first step must be in it.
@@ -52,12 +47,6 @@ export function scanBounds(query: FunnelQuery): { startMs: number; rangeEndMs: n
   const startMs = query.range.fromDay * dayMs;
   const rangeEndMs = (query.range.toDay + 1) * dayMs;
   return { startMs, rangeEndMs, endMs: query.dateMode === 'first_step' ? rangeEndMs + query.windowMs : rangeEndMs };
-}
-
-/** The enrichment columns of an event read wide (correlation reads wide: anything else is a programming error). */
-export function detailsOf(event: FunnelEventRow): FunnelEventDetails {
-  if (event.site_id === undefined) throw new Error('the event was read without its details');
-  return event as FunnelEventRow & FunnelEventDetails;
 }
 
 function matchesStep(step: FunnelStep, event: FunnelEventRow, props: () => Record<string, unknown> | null): boolean {
@@ -85,20 +74,20 @@ function passesFilters(filters: ReportFilters, event: FunnelEventRow): boolean {
 
 /**
  * Every person who did the first step (in the range, passing the filters), matched against the funnel.
- * @example const people = readPopulation(db, { siteIds: ['blog'], query, watermarkSeq: 120, resolvePersons, allTypes: false, wide: false });
+ * @example const people = readPopulation(db, { siteIds: ['blog'], query, watermarkSeq: 120, resolvePersons });
  */
 export function readPopulation(db: Db, input: PopulationInput): PersonFunnel[] {
   const { query } = input;
   const { startMs, rangeEndMs, endMs } = scanBounds(query);
-  // A funnel reads only the events that match a step's type and path (props are tested below); panels read all.
-  const stepFilters = input.allTypes ? null : query.steps.map(({ type, path, prefix }) => ({ type, path, prefix }));
+  // Only the events that match a step's type and path are read (props are tested below).
+  const stepFilters = query.steps.map(({ type, path, prefix }) => ({ type, path, prefix }));
   const options = {
     props: query.steps.some((step) => step.props !== null),
-    wide: input.wide || query.breakdown !== null || Object.keys(query.filters).some((name) => name !== 'path'),
+    wide: query.breakdown !== null || Object.keys(query.filters).some((name) => name !== 'path'),
   };
   // By anon_id first: the person of each anon_id is then looked up once, not once per event.
   const byAnon = new Map<string, FunnelEvent[]>();
-  const maxEvents = input.maxEvents ?? (input.wide ? maxPanelEvents : maxFunnelEvents);
+  const maxEvents = input.maxEvents ?? maxFunnelEvents;
   let read = 0;
   for (const siteId of input.siteIds) {
     const rows = iterateFunnelEvents(

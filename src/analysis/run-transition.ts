@@ -3,6 +3,7 @@
 import type { WorkspaceRow } from '../admin/queries/find-workspace.ts';
 import type { AppContext } from '../context.ts';
 import type { AnalysisContext } from './analysis-context.ts';
+import type { FunnelQuery } from './funnel-query.ts';
 import { ApiError } from '../http/errors.ts';
 import { buildAnalysisMeta } from './analysis-meta.ts';
 import { resolveAnalysisScope } from './analysis-scope.ts';
@@ -10,7 +11,7 @@ import type { CorrelationAnswer, ExplanationAnswer } from './answers.ts';
 import { correlate, correlationMeasures } from './correlation.ts';
 import { verifyExecution } from './execution.ts';
 import { explain, explanationMeasures } from './explanation.ts';
-import type { FunnelQuery } from './funnel-query.ts';
+import { readAttemptEvents } from './attempt-events.ts';
 import { readPinnedPopulation } from './pinned-population.ts';
 import { inSnapshot } from '../reports/snapshot.ts';
 import type { Transition } from './transition.ts';
@@ -43,21 +44,29 @@ export function prepareTransition(context: Pick<AppContext, 'db' | 'random'>, wo
 export type PreparedTransition = ReturnType<typeof prepareTransition>;
 type Prepared = PreparedTransition;
 
-function readPeople(context: AnalysisContext, prepared: Prepared, query: FunnelQuery) {
-  const pinned = readPinnedPopulation(context.db, prepared.scope.siteIds, query, prepared.execution.watermarkSeq, context.limits.maxPanelEvents);
+/**
+ * The execution's population (the funnel's own read: its step events, under the funnel's cap) and a reader of the
+ * other events of the people at the transition. Call inside one snapshot.
+ */
+function readPeople(context: AnalysisContext, prepared: Prepared, request: TransitionRequest) {
+  const { siteIds } = prepared.scope;
+  const { watermarkSeq } = prepared.execution;
+  const pinned = readPinnedPopulation(context.db, siteIds, request.query, watermarkSeq, context.limits.maxFunnelEvents);
+  const atTransition = pinned.people.filter((person) => person.depth >= request.transition.fromStep);
+  const attempts = readAttemptEvents(context.db, { siteIds, query: request.query, watermarkSeq, projectedSeq: pinned.projectedSeq, people: atTransition });
   const warnings =
-    pinned.projectedSeq < prepared.execution.watermarkSeq
+    pinned.projectedSeq < watermarkSeq
       ? ['The projector is behind the execution (it is rebuilding): identity bindings may be missing.']
       : [];
-  return { people: pinned.people, warnings };
+  return { people: pinned.people, attempts, warnings };
 }
 
 /** @example return runCorrelation(context, prepared, request); */
 export function runCorrelation(context: AnalysisContext, prepared: Prepared, request: TransitionRequest): CorrelationAnswer {
-  // The visits are read in the same snapshot as the population.
+  // The visits and the people's other events are read in the same snapshot as the population.
   const { result, warnings } = inSnapshot(context.db, () => {
-    const { people, warnings } = readPeople(context, prepared, request.query);
-    return { warnings, result: correlate(context.db, request.query, request.transition, people, prepared.execution.watermarkSeq) };
+    const { people, attempts, warnings } = readPeople(context, prepared, request);
+    return { warnings, result: correlate(context.db, attempts, request.query, request.transition, people, prepared.execution.watermarkSeq) };
   });
   return {
     meta: buildAnalysisMeta({
@@ -74,8 +83,10 @@ export function runCorrelation(context: AnalysisContext, prepared: Prepared, req
 
 /** @example return runExplanation(context, prepared, request); */
 export function runExplanation(context: AnalysisContext, prepared: Prepared, request: TransitionRequest): ExplanationAnswer {
-  const { people, warnings } = readPeople(context, prepared, request.query);
-  const result = explain(people, request.transition);
+  const { result, warnings } = inSnapshot(context.db, () => {
+    const { people, attempts, warnings } = readPeople(context, prepared, request);
+    return { warnings, result: explain(attempts, people, request.transition) };
+  });
   return {
     meta: buildAnalysisMeta({ ...prepared, query: request.query, measures: explanationMeasures, truncated: result.truncated, now: context.clock.now(), warnings }),
     data: result.data,

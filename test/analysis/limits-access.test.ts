@@ -216,8 +216,6 @@ describe('events held in memory', () => {
         query,
         watermarkSeq,
         resolvePersons: (anonIds) => resolvePersons(server.db, ['l-site'], watermarkSeq, watermarkSeq, anonIds),
-        allTypes: false,
-        wide: false,
         maxEvents,
       });
     // "twelve" has 12 events of the steps' types.

@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedWorkspace, startTestServer, type TestServer } from '../_setup.ts';
 import { manualClock } from '../admin/_helpers.ts';
+import { visitorFirstInSpanSql, visitorSpanTypesSql } from '../../src/projector/queries/visitor-events.ts';
 import { at, chrome, type EventSpec, expectRefusal, funnelOk, funnelPath, funnelQuery, iphone, postEvents } from './_funnel-helpers.ts';
 
 const firefox = 'Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0';
@@ -119,6 +120,59 @@ describe('correlation and late events', () => {
   });
 });
 
+describe('the attempt’s other events (read person by person through the visitor index)', () => {
+  const bot = 'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)';
+  const edgeQuery = funnelQuery({ site: 'p-edge', steps: [{ type: 'pageview' }, { type: 'signup' }], from: '2026-03-10', to: '2026-03-10', window: { value: 30, unit: 'minutes' } });
+  const windowMs = 30 * 60_000;
+  let correlation: any;
+  let explanation: any;
+
+  beforeAll(async () => {
+    await seedWorkspace(server, 'pan-edge', { sites: ['p-edge'] });
+    const events: EventSpec[] = [];
+    for (let index = 0; index < 10; index++) {
+      const start = at(index * 60);
+      // A user on two devices: the phone (bound the day before, outside the range) compares plans during the
+      // attempt and does none of the steps; the laptop converts. What the phone does after the signup is no factor.
+      events.push({ site: 'p-edge', anon: `phone-${index}`, ts: at(-24 * 60), user: `user-${index}`, type: 'login' });
+      events.push({ site: 'p-edge', anon: `laptop-${index}`, ts: start, user: `user-${index}` });
+      events.push({ site: 'p-edge', anon: `phone-${index}`, ts: start + 60_000, type: 'compare' });
+      events.push({ site: 'p-edge', anon: `laptop-${index}`, ts: start + 120_000, type: 'signup' });
+      events.push({ site: 'p-edge', anon: `phone-${index}`, ts: start + 180_000, type: 'after_signup' });
+      // A dropper: an event at the pageview's millisecond stored before it (not after it in (ts, seq) order) and
+      // one stored after it (the next event); the window's last millisecond counts, the next one does not; bot and
+      // internal events are not read.
+      const dropper = `dropper-${index}`;
+      events.push({ site: 'p-edge', anon: dropper, ts: start, type: 'before_tie' });
+      events.push({ site: 'p-edge', anon: dropper, ts: start });
+      events.push({ site: 'p-edge', anon: dropper, ts: start, type: 'after_tie', path: '/tie' });
+      events.push({ site: 'p-edge', anon: dropper, ts: start + 1_000, type: 'crawl', agent: bot });
+      events.push({ site: 'p-edge', anon: dropper, ts: start + 2_000, type: 'internal_note', internal: true });
+      events.push({ site: 'p-edge', anon: dropper, ts: start + windowMs, type: 'window_end' });
+      events.push({ site: 'p-edge', anon: dropper, ts: start + windowMs + 1, type: 'past_window' });
+    }
+    await postEvents(server, events);
+    const run = await funnelOk(server, 'pan-edge', edgeQuery);
+    expect(run.data.steps.map((step: any) => step.count)).toEqual([20, 10]);
+    const body = { query: edgeQuery, transition, execution_id: run.data.execution_id };
+    correlation = (await panel('correlation', body, 'pan-edge')).body;
+    explanation = (await panel('explanation', body, 'pan-edge')).body;
+  });
+
+  it('counts the event types of every device of a person, strictly inside the attempt', () => {
+    const types = (correlation.data.factors as any[]).filter((item) => item.dimension === 'event_type');
+    expect(types.map(({ value, converted, dropped }) => ({ value, converted, dropped })).sort((a, b) => a.value.localeCompare(b.value))).toEqual([
+      { value: 'after_tie', converted: 0, dropped: 10 },
+      { value: 'compare', converted: 10, dropped: 0 },
+      { value: 'window_end', converted: 0, dropped: 10 },
+    ]);
+  });
+
+  it('takes the next event of a dropper in (ts, seq) order', () => {
+    expect(explanation.data).toMatchObject({ converted: 10, dropped: 10, next_events_of_dropped: [{ type: 'after_tie', path: '/tie', count: 10 }] });
+  });
+});
+
 describe('explanation', () => {
   it('counts converted and dropped, the time to convert and what the dropped did next', () => {
     expect(firstExplanation.data).toEqual({
@@ -227,5 +281,44 @@ describe('execution_id', () => {
   it('points body refusals of the nested query at /query', async () => {
     expectRefusal(await panel('correlation', { query: { ...query, steps: [{ type: 'pageview' }] }, transition, execution_id: executionId }), 400, 'invalid_payload', '/query/steps');
     expectRefusal(await panel('correlation', { query: { ...query, from: '2026-13-01' }, transition, execution_id: executionId }), 400, 'invalid_date_param', '/query/from');
+  });
+});
+
+describe('query plan of the person-by-person reads', () => {
+  it.each(['without', 'with'])('searches the visitor index and the log’s tail, never scans, %s ANALYZE statistics', (statistics) => {
+    if (statistics === 'with') server.db.exec('ANALYZE');
+    const params = { site_id: 'p-edge', anon_id: 'dropper-1', after_ts: at(0), after_seq: 1, until_ts: at(90), until_seq: Number.MAX_SAFE_INTEGER, with_internal: 0, max_seq: 1e9 };
+    for (const sql of [visitorSpanTypesSql, visitorFirstInSpanSql]) {
+      const details = (server.db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(params) as { detail: string }[]).map((row) => row.detail);
+      // The visitor's index rows in the span, each event by seq; the log's tail past the projector's position.
+      // The visitor's index rows in the span (in the index's order: the first one is the next event, no sort), each
+      // event by seq; the log's tail past the projector's position (short: it is sorted). Only the one or two rows
+      // the halves give are sorted again to merge them.
+      const head = [
+        'SEARCH ve USING PRIMARY KEY (vid=? AND ts>? AND ts<?)',
+        'SCALAR SUBQUERY 1',
+        'SEARCH report_visitors USING PRIMARY KEY (site_id=? AND anon_id=?)',
+        'SEARCH e USING INTEGER PRIMARY KEY (rowid=?)',
+      ];
+      const tail = ['SEARCH e USING INDEX events_by_site (site_id=? AND rowid>? AND rowid<?)', 'SCALAR SUBQUERY 4', 'SEARCH projector_state USING INTEGER PRIMARY KEY (rowid=?)'];
+      expect(details).toEqual(
+        sql === visitorSpanTypesSql
+          ? ['CO-ROUTINE (subquery-6)', 'COMPOUND QUERY', 'LEFT-MOST SUBQUERY', ...head, 'UNION ALL', ...tail, 'SCAN (subquery-6)', 'USE TEMP B-TREE FOR DISTINCT']
+          : [
+              'MERGE (UNION ALL)',
+              'LEFT',
+              'CO-ROUTINE (subquery-2)',
+              ...head,
+              'SCAN (subquery-2)',
+              'USE TEMP B-TREE FOR ORDER BY',
+              'RIGHT',
+              'CO-ROUTINE (subquery-5)',
+              ...tail,
+              'USE TEMP B-TREE FOR ORDER BY',
+              'SCAN (subquery-5)',
+              'USE TEMP B-TREE FOR ORDER BY',
+            ],
+      );
+    }
   });
 });

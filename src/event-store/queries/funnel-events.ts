@@ -109,3 +109,17 @@ export function iterateFunnelEvents(
   });
   return statements(db)(options, steps?.length ?? 0).iterate(bound) as IterableIterator<FunnelEventRow>;
 }
+
+const detailsStatement = preparedOnce((db) =>
+  db.prepare<[number], FunnelEventDetails>(
+    'SELECT site_id, is_internal, source, utm_campaign, device_type, browser, os, country, region, city FROM events WHERE seq = ?',
+  ),
+);
+
+/**
+ * The enrichment columns of one event (the first step of a person's attempt, for the correlation's factors).
+ * @example readFunnelEventDetails(db, 120)?.browser // 'Firefox'
+ */
+export function readFunnelEventDetails(db: Db, seq: number): FunnelEventDetails | undefined {
+  return detailsStatement(db).get(seq);
+}

@@ -92,6 +92,54 @@ export const visitorTimelineSql = `SELECT * FROM (
      ORDER BY e.ts DESC, e.seq DESC LIMIT :limit)
   ORDER BY ts DESC, seq DESC LIMIT :limit`;
 
+export interface VisitorSpanParams {
+  site_id: string;
+  anon_id: string;
+  /** Strictly after this event in (ts, seq) order. */
+  after_ts: number;
+  after_seq: number;
+  /** Strictly before this event in (ts, seq) order; until_seq = Number.MAX_SAFE_INTEGER keeps every event of until_ts. */
+  until_ts: number;
+  until_seq: number;
+  /** 1 keeps internal traffic, 0 leaves it out. */
+  with_internal: number;
+  /** The analysis's watermark: events past it are left out. */
+  max_seq: number;
+}
+
+export interface VisitorNextEventRow {
+  seq: number;
+  ts: number;
+  type: string;
+  path: string | null;
+}
+
+/**
+ * A visitor's kept events strictly between two (ts, seq) positions, up to a watermark: the index up to the projector's
+ * position, the event log's tail past it (the watermark may be past the position while the projector rebuilds).
+ * `columns` and `firstOnly` make the two reads of a funnel's panels (src/analysis/attempt-events.ts).
+ */
+const spanSql = (columns: string, firstOnly: boolean) => {
+  const span = (ts: string, seq: string) => `${ts} >= :after_ts AND ${ts} <= :until_ts AND (${ts} > :after_ts OR ${seq} > :after_seq)
+       AND (${ts} < :until_ts OR ${seq} < :until_seq)`;
+  // Each half in its index's order (ve.ts, not e.ts: the same value, but only ve's is ordered by the index).
+  const first = (ts: string, seq: string) => (firstOnly ? `ORDER BY ${ts}, ${seq} LIMIT 1` : '');
+  const kept = 'e.site_id = :site_id AND e.anon_id = :anon_id AND e.is_bot = 0 AND (e.is_internal = 0 OR :with_internal = 1)';
+  return `SELECT * FROM (
+    SELECT ${columns} FROM visitor_events ve JOIN events e ON e.seq = ve.seq
+     WHERE ve.vid = ${visitorNumber} AND ${span('ve.ts', 've.seq')} AND ve.seq <= :max_seq AND ${kept} ${first('ve.ts', 've.seq')}
+  ) UNION ALL SELECT * FROM (
+    SELECT ${columns} FROM events e INDEXED BY events_by_site
+     WHERE e.site_id = :site_id AND e.seq > (SELECT position FROM projector_state WHERE id = 1) AND e.seq <= :max_seq
+       AND ${span('e.ts', 'e.seq')} AND ${kept} ${first('e.ts', 'e.seq')}
+  )`;
+};
+
+/** Exported for the query-plan test: the event types of a span (distinct, each half bounded by the visitor's events). */
+export const visitorSpanTypesSql = `SELECT DISTINCT type FROM (${spanSql('e.type AS type', false)})`;
+/** Exported for the query-plan test: the first event of a span. */
+export const visitorFirstInSpanSql = `${spanSql('e.seq AS seq, e.ts AS ts, e.type AS type, e.path AS path', true)} ORDER BY ts, seq LIMIT 1`;
+
 const statements = preparedOnce((db) => ({
   insert: db.prepare<[number, number, number]>('INSERT INTO visitor_events (vid, ts, seq) VALUES (?, ?, ?)'),
   visitEvents: db.prepare<VisitEventsParams, VisitEventRow>(
@@ -107,6 +155,8 @@ const statements = preparedOnce((db) => ({
         AND e.site_id = :site_id AND e.anon_id = :anon_id AND e.is_bot = 0 AND (e.is_internal = 0 OR :with_internal = 1)`,
   ),
   timeline: db.prepare<VisitorTimelineParams, VisitorTimelineRow>(visitorTimelineSql),
+  spanTypes: db.prepare<VisitorSpanParams, string>(visitorSpanTypesSql).pluck(),
+  firstInSpan: db.prepare<VisitorSpanParams, VisitorNextEventRow>(visitorFirstInSpanSql),
   deleteOfVisitor: db.prepare<{ vid: number; site_id: string }>(
     `DELETE FROM visitor_events WHERE vid = :vid AND seq IN (
        SELECT ve.seq FROM visitor_events ve JOIN events e ON e.seq = ve.seq WHERE ve.vid = :vid AND e.site_id = :site_id)`,
@@ -132,6 +182,16 @@ export function listVisitorWindowEvents(db: Db, params: VisitorWindowParams): Ra
 /** A visitor's events in [not_before, before), newest first, the unprojected tail included. */
 export function listVisitorTimelineEvents(db: Db, params: VisitorTimelineParams): VisitorTimelineRow[] {
   return statements(db).timeline.all(params);
+}
+
+/** The distinct types of a visitor's kept events strictly between two (ts, seq) positions, up to the watermark. */
+export function listVisitorSpanTypes(db: Db, params: VisitorSpanParams): string[] {
+  return statements(db).spanTypes.all(params);
+}
+
+/** A visitor's first kept event strictly between two (ts, seq) positions, up to the watermark. */
+export function findVisitorFirstInSpan(db: Db, params: VisitorSpanParams): VisitorNextEventRow | undefined {
+  return statements(db).firstInSpan.get(params);
 }
 
 /** Before the visitor's events are deleted: its rows of this site (the number may be shared with other sites). */
