@@ -26,6 +26,6 @@ export function runFunnel(context: AnalysisContext, workspace: WorkspaceRow, que
   const { data, truncated } = funnelReport(query, people);
   return {
     meta: buildAnalysisMeta({ scope, query, execution, measures: funnelMeasures, truncated, now: context.clock.now() }),
-    data: { execution_id: signExecution(context, workspace.id, query, execution), ...data },
+    data: { execution_id: signExecution(context, scope, query, execution), ...data },
   };
 }

@@ -36,7 +36,7 @@ export function checkTransition(query: FunnelQuery, transition: Transition): voi
  */
 export function prepareTransition(context: Pick<AppContext, 'db' | 'random'>, workspace: WorkspaceRow, request: TransitionRequest) {
   const scope = resolveAnalysisScope(context, workspace, request.query);
-  const execution = verifyExecution(context, request.executionId, workspace.id, request.query);
+  const execution = verifyExecution(context, request.executionId, scope, request.query);
   return { scope, execution };
 }
 

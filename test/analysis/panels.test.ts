@@ -265,6 +265,21 @@ describe('execution_id', () => {
     expectRefusal(await panel('explanation', { query: allSites, transition, execution_id: other.data.execution_id }), 409, 'execution_mismatch', '/query');
   });
 
+  it('answers 409 when the workspace’s sites changed since an all-sites execution (a deleted site takes its events)', async () => {
+    await seedWorkspace(server, 'pan-sites', { sites: ['p-s1'] });
+    const allSites = funnelQuery({ allSites: true, steps: [{ type: 'pageview' }, { type: 'signup' }] });
+    const run = await funnelOk(server, 'pan-sites', allSites);
+    const body = { query: allSites, transition, execution_id: run.data.execution_id };
+    expect((await panel('explanation', body, 'pan-sites')).status).toBe(200);
+    const added = await server.request('POST', '/workspaces/pan-sites/sites', { body: { id: 'p-s2', name: 'Second' } });
+    expect(added.status, added.text).toBe(201);
+    expectRefusal(await panel('explanation', body, 'pan-sites'), 409, 'execution_mismatch', '/query/scope');
+    expectRefusal(await panel('correlation', body, 'pan-sites'), 409, 'execution_mismatch', '/query/scope');
+    expect((await server.request('DELETE', '/workspaces/pan-sites/sites/p-s2')).status).toBe(204);
+    // The same sites again: the execution holds.
+    expect((await panel('explanation', body, 'pan-sites')).status).toBe(200);
+  });
+
   it('refuses a transition outside the steps or backwards', async () => {
     const cases: [Record<string, unknown>, string][] = [
       [{ from_step: 1, to_step: 3 }, '/transition/to_step'],
