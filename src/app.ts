@@ -32,6 +32,7 @@ import './projector/site-projection.ts';
 import { closeUnreadConnection } from './http/close-unread.ts';
 import { ApiError, renderError } from './http/errors.ts';
 import { finishResponse } from './http/respond.ts';
+import { observeRoutes } from './http/routes.ts';
 
 export interface CreateAppOptions {
   db: Db;
@@ -98,6 +99,7 @@ export function createApp(options: CreateAppOptions): SightlineApp {
     },
   });
   const metrics = createAppMetrics(context.db);
+  observeRoutes(h3, metrics.observeRoute);
   const ingest = createIngestService(context, metrics, options.ingest);
   // Events stored before this start count as committed: reads wait for the projector to pass them too.
   const storedAtStart = newestEventSeq(context.db);

@@ -76,6 +76,16 @@ export function deprecationHeaders(deprecation: Deprecation): Record<string, str
   };
 }
 
+/** Told how long each routed request took: the route's pattern (unprefixed), its method and the answer's status. */
+export type RouteObserver = (route: string, method: string, status: number, ms: number) => void;
+
+const routeObservers = new WeakMap<H3, RouteObserver>();
+
+/** Call before mounting routes: every route added to `app` afterwards reports its duration (the /metrics histogram). */
+export function observeRoutes(app: H3, observer: RouteObserver): void {
+  routeObservers.set(app, observer);
+}
+
 /** Every route registered so far, for the OpenAPI document. */
 export const registeredRoutes: RouteSpec[] = [];
 
@@ -85,7 +95,9 @@ export const registeredRoutes: RouteSpec[] = [];
 export function addRoute<const Answer extends v.GenericSchema | undefined = undefined>(app: H3, spec: RouteSpec<Answer>): void {
   const family = spec.envelope ?? envelopeFamilyOf(spec.path);
   const extraHeaders = spec.deprecation || spec.headers ? { ...spec.headers, ...(spec.deprecation ? deprecationHeaders(spec.deprecation) : {}) } : undefined;
+  const observer = routeObservers.get(app);
   const handler = async (event: H3Event): Promise<Response> => {
+    const started = observer ? performance.now() : 0;
     let response: Response;
     try {
       response = toResponse(await spec.handler(event), spec.status);
@@ -93,6 +105,8 @@ export function addRoute<const Answer extends v.GenericSchema | undefined = unde
       response = renderError(error, family);
     }
     if (extraHeaders) for (const [name, value] of Object.entries(extraHeaders)) response.headers.set(name, value);
+    // Until the answer's head is ready: a stream's body (stream-v2) is not timed.
+    observer?.(spec.path, spec.method, response.status, performance.now() - started);
     return finishResponse(response);
   };
   if (!spec.versionedOnly) app.on(spec.method, spec.path, handler);

@@ -27,7 +27,11 @@ export function createIngestFastPath(context: AppContext, ingest: IngestService,
     const endpoint = endpoints.get(queryAt < 0 ? url : url.slice(0, queryAt));
     if (!endpoint) return false;
     const started = performance.now();
-    response.once('finish', () => metrics.ingestLatencyMs.observe(performance.now() - started));
+    response.once('finish', () => {
+      const ms = performance.now() - started;
+      metrics.ingestLatencyMs.observe(ms);
+      metrics.observeRoute(endpoint === 'events' ? '/events' : '/s2s/events', 'POST', response.statusCode, ms);
+    });
     const header = (name: string) => {
       const value = request.headers[name];
       return Array.isArray(value) ? value.join(', ') : value;

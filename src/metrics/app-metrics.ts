@@ -1,5 +1,6 @@
 // The metrics Sightline exposes at /metrics, created once per app.
 import { statSync } from 'node:fs';
+import { basename } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { type Db, eventLogPath } from '../db/open.ts';
 import { MetricsRegistry, type Counter, type Histogram } from './registry.ts';
@@ -14,7 +15,9 @@ export interface AppMetrics {
   ingestLatencyMs: Histogram;
   commitBatchEvents: Histogram;
   flushLatencyMs: Histogram;
+  /** By route (its pattern, unprefixed), method and status class (2xx, 4xx, 5xx…). */
   httpLatencyMs: Histogram;
+  observeRoute(route: string, method: string, status: number, ms: number): void;
   setQueueDepth(read: () => number): void;
 }
 
@@ -22,24 +25,31 @@ export function createAppMetrics(db: Db): AppMetrics {
   const registry = new MetricsRegistry();
   let readQueueDepth = () => 0;
   registry.gauge('sightline_ingest_queue_depth', 'Events waiting for the next group commit', () => readQueueDepth());
-  registry.gauge('sightline_database_size_bytes', 'Size of the database files (sightline.db and the event log) and their WALs', () => {
-    let total = 0;
+  const fileSizes = (): [Record<string, string>, number][] => {
+    if (db.memory) return [];
+    const sizes: [Record<string, string>, number][] = [];
     for (const file of [db.name, eventLogPath(db.name)]) {
       for (const suffix of ['', '-wal']) {
         try {
-          total += statSync(file + suffix).size;
+          sizes.push([{ file: basename(file) + suffix }, statSync(file + suffix).size]);
         } catch {
           // no WAL yet
         }
       }
     }
-    return total;
-  });
+    return sizes;
+  };
+  registry.gauge('sightline_database_size_bytes', 'Size of the database files (sightline.db and the event log) and their WALs', () =>
+    fileSizes().reduce((total, [, size]) => total + size, 0),
+  );
+  registry.labeledGauge('sightline_database_file_bytes', 'Size of each database file and WAL (a WAL that keeps growing means checkpoints are starved)', fileSizes);
   // How long the HTTP thread was kept from answering: every ingest answer waits behind it.
   const loopDelay = monitorEventLoopDelay({ resolution: 10 });
   loopDelay.enable();
   registry.gauge('sightline_event_loop_delay_p99_ms', 'p99 of the HTTP thread event-loop delay since start (ms)', () => loopDelay.percentile(99) / 1e6);
   registry.gauge('sightline_event_loop_delay_max_ms', 'Longest HTTP thread event-loop delay since start (ms)', () => loopDelay.max / 1e6);
+  const httpLatencyMs = registry.histogram('sightline_http_request_duration_ms', 'HTTP handler duration by route, method and status class (ms)', latencyBucketsMs);
+  const httpRequests = registry.counter('sightline_http_requests_total', 'HTTP requests answered, by route, method and status class');
   return {
     registry,
     ingestEvents: registry.counter('sightline_ingest_events_total', 'Ingested events by outcome'),
@@ -50,7 +60,12 @@ export function createAppMetrics(db: Db): AppMetrics {
     ),
     commitBatchEvents: registry.histogram('sightline_ingest_commit_batch_events', 'Events per group commit', [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 5000]),
     flushLatencyMs: registry.histogram('sightline_ingest_flush_latency_ms', 'Duration of one group commit (ms)', latencyBucketsMs),
-    httpLatencyMs: registry.histogram('sightline_http_request_duration_ms', 'HTTP handler duration by route (ms)', latencyBucketsMs),
+    httpLatencyMs,
+    observeRoute: (route, method, status, ms) => {
+      const labels = { route, method, status: `${Math.floor(status / 100)}xx` };
+      httpLatencyMs.observe(ms, labels);
+      httpRequests.inc(labels);
+    },
     setQueueDepth: (read) => {
       readQueueDepth = read;
     },

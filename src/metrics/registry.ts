@@ -75,9 +75,19 @@ export class Gauge {
   }
 }
 
+/** A gauge with one series per label set, all read at scrape time. */
+export class LabeledGauge {
+  constructor(readonly name: string, readonly help: string, private readonly read: () => [Labels, number][]) {}
+  render(): string[] {
+    const lines = [`# HELP ${this.name} ${this.help}`, `# TYPE ${this.name} gauge`];
+    for (const [labels, value] of this.read()) lines.push(`${this.name}{${labelKey(labels)}} ${value}`);
+    return lines;
+  }
+}
+
 /** Every metric of one app instance. */
 export class MetricsRegistry {
-  private readonly metrics: (Counter | Histogram | Gauge)[] = [];
+  private readonly metrics: (Counter | Histogram | Gauge | LabeledGauge)[] = [];
 
   counter(name: string, help: string): Counter {
     return this.add(new Counter(name, help));
@@ -89,11 +99,15 @@ export class MetricsRegistry {
     return this.add(new Gauge(name, help, read));
   }
 
+  labeledGauge(name: string, help: string, read: () => [Labels, number][]): LabeledGauge {
+    return this.add(new LabeledGauge(name, help, read));
+  }
+
   render(): string {
     return `${this.metrics.flatMap((metric) => metric.render()).join('\n')}\n`;
   }
 
-  private add<T extends Counter | Histogram | Gauge>(metric: T): T {
+  private add<T extends Counter | Histogram | Gauge | LabeledGauge>(metric: T): T {
     this.metrics.push(metric);
     return metric;
   }
