@@ -43,15 +43,28 @@ export async function receiveWebhook(context: AppContext, ingest: IngestService,
   return { ok: true, forwarded: events.length };
 }
 
+/** Where a field of the mapped wire event came from in the Stripe event, for the details of a 400. */
+const sourceOfField: Record<string, string> = {
+  ts: '/created',
+  anon_id: '/data/object/customer',
+  user_id: '/data/object/metadata/user_id',
+  revenue: '/data/object/amount',
+};
+
 /**
- * Through the same pipeline function as POST /s2s/events. An event the wire check refuses is the body's fault (400:
- * a retry would not help); anything else (tracking plan, rate limit, overload, storage) is a 500 the sender retries.
+ * Through the same pipeline function as POST /s2s/events. An event the wire check refuses is the body's fault (400,
+ * pointing into the Stripe event: a retry would not help); anything else (tracking plan, rate limit, overload,
+ * storage) is a 500 the sender retries.
  */
 async function forward(ingest: IngestService, siteId: string, events: Record<string, unknown>[]): Promise<void> {
   try {
     await ingest.pipeline.ingest({ siteId, bodyText: JSON.stringify(events), channel: 's2s', clientIp: null, userAgent: null });
   } catch (error) {
-    if (error instanceof ApiError && error.code === 'invalid_payload') throw error;
+    if (error instanceof ApiError && error.code === 'invalid_payload') {
+      // Pointers into the forwarded array ("/0/ts") become pointers into the body received.
+      const details = (error.details ?? []).map((detail) => ({ path: sourceOfField[detail.path.split('/')[2] ?? ''] ?? '/data/object', message: detail.message }));
+      throw ApiError.invalidPayload(details, 'The event maps to an event Sightline cannot store');
+    }
     consola.warn(`webhook for site ${siteId} not forwarded: ${error instanceof ApiError ? `${error.status} ${error.code}` : String(error)}`);
     throw new ApiError(500, 'internal_error', 'The events could not be forwarded; retry later');
   }
