@@ -16,9 +16,9 @@ let server: TestServer;
 beforeAll(async () => {
   // 100 events/s per site, a burst of 1,000: the rate-limit case below empties one site's bucket.
   server = await startTestServer({ clock, env: { RATE_LIMIT_SITE: '100' } });
-  await seedWorkspace(server, 'ws-a', { sites: ['shop', 'bare', 'types', 'limits', 'throttled'] });
+  await seedWorkspace(server, 'ws-a', { sites: ['shop', 'bare', 'types', 'limits', 'throttled', 'doomed'] });
   await seedWorkspace(server, 'ws-b', { sites: ['other'] });
-  for (const site of ['shop', 'types', 'limits', 'throttled']) setWebhookSecret(server.app.context, systemActor, site, { adapter: 'stripe', secret: secretA });
+  for (const site of ['shop', 'types', 'limits', 'throttled', 'doomed']) setWebhookSecret(server.app.context, systemActor, site, { adapter: 'stripe', secret: secretA });
   setWebhookSecret(server.app.context, systemActor, 'other', { adapter: 'stripe', secret: secretB });
 });
 afterAll(() => server.close());
@@ -111,11 +111,20 @@ describe('refusals', () => {
     const bare = await send('bare', stripeEvent('charge.succeeded', charge(), now()));
     const missing = await send('ghost', stripeEvent('charge.succeeded', charge(), now()));
     expectFlatError(bare, 401, 'unauthorized');
+    // Refused before the body is read: past the size cap, still the 401 (not a 413 that would tell the sizes apart).
+    expect((await send('bare', 'x'.repeat(server.config.maxBodyBytes + 1))).text).toBe(bare.text);
     expect(missing.status).toBe(401);
     expect(missing.text).toBe(bare.text);
     // The answer of any other failed authentication, word for word.
     const other = await server.request('GET', '/v1/workspaces/ws-a', { token: 'wrong' });
     expect(other.text).toBe(bare.text);
+  });
+
+  it('forgets a deleted site\'s secret: its webhooks answer the generic 401', async () => {
+    expect((await send('doomed', stripeEvent('invoice.paid', {}, now()))).status).toBe(200);
+    expect((await server.request('DELETE', '/v1/workspaces/ws-a/sites/doomed')).status).toBe(204);
+    expectFlatError(await send('doomed', stripeEvent('invoice.paid', {}, now())), 401, 'unauthorized');
+    expect(server.db.prepare("SELECT count(*) AS n FROM webhook_secrets WHERE site_id = 'doomed'").get()).toEqual({ n: 0 });
   });
 
   it('keeps tenants apart: one site\'s secret does not sign for another workspace\'s site', async () => {
