@@ -186,3 +186,21 @@ it('ids are RFC 9562 version 5 UUIDs', () => {
   // The RFC's own example: the DNS namespace and www.example.com.
   expect(uuidV5('www.example.com', '6ba7b810-9dad-11d1-80b4-00c04fd430c8')).toBe('2ed6657d-e927-568b-95e1-2665a8aea6a2');
 });
+
+it('answers alike through app.fetch (the web-stream body reader, not Node\'s): signed, then one byte past the cap', async () => {
+  const post = (bytes: Buffer) =>
+    server.app.fetch(
+      new Request('http://sightline.test/v1/webhooks/stripe/limits', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'stripe-signature': `t=${now()},v1=${signBytes(bytes, secretA, now())}` },
+        body: bytes,
+      }),
+    );
+  const text = JSON.stringify(stripeEvent('charge.succeeded', charge(), now()));
+  const accepted = await post(Buffer.from(text));
+  expect(accepted.status).toBe(200);
+  expect(await accepted.json()).toEqual({ ok: true, forwarded: 1 });
+  const tooLarge = await post(Buffer.from(text + ' '.repeat(server.config.maxBodyBytes + 1 - Buffer.byteLength(text))));
+  expect(tooLarge.status).toBe(413);
+  expect(await tooLarge.json()).toEqual({ error: 'payload_too_large', message: expect.any(String) });
+});
