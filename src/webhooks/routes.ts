@@ -11,6 +11,7 @@ import type { AppMetrics } from '../metrics/app-metrics.ts';
 import { deleteWebhookSecretsOfSite } from './queries/webhook-secret-rows.ts';
 import { receiveWebhook, WebhookAnswer } from './receive-webhook.ts';
 import { StripeEventBody } from './stripe-events.ts';
+import { isWebhookAdapter } from './webhook-secrets.ts';
 
 registerSiteDataRemover('webhook-secrets', deleteWebhookSecretsOfSite);
 
@@ -37,7 +38,7 @@ export function mountWebhooks(app: H3, context: AppContext, ingest: IngestServic
     handler: async (event) => {
       const adapter = getRouterParam(event, 'adapter', { decode: true }) ?? '';
       // Counted under "unknown" rather than a name the caller chose: the label set stays bounded.
-      const label = adapter === 'stripe' ? adapter : 'unknown';
+      const label = isWebhookAdapter(adapter) ? adapter : 'unknown';
       try {
         const answer = await receiveWebhook(context, ingest, {
           adapter,
