@@ -193,7 +193,7 @@ it('answers alike through app.fetch (the web-stream body reader, not Node\'s): s
       new Request('http://sightline.test/v1/webhooks/stripe/limits', {
         method: 'POST',
         headers: { 'content-type': 'application/json', 'stripe-signature': `t=${now()},v1=${signBytes(bytes, secretA, now())}` },
-        body: bytes,
+        body: new Uint8Array(bytes),
       }),
     );
   const text = JSON.stringify(stripeEvent('charge.succeeded', charge(), now()));
