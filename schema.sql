@@ -545,3 +545,17 @@ CREATE TABLE spend (
   updated_at    TEXT NOT NULL
 );
 CREATE INDEX spend_by_workspace_day ON spend (workspace_id, day, id);
+
+-- @version 11: inbound webhook secrets, one per (site, adapter) (src/webhooks/). Each is used to verify an HMAC, so
+-- it cannot be hashed: it is sealed with AES-256-GCM under the key file DATA_DIR/webhook-secrets.key (never in this
+-- database). After a rotation the previous secret is still accepted until previous_expires_at (one hour).
+CREATE TABLE webhook_secrets (
+  site_id              TEXT NOT NULL REFERENCES sites (id),
+  adapter              TEXT NOT NULL,           -- 'stripe'
+  sealed               BLOB NOT NULL,           -- format byte, 12-byte nonce, 16-byte tag, ciphertext
+  previous_sealed      BLOB,                    -- the secret before the last rotation
+  previous_expires_at  TEXT,                    -- ISO; the previous secret is refused from then on
+  created_at           TEXT NOT NULL,
+  updated_at           TEXT NOT NULL,
+  PRIMARY KEY (site_id, adapter)
+);

@@ -8,6 +8,7 @@ import { planCommand } from './cli/plan.ts';
 import { serveCommand } from './cli/serve.ts';
 import { siteCommand } from './cli/site.ts';
 import { spendCommand } from './cli/spend.ts';
+import { webhookSecretCommand } from './cli/webhook-secret.ts';
 import { workspaceCommand } from './cli/workspace.ts';
 import { restrictNewFileModes } from './db/file-modes.ts';
 
@@ -20,6 +21,7 @@ const main = defineCommand({
     key: keyCommand,
     spend: spendCommand,
     plan: planCommand,
+    'webhook-secret': webhookSecretCommand,
     'admin-token': adminTokenCommand,
     backup: backupCommand,
     doctor: doctorCommand,

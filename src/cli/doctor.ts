@@ -20,7 +20,7 @@ interface Check {
 }
 
 /** DATA_DIR's files that hold its data, each checked for a mode looser than 0600 when present. */
-const dataFiles = ['sightline.db', 'sightline.db-wal', 'sightline.db-shm', 'events.db', 'events.db-wal', 'events.db-shm'];
+const dataFiles = ['sightline.db', 'sightline.db-wal', 'sightline.db-shm', 'events.db', 'events.db-wal', 'events.db-shm', 'webhook-secrets.key'];
 
 function octal(mode: number): string {
   return mode.toString(8).padStart(4, '0');

@@ -20,7 +20,15 @@ export function toBodyText(bytes: Buffer): string {
  * h3 routes served by Node read bodies through it, so they refuse alike.
  * @example const text = await readNodeBody(request, 1 << 20);
  */
-export function readNodeBody(request: IncomingMessage, limitBytes: number): Promise<string> {
+export async function readNodeBody(request: IncomingMessage, limitBytes: number): Promise<string> {
+  return toBodyText(await readNodeBodyBytes(request, limitBytes));
+}
+
+/**
+ * A Node request's body as the bytes received, with the bound of `readNodeBody` (for signatures computed over them).
+ * @example const bytes = await readNodeBodyBytes(request, 1 << 20);
+ */
+export function readNodeBodyBytes(request: IncomingMessage, limitBytes: number): Promise<Buffer> {
   const declared = request.headers['content-length'];
   if (declared !== undefined && Number(declared) > limitBytes) return Promise.reject(ApiError.payloadTooLarge(limitBytes));
   return new Promise((resolve, reject) => {
@@ -38,13 +46,7 @@ export function readNodeBody(request: IncomingMessage, limitBytes: number): Prom
       chunks.push(chunk);
     };
     request.on('data', onData);
-    request.on('end', () => {
-      try {
-        resolve(toBodyText(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)));
-      } catch (error) {
-        reject(error);
-      }
-    });
+    request.on('end', () => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)));
     request.on('error', reject);
   });
 }

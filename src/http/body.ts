@@ -2,7 +2,7 @@
 // invalid_json; admin bodies are also refused when a string in them is not well-formed Unicode.
 import type { H3Event } from 'h3';
 import { IncomingMessage } from 'node:http';
-import { readNodeBody, toBodyText } from './body-bytes.ts';
+import { readNodeBodyBytes, toBodyText } from './body-bytes.ts';
 import { checkBodyDeclaration } from './content-type.ts';
 import { ApiError } from './errors.ts';
 import { findIllFormedStrings } from './well-formed.ts';
@@ -22,13 +22,22 @@ const jsonOnly: ReadBodyOptions = { limitBytes: 1024 * 1024, accept: ['applicati
  */
 export async function readBodyText(event: H3Event, options: ReadBodyOptions): Promise<string> {
   checkBodyDeclaration((name) => event.req.headers.get(name) ?? undefined, options.accept);
+  return toBodyText(await readBodyBytes(event, options.limitBytes));
+}
+
+/**
+ * The body as the bytes received, without any declaration check: 413 past `limitBytes` (Content-Length first,
+ * then while reading). For bodies verified by a signature over their exact bytes (inbound webhooks).
+ * @example const bytes = await readBodyBytes(event, 1 << 20);
+ */
+export async function readBodyBytes(event: H3Event, limitBytes: number): Promise<Buffer> {
   // Served by Node: the same reader as the ingest fast path, which stops reading at the limit.
   const node = event.runtime?.node;
-  if (node?.req instanceof IncomingMessage) return readNodeBody(node.req, options.limitBytes);
+  if (node?.req instanceof IncomingMessage) return readNodeBodyBytes(node.req, limitBytes);
   const declared = event.req.headers.get('content-length');
-  if (declared !== null && Number(declared) > options.limitBytes) throw ApiError.payloadTooLarge(options.limitBytes);
+  if (declared !== null && Number(declared) > limitBytes) throw ApiError.payloadTooLarge(limitBytes);
   const stream = event.req.body;
-  if (!stream) return '';
+  if (!stream) return Buffer.alloc(0);
   const chunks: Uint8Array[] = [];
   let total = 0;
   const reader = stream.getReader();
@@ -36,13 +45,13 @@ export async function readBodyText(event: H3Event, options: ReadBodyOptions): Pr
     const { done, value } = await reader.read();
     if (done) break;
     total += value.byteLength;
-    if (total > options.limitBytes) {
+    if (total > limitBytes) {
       await reader.cancel();
-      throw ApiError.payloadTooLarge(options.limitBytes);
+      throw ApiError.payloadTooLarge(limitBytes);
     }
     chunks.push(value);
   }
-  return toBodyText(Buffer.concat(chunks));
+  return Buffer.concat(chunks);
 }
 
 /** Parses JSON text; empty or malformed bodies are 400 invalid_json. */
