@@ -19,7 +19,8 @@ export type AuditAction =
   | 'spend.create'
   | 'spend.update'
   | 'spend.delete'
-  | 'spend.import';
+  | 'spend.import'
+  | 'consent_banner.update';
 
 export interface AuditEntryInput {
   workspaceId: string;
