@@ -51,7 +51,7 @@ export function PlainText(max: number, options: { multiline?: boolean } = {}) {
 export const HttpsUrl = v.pipe(
   v.string('must be a string'),
   v.maxLength(2048, 'must be at most 2048 characters'),
-  v.regex(/^https:\/\/[^\s<>"'`\\]+$/i, 'must be an https:// URL without spaces, quotes or angle brackets'),
+  v.regex(/^https:\/\/[^\s<>"'`\\]+$/, 'must be an https:// URL without spaces, quotes or angle brackets'),
   v.check((text) => {
     if (!URL.canParse(text)) return false;
     const url = new URL(text);
