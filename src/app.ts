@@ -20,6 +20,7 @@ import { mountOpenApi } from './openapi/routes.ts';
 import { mountPeople } from './people/routes.ts';
 import { mountSpend } from './spend/routes.ts';
 import { mountConsent } from './consent/routes.ts';
+import { mountSourcemaps } from './sourcemaps/routes.ts';
 import { mountAttribution } from './attribution/routes.ts';
 import { mountAnalysis } from './analysis/routes.ts';
 import { type AnalysisLimits, defaultAnalysisLimits } from './analysis/analysis-context.ts';
@@ -123,6 +124,7 @@ export function createApp(options: CreateAppOptions): SightlineApp {
   mountPeople(h3, context);
   mountSpend(h3, context);
   mountConsent(h3, context);
+  mountSourcemaps(h3, context);
   const analysisJobs = metrics.registry.counter('sightline_analysis_jobs_total', 'Analysis jobs (funnels, correlation, explanation, attribution, ROI) by outcome');
   const analysis = createAnalysisRunner({
     context,

@@ -23,6 +23,7 @@ import { eventsActivity } from './events-activity.ts';
 import { eventsOverview, overviewTypeLimit } from './events-overview.ts';
 import { listEvents } from './list-events.ts';
 import { createStreamHub } from './stream-hub.ts';
+import { resolveErrorStacks, type StackCarrier } from '../sourcemaps/resolve-stacks.ts';
 
 const queryOf = (event: H3Event) => getQuery(event) as QueryValues;
 // activity-v2 and stream-v2 take from/to as the reports do, but optional: without them the window or the tail
@@ -98,7 +99,7 @@ export function mountEvents(app: H3, context: AppContext, ingest?: Pick<IngestSe
     answer: EventListAnswer,
     handler: async (event) => {
       const { query, params, scope } = v2(context, event);
-      const options = { limit: parseLimit(query, 50), cursor: single(query, 'cursor') };
+      const options = { limit: parseLimit(query, 50), cursor: single(query, 'cursor'), enrich: (page: StackCarrier[]) => resolveErrorStacks(context.db, page) };
       return listEvents(context, scope, params, options, await visitFiltersCaughtUp(projection, params.filters));
     },
   });
