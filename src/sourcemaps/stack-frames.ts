@@ -26,6 +26,18 @@ function baseNameOf(location: string): string {
 }
 
 /**
+ * Where a frame's location starts in the text before `:line:column`, or undefined when the line is no frame. V8:
+ * after the last "(" or space (`at fn (url`, `at url`). Firefox and Safari: after the last "@" (`fn@url`,
+ * `@debugger eval code`); a location alone has no space (so a message's text is not taken for a frame).
+ */
+function locationStartOf(line: string, before: string): number | undefined {
+  if (line.startsWith('at ')) return Math.max(before.lastIndexOf('('), before.lastIndexOf(' ')) + 1;
+  const at = before.lastIndexOf('@');
+  if (at >= 0) return at + 1;
+  return before.includes(' ') ? undefined : 0;
+}
+
+/**
  * @example parseStackFrames('TypeError: x\n    at f (https://a.example/app.js:1:42)') // → [{ frame: 'at f (https://a.example/app.js:1:42)', file: 'app.js', line: 1, column: 42 }]
  */
 export function parseStackFrames(stack: string): StackFrame[] {
@@ -36,10 +48,8 @@ export function parseStackFrames(stack: string): StackFrame[] {
     const match = position.exec(line);
     if (!match) continue;
     const before = line.slice(0, match.index);
-    // The location follows the last "(" (V8), "@" (Firefox, Safari) or space; a URL holds none of them.
-    const start = Math.max(before.lastIndexOf('('), before.lastIndexOf('@'), before.lastIndexOf(' ')) + 1;
-    // Outside V8's "at …" lines, a frame is `function@location` or the location alone (not a message's text).
-    if (!line.startsWith('at ') && start !== 0 && before[start - 1] !== '@') continue;
+    const start = locationStartOf(line, before);
+    if (start === undefined) continue;
     const lineNumber = Number(match[1]);
     const column = Number(match[2]);
     if (start === before.length || lineNumber < 1) continue;
