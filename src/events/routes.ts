@@ -94,7 +94,7 @@ export function mountEvents(app: H3, context: AppContext, ingest?: Pick<IngestSe
     method: 'GET',
     path: '/sites/:siteId/events/list-v2',
     refusals: v2Refusals,
-    summary: 'Events of the range in ingest order, oldest first, paged by an opaque cursor',
+    summary: 'Events of the range in ingest order, oldest first, paged by an opaque cursor; error events with their stack resolved through uploaded source maps',
     query: [...commonParams, limitParam(50), cursorParam],
     answer: EventListAnswer,
     handler: async (event) => {
