@@ -40,6 +40,12 @@ function cacheOf(db: Db): MapCache {
   return cache;
 }
 
+/** How many parsed maps the handle's cache holds, and their uploaded bytes (for tests and diagnostics). */
+export function mapCacheStats(db: Db): { maps: number; bytes: number } {
+  const cache = cacheOf(db);
+  return { maps: cache.entries.size, bytes: cache.bytes };
+}
+
 function remember(cache: MapCache, sha256: string, entry: CachedMap): void {
   cache.entries.set(sha256, entry);
   cache.bytes += entry.size;
@@ -88,9 +94,15 @@ class PageMaps {
     this.loads++;
     const compressed = readSourcemapContent(this.db, key, digest.sha256);
     if (!compressed) return undefined;
-    const bytes = await gunzipAsync(compressed);
-    // Checked when uploaded: the stored bytes parse to a map trace-mapping reads.
-    const map = new FlattenMap(withoutSourcesContent(JSON.parse(bytes.toString('utf8'))) as ConstructorParameters<typeof FlattenMap>[0]);
+    let map: TraceMap;
+    try {
+      const bytes = await gunzipAsync(compressed);
+      // Checked when uploaded: the stored bytes parse to a map trace-mapping reads.
+      map = new FlattenMap(withoutSourcesContent(JSON.parse(bytes.toString('utf8'))) as ConstructorParameters<typeof FlattenMap>[0]);
+    } catch {
+      // A stored map that no longer reads (a damaged row) leaves its frames unresolved; the page is still answered.
+      return undefined;
+    }
     remember(cache, digest.sha256, { map, size: digest.size });
     return map;
   }

@@ -7,6 +7,7 @@ import type { TestResponse } from '../_http.ts';
 import { createKey, createRevokedKey } from '../admin/_helpers.ts';
 import { browserUserAgent } from '../e2e/_server.ts';
 import { maxMapBytes, maxUploadBodyBytes } from '../../src/sourcemaps/upload-body.ts';
+import { cachedBytesLimit, cachedMapLimit, mapCacheStats, mapLoadsPerRequest } from '../../src/sourcemaps/resolve-stacks.ts';
 import { buildCheckout, type BuiltScript, callLine, mapOfSize, stackOf, throwLine, uploadBody } from './_maps.ts';
 
 const smallMap = JSON.stringify({ version: 3, sources: ['a.ts'], names: [], mappings: 'AAAA' });
@@ -288,5 +289,58 @@ describe('list-v2 resolves the stacks of error events', () => {
     const byId = new Map((await listed('shop', '&limit=200')).map((item) => [item.id, item]));
     expect(byId.get(events[0]!.id as string)!.resolved_stack).toHaveLength(50);
     expect(byId.get(events[1]!.id as string)!.resolved_stack.length).toBeLessThanOrEqual(2);
+  });
+});
+
+describe('the cache of parsed maps', () => {
+  let server: TestServer;
+  const today = new Date().toISOString().slice(0, 10);
+  /** A map of file-<index>.js whose only source is src-<index>.ts. */
+  const mapNamed = (index: number) => JSON.stringify({ version: 3, sources: [`src-${index}.ts`], names: [], mappings: 'AAAA' });
+
+  beforeAll(async () => {
+    server = await startTestServer();
+    await seedWorkspace(server, 'alpha', { sites: ['cache-site'] });
+  });
+  afterAll(() => server.close());
+
+  async function resolvedSources(): Promise<(string | null)[]> {
+    const response = await server.request('GET', `/v1/sites/cache-site/events/list-v2?from=${today}&to=${today}&limit=200`);
+    expect(response.status, response.text).toBe(200);
+    return response.body.data.events.map((item: { resolved_stack: { original: { source: string } | null }[] }) => item.resolved_stack[0]!.original?.source ?? null);
+  }
+
+  it(`holds at most ${cachedMapLimit} maps and loads at most ${mapLoadsPerRequest} cold ones per page`, async () => {
+    const count = 20;
+    for (let index = 0; index < count; index++) {
+      expect((await upload(server, 'cache-site', uploadBody('r1', `file-${index}.js`, mapNamed(index)), 'cache-site')).status).toBe(201);
+    }
+    const events = Array.from({ length: count }, (_, index) => makeEvent('cache-site', { type: 'error', props: { release: 'r1', stack: `Error: e\n    at f (https://a.example/file-${index}.js:1:1)` } }));
+    const response = await server.request('POST', '/events', { token: 'cache-site', body: events, headers: { 'user-agent': browserUserAgent } });
+    expect(response.status).toBe(202);
+
+    const first = await resolvedSources();
+    expect(first.slice(0, mapLoadsPerRequest)).toEqual(Array.from({ length: mapLoadsPerRequest }, (_, index) => `src-${index}.ts`));
+    expect(first.slice(mapLoadsPerRequest).every((source) => source === null)).toBe(true);
+    expect(mapCacheStats(server.db).maps).toBe(mapLoadsPerRequest);
+    for (let round = 0; round < 4; round++) {
+      const sources = await resolvedSources();
+      // Whatever resolves resolves right; the cache never grows past its bound.
+      sources.forEach((source, index) => expect([null, `src-${index}.ts`]).toContain(source));
+      expect(mapCacheStats(server.db).maps).toBeLessThanOrEqual(cachedMapLimit);
+      expect(mapCacheStats(server.db).bytes).toBeLessThanOrEqual(cachedBytesLimit);
+    }
+    expect(mapCacheStats(server.db).maps).toBe(cachedMapLimit);
+  });
+
+  it('a stored map that no longer reads leaves its frames unresolved; the page is answered', async () => {
+    await upload(server, 'cache-site', uploadBody('broken', 'file-0.js', mapNamed(0)), 'cache-site');
+    server.db.prepare("UPDATE sourcemaps SET map_gzip = x'00', sha256 = 'damaged' WHERE site_id = 'cache-site' AND release = 'broken'").run();
+    const event = makeEvent('cache-site', { type: 'error', props: { release: 'broken', stack: 'Error: e\n    at f (https://a.example/file-0.js:1:1)' } });
+    expect((await server.request('POST', '/events', { token: 'cache-site', body: [event], headers: { 'user-agent': browserUserAgent } })).status).toBe(202);
+    const response = await server.request('GET', `/v1/sites/cache-site/events/list-v2?from=${today}&to=${today}&limit=200`);
+    expect(response.status).toBe(200);
+    const item = response.body.data.events.find((candidate: { id: string }) => candidate.id === event.id);
+    expect(item.resolved_stack[0].original).toBeNull();
   });
 });
