@@ -571,6 +571,7 @@ CREATE TABLE sourcemaps (
   file         TEXT NOT NULL,       -- base name of the .js file the map describes
   size         INTEGER NOT NULL,    -- bytes of the map as uploaded (decoded from base64)
   sha256       TEXT NOT NULL,       -- of those bytes: parsed maps are cached by it
+  mappings_length INTEGER NOT NULL, -- characters of its mappings (all sections): what decoding it will cost
   map_gzip     BLOB NOT NULL,       -- those bytes, gzip-compressed
   uploaded_at  TEXT NOT NULL,
   UNIQUE (site_id, release, file)

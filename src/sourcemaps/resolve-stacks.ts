@@ -12,21 +12,34 @@ import { releasePattern } from './upload-body.ts';
 
 const gunzipAsync = promisify(gunzip);
 
-/** The LRU's bounds: at most this many parsed maps, of at most this many uploaded bytes in all. */
+/**
+ * What a parsed map costs in memory, estimated: trace-mapping decodes the mappings whole on the first lookup (about
+ * 18 bytes per character of them, measured), plus the map's own text while it is parsed.
+ * @example estimatedCostOf({ size: 1_000_000, mappings_length: 400_000 }) // → 9_000_000
+ */
+export function estimatedCostOf(stored: { size: number; mappings_length: number }): number {
+  return stored.mappings_length * 20 + stored.size;
+}
+
+/** The LRU's bounds: at most this many parsed maps, of at most this estimated cost in all. */
 export const cachedMapLimit = 16;
-export const cachedBytesLimit = 32 * 1024 * 1024;
-/** A page of events loads at most this many maps that are not cached; frames past it stay unresolved. */
+export const cachedCostLimit = 128 * 1024 * 1024;
+/**
+ * A page of events loads at most this many maps that are not cached, of at most this estimated cost together (the
+ * largest map allowed costs about 105 MiB); frames past either stay unresolved.
+ */
 export const mapLoadsPerRequest = 8;
+export const loadCostPerRequest = 128 * 1024 * 1024;
 
 interface CachedMap {
   map: TraceMap;
-  size: number;
+  cost: number;
 }
 
 interface MapCache {
   /** Insertion order is recency order: a hit moves its entry to the end. */
   entries: Map<string, CachedMap>;
-  bytes: number;
+  cost: number;
 }
 
 const caches = new WeakMap<Db, MapCache>();
@@ -34,26 +47,31 @@ const caches = new WeakMap<Db, MapCache>();
 function cacheOf(db: Db): MapCache {
   let cache = caches.get(db);
   if (!cache) {
-    cache = { entries: new Map(), bytes: 0 };
+    cache = { entries: new Map(), cost: 0 };
     caches.set(db, cache);
   }
   return cache;
 }
 
-/** How many parsed maps the handle's cache holds, and their uploaded bytes (for tests and diagnostics). */
-export function mapCacheStats(db: Db): { maps: number; bytes: number } {
+/** How many parsed maps the handle's cache holds, and their estimated cost (for tests and diagnostics). */
+export function mapCacheStats(db: Db): { maps: number; cost: number } {
   const cache = cacheOf(db);
-  return { maps: cache.entries.size, bytes: cache.bytes };
+  return { maps: cache.entries.size, cost: cache.cost };
 }
 
 function remember(cache: MapCache, sha256: string, entry: CachedMap): void {
+  // Two pages may have loaded the same map at once: the second replaces the first.
+  const previous = cache.entries.get(sha256);
+  if (previous) {
+    cache.entries.delete(sha256);
+    cache.cost -= previous.cost;
+  }
   cache.entries.set(sha256, entry);
-  cache.bytes += entry.size;
+  cache.cost += entry.cost;
   for (const [oldest, evicted] of cache.entries) {
-    if (cache.entries.size <= cachedMapLimit && cache.bytes <= cachedBytesLimit) break;
-    if (oldest === sha256) break;
+    if (cache.entries.size <= cachedMapLimit && cache.cost <= cachedCostLimit) break;
     cache.entries.delete(oldest);
-    cache.bytes -= evicted.size;
+    cache.cost -= evicted.cost;
   }
 }
 
@@ -67,6 +85,7 @@ export interface StackCarrier {
 class PageMaps {
   private readonly found = new Map<string, Promise<TraceMap | undefined>>();
   private loads = 0;
+  private loadedCost = 0;
 
   constructor(private readonly db: Db) {}
 
@@ -90,8 +109,10 @@ class PageMaps {
       cache.entries.set(digest.sha256, cached);
       return cached.map;
     }
-    if (this.loads >= mapLoadsPerRequest) return undefined;
+    const cost = estimatedCostOf(digest);
+    if (this.loads >= mapLoadsPerRequest || this.loadedCost + cost > loadCostPerRequest) return undefined;
     this.loads++;
+    this.loadedCost += cost;
     const compressed = readSourcemapContent(this.db, key, digest.sha256);
     if (!compressed) return undefined;
     let map: TraceMap;
@@ -103,7 +124,7 @@ class PageMaps {
       // A stored map that no longer reads (a damaged row) leaves its frames unresolved; the page is still answered.
       return undefined;
     }
-    remember(cache, digest.sha256, { map, size: digest.size });
+    remember(cache, digest.sha256, { map, cost });
     return map;
   }
 }

@@ -14,6 +14,13 @@ export const maxMapBase64Length = 4 * Math.ceil(maxMapBytes / 3);
 /** The largest body: that text plus the JSON around it, a 128-character release and a 255-character file name. */
 export const maxUploadBodyBytes = maxMapBase64Length + 4096;
 
+/**
+ * The most characters of `mappings` (all sections together) a map may have. Resolving a frame decodes a map's
+ * mappings whole, at about 20 bytes of memory per character: 4 MiB of them (a single script of several megabytes)
+ * cost about 80 MiB, which the server can hold; a 25 MB map of nothing but mappings would not fit.
+ */
+export const maxMappingsLength = 4 * 1024 * 1024;
+
 export const releasePattern = /^[A-Za-z0-9._-]{1,128}$/;
 /** A base name: no slash or backslash, no NUL or other control, not starting with a dot, no `..`; ending in .js. */
 const filePattern = /^[A-Za-z0-9_~+-][A-Za-z0-9._~+-]{0,251}\.js$/;
@@ -37,6 +44,8 @@ export interface CheckedUpload {
   /** The map's bytes, as uploaded. */
   bytes: Buffer;
   map: TraceMap;
+  /** Characters of its mappings, all sections together. */
+  mappingsLength: number;
 }
 
 const base64Alphabet = /[^A-Za-z0-9+/]/;
@@ -59,6 +68,18 @@ export function decodedLengthOf(text: string): number | ErrorDetail {
 
 function invalidMap(message: string): ApiError {
   return ApiError.invalidPayload([{ path: '/map', message }]);
+}
+
+/** Characters of a map's mappings: its own, or its sections' maps' (indexed maps do not nest, but any depth counts). */
+export function mappingsLengthOf(map: Record<string, unknown>): number {
+  let length = typeof map.mappings === 'string' ? map.mappings.length : 0;
+  if (Array.isArray(map.sections)) {
+    for (const section of map.sections as unknown[]) {
+      const inner = typeof section === 'object' && section !== null ? (section as { map?: unknown }).map : undefined;
+      if (typeof inner === 'object' && inner !== null) length += mappingsLengthOf(inner as Record<string, unknown>);
+    }
+  }
+  return length;
 }
 
 /** A source map of version 3: plain (sources and mappings) or indexed (sections). */
@@ -87,11 +108,15 @@ export function checkUpload(value: unknown): CheckedUpload {
     throw invalidMap('must decode to JSON');
   }
   if (!isSourceMapV3(parsed)) throw invalidMap('must decode to a source map of version 3 (version, sources and mappings, or sections)');
+  const mappingsLength = mappingsLengthOf(parsed as Record<string, unknown>);
+  if (mappingsLength > maxMappingsLength) {
+    throw invalidMap(`must have at most ${maxMappingsLength} characters of mappings (it has ${mappingsLength}): they are decoded in memory to resolve stacks`);
+  }
   let map: TraceMap;
   try {
     map = new FlattenMap(parsed as ConstructorParameters<typeof FlattenMap>[0]);
   } catch {
     throw invalidMap('must decode to a source map the resolver can read');
   }
-  return { release: body.release, file: body.file, bytes, map };
+  return { release: body.release, file: body.file, bytes, map, mappingsLength };
 }

@@ -28,6 +28,7 @@ export async function uploadSourcemap(context: AppContext, site: SiteRow, upload
       file: upload.file,
       size: upload.bytes.length,
       sha256,
+      mappings_length: upload.mappingsLength,
       map_gzip: compressed,
       uploaded_at: toIso(context.clock.now()),
     });

@@ -6,8 +6,8 @@ import { makeEvent, seedWorkspace, startTestServer, type TestServer } from '../_
 import type { TestResponse } from '../_http.ts';
 import { createKey, createRevokedKey } from '../admin/_helpers.ts';
 import { browserUserAgent } from '../e2e/_server.ts';
-import { maxMapBytes, maxUploadBodyBytes } from '../../src/sourcemaps/upload-body.ts';
-import { cachedBytesLimit, cachedMapLimit, mapCacheStats, mapLoadsPerRequest } from '../../src/sourcemaps/resolve-stacks.ts';
+import { maxMappingsLength, maxMapBytes, maxUploadBodyBytes } from '../../src/sourcemaps/upload-body.ts';
+import { cachedCostLimit, cachedMapLimit, estimatedCostOf, loadCostPerRequest, mapCacheStats, mapLoadsPerRequest } from '../../src/sourcemaps/resolve-stacks.ts';
 import { buildCheckout, type BuiltScript, callLine, mapOfSize, stackOf, throwLine, uploadBody } from './_maps.ts';
 
 const smallMap = JSON.stringify({ version: 3, sources: ['a.ts'], names: [], mappings: 'AAAA' });
@@ -190,6 +190,18 @@ describe('the request body', () => {
     expect(server.db.prepare("SELECT file FROM sourcemaps WHERE site_id = 'site-a' AND release = 'big'").all()).toEqual([{ file: 'big.js' }]);
   }, 60_000);
 
+  it(`mappings: ${maxMappingsLength} characters (all sections together) accepted, one more refused`, async () => {
+    const withMappings = (length: number) => JSON.stringify({ version: 3, sources: ['a.ts'], names: [], mappings: `AAAA${';'.repeat(length - 4)}` });
+    const accepted = await upload(server, 'site-a', uploadBody('mappings', 'longest.js', withMappings(maxMappingsLength)), 'site-a');
+    expect(accepted.status, accepted.text).toBe(201);
+    expectInvalid(await upload(server, 'site-a', uploadBody('mappings', 'longer.js', withMappings(maxMappingsLength + 1)), 'site-a'), '/map');
+    const half = (length: number) => ({ offset: { line: 0, column: 0 }, map: { version: 3, sources: ['a.ts'], names: [], mappings: `AAAA${';'.repeat(length - 4)}` } });
+    const sections = (extra: number) => JSON.stringify({ version: 3, sections: [half(maxMappingsLength / 2), half(maxMappingsLength / 2 + extra)] });
+    expect((await upload(server, 'site-a', uploadBody('mappings', 'sections.js', sections(0)), 'site-a')).status).toBe(201);
+    expectInvalid(await upload(server, 'site-a', uploadBody('mappings', 'sections.js', sections(1)), 'site-a'), '/map');
+    expect(estimatedCostOf({ size: maxMapBytes, mappings_length: maxMappingsLength })).toBeLessThanOrEqual(Math.min(cachedCostLimit, loadCostPerRequest));
+  });
+
   it('deleting the site deletes its maps', async () => {
     expect((await upload(server, 'site-doomed', uploadBody('1', 'a.js', smallMap), 'site-doomed')).status).toBe(201);
     expect(mapCount(server, 'site-doomed')).toBe(1);
@@ -300,7 +312,7 @@ describe('the cache of parsed maps', () => {
 
   beforeAll(async () => {
     server = await startTestServer();
-    await seedWorkspace(server, 'alpha', { sites: ['cache-site'] });
+    await seedWorkspace(server, 'alpha', { sites: ['cache-site', 'costly-site'] });
   });
   afterAll(() => server.close());
 
@@ -328,9 +340,25 @@ describe('the cache of parsed maps', () => {
       // Whatever resolves resolves right; the cache never grows past its bound.
       sources.forEach((source, index) => expect([null, `src-${index}.ts`]).toContain(source));
       expect(mapCacheStats(server.db).maps).toBeLessThanOrEqual(cachedMapLimit);
-      expect(mapCacheStats(server.db).bytes).toBeLessThanOrEqual(cachedBytesLimit);
+      expect(mapCacheStats(server.db).cost).toBeLessThanOrEqual(cachedCostLimit);
     }
     expect(mapCacheStats(server.db).maps).toBe(cachedMapLimit);
+  });
+
+  it('a page loads cold maps up to an estimated memory cost; the next page resolves the rest', async () => {
+    const costly = (index: number) => JSON.stringify({ version: 3, sources: [`costly-${index}.ts`], names: [], mappings: `AAAA${';'.repeat(maxMappingsLength - 4)}` });
+    for (const index of [0, 1]) expect((await upload(server, 'costly-site', uploadBody('costly', `costly-${index}.js`, costly(index)), 'costly-site')).status).toBe(201);
+    expect(2 * estimatedCostOf({ size: costly(0).length, mappings_length: maxMappingsLength })).toBeGreaterThan(loadCostPerRequest);
+    const events = [0, 1].map((index) => makeEvent('costly-site', { type: 'error', props: { release: 'costly', stack: `at f (https://a.example/costly-${index}.js:1:1)` } }));
+    expect((await server.request('POST', '/events', { token: 'costly-site', body: events, headers: { 'user-agent': browserUserAgent } })).status).toBe(202);
+    const sourcesOf = async () => {
+      const response = await server.request('GET', `/v1/sites/costly-site/events/list-v2?from=${today}&to=${today}&limit=200`);
+      return events.map((event) => response.body.data.events.find((item: { id: string }) => item.id === event.id).resolved_stack[0].original?.source ?? null);
+    };
+    expect(await sourcesOf()).toEqual(['costly-0.ts', null]);
+    // costly-0 is cached now (a hit costs no load): the second map loads on the next page.
+    expect(await sourcesOf()).toEqual(['costly-0.ts', 'costly-1.ts']);
+    expect(mapCacheStats(server.db).cost).toBeLessThanOrEqual(cachedCostLimit);
   });
 
   it('a stored map that no longer reads leaves its frames unresolved; the page is answered', async () => {

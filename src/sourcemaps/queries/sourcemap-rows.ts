@@ -9,6 +9,8 @@ export interface SourcemapRow {
   /** Bytes of the map as uploaded. */
   size: number;
   sha256: string;
+  /** Characters of its mappings (all sections): what decoding it costs. */
+  mappings_length: number;
   map_gzip: Buffer;
   uploaded_at: string;
 }
@@ -19,16 +21,16 @@ export interface SourcemapKey {
   file: string;
 }
 
-export type SourcemapDigestRow = Pick<SourcemapRow, 'sha256' | 'size'>;
+export type SourcemapDigestRow = Pick<SourcemapRow, 'sha256' | 'size' | 'mappings_length'>;
 
 const statements = preparedOnce((db) => ({
   upsert: db.prepare<SourcemapRow>(
-    `INSERT INTO sourcemaps (site_id, release, file, size, sha256, map_gzip, uploaded_at)
-     VALUES (:site_id, :release, :file, :size, :sha256, :map_gzip, :uploaded_at)
+    `INSERT INTO sourcemaps (site_id, release, file, size, sha256, mappings_length, map_gzip, uploaded_at)
+     VALUES (:site_id, :release, :file, :size, :sha256, :mappings_length, :map_gzip, :uploaded_at)
      ON CONFLICT (site_id, release, file) DO UPDATE SET size = excluded.size, sha256 = excluded.sha256,
-       map_gzip = excluded.map_gzip, uploaded_at = excluded.uploaded_at`,
+       mappings_length = excluded.mappings_length, map_gzip = excluded.map_gzip, uploaded_at = excluded.uploaded_at`,
   ),
-  digest: db.prepare<SourcemapKey, SourcemapDigestRow>('SELECT sha256, size FROM sourcemaps WHERE site_id = :site_id AND release = :release AND file = :file'),
+  digest: db.prepare<SourcemapKey, SourcemapDigestRow>('SELECT sha256, size, mappings_length FROM sourcemaps WHERE site_id = :site_id AND release = :release AND file = :file'),
   content: db.prepare<SourcemapKey & { sha256: string }, { map_gzip: Buffer }>(
     'SELECT map_gzip FROM sourcemaps WHERE site_id = :site_id AND release = :release AND file = :file AND sha256 = :sha256',
   ),
