@@ -11,17 +11,23 @@ import { UploadAnswer } from './answers.ts';
 import { deleteSourcemapsOfSite } from './queries/sourcemap-rows.ts';
 import { resolveUploadSite } from './upload-access.ts';
 import { checkUpload, maxMapBytes, maxUploadBodyBytes, UploadBody } from './upload-body.ts';
+import { createUploadSlots } from './upload-slots.ts';
 import { uploadSourcemap } from './upload-sourcemap.ts';
+
+/** One upload at a time, sixteen waiting (src/sourcemaps/upload-slots.ts). */
+const activeUploads = 1;
+const waitingUploads = 16;
 
 // Deleting a site removes its source maps, in the same transaction.
 registerSiteDataRemover('sourcemaps', deleteSourcemapsOfSite);
 
 export function mountSourcemaps(app: H3, context: AppContext): void {
+  const slots = createUploadSlots(activeUploads, waitingUploads);
   addRoute(app, {
     method: 'POST',
     path: '/sites/:siteId/sourcemaps',
     // No 403: a caller without access is a 401 (spec, Authentication 5); only the admin token learns of a missing site.
-    refusals: refusals({ 401: ['unauthorized'] }, namedInPath, jsonBody),
+    refusals: refusals({ 401: ['unauthorized'] }, namedInPath, jsonBody, { 503: ['overloaded'] }),
     summary:
       `Upload the source map of one script of a release: { release, file, map (base64, at most ${maxMapBytes} bytes decoded) }; ` +
       'an upsert on (site, release, file). Site bearer (while REQUIRE_API_KEY is none), an ingest:write or admin key, or the admin token',
@@ -30,8 +36,13 @@ export function mountSourcemaps(app: H3, context: AppContext): void {
     answer: UploadAnswer,
     handler: async (event) => {
       const site = resolveUploadSite(event, context, siteIdOf(event));
-      const text = await readBodyText(event, { limitBytes: maxUploadBodyBytes, accept: ['application/json'] });
-      return uploadSourcemap(context, site, checkUpload(parseJsonText(text)));
+      const done = await slots.take();
+      try {
+        const text = await readBodyText(event, { limitBytes: maxUploadBodyBytes, accept: ['application/json'] });
+        return await uploadSourcemap(context, site, checkUpload(parseJsonText(text)));
+      } finally {
+        done();
+      }
     },
   });
 }
