@@ -559,3 +559,34 @@ CREATE TABLE webhook_secrets (
   updated_at           TEXT NOT NULL,
   PRIMARY KEY (site_id, adapter)
 );
+
+-- @version 12: the consent banner of each site (src/consent/) and the source maps uploaded per site, release and
+-- file (src/sourcemaps/), which list-v2 reads to resolve the stacks of error events. Both leave with their site.
+CREATE TABLE consent_banners (
+  site_id           TEXT PRIMARY KEY,
+  config_version    INTEGER NOT NULL CHECK (config_version >= 1),   -- bumped by every save; 0 means never saved
+  consent_revision  INTEGER NOT NULL CHECK (consent_revision >= 1), -- bumped by a save with request_reconsent
+  config            TEXT NOT NULL,                                 -- the checked config, JSON
+  updated_at        TEXT NOT NULL
+);
+-- The answers of recent saves by idempotency key, so a repeated save replays its answer instead of saving twice.
+CREATE TABLE consent_banner_saves (
+  site_id          TEXT NOT NULL,
+  idempotency_key  TEXT NOT NULL,
+  request_sha256   TEXT NOT NULL,   -- of the checked request, to tell a replay from a reuse of the key
+  config_version   INTEGER NOT NULL, -- the version this save made (old saves are pruned by it)
+  answer           TEXT NOT NULL,   -- the JSON answer sent
+  PRIMARY KEY (site_id, idempotency_key)
+);
+CREATE INDEX consent_banner_saves_by_version ON consent_banner_saves (site_id, config_version);
+CREATE TABLE sourcemaps (
+  site_id      TEXT NOT NULL,
+  release      TEXT NOT NULL,       -- ^[A-Za-z0-9._-]{1,128}$
+  file         TEXT NOT NULL,       -- base name of the .js file the map describes
+  size         INTEGER NOT NULL,    -- bytes of the map as uploaded (decoded from base64)
+  sha256       TEXT NOT NULL,       -- of those bytes: parsed maps are cached by it
+  mappings_length INTEGER NOT NULL, -- characters of its mappings (all sections): what decoding it will cost
+  map_gzip     BLOB NOT NULL,       -- those bytes, gzip-compressed
+  uploaded_at  TEXT NOT NULL,
+  UNIQUE (site_id, release, file)
+);

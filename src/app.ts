@@ -20,6 +20,8 @@ import { mountOpenApi } from './openapi/routes.ts';
 import { mountPeople } from './people/routes.ts';
 import { mountSpend } from './spend/routes.ts';
 import { mountWebhooks } from './webhooks/routes.ts';
+import { mountConsent } from './consent/routes.ts';
+import { mountSourcemaps } from './sourcemaps/routes.ts';
 import { mountAttribution } from './attribution/routes.ts';
 import { mountAnalysis } from './analysis/routes.ts';
 import { type AnalysisLimits, defaultAnalysisLimits } from './analysis/analysis-context.ts';
@@ -125,6 +127,8 @@ export function createApp(options: CreateAppOptions): SightlineApp {
   mountPeople(h3, context);
   mountSpend(h3, context);
   mountWebhooks(h3, context, ingest, metrics);
+  mountConsent(h3, context);
+  mountSourcemaps(h3, context);
   const analysisJobs = metrics.registry.counter('sightline_analysis_jobs_total', 'Analysis jobs (funnels, correlation, explanation, attribution, ROI) by outcome');
   const analysis = createAnalysisRunner({
     context,

@@ -20,7 +20,8 @@ export type AuditAction =
   | 'spend.update'
   | 'spend.delete'
   | 'spend.import'
-  | 'webhook_secret.set';
+  | 'webhook_secret.set'
+  | 'consent_banner.update';
 
 export interface AuditEntryInput {
   workspaceId: string;

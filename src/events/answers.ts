@@ -2,6 +2,7 @@
 // with the report schemas at GET /v1/schemas and in GET /v1/openapi.json.
 import * as v from 'valibot';
 import { reportAnswer } from '../reports/answers.ts';
+import { ResolvedFrame } from '../sourcemaps/answers.ts';
 
 const Count = v.pipe(v.number(), v.integer(), v.minValue(0));
 const IsoTime = v.pipe(v.string(), v.isoTimestamp());
@@ -24,6 +25,11 @@ export const EventItem = v.strictObject({
   os: v.nullable(v.string()),
   device_type: v.nullable(v.picklist(['desktop', 'mobile', 'tablet', 'other'])),
   props: v.nullable(v.record(v.string(), v.unknown())),
+  /**
+   * Events of type error only, in list-v2: the frames of props.stack, each with its original position through the
+   * site's source map of props.release (null where none covers it); null without a props.stack text.
+   */
+  resolved_stack: v.optional(v.nullable(v.array(ResolvedFrame))),
 });
 
 export const EventListAnswer = reportAnswer(v.strictObject({ events: v.array(EventItem) }));

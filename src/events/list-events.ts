@@ -7,7 +7,7 @@ import { buildMeta } from '../reports/meta.ts';
 import type { CommonParams } from '../http/common-params.ts';
 import type { ReportScope } from '../reports/scope.ts';
 import { inSnapshot, readFreshness } from '../reports/snapshot.ts';
-import type { EventListAnswer } from './answers.ts';
+import type { EventItem, EventListAnswer } from './answers.ts';
 import { boundsOfRange } from './event-params.ts';
 import { toEventItem } from './event-item.ts';
 import { eventMeasures } from './measures.ts';
@@ -20,6 +20,8 @@ const cursorKind = 'events-list';
 export interface ListOptions {
   limit: number;
   cursor: string | undefined;
+  /** Adds to the page's items what is read elsewhere (the resolved stacks of error events), knowing each one's site. */
+  enrich?: (page: { siteId: string; item: EventItem }[]) => Promise<void>;
 }
 
 /** The last seq the previous page showed, or undefined on the first page. */
@@ -30,7 +32,7 @@ function afterSeqOf(context: AppContext, cursor: string | undefined, fingerprint
 }
 
 /** `caughtUp`: false when a visit filter waited for the projector and the wait ran out. */
-export function listEvents(context: AppContext, scope: ReportScope, params: CommonParams, options: ListOptions, caughtUp: boolean): EventListAnswer {
+export async function listEvents(context: AppContext, scope: ReportScope, params: CommonParams, options: ListOptions, caughtUp: boolean): Promise<EventListAnswer> {
   // The cursor is bound to everything that selects rows (not to limit: a client may change the page size).
   const fingerprint = fingerprintOf([cursorKind, scope.meta, params.range, params.filters, params.withInternal]);
   const afterSeq = afterSeqOf(context, options.cursor, fingerprint);
@@ -38,12 +40,12 @@ export function listEvents(context: AppContext, scope: ReportScope, params: Comm
   const bounds = boundsOfRange(params.range);
   const filter = toEventFilterParams(params.filters, params.withInternal);
   const { rows, freshness } = inSnapshot(db, () => {
-    const found: EventRow[] = [];
+    const found: (EventRow & { siteId: string })[] = [];
     for (const siteId of scope.siteIds) {
       // The first page starts at the range's first event, not at the site's first.
       const firstSeq = afterSeq === undefined ? findFirstSeqInRange(db, { site_id: siteId, ...bounds }) : afterSeq + 1;
       if (firstSeq === undefined) continue;
-      found.push(...listEventRows(db, { site_id: siteId, after_seq: firstSeq - 1, ...bounds, ...filter, limit: options.limit + 1 }));
+      for (const row of listEventRows(db, { site_id: siteId, after_seq: firstSeq - 1, ...bounds, ...filter, limit: options.limit + 1 })) found.push({ ...row, siteId });
     }
     // Each site's rows are in seq order; across sites (scope=all-sites) they interleave.
     if (scope.siteIds.length > 1) found.sort((a, b) => a.seq - b.seq);
@@ -52,6 +54,8 @@ export function listEvents(context: AppContext, scope: ReportScope, params: Comm
   const page = rows.slice(0, options.limit);
   const more = rows.length > options.limit;
   const next = more ? signCursor(context, cursorKind, fingerprint, { s: page[page.length - 1]!.seq }) : null;
+  const items = page.map((row) => ({ siteId: row.siteId, item: toEventItem(row) }));
+  await options.enrich?.(items);
   return {
     meta: buildMeta({
       scope,
@@ -65,6 +69,6 @@ export function listEvents(context: AppContext, scope: ReportScope, params: Comm
       limit: options.limit,
       now: context.clock.now(),
     }),
-    data: { events: page.map(toEventItem) },
+    data: { events: items.map(({ item }) => item) },
   };
 }

@@ -23,6 +23,7 @@ import { eventsActivity } from './events-activity.ts';
 import { eventsOverview, overviewTypeLimit } from './events-overview.ts';
 import { listEvents } from './list-events.ts';
 import { createStreamHub } from './stream-hub.ts';
+import { resolveErrorStacks, type StackCarrier } from '../sourcemaps/resolve-stacks.ts';
 
 const queryOf = (event: H3Event) => getQuery(event) as QueryValues;
 // activity-v2 and stream-v2 take from/to as the reports do, but optional: without them the window or the tail
@@ -93,12 +94,12 @@ export function mountEvents(app: H3, context: AppContext, ingest?: Pick<IngestSe
     method: 'GET',
     path: '/sites/:siteId/events/list-v2',
     refusals: v2Refusals,
-    summary: 'Events of the range in ingest order, oldest first, paged by an opaque cursor',
+    summary: 'Events of the range in ingest order, oldest first, paged by an opaque cursor; error events with their stack resolved through uploaded source maps',
     query: [...commonParams, limitParam(50), cursorParam],
     answer: EventListAnswer,
     handler: async (event) => {
       const { query, params, scope } = v2(context, event);
-      const options = { limit: parseLimit(query, 50), cursor: single(query, 'cursor') };
+      const options = { limit: parseLimit(query, 50), cursor: single(query, 'cursor'), enrich: (page: StackCarrier[]) => resolveErrorStacks(context.db, page) };
       return listEvents(context, scope, params, options, await visitFiltersCaughtUp(projection, params.filters));
     },
   });

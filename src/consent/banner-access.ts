@@ -1,0 +1,36 @@
+// Who may read or save a site's banner: the admin token, which must also name the site's workspace in X-Workspace-Id
+// (spec, Consent banner configuration), or a key of the site's workspace with the scope. Every refusal about the
+// site or the workspace is the one 404 of a missing site.
+import type { H3Event } from 'h3';
+import { findWorkspaceById } from '../admin/queries/find-workspace.ts';
+import { findSite, type SiteRow } from '../admin/queries/find-site.ts';
+import type { AppContext } from '../context.ts';
+import type { SiteAccess } from '../http/access.ts';
+import { authenticate, hasScope, type Scope } from '../http/auth.ts';
+import { ApiError } from '../http/errors.ts';
+
+/**
+ * Whether an X-Workspace-Id value names the site's workspace: its id (a UUID, any case) or its slug. A workspace's
+ * slug may look like a UUID, but both are compared with the site's own workspace only.
+ */
+function namesWorkspaceOf(context: AppContext, site: SiteRow, header: string): boolean {
+  const value = header.trim();
+  if (value.toLowerCase() === site.workspace_id.toLowerCase()) return true;
+  return findWorkspaceById(context.db, site.workspace_id)?.slug === value;
+}
+
+/**
+ * The admin token needs X-Workspace-Id; a key is bound to its workspace and needs none, but one it sends must be
+ * right too. Checked after the site (404) and before the scope (403: the caller can see the site by then).
+ * @example const { caller, site } = resolveBannerSite(event, context, siteId, 'admin');
+ */
+export function resolveBannerSite(event: H3Event, context: AppContext, siteId: string, scope: Scope): SiteAccess {
+  const caller = authenticate(event, context);
+  const site = findSite(context.db, siteId);
+  if (!site || (caller.kind === 'apiKey' && caller.workspaceId !== site.workspace_id)) throw ApiError.notFound();
+  const header = event.req.headers.get('x-workspace-id');
+  if (caller.kind === 'admin' && header === null) throw ApiError.notFound();
+  if (header !== null && !namesWorkspaceOf(context, site, header)) throw ApiError.notFound();
+  if (!hasScope(caller, scope)) throw ApiError.forbiddenScope(scope);
+  return { caller, site };
+}

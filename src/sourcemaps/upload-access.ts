@@ -1,0 +1,36 @@
+// Who may upload a source map (CONTRACT section 8): the site-id bearer while REQUIRE_API_KEY is none (it is public:
+// it sits in every tracked page), an API key of the site's workspace with ingest:write or admin, and the admin
+// token, in every mode. Every other caller, a key of another workspace included, is a 401 (spec, Authentication 5).
+import type { H3Event } from 'h3';
+import { findSite, type SiteRow } from '../admin/queries/find-site.ts';
+import type { AppContext } from '../context.ts';
+import { authenticateApiKey, hasScope, isAdminToken, readBearer } from '../http/auth.ts';
+import { ApiError } from '../http/errors.ts';
+
+/**
+ * The site the caller may upload to. The admin token sees every site, so only it learns that a site does not
+ * exist (404); anyone else gets the same 401 for a missing site and for one it may not write to.
+ * @example const site = resolveUploadSite(event, context, 'blog');
+ */
+export function resolveUploadSite(event: H3Event, context: AppContext, siteId: string): SiteRow {
+  const token = readBearer(event);
+  if (!token) throw ApiError.unauthorized();
+  if (isAdminToken(context, token)) {
+    const site = findSite(context.db, siteId);
+    if (!site) throw ApiError.notFound();
+    return site;
+  }
+  // A site id may itself start with sk_ (as at ingest): a token that is no key may still be the site bearer.
+  const caller = token.startsWith('sk_') ? authenticateApiKey(context, token) : undefined;
+  if (caller?.kind === 'apiKey') {
+    const site = findSite(context.db, siteId);
+    if (site && site.workspace_id === caller.workspaceId && hasScope(caller, 'ingest:write')) return site;
+    throw ApiError.unauthorized();
+  }
+  // The legacy site bearer is the site id itself, which is public: nothing secret to compare in constant time.
+  if (context.config.requireApiKey === 'none' && token === siteId) {
+    const site = findSite(context.db, siteId);
+    if (site) return site;
+  }
+  throw ApiError.unauthorized();
+}
