@@ -19,6 +19,7 @@ import { mountEvents } from './events/routes.ts';
 import { mountOpenApi } from './openapi/routes.ts';
 import { mountPeople } from './people/routes.ts';
 import { mountSpend } from './spend/routes.ts';
+import { mountTracker } from './tracker/routes.ts';
 import { mountAttribution } from './attribution/routes.ts';
 import { mountAnalysis } from './analysis/routes.ts';
 import { type AnalysisLimits, defaultAnalysisLimits } from './analysis/analysis-context.ts';
@@ -123,6 +124,7 @@ export function createApp(options: CreateAppOptions): SightlineApp {
   mountEvents(h3, context, ingest, projection, metrics.registry);
   mountPeople(h3, context);
   mountSpend(h3, context);
+  mountTracker(h3);
   const analysisJobs = metrics.registry.counter('sightline_analysis_jobs_total', 'Analysis jobs (funnels, correlation, explanation, attribution, ROI) by outcome');
   const analysis = createAnalysisRunner({
     context,
@@ -159,6 +161,7 @@ export function createApp(options: CreateAppOptions): SightlineApp {
       // A batch in progress finishes (or rolls back); the next start resumes from the saved position.
       await projection.close();
       await checkpointer.stop();
+      ingest.cookieless.stop();
     },
   };
 }
