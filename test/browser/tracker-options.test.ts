@@ -23,7 +23,7 @@ let context: BrowserContext | undefined;
 vi.setConfig({ testTimeout: 60_000 });
 beforeAll(async () => {
   server = await startTestServer();
-  await seedWorkspace(server, 'acme', { sites: ['spa', 'hash', 'consent', 'dnt', 'control', 'retry', 'auto', 'calls'] });
+  await seedWorkspace(server, 'acme', { sites: ['spa', 'hash', 'consent', 'dnt', 'control', 'retry', 'auto', 'calls', 'long'] });
   const classic = await server.request('POST', '/workspaces/acme/sites', { body: { id: 'classic', name: 'Cookies allowed', cookieless: false } });
   expect(classic.status).toBe(201);
   browser = await launchChromium();
@@ -195,6 +195,7 @@ describe('the tracker in chromium', () => {
         () => sightline.track(123),
         () => sightline.track('has spaces'),
         () => sightline.track('x'.repeat(65)),
+        () => sightline.track('y'.repeat(64)),
         () => sightline.track('cyclic', circular),
         () => sightline.track('bad_props', 'not an object'),
         () => sightline.identify({ toString: () => { throw new Error('no'); } }),
@@ -212,8 +213,24 @@ describe('the tracker in chromium', () => {
       });
     });
     expect(outcome.every((result) => result === 'ok')).toBe(true);
-    const stored = await untilStored('calls', 3);
-    expect(stored.map((row) => row.type).sort()).toEqual(['bad_props', 'fine', 'pageview']);
+    const stored = await untilStored('calls', 4);
+    // The longest valid name is sent; one character more is not.
+    expect(stored.map((row) => row.type).sort()).toEqual(['bad_props', 'fine', 'pageview', 'y'.repeat(64)]);
     expect(JSON.parse(stored.find((row) => row.type === 'fine')!.raw).revenue).toEqual({ amount: '9.90', currency: 'EUR' });
+  });
+
+  it('cuts a URL and a title to the collector’s limits (2,048 and 1,024 characters), so the event is accepted', async () => {
+    const longTitle = 't'.repeat(1500);
+    const page = await open({ '/': `<title>${longTitle}</title>${snippet(server.url, 'long')}` }, `/?q=${'a'.repeat(3000)}`);
+    await api(page, (sightline) => sightline.track('short_page'));
+    await page.evaluate(() => history.pushState({}, '', '/?q=short'));
+    const stored = await untilStored('long', 3);
+    const raws = stored.map((row) => JSON.parse(row.raw));
+    const first = raws.find((raw) => raw.type === 'pageview' && raw.url.length > 100)!;
+    expect(first.url).toHaveLength(2048);
+    expect(first.context.title).toHaveLength(1024);
+    // The SPA pageview's referrer is the previous URL, cut the same way.
+    const next = raws.find((raw) => raw.type === 'pageview' && raw.url.endsWith('/?q=short'))!;
+    expect(next.referrer).toBe(first.url);
   });
 });

@@ -4,7 +4,7 @@
 // deleted), payloads that carry their own anon_id unchanged, and every refusal of before kept.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedWorkspace, startTestServer, type TestServer } from '../_setup.ts';
-import { expectFlatError, manualClock, type ManualClock } from '../admin/_helpers.ts';
+import { createKey, expectFlatError, manualClock, type ManualClock } from '../admin/_helpers.ts';
 
 const firefox = 'Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0';
 const chrome = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36';
@@ -69,6 +69,14 @@ describe('cookieless visitors', () => {
       expect(foreign.status).toBe(404);
       expect(foreign.text).toBe(missing.text);
       expect(server.db.prepare("SELECT cookieless FROM sites WHERE id = 'foreign'").get()).toEqual({ cookieless: 1 });
+    });
+
+    it('takes the admin token only: an admin key of the workspace is 403, of another workspace 404', async () => {
+      const own = await createKey(server, 'acme', ['admin']);
+      const other = await createKey(server, 'other', ['admin']);
+      expectFlatError(await server.request('PATCH', '/workspaces/acme/sites/fresh', { token: own.plaintext, body: { cookieless: false } }), 403, 'forbidden_scope');
+      expectFlatError(await server.request('PATCH', '/workspaces/acme/sites/fresh', { token: other.plaintext, body: { cookieless: false } }), 404, 'not_found');
+      expect(server.db.prepare("SELECT cookieless FROM sites WHERE id = 'fresh'").get()).toEqual({ cookieless: 1 });
     });
   });
 
