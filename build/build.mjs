@@ -3,7 +3,7 @@
 // `--if-stale` skips the work when dist is newer than the sources.
 import { build } from 'esbuild';
 import { nodeBundleOptions } from './bundle-options.mjs';
-import { buildTracker, trackerEsbuildPlugin } from './tracker.mjs';
+import { buildTracker } from './tracker.mjs';
 import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -45,7 +45,6 @@ await build({
   outdir: join(root, 'dist'),
   outExtension: { '.js': '.mjs' },
   ...nodeBundleOptions,
-  plugins: [trackerEsbuildPlugin],
   sourcemap: 'linked',
 });
 mkdirSync(join(root, 'dist'), { recursive: true });
