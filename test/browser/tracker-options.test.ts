@@ -159,30 +159,37 @@ describe('the tracker in chromium', () => {
     expect(new Set(stored.map((row) => row.anon_id))).toEqual(new Set([kept]));
   });
 
-  it('tracks downloads by extension and tagged elements with their props; a page handler cancelling a submit blocks nothing', async () => {
+  it('tracks downloads by extension, middle-clicked outbound links, tagged elements with their props, and forms whose inputs shadow their id; a page handler cancelling a submit blocks nothing', async () => {
     const page = await open({
-      '/': `<title>Auto</title>${snippet(server.url, 'auto', 'data-auto-downloads="true"')}
+      '/': `<title>Auto</title>${snippet(server.url, 'auto', 'data-auto-downloads="true" data-auto-outbound="true" data-auto-forms="true"')}
         <a id="pdf" href="/files/report.PDF" onclick="event.preventDefault()">Report</a>
         <a id="page" href="/about.html" onclick="event.preventDefault()">About</a>
+        <a id="ext" href="https://partner.example/" onauxclick="event.preventDefault()">Partner</a>
         <button id="menu" data-sightline-event="nav_open" data-sightline-prop-menu="main"><span id="inner">Menu</span></button>
-        <form id="news" class="sightline-event-newsletter" onsubmit="event.preventDefault(); window.handled = true"><button id="join">Join</button></form>`,
+        <form id="news" class="sightline-event-newsletter" onsubmit="event.preventDefault(); window.handled = true">
+          <input name="id" value="shadows form.id"><input name="action" value="shadows form.action"><button id="join">Join</button>
+        </form>`,
     });
     await page.click('#pdf');
     await page.click('#page');
+    // A middle click fires auxclick, not click.
+    await page.click('#ext', { button: 'middle' });
     await page.click('#inner');
     await page.click('#join');
     expect(await page.evaluate(() => (window as unknown as { handled: boolean }).handled)).toBe(true);
     await api(page, (sightline) => sightline.track('done'));
-    const stored = await untilStored('auto', 5);
+    const stored = await untilStored('auto', 7);
     const byType = Object.fromEntries(stored.map((row) => [row.type, JSON.parse(row.raw).props ?? null]));
     expect(byType).toEqual({
       pageview: null,
       file_download: { url: `${pages!.url}/files/report.PDF` },
+      outbound_click: { url: 'https://partner.example/' },
       nav_open: { menu: 'main' },
       newsletter: {},
+      form_submit: { form: 'news' },
       done: null,
     });
-    expect(stored).toHaveLength(5);
+    expect(stored).toHaveLength(7);
   });
 
   it('never throws into the page, whatever it is called with', async () => {
