@@ -15,8 +15,14 @@ const settingCacheLimit = 10_000;
 /** Every derived id starts with it, so a report reader can tell them from ids a client sent. */
 export const derivedIdPrefix = 'cl_';
 
-function dayOf(ms: number): string {
-  return toIso(ms).slice(0, 10);
+/** The UTC day number of an epoch-ms time (days since 1970-01-01). */
+function dayNumber(ms: number): number {
+  return Math.floor(ms / dayMs);
+}
+
+/** YYYY-MM-DD of a day number, as visitor_salts keys its rows. */
+function dayText(day: number): string {
+  return toIso(day * dayMs).slice(0, 10);
 }
 
 export interface CookielessVisitors {
@@ -44,21 +50,20 @@ export function forgetCookielessSetting(db: Db, siteId: string): void {
 
 export function createCookielessVisitors(db: Db, clock: Clock, random: Random): CookielessVisitors {
   const settings = new Map<string, { cookieless: boolean; checkedAt: number }>();
-  // The salts of the days in use, by day; never more than two days (cleared at each new day).
-  const salts = new Map<string, Buffer>();
-  let today = '';
+  // The salts of the days in use, by day number; never more than two (cleared at each new day).
+  const salts = new Map<number, Buffer>();
+  let today = -1;
 
   const rotate = () => {
-    const now = clock.now();
-    today = dayOf(now);
+    today = dayNumber(clock.now());
     salts.clear();
-    deleteSaltsBefore(db, dayOf(now - dayMs));
+    deleteSaltsBefore(db, dayText(today - 1));
   };
 
-  const saltOf = (day: string): Buffer => {
+  const saltOf = (day: number): Buffer => {
     let salt = salts.get(day);
     if (!salt) {
-      salt = saltOfDay(db, day, random.bytes(32), toIso(clock.now()));
+      salt = saltOfDay(db, dayText(day), random.bytes(32), toIso(clock.now()));
       salts.set(day, salt);
     }
     return salt;
@@ -88,10 +93,9 @@ export function createCookielessVisitors(db: Db, clock: Clock, random: Random): 
       settings.delete(siteId);
     },
     visitorId(siteId, clientIp, userAgent, eventMs) {
-      const now = clock.now();
-      if (dayOf(now) !== today) rotate();
-      const eventDay = dayOf(eventMs);
-      const day = eventDay === today || eventDay === dayOf(now - dayMs) ? eventDay : today;
+      if (dayNumber(clock.now()) !== today) rotate();
+      const eventDay = dayNumber(eventMs);
+      const day = eventDay === today || eventDay === today - 1 ? eventDay : today;
       const digest = createHmac('sha256', saltOf(day))
         .update(`${siteId}\n${clientIp ?? ''}\n${userAgent ?? ''}`)
         .digest('base64url');
