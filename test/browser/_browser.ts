@@ -55,7 +55,7 @@ export function snippet(sightlineUrl: string, siteId: string, attributes = ''): 
 }
 
 /** Polls `read` until `done` holds for its answer or `timeoutMs` passes; answers the last value read either way. */
-export async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 15_000): Promise<T> {
+export async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 30_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let value = await read();
   while (!done(value) && Date.now() < deadline) {
