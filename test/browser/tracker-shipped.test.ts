@@ -1,13 +1,13 @@
-// The tracker in a real browser against the shipped server (a child process, test/e2e/_server.ts): a visitor on a
-// cookieless site loads a page with the snippet, moves to an SPA route, triggers a custom event with props, clicks a
+// The tracker in a real browser against the shipped server (a child process, test/e2e/_server.ts): a site created
+// with the CLI (cookieless, the default), then a visitor loads a page with the snippet, moves to an SPA route, triggers a custom event with props, clicks a
 // tagged button and an outbound link, submits a form (an invalid try first), and opens a page whose own code throws.
 // The reports then count exactly those events, all of one derived visitor, and the browser holds no cookie and no
 // storage. The gzipped size of the /sdk.js the shipped server serves is asserted too.
 import { gzipSync } from 'node:zlib';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Browser } from 'playwright-core';
-import { ensureBuilt } from '../cli/cli-helpers.ts';
-import { createSite, shippedServers, utcDate } from '../e2e/_server.ts';
+import { ensureBuilt, parseJsonOutput, runCli } from '../cli/cli-helpers.ts';
+import { shippedServers, utcDate } from '../e2e/_server.ts';
 import { eventually, launchChromium, type PageServer, servePages, snippet, visitorContext } from './_browser.ts';
 
 const siteId = 'tracker-e2e';
@@ -29,7 +29,10 @@ afterAll(() => browser?.close());
 describe('the tracker against the shipped server', () => {
   it('records pageviews, an SPA route, custom, tagged, outbound and form events, cookieless, and the reports count exactly those', async () => {
     const server = await servers.start();
-    await createSite(server, siteId);
+    // As a user would: the CLI on the running server's data directory, then the snippet in a page.
+    expect((await runCli(['workspace', 'create', '--name', 'Demo', '--slug', 'demo'], { DATA_DIR: server.dataDir })).code).toBe(0);
+    const site = parseJsonOutput(await runCli(['site', 'create', '--workspace', 'demo', '--id', siteId, '--name', 'Demo site', '--json'], { DATA_DIR: server.dataDir }));
+    expect(site.cookieless).toBe(true);
 
     const sdk = Buffer.from(await (await fetch(`${server.url}/sdk.js`)).arrayBuffer());
     const gzipped = gzipSync(sdk, { level: 9 }).length;
