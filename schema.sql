@@ -590,3 +590,15 @@ CREATE TABLE sourcemaps (
   uploaded_at  TEXT NOT NULL,
   UNIQUE (site_id, release, file)
 );
+
+-- @version 13: cookieless visitors (src/visitors/, docs/tracker.md). A site's `cookieless` setting: on for the sites
+-- created from this version on (the create default), off for the sites that existed before, which keep their
+-- behaviour. On a cookieless site a browser event without anon_id gets one derived by the collector: an HMAC-SHA256
+-- of the site, the client IP and the user agent, keyed with the day's random salt. Only today's and yesterday's
+-- salts are kept; older ones are deleted, after which nobody can recompute those days' ids. The IP is never stored.
+ALTER TABLE sites ADD COLUMN cookieless INTEGER NOT NULL DEFAULT 0 CHECK (cookieless IN (0, 1));
+CREATE TABLE visitor_salts (
+  day         TEXT PRIMARY KEY,   -- YYYY-MM-DD, UTC: the day whose events the salt keys
+  salt        BLOB NOT NULL,      -- 32 random bytes
+  created_at  TEXT NOT NULL
+);

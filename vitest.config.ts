@@ -1,5 +1,7 @@
-// Test runner configuration: schema.sql is imported as text, exactly as esbuild does for the bundle.
+// Test runner configuration: schema.sql is imported as text, and the browser tracker as its minified text, exactly as
+// esbuild does for the bundle.
 import { defineConfig } from 'vitest/config';
+import { trackerModuleId, trackerModuleText } from './build/tracker.mjs';
 
 export default defineConfig({
   plugins: [
@@ -9,6 +11,11 @@ export default defineConfig({
         if (id.endsWith('.sql')) return { code: `export default ${JSON.stringify(code)};`, map: null };
         return undefined;
       },
+    },
+    {
+      name: 'sightline-tracker',
+      resolveId: (id) => (id === trackerModuleId ? `\0${trackerModuleId}` : undefined),
+      load: (id) => (id === `\0${trackerModuleId}` ? trackerModuleText() : undefined),
     },
   ],
   test: {

@@ -1,7 +1,10 @@
-// Bundles src/main.ts into dist/main.mjs, and the worker threads' entries beside it, with esbuild. `--if-stale` skips the work when dist is newer than the sources.
+// Bundles src/main.ts into dist/main.mjs, and the worker threads' entries beside it, with esbuild; the browser
+// tracker (web/tracker/) is minified into the server bundle and written to dist/sdk.js for inspection.
+// `--if-stale` skips the work when dist is newer than the sources.
 import { build } from 'esbuild';
 import { nodeBundleOptions } from './bundle-options.mjs';
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { buildTracker } from './tracker.mjs';
+import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -23,6 +26,7 @@ function isStale() {
   const built = statSync(output).mtimeMs;
   const sources = Math.max(
     newestSourceTime(join(root, 'src')),
+    newestSourceTime(join(root, 'web')),
     statSync(join(root, 'schema.sql')).mtimeMs,
     statSync(join(root, 'package.json')).mtimeMs,
   );
@@ -43,3 +47,5 @@ await build({
   ...nodeBundleOptions,
   sourcemap: 'linked',
 });
+mkdirSync(join(root, 'dist'), { recursive: true });
+writeFileSync(join(root, 'dist', 'sdk.js'), buildTracker());

@@ -1,5 +1,8 @@
 // The esbuild options every Node bundle of Sightline shares (the server, the writer thread, benchmark workloads):
-// one ESM file for Node 20, packages left to node_modules, schema.sql imported as text.
+// one ESM file for Node 20, packages left to node_modules, schema.sql imported as text, the browser tracker as its
+// minified text (build/tracker.mjs).
+import { trackerEsbuildPlugin } from './tracker.mjs';
+
 export const nodeBundleOptions = {
   bundle: true,
   platform: 'node',
@@ -8,4 +11,5 @@ export const nodeBundleOptions = {
   packages: 'external',
   loader: { '.sql': 'text' },
   logLevel: 'warning',
+  plugins: [trackerEsbuildPlugin],
 };

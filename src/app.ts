@@ -22,6 +22,7 @@ import { mountSpend } from './spend/routes.ts';
 import { mountWebhooks } from './webhooks/routes.ts';
 import { mountConsent } from './consent/routes.ts';
 import { mountSourcemaps } from './sourcemaps/routes.ts';
+import { mountTracker } from './tracker/routes.ts';
 import { mountAttribution } from './attribution/routes.ts';
 import { mountAnalysis } from './analysis/routes.ts';
 import { type AnalysisLimits, defaultAnalysisLimits } from './analysis/analysis-context.ts';
@@ -129,6 +130,7 @@ export function createApp(options: CreateAppOptions): SightlineApp {
   mountWebhooks(h3, context, ingest, metrics);
   mountConsent(h3, context);
   mountSourcemaps(h3, context);
+  mountTracker(h3);
   const analysisJobs = metrics.registry.counter('sightline_analysis_jobs_total', 'Analysis jobs (funnels, correlation, explanation, attribution, ROI) by outcome');
   const analysis = createAnalysisRunner({
     context,
@@ -165,6 +167,7 @@ export function createApp(options: CreateAppOptions): SightlineApp {
       // A batch in progress finishes (or rolls back); the next start resumes from the saved position.
       await projection.close();
       await checkpointer.stop();
+      ingest.cookieless.stop();
     },
   };
 }

@@ -16,7 +16,7 @@ export const WorkspaceAnswer = v.strictObject({ id: Uuid, name: Name, slug: Slug
 export const CreatedWorkspaceAnswer = v.strictObject({ id: Uuid, name: Name, slug: Slug, created_at: IsoTime });
 export const WorkspaceListAnswer = v.strictObject({ workspaces: v.array(WorkspaceAnswer), next_cursor: NextCursor });
 
-export const SiteAnswer = v.strictObject({ id: SiteIdText, name: Name, created_at: IsoTime });
+export const SiteAnswer = v.strictObject({ id: SiteIdText, name: Name, created_at: IsoTime, cookieless: v.boolean() });
 export const SiteListAnswer = v.strictObject({ sites: v.array(SiteAnswer), next_cursor: NextCursor });
 
 const apiKeyEntries = {

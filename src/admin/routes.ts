@@ -11,7 +11,7 @@ import { jsonBody, namedInPath, needsCredential, queryParams, refusals } from '.
 import { addRoute, type QueryParameterDoc } from '../http/routes.ts';
 import { parseBody, parseQuery } from '../http/validate.ts';
 import { createKey, CreateKeyBody, listKeys, revokeKey } from './keys.ts';
-import { createSite, CreateSiteBody, deleteSite, listSites } from './sites.ts';
+import { createSite, CreateSiteBody, deleteSite, listSites, updateSite, UpdateSiteBody } from './sites.ts';
 import {
   createWorkspace,
   CreateWorkspaceBody,
@@ -130,6 +130,20 @@ export function mountAdmin(app: H3, context: AppContext): void {
       const { caller, workspace } = resolveWorkspace(event, context, slugOf(event), { adminToken: true });
       const input = parseBody(CreateSiteBody, await readJsonBody(event));
       return createSite(context, actorOf(caller), workspace, input);
+    },
+  });
+  addRoute(app, {
+    method: 'PATCH',
+    path: '/workspaces/:slug/sites/:id',
+    headers: noStore,
+    refusals: refusals(needsCredential, namedInPath, jsonBody),
+    summary: "Change a site's settings (cookieless)",
+    body: UpdateSiteBody,
+    answer: SiteAnswer,
+    handler: async (event) => {
+      const { caller, workspace } = resolveWorkspace(event, context, slugOf(event), { adminToken: true });
+      const input = parseBody(UpdateSiteBody, await readJsonBody(event));
+      return updateSite(context, actorOf(caller), workspace, getRouterParam(event, 'id', { decode: true }) ?? '', input);
     },
   });
   addRoute(app, {

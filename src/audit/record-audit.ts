@@ -10,6 +10,7 @@ export type AuditAction =
   | 'workspace.create'
   | 'workspace.update'
   | 'site.create'
+  | 'site.update'
   | 'site.delete'
   | 'key.create'
   | 'key.revoke'

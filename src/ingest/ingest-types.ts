@@ -11,6 +11,8 @@ export interface StoredVisitorContext {
   region: string | null;
   city: string | null;
   internal: boolean;
+  /** The anon_id the collector derived for a cookieless visitor (the raw event has none, and the IP is not kept). */
+  anon_id?: string;
 }
 
 export interface IngestRequest {
@@ -45,4 +47,6 @@ export interface CandidateEvent {
   raw: string;
   object: Record<string, unknown>;
   parsed: ParsedWireEvent;
+  /** The event came without anon_id and the collector derived it (a cookieless site, src/visitors/). */
+  anonIdDerived?: true;
 }

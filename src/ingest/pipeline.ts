@@ -11,10 +11,12 @@ import type { GeoLookup } from './geo.ts';
 import type { CandidateEvent, IngestOutcome, IngestRequest } from './ingest-types.ts';
 import type { InternalIpMatcher } from './internal-ips.ts';
 import type { TokenBuckets } from './rate-limit.ts';
-import { type BodyItem, readCandidates, splitBody } from './read-candidates.ts';
+import { type AnonIdFor, type BodyItem, readCandidates, splitBody } from './read-candidates.ts';
 import type { StoredEventInput } from '../event-store/stored-event.ts';
 import { visitorOf } from './visitor-context.ts';
 import type { DlqInput, WriteQueue } from './write-queue.ts';
+import type { CookielessVisitors } from '../visitors/cookieless-ids.ts';
+import { parseIsoTimestamp } from '../http/validate.ts';
 
 export type { IngestChannel, IngestOutcome, IngestRequest, StoredVisitorContext } from './ingest-types.ts';
 export { maxEventsPerRequest } from './read-candidates.ts';
@@ -30,6 +32,8 @@ export interface IngestPipelineDeps {
   internalIps: InternalIpMatcher;
   siteLimits: TokenBuckets;
   ipLimits: TokenBuckets;
+  /** Derives the anon_id of cookieless sites' browser events that carry none. */
+  cookieless?: CookielessVisitors;
 }
 
 export interface IngestPipeline {
@@ -63,7 +67,20 @@ export function createIngestPipeline(deps: IngestPipelineDeps): IngestPipeline {
       site_id: siteId,
       payload: candidate.raw,
       error: JSON.stringify(unprefixed),
-      context: JSON.stringify(visitorOf(deps, request, candidate).stored),
+      context: JSON.stringify({ ...visitorOf(deps, request, candidate).stored, ...(candidate.anonIdDerived && { anon_id: candidate.parsed.event.anon_id }) }),
+    };
+  }
+
+  /** Browser events of a cookieless site, and replays of what such events kept; one HMAC per event. */
+  function anonIdFor(request: IngestRequest): AnonIdFor | undefined {
+    if (request.channel === 'replay') return () => request.storedVisitor?.anon_id;
+    const cookieless = deps.cookieless;
+    if (request.channel !== 'browser' || !cookieless) return undefined;
+    return (siteId, ts) => {
+      if (!cookieless.isCookieless(siteId)) return undefined;
+      const eventMs = typeof ts === 'string' ? parseIsoTimestamp(ts) : undefined;
+      // A malformed ts is refused by the wire check whatever id the event gets.
+      return cookieless.visitorId(siteId, request.clientIp, request.userAgent, eventMs ?? deps.clock.now());
     };
   }
 
@@ -74,7 +91,7 @@ export function createIngestPipeline(deps: IngestPipelineDeps): IngestPipeline {
       let candidates: CandidateEvent[];
       try {
         items = splitBody(request.bodyText);
-        ({ siteId, candidates } = readCandidates(request, items, deps.clock.now()));
+        ({ siteId, candidates } = readCandidates(request, items, deps.clock.now(), anonIdFor(request)));
       } catch (error) {
         // Every event of a refused batch counts; a body that holds no events counts once.
         count('rejected_invalid', items?.length ?? 1);

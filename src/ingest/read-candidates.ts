@@ -26,10 +26,25 @@ export function splitBody(bodyText: string): BodyItem[] {
 }
 
 /**
+ * The anon_id the collector gives an event that has none (a cookieless site's browser event), or undefined: the
+ * event is then checked as sent, and refused for its missing anon_id as before cookieless sites existed.
+ */
+export type AnonIdFor = (siteId: string, ts: unknown) => string | undefined;
+
+/** The event with the collector's anon_id when it sent none and `anonIdFor` gives one; raw stays as received. */
+function withDerivedAnonId(value: unknown, siteId: string, anonIdFor: AnonIdFor | undefined): Record<string, unknown> | undefined {
+  if (!anonIdFor || typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
+  const event = value as Record<string, unknown>;
+  if (event.anon_id !== undefined || event.site_id !== siteId) return undefined;
+  const anonId = anonIdFor(siteId, event.ts);
+  return anonId === undefined ? undefined : { ...event, anon_id: anonId };
+}
+
+/**
  * Resolves the site (an API key without X-Site-Id names it through the events) and checks every event: its fields,
  * and every string in it (props and unknown fields included) for lone surrogates.
  */
-export function readCandidates(request: IngestRequest, items: BodyItem[], nowMs: number): { siteId: string; candidates: CandidateEvent[] } {
+export function readCandidates(request: IngestRequest, items: BodyItem[], nowMs: number, anonIdFor?: AnonIdFor): { siteId: string; candidates: CandidateEvent[] } {
   const siteId =
     typeof request.siteId === 'string'
       ? request.siteId
@@ -39,10 +54,12 @@ export function readCandidates(request: IngestRequest, items: BodyItem[], nowMs:
   for (const item of items) {
     // Walked only when the text holds a surrogate escape: the scan is cheap, the walk is not.
     if (mayHoldLoneSurrogate(item.raw)) details.push(...findIllFormedStrings(item.value, item.pointer));
-    const result = parseWireEvent(item.value, nowMs, item.pointer);
+    const derived = withDerivedAnonId(item.value, siteId, anonIdFor);
+    const value = derived ?? item.value;
+    const result = parseWireEvent(value, nowMs, item.pointer);
     if (!result.ok) details.push(...result.details);
     else if (result.value.event.site_id !== siteId) details.push({ path: `${item.pointer}/site_id`, message: 'must be the authenticated site' });
-    else candidates.push({ pointer: item.pointer, raw: item.raw, object: item.value as Record<string, unknown>, parsed: result.value });
+    else candidates.push({ pointer: item.pointer, raw: item.raw, object: value as Record<string, unknown>, parsed: result.value, ...(derived && { anonIdDerived: true }) });
   }
   if (details.length > 0) throw ApiError.invalidPayload(details, 'One or more events are invalid; nothing was stored');
   return { siteId, candidates };

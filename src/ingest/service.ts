@@ -13,15 +13,18 @@ import { TokenBuckets } from './rate-limit.ts';
 import { forgetCachedSite } from './ingest-auth.ts';
 import { WriteQueue, type WriteQueueOptions } from './write-queue.ts';
 import { type Committer, createInlineCommitter, createThreadCommitter, writerThreadFile } from './committer.ts';
+import { type CookielessVisitors, createCookielessVisitors, forgetCookielessSetting } from '../visitors/cookieless-ids.ts';
 
 registerSiteDataRemover('events', deleteEventsOfSite);
 registerSiteDataRemover('dlq', deleteDlqOfSite);
 registerSiteDataRemover('ingest-site-cache', (_db, siteId) => forgetCachedSite(siteId));
+registerSiteDataRemover('cookieless-setting-cache', forgetCookielessSetting);
 
 export interface IngestService {
   pipeline: IngestPipeline;
   writeQueue: WriteQueue;
   plan: TrackingPlan | undefined;
+  cookieless: CookielessVisitors;
 }
 
 export interface IngestServiceOptions {
@@ -50,6 +53,7 @@ export function createIngestService(context: AppContext, metrics: AppMetrics, op
   const plan = context.config.schemaBundlePath ? loadTrackingPlan(context.config.schemaBundlePath) : undefined;
   const geo: GeoLookup = createGeoLookup(options.geoDatabase ?? context.config.geoipDb ?? defaultGeoDatabasePath());
   const writeQueue = new WriteQueue(createCommitter(context, options.writer ?? context.config.ingestWriter), context.clock, metrics, options.writeQueue);
+  const cookieless = createCookielessVisitors(context.db, context.clock, context.random);
   const pipeline = createIngestPipeline({
     clock: context.clock,
     random: context.random,
@@ -61,6 +65,7 @@ export function createIngestService(context: AppContext, metrics: AppMetrics, op
     internalIps: createInternalIpMatcher(context.config.internalIps),
     siteLimits: new TokenBuckets(context.config.rateLimitSite, context.clock),
     ipLimits: new TokenBuckets(context.config.rateLimitIp, context.clock),
+    cookieless,
   });
-  return { pipeline, writeQueue, plan };
+  return { pipeline, writeQueue, plan, cookieless };
 }

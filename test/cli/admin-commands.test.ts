@@ -117,14 +117,14 @@ describe('site', () => {
     await cli('workspace', 'create', '--name', 'Acme', '--slug', 'acme');
     const created = await cli('site', 'create', '--workspace', 'acme', '--id', 'blog', '--name', 'The Blog');
     expect(created.code).toBe(0);
-    expect(created.stdout).toContain('Created site blog in acme');
+    expect(created.stdout).toContain('Created site blog in acme (cookieless on)');
     const shop = parseJsonOutput(await cli('site', 'create', '--workspace', 'acme', '--id', 'shop_1', '--name', 'Shop', '--json'));
-    expect(shop).toEqual({ id: 'shop_1', name: 'Shop', created_at: expect.any(String) });
+    expect(shop).toEqual({ id: 'shop_1', name: 'Shop', created_at: expect.any(String), cookieless: true });
 
     const listed = await cli('site', 'list', '--workspace', 'acme');
     expect(listed.code).toBe(0);
     const lines = listed.stdout.trim().split('\n');
-    expect(lines[0]).toMatch(/^ID\s+NAME\s+CREATED$/);
+    expect(lines[0]).toMatch(/^ID\s+NAME\s+CREATED\s+COOKIELESS$/);
     expect(lines.slice(1).map((line) => line.split(/\s{2,}/).slice(0, 2))).toEqual([
       ['blog', 'The Blog'],
       ['shop_1', 'Shop'],
@@ -157,6 +157,27 @@ describe('site', () => {
     const taken = await cli('site', 'create', '--workspace', 'other', '--id', 'blog', '--name', 'Blog');
     expect(taken.code).toBe(1);
     expect(taken.stderr).toContain('site_id_taken');
+  });
+
+  it('sets cookieless at creation and changes it with update (audited as site.update); refuses a value other than on/off', async () => {
+    await cli('workspace', 'create', '--name', 'Acme', '--slug', 'acme');
+    await cli('workspace', 'create', '--name', 'Other', '--slug', 'other');
+    const off = parseJsonOutput(await cli('site', 'create', '--workspace', 'acme', '--id', 'classic', '--name', 'Classic', '--cookieless', 'off', '--json'));
+    expect(off.cookieless).toBe(false);
+    const updated = await cli('site', 'update', '--workspace', 'acme', '--id', 'classic', '--cookieless', 'on');
+    expect(updated.code).toBe(0);
+    expect(updated.stdout).toContain('Updated site classic (cookieless on)');
+    expect(readDatabase(databaseFile, (db) => db.prepare("SELECT cookieless FROM sites WHERE id = 'classic'").get())).toEqual({ cookieless: 1 });
+    expect(auditRows().at(-1)).toMatchObject({ action: 'site.update', actor_kind: 'system', target: 'classic', slug: 'acme' });
+
+    const bad = await cli('site', 'update', '--workspace', 'acme', '--id', 'classic', '--cookieless', 'maybe');
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain('--cookieless: must be on or off');
+    // Another workspace's site is as missing as one that does not exist.
+    const foreign = await cli('site', 'update', '--workspace', 'other', '--id', 'classic', '--cookieless', 'off');
+    expect(foreign.code).toBe(1);
+    expect(foreign.stderr).toContain('not_found');
+    expect(readDatabase(databaseFile, (db) => db.prepare("SELECT cookieless FROM sites WHERE id = 'classic'").get())).toEqual({ cookieless: 1 });
   });
 });
 

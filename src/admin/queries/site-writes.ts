@@ -5,7 +5,7 @@ import type { SiteRow } from './find-site.ts';
 
 const statements = preparedOnce((db) => ({
   insert: db.prepare<SiteRow>(
-    'INSERT INTO sites (id, workspace_id, name, created_at) VALUES (:id, :workspace_id, :name, :created_at)',
+    'INSERT INTO sites (id, workspace_id, name, created_at, cookieless) VALUES (:id, :workspace_id, :name, :created_at, :cookieless)',
   ),
   delete: db.prepare<[string]>('DELETE FROM sites WHERE id = ?'),
 }));
