@@ -12,6 +12,7 @@ import { createIngestService, type IngestServiceOptions, type IngestService } fr
 import { mountIngest } from './ingest/routes.ts';
 import { createIngestFastPath } from './ingest/node-fast-path.ts';
 import { mountDlq } from './dlq/routes.ts';
+import { mountGdpr } from './gdpr/routes.ts';
 import { createAppMetrics, type AppMetrics } from './metrics/app-metrics.ts';
 import { mountMetrics } from './metrics/routes.ts';
 import { mountReports } from './reports/routes.ts';
@@ -116,6 +117,7 @@ export function createApp(options: CreateAppOptions): SightlineApp {
   mountAdmin(h3, context);
   mountIngest(h3, context, ingest, metrics);
   mountDlq(h3, context, ingest);
+  mountGdpr(h3, context);
   mountMetrics(h3, context, metrics);
   mountReports(h3, context, projection);
   mountEvents(h3, context, ingest, projection, metrics.registry);

@@ -23,6 +23,7 @@ const statements = preparedOnce((db) => ({
     'UPDATE events SET id_override = :id, anon_id_override = :anon_id, query_override = :query WHERE seq = :seq',
   ),
   deleteOfSite: db.prepare<[string]>('DELETE FROM events WHERE site_id = ?'),
+  deleteBySeq: db.prepare<[number]>('DELETE FROM events WHERE seq = ?'),
 }));
 
 export function eventExists(db: Db, event: Pick<StoredEventInput, 'dedup_key' | 'site_id' | 'id'>): boolean {
@@ -59,4 +60,12 @@ export function insertEvent(db: Db, event: StoredEventInput, receivedAt: number)
 
 export function deleteEventsOfSite(db: Db, siteId: string): void {
   statements(db).deleteOfSite.run(siteId);
+}
+
+/** Deletes events by seq (a GDPR deletion, the retention purge); returns how many existed. */
+export function deleteEventsBySeq(db: Db, seqs: Iterable<number>): number {
+  const { deleteBySeq } = statements(db);
+  let deleted = 0;
+  for (const seq of seqs) deleted += deleteBySeq.run(seq).changes;
+  return deleted;
 }
