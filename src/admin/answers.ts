@@ -17,6 +17,13 @@ export const CreatedWorkspaceAnswer = v.strictObject({ id: Uuid, name: Name, slu
 export const WorkspaceListAnswer = v.strictObject({ workspaces: v.array(WorkspaceAnswer), next_cursor: NextCursor });
 
 export const SiteAnswer = v.strictObject({ id: SiteIdText, name: Name, created_at: IsoTime });
+/** A site with its settings (read and update): retention_days is whole UTC days of events kept, null for forever. */
+export const SiteSettingsAnswer = v.strictObject({
+  id: SiteIdText,
+  name: Name,
+  created_at: IsoTime,
+  retention_days: v.nullable(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(3650))),
+});
 export const SiteListAnswer = v.strictObject({ sites: v.array(SiteAnswer), next_cursor: NextCursor });
 
 const apiKeyEntries = {

@@ -1,4 +1,5 @@
-// Site actions shared by the HTTP routes and the CLI: create, list, delete (with all of the site's data).
+// Site actions shared by the HTTP routes and the CLI: create, list, read and update the settings (name, retention
+// period), delete (with all of the site's data).
 import * as v from 'valibot';
 import { toIso } from '../clock.ts';
 import type { AppContext } from '../context.ts';
@@ -10,12 +11,23 @@ import { type Actor, recordAudit } from '../audit/record-audit.ts';
 import type { WorkspaceRow } from './queries/find-workspace.ts';
 import { findSite, type SiteRow } from './queries/find-site.ts';
 import { listSiteRows } from './queries/list-sites.ts';
-import { deleteSiteRow, insertSite } from './queries/site-writes.ts';
+import { deleteSiteRow, insertSite, updateSiteRow } from './queries/site-writes.ts';
 import { removeSiteData } from './site-data.ts';
 
 export const SiteId = v.pipe(v.string('must be a string'), v.regex(/^[A-Za-z0-9_-]{1,64}$/, 'must match ^[A-Za-z0-9_-]{1,64}$'));
 
-export const CreateSiteBody = v.object({ id: SiteId, name: TrimmedName });
+/** The documented range of a retention period, in whole UTC days (docs/gdpr-and-retention.md); null keeps forever. */
+export const retentionDaysRange = { min: 1, max: 3650 } as const;
+export const RetentionDays = v.nullable(
+  v.pipe(
+    v.number('must be an integer or null'),
+    v.integer('must be an integer or null'),
+    v.minValue(retentionDaysRange.min, `must be at least ${retentionDaysRange.min}`),
+    v.maxValue(retentionDaysRange.max, `must be at most ${retentionDaysRange.max}`),
+  ),
+);
+
+export const CreateSiteBody = v.object({ id: SiteId, name: TrimmedName, retention_days: v.optional(RetentionDays) });
 export type CreateSiteInput = v.InferOutput<typeof CreateSiteBody>;
 
 export interface Site {
@@ -28,13 +40,56 @@ export function toSite(row: SiteRow): Site {
   return { id: row.id, name: row.name, created_at: row.created_at };
 }
 
+/** A site with its settings: the read and update answers. */
+export interface SiteSettings extends Site {
+  retention_days: number | null;
+}
+
+export function toSiteSettings(row: SiteRow): SiteSettings {
+  return { ...toSite(row), retention_days: row.retention_days };
+}
+
+/** PATCH body: any of the settings, at least one; the id cannot change. */
+export const UpdateSiteBody = v.pipe(
+  v.strictObject({ name: v.optional(TrimmedName), retention_days: v.optional(RetentionDays) }),
+  v.check((body) => body.name !== undefined || body.retention_days !== undefined, 'name or retention_days is required'),
+);
+export type UpdateSiteInput = v.InferOutput<typeof UpdateSiteBody>;
+
+function siteOfWorkspace(context: AppContext, workspaceId: string, siteId: string): SiteRow {
+  const site = findSite(context.db, siteId);
+  if (!site || site.workspace_id !== workspaceId) throw ApiError.notFound();
+  return site;
+}
+
+export function readSite(context: AppContext, workspace: WorkspaceRow, siteId: string): SiteSettings {
+  return toSiteSettings(siteOfWorkspace(context, workspace.id, siteId));
+}
+
+/** Renames the site and/or sets its retention period; audited site.update with what changed (from and to). */
+export function updateSite(context: AppContext, actor: Actor, workspaceId: string, siteId: string, input: UpdateSiteInput): SiteSettings {
+  return inWriteTransaction(context.db, () => {
+    const site = siteOfWorkspace(context, workspaceId, siteId);
+    const updated: SiteRow = { ...site, name: input.name ?? site.name, retention_days: input.retention_days === undefined ? site.retention_days : input.retention_days };
+    const changes: Record<string, unknown> = {};
+    if (updated.name !== site.name) changes.name = { from: site.name, to: updated.name };
+    if (updated.retention_days !== site.retention_days) changes.retention_days = { from: site.retention_days, to: updated.retention_days };
+    if (Object.keys(changes).length > 0) {
+      updateSiteRow(context.db, updated);
+      recordAudit(context, { workspaceId, actor, action: 'site.update', target: site.id, metadata: changes });
+    }
+    return toSiteSettings(updated);
+  });
+}
+
 /** Site ids are unique across workspaces (they are the legacy bearer): a taken id is 409 site_id_taken. */
 export function createSite(context: AppContext, actor: Actor, workspace: WorkspaceRow, input: CreateSiteInput): Site {
   return inWriteTransaction(context.db, () => {
     if (findSite(context.db, input.id)) throw ApiError.conflict('site_id_taken', `The site id ${input.id} is taken`);
-    const row: SiteRow = { id: input.id, workspace_id: workspace.id, name: input.name, created_at: toIso(context.clock.now()) };
+    const row: SiteRow = { id: input.id, workspace_id: workspace.id, name: input.name, created_at: toIso(context.clock.now()), retention_days: input.retention_days ?? null };
     insertSite(context.db, row);
-    recordAudit(context, { workspaceId: workspace.id, actor, action: 'site.create', target: row.id, metadata: { name: row.name } });
+    const metadata = row.retention_days === null ? { name: row.name } : { name: row.name, retention_days: row.retention_days };
+    recordAudit(context, { workspaceId: workspace.id, actor, action: 'site.create', target: row.id, metadata });
     return toSite(row);
   });
 }
@@ -48,8 +103,7 @@ export function listSites(context: AppContext, workspace: WorkspaceRow, limit: n
 /** Deletes the site and every row derived from it in one transaction; a site of another workspace is a 404. */
 export function deleteSite(context: AppContext, actor: Actor, workspace: WorkspaceRow, siteId: string): void {
   inWriteTransaction(context.db, () => {
-    const site = findSite(context.db, siteId);
-    if (!site || site.workspace_id !== workspace.id) throw ApiError.notFound();
+    const site = siteOfWorkspace(context, workspace.id, siteId);
     removeSiteData(context.db, site.id);
     deleteSiteRow(context.db, site.id);
     recordAudit(context, { workspaceId: workspace.id, actor, action: 'site.delete', target: site.id, metadata: { name: site.name } });

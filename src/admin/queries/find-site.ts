@@ -7,10 +7,12 @@ export interface SiteRow {
   workspace_id: string;
   name: string;
   created_at: string;
+  /** Whole UTC days of events kept (src/projector/retention-purge.ts); null keeps them forever. */
+  retention_days: number | null;
 }
 
 const statements = preparedOnce((db) => ({
-  byId: db.prepare<[string], SiteRow>('SELECT id, workspace_id, name, created_at FROM sites WHERE id = ?'),
+  byId: db.prepare<[string], SiteRow>('SELECT id, workspace_id, name, created_at, retention_days FROM sites WHERE id = ?'),
 }));
 
 export function findSite(db: Db, siteId: string): SiteRow | undefined {

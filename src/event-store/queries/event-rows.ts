@@ -24,6 +24,7 @@ const statements = preparedOnce((db) => ({
   ),
   deleteOfSite: db.prepare<[string]>('DELETE FROM events WHERE site_id = ?'),
   deleteBySeq: db.prepare<[number]>('DELETE FROM events WHERE seq = ?'),
+  deleteBefore: db.prepare<[string, number]>('DELETE FROM events WHERE site_id = ? AND ts < ?'),
 }));
 
 export function eventExists(db: Db, event: Pick<StoredEventInput, 'dedup_key' | 'site_id' | 'id'>): boolean {
@@ -68,4 +69,9 @@ export function deleteEventsBySeq(db: Db, seqs: Iterable<number>): number {
   let deleted = 0;
   for (const seq of seqs) deleted += deleteBySeq.run(seq).changes;
   return deleted;
+}
+
+/** Deletes the site's events with ts < beforeMs (a rebuild that keeps purged days' rollups: src/projector/reconcile.ts). */
+export function deleteEventsBefore(db: Db, siteId: string, beforeMs: number): void {
+  statements(db).deleteBefore.run(siteId, beforeMs);
 }
