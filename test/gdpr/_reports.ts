@@ -18,13 +18,13 @@ export function reportUrls(siteId: string, from: string, to: string): string[] {
   ];
 }
 
-/** The answers (legacy bodies whole, V2 `data` only), by URL. */
+/** The answers (legacy bodies whole, V2 `data` with `meta.computed_from`), by URL. */
 export async function readReports(server: TestServer, urls: string[]): Promise<Record<string, unknown>> {
   const answers: Record<string, unknown> = {};
   for (const url of urls) {
     const response = await server.request('GET', url);
     expect(response.status, `${url}: ${response.text}`).toBe(200);
-    answers[url] = url.includes('-v2') ? response.body.data : response.body;
+    answers[url] = url.includes('-v2') ? { computed_from: response.body.meta.computed_from, data: response.body.data } : response.body;
   }
   return answers;
 }
@@ -32,4 +32,9 @@ export async function readReports(server: TestServer, urls: string[]): Promise<R
 /** Projects until the projector has reached the log's end (a manual projector). */
 export function projectAll(server: TestServer): void {
   while (server.app.projection.projectNow({ maxEvents: 7 }).events > 0);
+}
+
+/** The URLs whose answer is computed from rollups (the V2 reports say so in meta.computed_from; legacy ones always are). */
+export function fromRollups(answers: Record<string, unknown>): string[] {
+  return Object.keys(answers).filter((url) => (answers[url] as { computed_from?: string }).computed_from !== 'events');
 }
