@@ -27,6 +27,8 @@ const subjectEvents = [
   event('gd-a', 'a-2', day(2), { user_id: 'u-1' }),
   purchase('gd-a', 'a-2', day(2, '10:03:00'), { user_id: 'u-1' }),
   event('gd-a', 'a-1', day(3), { internal: true }),
+  // Values only the subject has: its own page with its address in the query, its own campaign.
+  event('gd-a', 'a-2', day(2, '10:04:00'), { user_id: 'u-1', url: 'https://shop.example/account?email=u1%40example.com&utm_campaign=u1-only' }),
 ];
 /** Everybody else: another user on the same pages, and a-1 on another site and in another workspace. */
 const otherEvents = [
@@ -132,7 +134,7 @@ describe('GDPR delete of a user', () => {
     const anon = await subject.server.request('POST', '/v1/sites/gd-a/gdpr/export', { body: { anon_id: 'a-2' } });
     expect(anon.status).toBe(200);
     expect(anon.body.identities).toEqual(['a-2']);
-    expect(anon.body.events.map((item: { id: string }) => item.id)).toEqual([subjectEvents[3]!.id, subjectEvents[4]!.id]);
+    expect(anon.body.events.map((item: { id: string }) => item.id)).toEqual([subjectEvents[3]!.id, subjectEvents[4]!.id, subjectEvents[6]!.id]);
     const unknown = await subject.server.request('POST', '/sites/gd-a/gdpr/export', { body: { anon_id: 'nobody' } });
     expect(unknown.body).toEqual({ subject: { anon_id: 'nobody' }, identities: [], events: [], quarantined: [] });
   });
@@ -141,11 +143,14 @@ describe('GDPR delete of a user', () => {
     const response = await subject.server.request('POST', '/sites/gd-a/gdpr/delete', { token: subject.adminKey, body: { user_id: 'u-1' } });
     expect(response.status, response.text).toBe(200);
     // 6 projected + 2 in the tail; bindings a-1→u-1, a-2→u-1 (projected) and a-3→u-1 (tail).
-    expect(response.body).toEqual({ deleted_events: 8, deleted_identities: 3 });
+    expect(response.body).toEqual({ deleted_events: 9, deleted_identities: 3 });
     for (const anon of ['a-1', 'a-2', 'a-3', 'q-9']) expect(leftovers(subject.server, 'gd-a', anon), anon).toEqual(nothing);
     expect(count(subject.server, "SELECT count(*) AS n FROM identities WHERE user_id = 'u-1' AND site_id = 'gd-a'")).toBe(0);
-    // The visitor index lost exactly the subject's 6 projected rows.
-    expect(count(subject.server, 'SELECT count(*) AS n FROM visitor_events')).toBe(visitorEventsBefore - 6);
+    // The visitor index lost exactly the subject's 7 projected rows.
+    expect(count(subject.server, 'SELECT count(*) AS n FROM visitor_events')).toBe(visitorEventsBefore - 7);
+    // The dictionary of dimension values forgot what only the subject had; shared values stay.
+    expect(subject.server.db.prepare("SELECT value FROM report_values WHERE value LIKE '%u1%' OR value LIKE '%account%'").all()).toEqual([]);
+    expect(count(subject.server, "SELECT count(*) AS n FROM report_values WHERE site_id = 'gd-a' AND value = '/pricing'")).toBeGreaterThan(0);
   });
 
   it('keeps everything of the other subject and of a-1 on the other site and in the other workspace', () => {
@@ -175,7 +180,7 @@ describe('GDPR delete of a user', () => {
       ['gdpr.delete', digest('u-1')],
       ['gdpr.delete', digest('u-1')],
     ]);
-    expect(gdpr[gdpr.length - 1]).toMatchObject({ actor_kind: 'apiKey', metadata: { site_id: 'gd-a', subject_kind: 'user_id', events: 8 } });
+    expect(gdpr[gdpr.length - 1]).toMatchObject({ actor_kind: 'apiKey', metadata: { site_id: 'gd-a', subject_kind: 'user_id', events: 9 } });
     const stored = subject.server.db.prepare("SELECT target, metadata FROM audit_log WHERE action LIKE 'gdpr.%'").all();
     for (const text of ['u-1', 'a-2', 'nobody']) expect(JSON.stringify(stored)).not.toContain(`"${text}"`);
   });
@@ -194,7 +199,7 @@ describe('GDPR delete of an anon_id', () => {
     const response = await server.request('POST', '/sites/gd-a/gdpr/delete', { body: { anon_id: 'a-1' } });
     expect(response.body).toEqual({ deleted_events: 4, deleted_identities: 1 });
     expect(leftovers(server, 'gd-a', 'a-1')).toEqual(nothing);
-    expect(count(server, "SELECT count(*) AS n FROM events WHERE site_id = 'gd-a' AND anon_id = 'a-2'")).toBe(2);
+    expect(count(server, "SELECT count(*) AS n FROM events WHERE site_id = 'gd-a' AND anon_id = 'a-2'")).toBe(3);
     expect(count(server, "SELECT count(*) AS n FROM identities WHERE site_id = 'gd-a' AND anon_id = 'a-2'")).toBe(1);
   });
 });
