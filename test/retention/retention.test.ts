@@ -2,10 +2,13 @@
 // visitor index rows and ended visits) of days past the period and keeps every rollup-computed report number of
 // those days; the period's edge to the millisecond; events the projector has not counted wait; a rebuild of
 // everything derived keeps the purged days' rollups; the setting validated at its edges, scopes and isolation.
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { manualClock } from '../admin/_helpers.ts';
+import { contractBundle } from '../plan/fixtures.ts';
 import { reconcileProjection } from '../../src/projector/reconcile.ts';
-import { seedWorkspace, startTestServer, type TestServer } from '../_setup.ts';
+import { makeTempDir, seedWorkspace, startTestServer, type TestServer } from '../_setup.ts';
 import { fromRollups, projectAll, readReports, reportUrls } from '../gdpr/_reports.ts';
 
 // Today is 2026-03-20: with 10 days, 2026-03-10 is the first day kept.
@@ -200,5 +203,28 @@ describe('retention', () => {
     expect(foreign.text).toBe(missing.text);
     expect((await server.request('GET', '/workspaces/ret-x/sites/rt-a')).status).toBe(404);
     expect((await server.request('PATCH', '/workspaces/ret-x/sites/rt-x', { token: foreignKey, body: { retention_days: 5 } })).status).toBe(403);
+  });
+});
+
+describe('retention of quarantined events', () => {
+  it('deletes DLQ rows received before the first kept day, keeps the newer ones', async () => {
+    const plan = join(makeTempDir('sightline-plan-'), 'plan.json');
+    writeFileSync(plan, JSON.stringify(contractBundle()));
+    const dlqClock = manualClock('2026-03-01T12:00:00.000Z');
+    const server = await startTestServer({ clock: dlqClock, projector: 'manual', retentionPurge: { firstAfterMs: 3_600_000 }, env: { SCHEMA_BUNDLE_PATH: plan, SCHEMA_MODE: 'quarantine' } });
+    try {
+      await seedWorkspace(server, 'dlq-ret', { sites: ['rt-q'] });
+      const bad = (ts: string) => ({ id: crypto.randomUUID(), site_id: 'rt-q', anon_id: 'q', ts, type: 'signup', props: { plan: 'gold' } });
+      await send(server, [bad('2026-03-01T11:00:00Z')]);
+      dlqClock.advance(10 * 86_400_000);
+      await send(server, [bad('2026-03-11T11:00:00Z')]);
+      await server.request('PATCH', '/workspaces/dlq-ret/sites/rt-q', { body: { retention_days: 5 } });
+      // 2026-03-11: the first kept day is 2026-03-06; the row received on 2026-03-01 goes.
+      expect(await server.app.retention.runNow()).toEqual([{ site_id: 'rt-q', kept_from: '2026-03-06', events: 0, visits: 0, dlq: 1 }]);
+      const rows = (await server.request('GET', '/sites/rt-q/dlq')).body.events;
+      expect(rows.map((row: { received_at: string }) => row.received_at.slice(0, 10))).toEqual(['2026-03-11']);
+    } finally {
+      await server.close();
+    }
   });
 });
