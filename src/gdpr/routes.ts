@@ -15,32 +15,24 @@ import { GdprBody, subjectOf } from './subject.ts';
 const noStore = { 'cache-control': 'no-store' };
 
 export function mountGdpr(app: H3, context: AppContext): void {
-  addRoute(app, {
-    method: 'POST',
-    path: '/sites/:siteId/gdpr/export',
-    headers: noStore,
-    refusals: refusals(needsCredential, namedInPath, jsonBody),
-    summary: "Export everything stored of a subject ({ user_id } or { anon_id }): its anon_ids, events and quarantined events",
-    body: GdprBody,
-    answer: GdprExportAnswer,
-    handler: async (event) => {
-      const { caller, site } = resolveSite(event, context, getRouterParam(event, 'siteId', { decode: true }) ?? '', { scope: 'admin' });
-      const subject = subjectOf(parseBody(GdprBody, await readJsonBody(event)));
-      return exportSubject(context, actorOf(caller), site, subject);
-    },
-  });
-  addRoute(app, {
-    method: 'POST',
-    path: '/sites/:siteId/gdpr/delete',
-    headers: noStore,
-    refusals: refusals(needsCredential, namedInPath, jsonBody),
-    summary: 'Delete a subject ({ user_id } or { anon_id }): its events, identities, visits, DLQ rows and its share of every report',
-    body: GdprBody,
-    answer: GdprDeleteAnswer,
-    handler: async (event) => {
-      const { caller, site } = resolveSite(event, context, getRouterParam(event, 'siteId', { decode: true }) ?? '', { scope: 'admin' });
-      const subject = subjectOf(parseBody(GdprBody, await readJsonBody(event)));
-      return deleteSubject(context, actorOf(caller), site, subject);
-    },
-  });
+  const routes = [
+    { action: 'export', run: exportSubject, answer: GdprExportAnswer, summary: 'Export everything stored of a subject ({ user_id } or { anon_id }): its anon_ids, events and quarantined events' },
+    { action: 'delete', run: deleteSubject, answer: GdprDeleteAnswer, summary: 'Delete a subject ({ user_id } or { anon_id }): its events, identities, visits, DLQ rows and its share of every report' },
+  ] as const;
+  for (const { action, run, answer, summary } of routes) {
+    addRoute(app, {
+      method: 'POST',
+      path: `/sites/:siteId/gdpr/${action}`,
+      headers: noStore,
+      refusals: refusals(needsCredential, namedInPath, jsonBody),
+      summary,
+      body: GdprBody,
+      answer,
+      handler: async (event) => {
+        const { caller, site } = resolveSite(event, context, getRouterParam(event, 'siteId', { decode: true }) ?? '', { scope: 'admin' });
+        const subject = subjectOf(parseBody(GdprBody, await readJsonBody(event)));
+        return run(context, actorOf(caller), site, subject);
+      },
+    });
+  }
 }

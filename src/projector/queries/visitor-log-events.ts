@@ -5,6 +5,7 @@
 // on, never the site's whole log.
 import type { Db } from '../../db/open.ts';
 import { preparedOnce } from '../../db/statements.ts';
+import { type EventRow, eventRowColumns } from '../../event-store/queries/list-event-rows.ts';
 
 const visitorNumber = '(SELECT vid FROM report_visitors WHERE site_id = :site_id AND anon_id = :anon_id)';
 const tailStart = '(SELECT position FROM projector_state WHERE id = 1)';
@@ -14,28 +15,14 @@ export interface VisitorLogParams {
   anon_id: string;
 }
 
-/** What a GDPR export shows of an event: the stored columns and the text received. */
-export interface VisitorLogEventRow {
-  seq: number;
-  id: string;
-  type: string;
-  ts: number;
-  received_at: number;
-  anon_id: string;
+/** What a GDPR export shows of an event: the columns an event list shows, who it names and how it was classed. */
+export interface VisitorLogEventRow extends EventRow {
   user_id: string | null;
-  country: string | null;
-  region: string | null;
-  city: string | null;
-  browser: string | null;
-  os: string | null;
-  device_type: string | null;
   is_bot: number;
   is_internal: number;
-  raw: string;
 }
 
-const columns = `e.seq, e.id, e.type, e.ts, e.received_at, e.anon_id, e.user_id, e.country, e.region, e.city, e.browser, e.os,
-  e.device_type, e.is_bot, e.is_internal, e.raw`;
+const columns = `${eventRowColumns}, e.user_id, e.is_bot, e.is_internal`;
 
 const both = (selected: string) => `SELECT ${selected} FROM visitor_events ve JOIN events e ON e.seq = ve.seq
      WHERE ve.vid = ${visitorNumber} AND e.site_id = :site_id AND e.anon_id = :anon_id
