@@ -115,10 +115,18 @@ describe('retention', () => {
     expect(await readReports(server, rollupUrls)).toEqual(before);
     const emptied = await server.request('GET', '/v1/sites/rt-a/events/list-v2?from=2026-03-01&to=2026-03-09&limit=200');
     expect(emptied.body.data.events).toEqual([]);
+    const warning = expect.stringContaining('before 2026-03-10 were deleted by the site');
+    expect(emptied.body.meta.warnings).toContainEqual(warning);
     // What only raw events answer (two filters at once) has nothing left to read over the purged days.
     const raw = await server.request('GET', twoFilters('2026-03-01', '2026-03-09'));
     expect(raw.body.meta.computed_from).toBe('events');
     expect(raw.body.data.pageviews).toBe(0);
+    expect(raw.body.meta.warnings).toContainEqual(warning);
+    // A rollup answer over the same days counts them, and says nothing of it; neither does a raw one after the cutoff.
+    const rollup = await server.request('GET', '/v1/sites/rt-a/reports/summary-v2?from=2026-03-01&to=2026-03-09');
+    expect(rollup.body.data.pageviews).toBeGreaterThan(0);
+    expect(rollup.body.meta.warnings).not.toContainEqual(warning);
+    expect((await server.request('GET', twoFilters('2026-03-10', '2026-03-12'))).body.meta.warnings).not.toContainEqual(warning);
   });
 
   it('audits the setting and the purge with its counts', async () => {
