@@ -37,6 +37,8 @@ function rebuildBoundaryMonth(db: Db, site: KeptPeriods): void {
 
 /** Returns whether the projection was dropped to be derived again. */
 export function reconcileProjection(db: Db, now: number): boolean {
+  // The common case reads and locks nothing else: the rebuild below locks the event log too (it may delete from it).
+  if (readProjectorPosition(db) <= highestSeqIssued(db)) return false;
   return inWriteTransaction(
     db,
     () => {
