@@ -602,3 +602,14 @@ CREATE TABLE visitor_salts (
   salt        BLOB NOT NULL,      -- 32 random bytes
   created_at  TEXT NOT NULL
 );
+
+-- @version 14: GDPR and retention (docs/gdpr-and-retention.md). A site's retention period in whole UTC days (NULL:
+-- its events are kept forever, the default), and how far the purge has gone on each site: events of days before
+-- purged_before were deleted while their rollups stay, so a rebuild of everything derived must keep those rollups
+-- (src/projector/reconcile.ts).
+ALTER TABLE sites ADD COLUMN retention_days INTEGER CHECK (retention_days IS NULL OR retention_days BETWEEN 1 AND 3650);
+CREATE TABLE retention_state (
+  site_id        TEXT PRIMARY KEY,
+  purged_before  INTEGER NOT NULL,   -- a day number (days since 1970-01-01, UTC)
+  purged_at      INTEGER NOT NULL    -- epoch ms of the last purge batch
+) WITHOUT ROWID;

@@ -1,4 +1,5 @@
 // Builds the h3 application: every domain mounts its routes once, each at its unprefixed path and under /v1.
+import { consola } from 'consola';
 import { H3, HTTPError } from 'h3';
 import { toNodeHandler } from 'h3/node';
 import { IncomingMessage, ServerResponse } from 'node:http';
@@ -12,6 +13,8 @@ import { createIngestService, type IngestServiceOptions, type IngestService } fr
 import { mountIngest } from './ingest/routes.ts';
 import { createIngestFastPath } from './ingest/node-fast-path.ts';
 import { mountDlq } from './dlq/routes.ts';
+import { mountGdpr } from './gdpr/routes.ts';
+import { type RetentionPurgeOptions, type RetentionPurger, startRetentionPurge } from './retention/purge-runner.ts';
 import { createAppMetrics, type AppMetrics } from './metrics/app-metrics.ts';
 import { mountMetrics } from './metrics/routes.ts';
 import { mountReports } from './reports/routes.ts';
@@ -65,6 +68,8 @@ export interface CreateAppOptions {
    * tests a gate that holds jobs on the thread (src/analysis/analysis-gate.ts).
    */
   analysis?: { mode?: 'thread' | 'inline'; limits?: Partial<AnalysisLimits>; maxWaiting?: number; gate?: AnalysisGate };
+  /** The retention purge's timer and batch size (src/retention/purge-runner.ts); tests call app.retention.runNow(). */
+  retentionPurge?: Partial<RetentionPurgeOptions>;
 }
 
 export interface SightlineApp {
@@ -74,6 +79,8 @@ export interface SightlineApp {
   ingest: IngestService;
   projection: Projection;
   analysis: AnalysisRunner;
+  /** The retention purge on its timer; runNow() runs a pass at once. */
+  retention: RetentionPurger;
   fetch(request: Request): Promise<Response>;
   /** The Node listener a server uses: ingest on its fast path, everything else through h3. */
   nodeListener(request: IncomingMessage, response: ServerResponse): void;
@@ -122,6 +129,7 @@ export function createApp(options: CreateAppOptions): SightlineApp {
   mountAdmin(h3, context);
   mountIngest(h3, context, ingest, metrics);
   mountDlq(h3, context, ingest);
+  mountGdpr(h3, context);
   mountMetrics(h3, context, metrics);
   mountReports(h3, context, projection);
   mountEvents(h3, context, ingest, projection, metrics.registry);
@@ -147,6 +155,7 @@ export function createApp(options: CreateAppOptions): SightlineApp {
   // Last: the published documents describe every route mounted before it.
   mountOpenApi(h3, context);
   const checkpointer = startCheckpointer(context.db, options.checkpoint === 'projector-thread' && projection.kind === 'thread' ? 'projector-thread' : 'here');
+  const retention = startRetentionPurge(context, options.retentionPurge, (error) => consola.error('retention purge failed:', error));
   const ingestFastPath = createIngestFastPath(context, ingest, metrics);
   const h3Listener = toNodeHandler(h3);
   return {
@@ -156,11 +165,13 @@ export function createApp(options: CreateAppOptions): SightlineApp {
     ingest,
     projection,
     analysis,
+    retention,
     fetch: async (request) => h3.fetch(request),
     nodeListener: (request, response) => {
       if (!ingestFastPath(request, response)) void h3Listener(request, response);
     },
     close: async () => {
+      retention.stop();
       // First: its read connection must be closed before the last checkpoint truncates the WALs.
       await analysis.close();
       await ingest.writeQueue.drain();

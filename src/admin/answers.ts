@@ -16,7 +16,14 @@ export const WorkspaceAnswer = v.strictObject({ id: Uuid, name: Name, slug: Slug
 export const CreatedWorkspaceAnswer = v.strictObject({ id: Uuid, name: Name, slug: Slug, created_at: IsoTime });
 export const WorkspaceListAnswer = v.strictObject({ workspaces: v.array(WorkspaceAnswer), next_cursor: NextCursor });
 
-export const SiteAnswer = v.strictObject({ id: SiteIdText, name: Name, created_at: IsoTime, cookieless: v.boolean() });
+/** A site and its settings: cookieless visitors, and retention_days (whole UTC days of events kept, null for forever). */
+export const SiteAnswer = v.strictObject({
+  id: SiteIdText,
+  name: Name,
+  created_at: IsoTime,
+  cookieless: v.boolean(),
+  retention_days: v.nullable(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(3650))),
+});
 export const SiteListAnswer = v.strictObject({ sites: v.array(SiteAnswer), next_cursor: NextCursor });
 
 const apiKeyEntries = {

@@ -11,7 +11,7 @@ import { jsonBody, namedInPath, needsCredential, queryParams, refusals } from '.
 import { addRoute, type QueryParameterDoc } from '../http/routes.ts';
 import { parseBody, parseQuery } from '../http/validate.ts';
 import { createKey, CreateKeyBody, listKeys, revokeKey } from './keys.ts';
-import { createSite, CreateSiteBody, deleteSite, listSites, updateSite, UpdateSiteBody } from './sites.ts';
+import { createSite, CreateSiteBody, deleteSite, listSites, readSite, updateSite, UpdateSiteBody } from './sites.ts';
 import {
   createWorkspace,
   CreateWorkspaceBody,
@@ -133,17 +133,29 @@ export function mountAdmin(app: H3, context: AppContext): void {
     },
   });
   addRoute(app, {
+    method: 'GET',
+    path: '/workspaces/:slug/sites/:id',
+    headers: noStore,
+    refusals: refusals(needsCredential, namedInPath),
+    summary: 'Read a site and its settings (cookieless visitors, retention period)',
+    answer: SiteAnswer,
+    handler: (event) => {
+      const { workspace } = resolveWorkspace(event, context, slugOf(event), { adminToken: true });
+      return readSite(context, workspace, getRouterParam(event, 'id', { decode: true }) ?? '');
+    },
+  });
+  addRoute(app, {
     method: 'PATCH',
     path: '/workspaces/:slug/sites/:id',
     headers: noStore,
     refusals: refusals(needsCredential, namedInPath, jsonBody),
-    summary: "Change a site's settings (cookieless)",
+    summary: 'Rename a site, turn cookieless visitors on or off, or set its retention period (retention_days: 1-3650 whole UTC days, or null to keep forever)',
     body: UpdateSiteBody,
     answer: SiteAnswer,
     handler: async (event) => {
       const { caller, workspace } = resolveWorkspace(event, context, slugOf(event), { adminToken: true });
       const input = parseBody(UpdateSiteBody, await readJsonBody(event));
-      return updateSite(context, actorOf(caller), workspace, getRouterParam(event, 'id', { decode: true }) ?? '', input);
+      return updateSite(context, actorOf(caller), workspace.id, getRouterParam(event, 'id', { decode: true }) ?? '', input);
     },
   });
   addRoute(app, {

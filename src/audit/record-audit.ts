@@ -12,6 +12,7 @@ export type AuditAction =
   | 'site.create'
   | 'site.update'
   | 'site.delete'
+  | 'retention.purge'
   | 'key.create'
   | 'key.revoke'
   | 'dlq.replay'

@@ -1,6 +1,7 @@
-// `sightline site create|list`.
+// `sightline site create|list|update|retention`.
 import { defineCommand } from 'citty';
-import { createSite, CreateSiteBody, listSites, updateSite, UpdateSiteBody } from '../admin/sites.ts';
+import { findSite } from '../admin/queries/find-site.ts';
+import { createSite, CreateSiteBody, listSites, retentionDaysRange, updateSite, UpdateSiteBody } from '../admin/sites.ts';
 import { ApiError } from '../http/errors.ts';
 import { parseBody } from '../http/validate.ts';
 import { commonArgs, output, requireWorkspace, collectPages, runCommandSafely, systemActor, table, withContext } from './common.ts';
@@ -47,7 +48,7 @@ const update = defineCommand({
     runCommandSafely(args, () =>
       withContext(args, (context) => {
         const workspace = requireWorkspace(context, args.workspace);
-        const site = updateSite(context, systemActor, workspace, args.id, parseBody(UpdateSiteBody, { cookieless: onOff(args.cookieless) }));
+        const site = updateSite(context, systemActor, workspace.id, args.id, parseBody(UpdateSiteBody, { cookieless: onOff(args.cookieless) }));
         output(args, site, () => `Updated site ${site.id} (cookieless ${site.cookieless ? 'on' : 'off'})`);
       }),
     ),
@@ -71,7 +72,42 @@ const list = defineCommand({
     ),
 });
 
+/** --days: a whole number of days (checked against the range by the body's schema) or "forever" (null). */
+function retentionOf(days: string): number | null | string {
+  if (days === 'forever') return null;
+  return /^\d{1,9}$/.test(days) ? Number(days) : days;
+}
+
+/** The update body of --days; a refusal names --days. */
+function retentionInput(days: string) {
+  try {
+    return parseBody(UpdateSiteBody, { retention_days: retentionOf(days) });
+  } catch (error) {
+    if (!(error instanceof ApiError)) throw error;
+    throw new ApiError(error.status, error.code, error.message, error.details?.map((detail) => ({ ...detail, path: '/days' })));
+  }
+}
+
+const retention = defineCommand({
+  meta: { name: 'retention', description: `Set how many whole UTC days of events a site keeps (${retentionDaysRange.min}-${retentionDaysRange.max}), or forever` },
+  args: {
+    ...commonArgs,
+    site: { type: 'string', description: 'Site id', required: true },
+    days: { type: 'string', description: `${retentionDaysRange.min}-${retentionDaysRange.max}, or "forever"`, required: true },
+  },
+  run: ({ args }) =>
+    runCommandSafely(args, () =>
+      withContext(args, (context) => {
+        const found = findSite(context.db, args.site);
+        if (!found) throw ApiError.notFound(`No site ${args.site}`);
+        const input = retentionInput(args.days);
+        const site = updateSite(context, systemActor, found.workspace_id, found.id, input);
+        output(args, site, () => `Site ${site.id} keeps ${site.retention_days === null ? 'its events forever' : `${site.retention_days} days of events`}`);
+      }),
+    ),
+});
+
 export const siteCommand = defineCommand({
   meta: { name: 'site', description: 'Manage sites' },
-  subCommands: { create, list, update },
+  subCommands: { create, list, update, retention },
 });

@@ -3,7 +3,7 @@
 import { toIso } from '../clock.ts';
 import type { ReportMeta } from './answers.ts';
 import { appliedFilters, type CommonParams } from '../http/common-params.ts';
-import { dayOf } from '../projector/periods.ts';
+import { dayOf, toDateText } from '../projector/periods.ts';
 import type { ReportScope } from './scope.ts';
 import type { Freshness } from './snapshot.ts';
 
@@ -31,6 +31,10 @@ export function buildMeta(input: MetaInput): ReportMeta {
     warnings.push('These filters combine dimensions that no rollup carries together: the answer was computed from raw events.');
   }
   if (input.params.range.toDay > today) warnings.push('The range ends after the current UTC day.');
+  const purgedBefore = input.scope.purgedBefore;
+  if (input.computedFrom !== 'rollups' && purgedBefore !== undefined && input.params.range.fromDay < purgedBefore) {
+    warnings.push(`Raw events before ${toDateText(purgedBefore)} were deleted by the site's retention period: this answer, computed from raw events, does not count them.`);
+  }
   if (!input.caughtUp) {
     warnings.push('Events committed before this request are not all counted yet: the answer is as of freshness.projected_through.');
   }

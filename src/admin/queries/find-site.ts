@@ -7,12 +7,14 @@ export interface SiteRow {
   workspace_id: string;
   name: string;
   created_at: string;
-  /** 1: browser events without anon_id get a derived visitor id (src/visitors/); schema version 11. */
+  /** 1: browser events without anon_id get a derived visitor id (src/visitors/). */
   cookieless: 0 | 1;
+  /** Whole UTC days of events kept (src/projector/retention-purge.ts); null keeps them forever. */
+  retention_days: number | null;
 }
 
 const statements = preparedOnce((db) => ({
-  byId: db.prepare<[string], SiteRow>('SELECT id, workspace_id, name, created_at, cookieless FROM sites WHERE id = ?'),
+  byId: db.prepare<[string], SiteRow>('SELECT id, workspace_id, name, created_at, cookieless, retention_days FROM sites WHERE id = ?'),
 }));
 
 export function findSite(db: Db, siteId: string): SiteRow | undefined {

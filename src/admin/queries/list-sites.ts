@@ -12,7 +12,7 @@ export interface ListSitesParams {
 
 const statements = preparedOnce((db) => ({
   page: db.prepare<ListSitesParams, SiteRow>(
-    `SELECT id, workspace_id, name, created_at, cookieless FROM sites
+    `SELECT id, workspace_id, name, created_at, cookieless, retention_days FROM sites
       WHERE workspace_id = :workspaceId AND (created_at, id) > (:afterCreatedAt, :afterId)
       ORDER BY created_at, id LIMIT :limit`,
   ),

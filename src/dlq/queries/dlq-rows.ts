@@ -31,7 +31,26 @@ const statements = preparedOnce((db) => ({
   ),
   delete: db.prepare<[string]>('DELETE FROM dlq WHERE id = ?'),
   deleteOfSite: db.prepare<[string]>('DELETE FROM dlq WHERE site_id = ?'),
+  // A subject's rows: the payload names the anon_id or the user_id (only events that passed the wire check are
+  // quarantined, so payload is a JSON object; json_valid guards anyway). The site's rows are few: a scan.
+  ofSubject: db.prepare<SubjectParams, DlqRow>(
+    `SELECT id, site_id, payload, error, context, received_at FROM dlq
+      WHERE site_id = :site_id AND json_valid(payload)
+        AND (json_extract(payload, '$.anon_id') IN (SELECT value FROM json_each(:anon_ids)) OR json_extract(payload, '$.user_id') = :user_id)
+      ORDER BY received_at`,
+  ),
+  deleteOlder: db.prepare<{ site_id: string; before: string; limit: number }>(
+    `DELETE FROM dlq WHERE id IN (SELECT id FROM dlq WHERE site_id = :site_id AND received_at < :before LIMIT :limit)`,
+  ),
 }));
+
+export interface SubjectParams {
+  site_id: string;
+  /** JSON array of the subject's anon_ids. */
+  anon_ids: string;
+  /** The subject's user_id, or null for an anon_id subject. */
+  user_id: string | null;
+}
 
 export function insertDlqRow(db: Db, row: DlqRow): void {
   statements(db).insert.run(row);
@@ -55,4 +74,14 @@ export function deleteDlqRow(db: Db, id: string): void {
 
 export function deleteDlqOfSite(db: Db, siteId: string): void {
   statements(db).deleteOfSite.run(siteId);
+}
+
+/** The rows of a GDPR subject: its anon_ids' events, and the events naming its user_id. */
+export function listDlqRowsOfSubject(db: Db, siteId: string, anonIds: readonly string[], userId: string | null): DlqRow[] {
+  return statements(db).ofSubject.all({ site_id: siteId, anon_ids: JSON.stringify(anonIds), user_id: userId });
+}
+
+/** Deletes at most `limit` of the site's rows received before `before` (ISO); returns how many. */
+export function deleteDlqRowsReceivedBefore(db: Db, siteId: string, before: string, limit: number): number {
+  return statements(db).deleteOlder.run({ site_id: siteId, before, limit }).changes;
 }

@@ -23,6 +23,8 @@ const statements = preparedOnce((db) => ({
     'UPDATE events SET id_override = :id, anon_id_override = :anon_id, query_override = :query WHERE seq = :seq',
   ),
   deleteOfSite: db.prepare<[string]>('DELETE FROM events WHERE site_id = ?'),
+  deleteBySeq: db.prepare<[number]>('DELETE FROM events WHERE seq = ?'),
+  deleteBefore: db.prepare<[string, number]>('DELETE FROM events WHERE site_id = ? AND ts < ?'),
 }));
 
 export function eventExists(db: Db, event: Pick<StoredEventInput, 'dedup_key' | 'site_id' | 'id'>): boolean {
@@ -59,4 +61,17 @@ export function insertEvent(db: Db, event: StoredEventInput, receivedAt: number)
 
 export function deleteEventsOfSite(db: Db, siteId: string): void {
   statements(db).deleteOfSite.run(siteId);
+}
+
+/** Deletes events by seq (a GDPR deletion, the retention purge); returns how many existed. */
+export function deleteEventsBySeq(db: Db, seqs: Iterable<number>): number {
+  const { deleteBySeq } = statements(db);
+  let deleted = 0;
+  for (const seq of seqs) deleted += deleteBySeq.run(seq).changes;
+  return deleted;
+}
+
+/** Deletes the site's events with ts < beforeMs (a rebuild that keeps purged days' rollups: src/projector/reconcile.ts). */
+export function deleteEventsBefore(db: Db, siteId: string, beforeMs: number): void {
+  statements(db).deleteBefore.run(siteId, beforeMs);
 }

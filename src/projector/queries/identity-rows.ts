@@ -25,6 +25,7 @@ const statements = preparedOnce((db) => ({
   anonIdsOfUser: db.prepare<{ site_id: string; user_id: string }, { anon_id: string }>(anonIdsOfUserSql),
   deleteOfSite: db.prepare<[string]>('DELETE FROM identities WHERE site_id = ?'),
   deleteOfAnon: db.prepare<[string, string]>('DELETE FROM identities WHERE site_id = ? AND anon_id = ?'),
+  usersOfAnon: db.prepare<[string, string], string>('SELECT user_id FROM identities WHERE site_id = ? AND anon_id = ? ORDER BY user_id').pluck(),
 }));
 
 export function bindIdentity(db: Db, binding: IdentityBinding): void {
@@ -42,4 +43,9 @@ export function deleteIdentitiesOfSite(db: Db, siteId: string): void {
 
 export function deleteIdentitiesOfAnon(db: Db, siteId: string, anonId: string): void {
   statements(db).deleteOfAnon.run(siteId, anonId);
+}
+
+/** Every user the anon_id was bound to on the site. */
+export function usersOfAnon(db: Db, siteId: string, anonId: string): string[] {
+  return statements(db).usersOfAnon.all(siteId, anonId);
 }

@@ -1,0 +1,38 @@
+// GDPR: export and delete one subject ({ user_id } or { anon_id }) of a site. The admin token or an admin-scoped key
+// of the site's workspace; a site of another workspace answers the same 404 as a missing one (structured envelope).
+import { getRouterParam, type H3 } from 'h3';
+import type { AppContext } from '../context.ts';
+import { actorOf } from '../audit/record-audit.ts';
+import { resolveSite } from '../http/access.ts';
+import { readJsonBody } from '../http/body.ts';
+import { jsonBody, namedInPath, needsCredential, refusals } from '../http/refusals.ts';
+import { addRoute } from '../http/routes.ts';
+import { parseBody } from '../http/validate.ts';
+import { GdprDeleteAnswer, GdprExportAnswer } from './answers.ts';
+import { deleteSubject, exportSubject } from './gdpr-actions.ts';
+import { GdprBody, subjectOf } from './subject.ts';
+
+const noStore = { 'cache-control': 'no-store' };
+
+export function mountGdpr(app: H3, context: AppContext): void {
+  const routes = [
+    { action: 'export', run: exportSubject, answer: GdprExportAnswer, summary: 'Export everything stored of a subject ({ user_id } or { anon_id }): its anon_ids, events and quarantined events' },
+    { action: 'delete', run: deleteSubject, answer: GdprDeleteAnswer, summary: 'Delete a subject ({ user_id } or { anon_id }): its events, identities, visits, DLQ rows and its share of every report' },
+  ] as const;
+  for (const { action, run, answer, summary } of routes) {
+    addRoute(app, {
+      method: 'POST',
+      path: `/sites/:siteId/gdpr/${action}`,
+      headers: noStore,
+      refusals: refusals(needsCredential, namedInPath, jsonBody),
+      summary,
+      body: GdprBody,
+      answer,
+      handler: async (event) => {
+        const { caller, site } = resolveSite(event, context, getRouterParam(event, 'siteId', { decode: true }) ?? '', { scope: 'admin' });
+        const subject = subjectOf(parseBody(GdprBody, await readJsonBody(event)));
+        return run(context, actorOf(caller), site, subject);
+      },
+    });
+  }
+}
