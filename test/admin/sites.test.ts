@@ -11,8 +11,8 @@ const name128 = padTo(128, 's');
 
 function createdSite(id: string, name: string) {
   return (response: { body: Record<string, unknown> }) => {
-    expect(Object.keys(response.body).sort()).toEqual(['cookieless', 'created_at', 'id', 'name']);
-    expect(response.body).toEqual({ id, name, created_at: createdAt, cookieless: true });
+    expect(Object.keys(response.body).sort()).toEqual(['cookieless', 'created_at', 'id', 'name', 'retention_days']);
+    expect(response.body).toEqual({ id, name, created_at: createdAt, cookieless: true, retention_days: null });
   };
 }
 
@@ -65,7 +65,7 @@ describe.each(prefixes)('sites under "%s"', (prefix) => {
       const after = await settledTableCounts(server);
       if (response.status === 201) {
         expect(after).toEqual({ ...before, sites: before.sites! + 1, audit_log: before.audit_log! + 1 });
-        const row = server.db.prepare('SELECT s.id, s.name, s.created_at, s.cookieless = 1 AS cookieless, w.slug FROM sites s JOIN workspaces w ON w.id = s.workspace_id WHERE s.id = ?').get(response.body.id);
+        const row = server.db.prepare('SELECT s.id, s.name, s.created_at, s.cookieless = 1 AS cookieless, s.retention_days, w.slug FROM sites s JOIN workspaces w ON w.id = s.workspace_id WHERE s.id = ?').get(response.body.id);
         expect(row).toEqual({ ...response.body, cookieless: response.body.cookieless ? 1 : 0, slug: 'acme' });
       } else {
         expect(after).toEqual(before);
@@ -85,9 +85,9 @@ describe.each(prefixes)('sites under "%s"', (prefix) => {
       expect(Object.keys(response.body).sort()).toEqual(['next_cursor', 'sites']);
       expect(response.body.next_cursor).toBeNull();
       expect((response.body.sites as { id: string }[]).map((site) => site.id).sort()).toEqual(['Q', 'blog', id64, 'named'].sort());
-      for (const site of response.body.sites) expect(Object.keys(site).sort()).toEqual(['cookieless', 'created_at', 'id', 'name']);
+      for (const site of response.body.sites) expect(Object.keys(site).sort()).toEqual(['cookieless', 'created_at', 'id', 'name', 'retention_days']);
       const other = await server.request('GET', `${prefix}/workspaces/other/sites`);
-      expect(other.body).toEqual({ sites: [{ id: 'other-site', name: 'Site other-site', created_at: createdAt, cookieless: true }], next_cursor: null });
+      expect(other.body).toEqual({ sites: [{ id: 'other-site', name: 'Site other-site', created_at: createdAt, cookieless: true, retention_days: null }], next_cursor: null });
     });
 
     it('a missing workspace is 404', async () => {

@@ -119,7 +119,7 @@ describe('site', () => {
     expect(created.code).toBe(0);
     expect(created.stdout).toContain('Created site blog in acme (cookieless on)');
     const shop = parseJsonOutput(await cli('site', 'create', '--workspace', 'acme', '--id', 'shop_1', '--name', 'Shop', '--json'));
-    expect(shop).toEqual({ id: 'shop_1', name: 'Shop', created_at: expect.any(String), cookieless: true });
+    expect(shop).toEqual({ id: 'shop_1', name: 'Shop', created_at: expect.any(String), cookieless: true, retention_days: null });
 
     const listed = await cli('site', 'list', '--workspace', 'acme');
     expect(listed.code).toBe(0);

@@ -23,7 +23,7 @@ describe('sightline site retention', () => {
     expect(set.code, set.stderr).toBe(0);
     expect(set.stdout).toContain('Site shop-web keeps 90 days of events');
     const json = parseJsonOutput(await cli('site', 'retention', '--site', 'shop-web', '--days', '3650', '--json'));
-    expect(json).toEqual({ id: 'shop-web', name: 'Web', created_at: expect.any(String), retention_days: 3650 });
+    expect(json).toEqual({ id: 'shop-web', name: 'Web', created_at: expect.any(String), cookieless: true, retention_days: 3650 });
     const forever = await cli('site', 'retention', '--site', 'shop-web', '--days', 'forever');
     expect(forever.stdout).toContain('keeps its events forever');
     const rows = readDatabase(join(dataDir, 'sightline.db'), (db) => db.prepare("SELECT actor_kind, metadata FROM audit_log WHERE action = 'site.update' ORDER BY ts").all());

@@ -78,7 +78,7 @@ describe('retention', () => {
 
   it('keeps events forever by default: the setting reads null and a purge deletes nothing', async () => {
     const site = await server.request('GET', '/workspaces/ret/sites/rt-a');
-    expect(site.body).toEqual({ id: 'rt-a', name: 'Site rt-a', created_at: expect.any(String), retention_days: null });
+    expect(site.body).toEqual({ id: 'rt-a', name: 'Site rt-a', created_at: expect.any(String), cookieless: true, retention_days: null });
     const total = count(server, 'SELECT count(*) AS n FROM events');
     expect(await server.app.retention.runNow()).toEqual([]);
     expect(count(server, 'SELECT count(*) AS n FROM events')).toBe(total);
@@ -197,7 +197,7 @@ describe('retention', () => {
     expect((await server.request('PATCH', '/workspaces/ret/sites/rt-b', { body: { id: 'other' } })).status).toBe(400);
     const created = await server.request('POST', '/workspaces/ret/sites', { body: { id: 'rt-c', name: 'C', retention_days: 30 } });
     expect(created.status, created.text).toBe(201);
-    expect(created.body).toEqual({ id: 'rt-c', name: 'C', created_at: expect.any(String) });
+    expect(created.body).toEqual({ id: 'rt-c', name: 'C', created_at: expect.any(String), cookieless: true, retention_days: 30 });
     expect((await server.request('GET', '/workspaces/ret/sites/rt-c')).body.retention_days).toBe(30);
     expect((await server.request('POST', '/workspaces/ret/sites', { body: { id: 'rt-d', name: 'D', retention_days: 0 } })).status).toBe(400);
   });

@@ -53,12 +53,13 @@ describe('cookieless visitors', () => {
       expect(off.status).toBe(200);
       expect(off.body).toMatchObject({ id: 'fresh', cookieless: false });
       const audit = server.db.prepare("SELECT metadata FROM audit_log WHERE action = 'site.update' ORDER BY ts DESC LIMIT 1").get() as { metadata: string };
-      expect(JSON.parse(audit.metadata)).toEqual({ cookieless: false });
+      expect(JSON.parse(audit.metadata)).toEqual({ cookieless: { from: true, to: false } });
       const on = await server.request('PATCH', `${prefix}/workspaces/acme/sites/fresh`, { body: { cookieless: true } });
       expect(on.body).toMatchObject({ id: 'fresh', cookieless: true });
-      // An empty body changes nothing.
-      const same = await server.request('PATCH', `${prefix}/workspaces/acme/sites/fresh`, { body: {} });
-      expect(same.body).toMatchObject({ id: 'fresh', cookieless: true });
+      // An empty body is refused (nothing to change), and changes nothing.
+      const empty = await server.request('PATCH', `${prefix}/workspaces/acme/sites/fresh`, { body: {} });
+      expectFlatError(empty, 400, 'invalid_payload', ['']);
+      expect((await server.request('GET', `${prefix}/workspaces/acme/sites/fresh`)).body).toMatchObject({ id: 'fresh', cookieless: true });
     });
 
     it('refuses a non-boolean with 400, and a site of another workspace or a missing one with the same 404', async () => {
