@@ -19,6 +19,8 @@ import { mountEvents } from './events/routes.ts';
 import { mountOpenApi } from './openapi/routes.ts';
 import { mountPeople } from './people/routes.ts';
 import { mountSpend } from './spend/routes.ts';
+import { mountIntegrations } from './integrations/routes.ts';
+import { type DeliveryWorker, type DeliveryWorkerOptions, startDeliveryWorker } from './integrations/delivery-worker.ts';
 import { mountAttribution } from './attribution/routes.ts';
 import { mountAnalysis } from './analysis/routes.ts';
 import { type AnalysisLimits, defaultAnalysisLimits } from './analysis/analysis-context.ts';
@@ -60,6 +62,8 @@ export interface CreateAppOptions {
    * tests a gate that holds jobs on the thread (src/analysis/analysis-gate.ts).
    */
   analysis?: { mode?: 'thread' | 'inline'; limits?: Partial<AnalysisLimits>; maxWaiting?: number; gate?: AnalysisGate };
+  /** Outbound webhooks: the sender, the timeout, concurrency and polling of the delivery worker (tests shorten them). */
+  deliveries?: Omit<DeliveryWorkerOptions, 'context' | 'registry'>;
 }
 
 export interface SightlineApp {
@@ -69,6 +73,8 @@ export interface SightlineApp {
   ingest: IngestService;
   projection: Projection;
   analysis: AnalysisRunner;
+  /** The outbound webhook delivery worker (tests drive it with deliverDue after moving the clock). */
+  deliveries: DeliveryWorker;
   fetch(request: Request): Promise<Response>;
   /** The Node listener a server uses: ingest on its fast path, everything else through h3. */
   nodeListener(request: IncomingMessage, response: ServerResponse): void;
@@ -121,6 +127,10 @@ export function createApp(options: CreateAppOptions): SightlineApp {
   mountEvents(h3, context, ingest, projection, metrics.registry);
   mountPeople(h3, context);
   mountSpend(h3, context);
+  const deliveries = startDeliveryWorker({ context, registry: metrics.registry, ...options.deliveries });
+  // A projector batch may have announced purchases: the worker looks at once instead of at its next tick.
+  projection.watchProgress(() => deliveries.wake());
+  mountIntegrations(h3, context, deliveries);
   const analysisJobs = metrics.registry.counter('sightline_analysis_jobs_total', 'Analysis jobs (funnels, correlation, explanation, attribution, ROI) by outcome');
   const analysis = createAnalysisRunner({
     context,
@@ -146,6 +156,7 @@ export function createApp(options: CreateAppOptions): SightlineApp {
     ingest,
     projection,
     analysis,
+    deliveries,
     fetch: async (request) => h3.fetch(request),
     nodeListener: (request, response) => {
       if (!ingestFastPath(request, response)) void h3Listener(request, response);
@@ -156,6 +167,7 @@ export function createApp(options: CreateAppOptions): SightlineApp {
       await ingest.writeQueue.drain();
       // A batch in progress finishes (or rolls back); the next start resumes from the saved position.
       await projection.close();
+      await deliveries.close();
       await checkpointer.stop();
     },
   };

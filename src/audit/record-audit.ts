@@ -19,7 +19,10 @@ export type AuditAction =
   | 'spend.create'
   | 'spend.update'
   | 'spend.delete'
-  | 'spend.import';
+  | 'spend.import'
+  | 'endpoint.create'
+  | 'endpoint.update'
+  | 'endpoint.delete';
 
 export interface AuditEntryInput {
   workspaceId: string;
