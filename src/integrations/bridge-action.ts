@@ -31,7 +31,7 @@ export const BridgeActionBody = v.strictObject(
   {
     schema: v.literal(bridgeActionSchema, `must be ${bridgeActionSchema}`),
     action: v.literal('lead.signal', 'must be lead.signal'),
-    lead_id: token(256),
+    lead_id: token(128),
     signal: v.picklist(bridgeSignals, `must be one of ${bridgeSignals.join(', ')}`),
     idempotency_key: token(128),
   },
