@@ -19,7 +19,7 @@ export interface Received {
 export interface Receiver {
   url: string;
   received: Received[];
-  /** Replaces the script: replies in order, the last one repeating. */
+  /** Replaces the script from the next request on: replies in order, the last one repeating. */
   script(...replies: Reply[]): void;
   close(): Promise<void>;
 }
@@ -27,13 +27,15 @@ export interface Receiver {
 /** @example const receiver = await startReceiver({ status: 204 }); */
 export async function startReceiver(...replies: Reply[]): Promise<Receiver> {
   let script = replies.length > 0 ? replies : [{ status: 204 }];
+  /** Requests received before the current script was set: its first reply answers the next one. */
+  let scriptStart = 0;
   const received: Received[] = [];
   const server: Server = createServer((request, response) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
       received.push({ headers: request.headers, body: Buffer.concat(chunks).toString('utf8') });
-      const reply = script[Math.min(received.length - 1, script.length - 1)]!;
+      const reply = script[Math.min(received.length - 1 - scriptStart, script.length - 1)]!;
       if (reply.hang) return;
       response.writeHead(reply.status, reply.headers);
       response.end(reply.body);
@@ -47,6 +49,7 @@ export async function startReceiver(...replies: Reply[]): Promise<Receiver> {
     received,
     script: (...next) => {
       script = next;
+      scriptStart = received.length;
     },
     close: () =>
       new Promise<void>((resolve) => {
