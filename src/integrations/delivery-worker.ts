@@ -50,6 +50,14 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
   options.registry.gauge('sightline_webhook_outbox_depth', 'Outbound webhook deliveries waiting (pending, due or not)', () =>
     context.db.open ? countPendingOutboxRows(context.db) : 0,
   );
+  /** Undefined when the sealing key cannot open it (the key file was lost or replaced): nothing is sent unsigned. */
+  const openEndpointSecret = (sealed: Buffer, endpointId: string): Buffer | undefined => {
+    try {
+      return openSecret(sealingKeyOf(context.config.dataDir, context.random), sealed, endpointId);
+    } catch {
+      return undefined;
+    }
+  };
   const inFlight = new Map<string, Promise<void>>();
   let round: Promise<number> | undefined;
   let stopped = false;
@@ -57,11 +65,12 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
   const attempt = async (row: OutboxRow): Promise<void> => {
     const endpoint = findSealedEndpoint(context.db, row.endpoint_id);
     if (!endpoint) return;
-    const secret = openSecret(sealingKeyOf(context.config.dataDir, context.random), endpoint.secret_sealed, endpoint.id);
     const now = context.clock.now();
-    const headers = signWebhook(secret, row.id, Math.floor(now / 1000), row.body);
+    const secret = openEndpointSecret(endpoint.secret_sealed, endpoint.id);
     const started = performance.now();
-    const response = await send({ url: endpoint.url, headers: { ...headers }, body: row.body, timeoutMs, allowPrivate: context.config.allowPrivateWebhookTargets });
+    const response: WebhookResponse = secret
+      ? await send({ url: endpoint.url, headers: { ...signWebhook(secret, row.id, Math.floor(now / 1000), row.body) }, body: row.body, timeoutMs, allowPrivate: context.config.allowPrivateWebhookTargets })
+      : { kind: 'failed', reason: 'secret_unavailable', message: 'the signing secret could not be opened: DATA_DIR/webhook-secret-key is missing or changed' };
     const latencyMs = Math.round(performance.now() - started);
     if (stopped || !context.db.open) return;
     const outcome = outcomeOf(response);

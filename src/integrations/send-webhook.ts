@@ -19,7 +19,7 @@ export interface WebhookRequest {
 
 export type WebhookResponse =
   | { kind: 'answered'; statusCode: number; retryAfter: string | undefined; excerpt: string }
-  | { kind: 'failed'; reason: 'timeout' | 'network_error' | 'address_refused'; message: string };
+  | { kind: 'failed'; reason: 'timeout' | 'network_error' | 'address_refused' | 'secret_unavailable'; message: string };
 
 /** How deliveries are sent: passed in (STYLE rule 11), node:http by default. */
 export type SendWebhook = (request: WebhookRequest) => Promise<WebhookResponse>;

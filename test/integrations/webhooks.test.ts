@@ -291,6 +291,15 @@ describe('deliveries', () => {
     expect(receiver.received).toHaveLength(1);
   });
 
+  it('sends nothing unsigned when the sealed secret cannot be opened', async () => {
+    const endpoint = await createEndpoint(server);
+    // What a replaced DATA_DIR/webhook-secret-key amounts to: the sealed bytes no longer open.
+    server.db.prepare('UPDATE webhook_endpoints SET secret_sealed = randomblob(52) WHERE id = ?').run(endpoint.id);
+    const tested = await server.request('POST', `${endpoints}/${endpoint.id}/test`);
+    expect(tested.body).toMatchObject({ status: 'failed', history: [{ outcome: 'secret_unavailable', status_code: null }] });
+    expect(receiver.received).toHaveLength(0);
+  });
+
   it('counts the outbox depth and the outcomes in /metrics', async () => {
     await createEndpoint(server);
     receiver.script({ status: 500 }, { status: 204 });

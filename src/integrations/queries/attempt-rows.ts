@@ -3,7 +3,7 @@ import type { Db } from '../../db/open.ts';
 import { preparedOnce } from '../../db/statements.ts';
 
 /** What an attempt came to (the label of sightline_webhook_deliveries_total and the history's outcome). */
-export const attemptOutcomes = ['delivered', 'http_error', 'redirect', 'gone', 'timeout', 'network_error', 'address_refused'] as const;
+export const attemptOutcomes = ['delivered', 'http_error', 'redirect', 'gone', 'timeout', 'network_error', 'address_refused', 'secret_unavailable'] as const;
 export type AttemptOutcome = (typeof attemptOutcomes)[number];
 
 export interface AttemptRow {
