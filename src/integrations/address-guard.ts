@@ -87,6 +87,16 @@ function expandIpv6(address: string): number[] | undefined {
   return groups.length === 8 && groups.every((group) => Number.isInteger(group) && group >= 0 && group <= 0xffff) ? groups : undefined;
 }
 
+/**
+ * True when a URL's hostname is an IP literal (as the URL parser wrote it: `[…]` around IPv6) that is refused. Such
+ * a host is connected to without a lookup, so it is checked here. A name gives false: its lookup checks it.
+ * @example isRefusedLiteralHost(new URL('http://2130706433/').hostname) // true: the parser wrote 127.0.0.1
+ */
+export function isRefusedLiteralHost(hostname: string): boolean {
+  const bare = hostname.replace(/^\[(.*)\]$/, '$1');
+  return isIP(bare) !== 0 && isRefusedAddress(bare);
+}
+
 export class RefusedAddressError extends Error {
   readonly code = 'ERR_WEBHOOK_ADDRESS_REFUSED';
   constructor(readonly host: string, readonly address: string) {

@@ -1,5 +1,4 @@
 // An endpoint's delivery history (newest first, each with its attempts) and the test delivery.
-import { createHash } from 'node:crypto';
 import { toIso } from '../clock.ts';
 import type { AppContext } from '../context.ts';
 import { inWriteTransaction } from '../db/statements.ts';
@@ -7,6 +6,7 @@ import { decodePageCursor, encodePageCursor } from '../http/pagination.ts';
 import type { WorkspaceRow } from '../admin/queries/find-workspace.ts';
 import type { DeliveryWorker } from './delivery-worker.ts';
 import { findEndpoint } from './endpoints.ts';
+import { messageIdOf } from './outbox.ts';
 import { toPayloadText, webhookTest } from './event-types.ts';
 import { type AttemptOutcome, type AttemptRow, listAttemptsOf } from './queries/attempt-rows.ts';
 import { insertOutboxRow, listOutboxPage, type OutboxRow } from './queries/outbox-rows.ts';
@@ -67,7 +67,7 @@ export function listDeliveries(context: AppContext, workspace: WorkspaceRow, end
 export async function sendTestDelivery(context: AppContext, worker: DeliveryWorker, workspace: WorkspaceRow, endpointId: string): Promise<Delivery> {
   const endpoint = findEndpoint(context, workspace, endpointId);
   const now = context.clock.now();
-  const id = `msg_${createHash('sha256').update(context.random.uuid()).digest('base64url').slice(0, 22)}`;
+  const id = messageIdOf(endpoint.id, `test:${context.random.uuid()}`);
   const createdAt = toIso(now);
   const body = toPayloadText({ id, type: webhookTest, createdAt, workspaceId: workspace.id, workspaceSlug: workspace.slug, data: { endpoint_id: endpoint.id } });
   // Due never: only this call sends it, so the timer cannot send it a second time.

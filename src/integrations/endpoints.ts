@@ -1,7 +1,6 @@
 // Outbound webhook endpoints of a workspace, shared by the HTTP routes and the CLI: create (the signing secret shown
 // once), list, read, update, delete. Every change is audited, never with the secret.
 import * as v from 'valibot';
-import { isIP } from 'node:net';
 import { toIso } from '../clock.ts';
 import type { AppContext } from '../context.ts';
 import { inWriteTransaction } from '../db/statements.ts';
@@ -9,7 +8,7 @@ import { ApiError } from '../http/errors.ts';
 import { afterParams, decodePageCursor, toPage } from '../http/pagination.ts';
 import { type Actor, recordAudit } from '../audit/record-audit.ts';
 import type { WorkspaceRow } from '../admin/queries/find-workspace.ts';
-import { isRefusedAddress } from './address-guard.ts';
+import { isRefusedLiteralHost } from './address-guard.ts';
 import { type SubscribableEventType, subscribableEventTypes } from './event-types.ts';
 import {
   countEndpoints,
@@ -100,8 +99,7 @@ export function toEndpoint(row: EndpointRow): Endpoint {
 /** An IP literal that deliveries would refuse is refused at once (a host name is checked at every connect). */
 function checkTarget(context: AppContext, url: string): void {
   if (context.config.allowPrivateWebhookTargets) return;
-  const host = new URL(url).hostname.replace(/^\[(.*)\]$/, '$1');
-  if (isIP(host) !== 0 && isRefusedAddress(host)) {
+  if (isRefusedLiteralHost(new URL(url).hostname)) {
     throw ApiError.invalidPayload([{ path: '/url', message: 'must not address a private, loopback, link-local or reserved address' }]);
   }
 }

@@ -2,8 +2,7 @@
 // the answer (decoded as well-formed UTF-8) and connecting only where the SSRF guard allows (address-guard.ts).
 import http from 'node:http';
 import https from 'node:https';
-import { isIP } from 'node:net';
-import { guardedLookup, isRefusedAddress, RefusedAddressError } from './address-guard.ts';
+import { guardedLookup, isRefusedAddress, isRefusedLiteralHost, RefusedAddressError } from './address-guard.ts';
 
 export const responseExcerptBytes = 1024;
 
@@ -47,8 +46,8 @@ export const sendWebhook: SendWebhook = (request) =>
     const url = new URL(request.url);
     // An IP literal (the URL parser has turned 2130706433, 0x7f.1 and 017700000001 into 127.0.0.1) is connected to
     // without a lookup: check it here.
-    const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
-    if (!request.allowPrivate && isIP(host) !== 0 && isRefusedAddress(host)) return fail(new RefusedAddressError(host, host));
+    const host = url.hostname;
+    if (!request.allowPrivate && isRefusedLiteralHost(host)) return fail(new RefusedAddressError(host, host));
     const client = url.protocol === 'https:' ? https : http;
     const outgoing = client.request(url, {
       method: 'POST',
