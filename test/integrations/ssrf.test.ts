@@ -55,6 +55,12 @@ describe('the lookup used to connect', () => {
     expect((await resolveWith(lookup, true)).error?.message).toContain('169.254.169.254');
   });
 
+  it('answers a single address when asked for one, as Node expects', async () => {
+    const lookup = guardedLookup(answering([{ address: '93.184.216.34', family: 4 }]));
+    const answer = await new Promise<unknown[]>((resolve) => lookup('hooks.example', {} as never, ((...args: unknown[]) => resolve(args)) as never));
+    expect(answer).toEqual([null, '93.184.216.34', 4]);
+  });
+
   it('refuses a name whose answer mixes public and private addresses', async () => {
     const lookup = guardedLookup(answering([{ address: '93.184.216.34', family: 4 }, { address: '::1', family: 6 }]));
     expect((await resolveWith(lookup, false)).error?.message).toContain('::1');

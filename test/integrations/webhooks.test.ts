@@ -291,6 +291,25 @@ describe('deliveries', () => {
     expect(receiver.received).toHaveLength(1);
   });
 
+  it('pages the history newest first; limit 1-100', async () => {
+    const endpoint = await createEndpoint(server);
+    for (const key of ['k-1', 'k-2', 'k-3']) {
+      await recordAction(server, key);
+      clock.advance(1);
+    }
+    const history = `${endpoints}/${endpoint.id}/deliveries`;
+    const first = await server.request('GET', `${history}?limit=2`);
+    expect(first.body.deliveries).toHaveLength(2);
+    const second = await server.request('GET', `${history}?limit=2&cursor=${first.body.next_cursor}`);
+    expect(second.body).toMatchObject({ deliveries: [expect.anything()], next_cursor: null });
+    const all = [...first.body.deliveries, ...second.body.deliveries].map((delivery: { created_at: string }) => delivery.created_at);
+    expect(all).toEqual([...all].sort().reverse());
+    expect((await server.request('GET', `${history}?limit=100`)).status).toBe(200);
+    expectFlatError(await server.request('GET', `${history}?limit=101`), 400, 'invalid_param', ['/limit']);
+    expectFlatError(await server.request('GET', `${history}?limit=0`), 400, 'invalid_param', ['/limit']);
+    expectFlatError(await server.request('GET', `${history}?cursor=forged`), 400, 'invalid_param', ['/cursor']);
+  });
+
   it('sends nothing unsigned when the sealed secret cannot be opened', async () => {
     const endpoint = await createEndpoint(server);
     // What a replaced DATA_DIR/webhook-secret-key amounts to: the sealed bytes no longer open.
