@@ -76,6 +76,8 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
     const outcome = outcomeOf(response);
     const settledAt = context.clock.now();
     inWriteTransaction(context.db, () => {
+      // The endpoint was deleted while the request was out: its deliveries went with it.
+      if (!findOutboxRow(context.db, row.id)) return;
       const attempts = row.attempts + 1;
       let status: OutboxRow['status'] = 'pending';
       let next = row.next_attempt_at;
@@ -121,10 +123,10 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
         await Promise.race(inFlight.values());
         continue;
       }
-      const due = listDueOutboxRows(context.db, context.clock.now(), free + inFlight.size).filter((row) => !inFlight.has(row.id) && !tried.has(row.id)).slice(0, free);
+      const due = listDueOutboxRows(context.db, context.clock.now(), free + inFlight.size + tried.size).filter((row) => !inFlight.has(row.id) && !tried.has(row.id)).slice(0, free);
       if (due.length === 0) {
         await Promise.all(inFlight.values());
-        if (stopped || !listDueOutboxRows(context.db, context.clock.now(), 100).some((row) => !tried.has(row.id))) return made;
+        if (stopped || !listDueOutboxRows(context.db, context.clock.now(), tried.size + 1).some((row) => !tried.has(row.id))) return made;
         continue;
       }
       made += due.length;

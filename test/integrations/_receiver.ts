@@ -19,6 +19,8 @@ export interface Received {
 export interface Receiver {
   url: string;
   received: Received[];
+  /** The most requests it held open at once. */
+  maxOpen(): number;
   /** Replaces the script from the next request on: replies in order, the last one repeating. */
   script(...replies: Reply[]): void;
   close(): Promise<void>;
@@ -30,7 +32,12 @@ export async function startReceiver(...replies: Reply[]): Promise<Receiver> {
   /** Requests received before the current script was set: its first reply answers the next one. */
   let scriptStart = 0;
   const received: Received[] = [];
+  let open = 0;
+  let maxOpen = 0;
   const server: Server = createServer((request, response) => {
+    open++;
+    maxOpen = Math.max(maxOpen, open);
+    response.on('close', () => open--);
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
@@ -47,6 +54,7 @@ export async function startReceiver(...replies: Reply[]): Promise<Receiver> {
   return {
     url: `http://127.0.0.1:${port}/hook`,
     received,
+    maxOpen: () => maxOpen,
     script: (...next) => {
       script = next;
       scriptStart = received.length;

@@ -239,6 +239,37 @@ describe('deliveries', () => {
     expect(delivery).toMatchObject({ status: 'pending', attempts: 1, history: [{ outcome: 'timeout', status_code: null }] });
   });
 
+  it('holds at most `concurrency` deliveries in flight', async () => {
+    await server.close();
+    server = await start({ dataDir: makeTempDir(), deliveries: { timeoutMs: 300, concurrency: 2 } });
+    await seed(server);
+    const endpoint = await createEndpoint(server);
+    // A first attempt each (refused at once), then all five are due together and the receiver holds them.
+    receiver.script({ status: 500 });
+    for (const key of ['k-1', 'k-2', 'k-3', 'k-4', 'k-5']) await recordAction(server, key);
+    await server.app.deliveries.deliverDue();
+    receiver.script({ status: 200, hang: true });
+    clock.advance(10_000);
+    await server.app.deliveries.deliverDue();
+    expect(receiver.received).toHaveLength(10);
+    expect(receiver.maxOpen()).toBe(2);
+    expect((await deliveriesOf(server, endpoint.id)).map((delivery: { history: { outcome: string }[] }) => delivery.history[1]!.outcome)).toEqual(Array(5).fill('timeout'));
+  });
+
+  it('records nothing for a delivery whose endpoint was deleted while its request was out', async () => {
+    await server.close();
+    server = await start({ dataDir: makeTempDir(), deliveries: { timeoutMs: 300 } });
+    await seed(server);
+    const endpoint = await createEndpoint(server);
+    receiver.script({ status: 200, hang: true });
+    await recordAction(server);
+    const delivering = server.app.deliveries.deliverDue();
+    while (receiver.received.length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect((await server.request('DELETE', `${endpoints}/${endpoint.id}`)).status).toBe(204);
+    await delivering;
+    expect(server.db.prepare('SELECT (SELECT count(*) FROM webhook_outbox) + (SELECT count(*) FROM webhook_attempts) AS n').get()).toEqual({ n: 0 });
+  });
+
   it('disables the endpoint on 410 Gone and sends it nothing more', async () => {
     const endpoint = await createEndpoint(server);
     receiver.script({ status: 410 });
