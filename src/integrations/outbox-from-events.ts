@@ -26,6 +26,7 @@ export function announceProjectedEvents(db: Db, events: readonly LoggedEvent[], 
       type: eventPurchase,
       changeKey: `event:${event.site_id}:${event.id}`,
       now,
+      changedAt: event.received_at,
       data: {
         site_id: event.site_id,
         event_id: event.id,

@@ -15,6 +15,12 @@ export interface Announcement {
   changeKey: string;
   data: Record<string, unknown>;
   now: number;
+  /**
+   * When the change happened (an event's commit time; default `now`): only endpoints created by then hear of it, so
+   * a projection derived again from the event log (src/projector/reconcile.ts) does not announce a year of old
+   * purchases to an endpoint created yesterday.
+   */
+  changedAt?: number;
 }
 
 /** A webhook-id: `msg_` and 128 bits of SHA-256 over the endpoint and the change. */
@@ -29,7 +35,8 @@ export function messageIdOf(endpointId: string, changeKey: string): string {
 export function announce(db: Db, announcement: Announcement): number {
   let written = 0;
   const createdAt = toIso(announcement.now);
-  for (const endpoint of listSubscribedEndpoints(db, announcement.workspaceId, announcement.type)) {
+  const changedAt = toIso(announcement.changedAt ?? announcement.now);
+  for (const endpoint of listSubscribedEndpoints(db, announcement.workspaceId, announcement.type, changedAt)) {
     const id = messageIdOf(endpoint.id, announcement.changeKey);
     const body = toPayloadText({ id, type: announcement.type, createdAt, workspaceId: announcement.workspaceId, workspaceSlug: endpoint.workspace_slug, data: announcement.data });
     const row = { id, endpoint_id: endpoint.id, type: announcement.type, body, created_at: createdAt, status: 'pending' as const, attempts: 0, max_attempts: maxAttempts, next_attempt_at: announcement.now };

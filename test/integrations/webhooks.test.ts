@@ -367,6 +367,19 @@ describe('deliveries', () => {
 });
 
 describe('the outbox', () => {
+  it('announces a purchase only to the endpoints that existed when it was acknowledged', async () => {
+    await server.close();
+    server = await start({ dataDir: makeTempDir(), projector: 'manual' });
+    await seed(server);
+    const purchase = () => ({ id: crypto.randomUUID(), site_id: 'acme-site', anon_id: 'a-1', ts: clock.iso(), type: 'purchase', url: 'https://acme.example/' });
+    expect((await server.request('POST', '/events', { token: 'acme-site', headers: asBrowser, body: purchase() })).status).toBe(202);
+    clock.advance(1);
+    await createEndpoint(server, { event_types: ['event.purchase'] });
+    expect((await server.request('POST', '/events', { token: 'acme-site', headers: asBrowser, body: purchase() })).status).toBe(202);
+    server.app.projection.projectNow();
+    expect(server.db.prepare('SELECT count(*) AS n FROM webhook_outbox').get()).toEqual({ n: 1 });
+  });
+
   it('survives a restart: a delivery not yet made is made by the next server, with the same webhook-id', async () => {
     const dataDir = makeTempDir();
     await server.close();

@@ -30,9 +30,10 @@ export interface OutboxPageParams {
 const columns = 'id, endpoint_id, type, body, created_at, status, attempts, max_attempts, next_attempt_at';
 
 const statements = preparedOnce((db) => ({
-  subscribed: db.prepare<{ workspace_id: string; type: string }, SubscribedEndpointRow>(
+  subscribed: db.prepare<{ workspace_id: string; type: string; changed_at: string }, SubscribedEndpointRow>(
     `SELECT e.id, w.slug AS workspace_slug FROM webhook_endpoints e JOIN workspaces w ON w.id = e.workspace_id
-     WHERE e.workspace_id = :workspace_id AND e.status = 'active' AND EXISTS (SELECT 1 FROM json_each(e.event_types) WHERE value = :type)
+     WHERE e.workspace_id = :workspace_id AND e.status = 'active' AND e.created_at <= :changed_at
+       AND EXISTS (SELECT 1 FROM json_each(e.event_types) WHERE value = :type)
      ORDER BY e.id`,
   ),
   insert: db.prepare<OutboxRow>(
@@ -54,9 +55,12 @@ const statements = preparedOnce((db) => ({
   ),
 }));
 
-/** Active endpoints of the workspace subscribed to `type`, with the workspace's slug for the payload. */
-export function listSubscribedEndpoints(db: Db, workspaceId: string, type: string): SubscribedEndpointRow[] {
-  return statements(db).subscribed.all({ workspace_id: workspaceId, type });
+/**
+ * Active endpoints of the workspace subscribed to `type` that existed when the change happened (ISO `changedAt`), with
+ * the workspace's slug for the payload.
+ */
+export function listSubscribedEndpoints(db: Db, workspaceId: string, type: string, changedAt: string): SubscribedEndpointRow[] {
+  return statements(db).subscribed.all({ workspace_id: workspaceId, type, changed_at: changedAt });
 }
 
 /** Inserts the row unless its id exists (the same change announced again is not sent twice). */
