@@ -1,6 +1,8 @@
 // The SSRF guard: the address matrix, the URL forms that hide an address, a lookup whose answer changes, and one
 // delivery through a host name that resolves to 127.0.0.1, refused at connect with the guard on.
 import type { LookupAddress } from 'node:dns';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { guardedLookup, isRefusedAddress } from '../../src/integrations/address-guard.ts';
 import { sendWebhook } from '../../src/integrations/send-webhook.ts';
@@ -85,6 +87,23 @@ describe('a delivery with the guard on', () => {
     expect(receiver.received).toHaveLength(0);
     const allowed = await sendWebhook({ url, headers: {}, body: '{}', timeoutMs: 2_000, allowPrivate: true });
     expect(allowed).toMatchObject({ kind: 'answered', statusCode: 204 });
+  });
+
+  it('refuses in the lookup itself: no connection is even opened', async () => {
+    let connections = 0;
+    const listener = createServer((_request, response) => response.end());
+    listener.on('connection', () => connections++);
+    await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', () => resolve()));
+    try {
+      const port = (listener.address() as AddressInfo).port;
+      for (const host of ['localhost', '127.0.0.1', '2130706433', '[::ffff:127.0.0.1]']) {
+        const refused = await sendWebhook({ url: `http://${host}:${port}/`, headers: {}, body: '{}', timeoutMs: 2_000, allowPrivate: false });
+        expect(refused, host).toMatchObject({ kind: 'failed', reason: 'address_refused' });
+      }
+      expect(connections).toBe(0);
+    } finally {
+      await new Promise<void>((resolve) => listener.close(() => resolve()));
+    }
   });
 
   it('records the refusal in the history, and the endpoint API refuses a private IP literal at once', async () => {
