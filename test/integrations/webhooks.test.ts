@@ -44,6 +44,13 @@ async function recordAction(target: TestServer, key = 'k-1'): Promise<void> {
   expect(response.status, response.text).toBe(200);
 }
 
+/** Replaces the test's server by a fresh, seeded one started with `options`. */
+async function startAfresh(options: TestServerOptions): Promise<void> {
+  await server.close();
+  server = await start({ dataDir: makeTempDir(), ...options });
+  await seed(server);
+}
+
 const deliveriesOf = async (target: TestServer, id: string) => (await target.request('GET', `${endpoints}/${id}/deliveries`)).body.deliveries;
 const nowSeconds = () => Math.floor(clock.now() / 1000);
 
@@ -153,9 +160,7 @@ describe('deliveries', () => {
 
   it('announces each projected purchase once, to the endpoints subscribed to event.purchase only', async () => {
     // On this thread: the projector thread stamps its outbox rows with the real time, not the test's clock.
-    await server.close();
-    server = await start({ dataDir: makeTempDir(), projector: 'inline' });
-    await seed(server);
+    await startAfresh({ projector: 'inline' });
     const purchases = await createEndpoint(server, { event_types: ['event.purchase'] });
     await createEndpoint(server, { event_types: ['bridge.action_recorded'] });
     const purchase = { id: crypto.randomUUID(), site_id: 'acme-site', anon_id: 'a-1', user_id: 'lead-1', ts: clock.iso(), type: 'purchase', url: 'https://acme.example/thanks', revenue: { amount: '45.00', currency: 'EUR' } };
@@ -228,9 +233,7 @@ describe('deliveries', () => {
   });
 
   it('gives up on a receiver that does not answer within the timeout, and retries', async () => {
-    await server.close();
-    server = await start({ dataDir: makeTempDir(), deliveries: { timeoutMs: 200 } });
-    await seed(server);
+    await startAfresh({ deliveries: { timeoutMs: 200 } });
     const endpoint = await createEndpoint(server);
     receiver.script({ status: 200, hang: true });
     await recordAction(server);
@@ -240,9 +243,7 @@ describe('deliveries', () => {
   });
 
   it('holds at most `concurrency` deliveries in flight', async () => {
-    await server.close();
-    server = await start({ dataDir: makeTempDir(), deliveries: { timeoutMs: 300, concurrency: 2 } });
-    await seed(server);
+    await startAfresh({ deliveries: { timeoutMs: 300, concurrency: 2 } });
     const endpoint = await createEndpoint(server);
     // A first attempt each (refused at once), then all five are due together and the receiver holds them.
     receiver.script({ status: 500 });
@@ -257,9 +258,7 @@ describe('deliveries', () => {
   });
 
   it('records nothing for a delivery whose endpoint was deleted while its request was out', async () => {
-    await server.close();
-    server = await start({ dataDir: makeTempDir(), deliveries: { timeoutMs: 300 } });
-    await seed(server);
+    await startAfresh({ deliveries: { timeoutMs: 300 } });
     const endpoint = await createEndpoint(server);
     receiver.script({ status: 200, hang: true });
     await recordAction(server);
@@ -368,9 +367,7 @@ describe('deliveries', () => {
 
 describe('the outbox', () => {
   it('announces a purchase only to the endpoints that existed when it was acknowledged', async () => {
-    await server.close();
-    server = await start({ dataDir: makeTempDir(), projector: 'manual' });
-    await seed(server);
+    await startAfresh({ projector: 'manual' });
     const purchase = () => ({ id: crypto.randomUUID(), site_id: 'acme-site', anon_id: 'a-1', ts: clock.iso(), type: 'purchase', url: 'https://acme.example/' });
     expect((await server.request('POST', '/events', { token: 'acme-site', headers: asBrowser, body: purchase() })).status).toBe(202);
     clock.advance(1);
