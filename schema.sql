@@ -613,3 +613,55 @@ CREATE TABLE retention_state (
   purged_before  INTEGER NOT NULL,   -- a day number (days since 1970-01-01, UTC)
   purged_at      INTEGER NOT NULL    -- epoch ms of the last purge batch
 ) WITHOUT ROWID;
+
+-- @version 15: the automation bridge (src/integrations/). Inbound lead signals, recorded once per idempotency key;
+-- outbound webhook endpoints (their signing secret encrypted with AES-256-GCM under DATA_DIR/webhook-secret-key);
+-- the outbox, written in the transaction of the change it announces (a bridge action's insert, a projector batch),
+-- and the history of every delivery attempt.
+CREATE TABLE bridge_actions (
+  id               TEXT PRIMARY KEY,                   -- UUID
+  workspace_id     TEXT NOT NULL REFERENCES workspaces (id),
+  idempotency_key  TEXT NOT NULL,
+  lead_id          TEXT NOT NULL,                      -- a user_id seen on one of the workspace's sites
+  action           TEXT NOT NULL,
+  signal           TEXT NOT NULL,
+  key_id           TEXT,                               -- the API key that recorded it (null: the admin token)
+  recorded_at      TEXT NOT NULL,
+  UNIQUE (workspace_id, idempotency_key)
+);
+CREATE TABLE webhook_endpoints (
+  id                TEXT PRIMARY KEY,                  -- UUID
+  workspace_id      TEXT NOT NULL REFERENCES workspaces (id),
+  url               TEXT NOT NULL,
+  description       TEXT,
+  event_types       TEXT NOT NULL,                     -- JSON array of event type names
+  secret_sealed     BLOB NOT NULL,                     -- AES-256-GCM: 12-byte IV, 16-byte tag, ciphertext
+  status            TEXT NOT NULL CHECK (status IN ('active', 'disabled')),
+  disabled_reason   TEXT,                              -- 'gone' (the receiver answered 410) or 'operator'
+  created_at        TEXT NOT NULL,
+  updated_at        TEXT NOT NULL
+);
+CREATE INDEX webhook_endpoints_by_workspace ON webhook_endpoints (workspace_id, created_at, id);
+CREATE TABLE webhook_outbox (
+  id               TEXT PRIMARY KEY,                   -- the webhook-id: the same on every attempt
+  endpoint_id      TEXT NOT NULL REFERENCES webhook_endpoints (id),
+  type             TEXT NOT NULL,
+  body             TEXT NOT NULL,                      -- the exact JSON text signed and sent
+  created_at       TEXT NOT NULL,
+  status           TEXT NOT NULL CHECK (status IN ('pending', 'delivered', 'failed')),
+  attempts         INTEGER NOT NULL DEFAULT 0,
+  max_attempts     INTEGER NOT NULL,
+  next_attempt_at  INTEGER NOT NULL                    -- epoch ms
+);
+CREATE INDEX webhook_outbox_due ON webhook_outbox (next_attempt_at) WHERE status = 'pending';
+CREATE INDEX webhook_outbox_by_endpoint ON webhook_outbox (endpoint_id, created_at, id);
+CREATE TABLE webhook_attempts (
+  id                INTEGER PRIMARY KEY,
+  outbox_id         TEXT NOT NULL REFERENCES webhook_outbox (id),
+  attempted_at      TEXT NOT NULL,
+  outcome           TEXT NOT NULL,                     -- delivered, http_error, redirect, timeout, network_error, address_refused, gone
+  status_code       INTEGER,
+  latency_ms        INTEGER NOT NULL,
+  response_excerpt  TEXT                               -- at most 1 KiB of the answer's body, well-formed UTF-8
+);
+CREATE INDEX webhook_attempts_by_outbox ON webhook_attempts (outbox_id, id);

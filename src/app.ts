@@ -26,6 +26,8 @@ import { mountWebhooks } from './webhooks/routes.ts';
 import { mountConsent } from './consent/routes.ts';
 import { mountSourcemaps } from './sourcemaps/routes.ts';
 import { mountTracker } from './tracker/routes.ts';
+import { mountIntegrations } from './integrations/routes.ts';
+import { type DeliveryWorker, type DeliveryWorkerOptions, startDeliveryWorker } from './integrations/delivery-worker.ts';
 import { mountAttribution } from './attribution/routes.ts';
 import { mountAnalysis } from './analysis/routes.ts';
 import { type AnalysisLimits, defaultAnalysisLimits } from './analysis/analysis-context.ts';
@@ -70,6 +72,8 @@ export interface CreateAppOptions {
   analysis?: { mode?: 'thread' | 'inline'; limits?: Partial<AnalysisLimits>; maxWaiting?: number; gate?: AnalysisGate };
   /** The retention purge's timer and batch size (src/retention/purge-runner.ts); tests call app.retention.runNow(). */
   retentionPurge?: Partial<RetentionPurgeOptions>;
+  /** Outbound webhooks: the sender, the timeout, concurrency and polling of the delivery worker (tests shorten them). */
+  deliveries?: Omit<DeliveryWorkerOptions, 'context' | 'registry'>;
 }
 
 export interface SightlineApp {
@@ -81,6 +85,8 @@ export interface SightlineApp {
   analysis: AnalysisRunner;
   /** The retention purge on its timer; runNow() runs a pass at once. */
   retention: RetentionPurger;
+  /** The outbound webhook delivery worker (tests drive it with deliverDue after moving the clock). */
+  deliveries: DeliveryWorker;
   fetch(request: Request): Promise<Response>;
   /** The Node listener a server uses: ingest on its fast path, everything else through h3. */
   nodeListener(request: IncomingMessage, response: ServerResponse): void;
@@ -139,6 +145,10 @@ export function createApp(options: CreateAppOptions): SightlineApp {
   mountConsent(h3, context);
   mountSourcemaps(h3, context);
   mountTracker(h3);
+  const deliveries = startDeliveryWorker({ context, registry: metrics.registry, ...options.deliveries });
+  // A projector batch may have announced purchases: the worker looks at once instead of at its next tick.
+  projection.watchProgress(() => deliveries.wake());
+  mountIntegrations(h3, context, deliveries);
   const analysisJobs = metrics.registry.counter('sightline_analysis_jobs_total', 'Analysis jobs (funnels, correlation, explanation, attribution, ROI) by outcome');
   const analysis = createAnalysisRunner({
     context,
@@ -166,6 +176,7 @@ export function createApp(options: CreateAppOptions): SightlineApp {
     projection,
     analysis,
     retention,
+    deliveries,
     fetch: async (request) => h3.fetch(request),
     nodeListener: (request, response) => {
       if (!ingestFastPath(request, response)) void h3Listener(request, response);
@@ -177,6 +188,7 @@ export function createApp(options: CreateAppOptions): SightlineApp {
       await ingest.writeQueue.drain();
       // A batch in progress finishes (or rolls back); the next start resumes from the saved position.
       await projection.close();
+      await deliveries.close();
       await checkpointer.stop();
       ingest.cookieless.stop();
     },

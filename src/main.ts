@@ -3,6 +3,7 @@ import { defineCommand, runMain } from 'citty';
 import { adminTokenCommand } from './cli/admin-token.ts';
 import { backupCommand } from './cli/backup.ts';
 import { doctorCommand } from './cli/doctor.ts';
+import { endpointCommand } from './cli/endpoint.ts';
 import { keyCommand } from './cli/key.ts';
 import { planCommand } from './cli/plan.ts';
 import { serveCommand } from './cli/serve.ts';
@@ -20,6 +21,7 @@ const main = defineCommand({
     site: siteCommand,
     key: keyCommand,
     spend: spendCommand,
+    endpoint: endpointCommand,
     plan: planCommand,
     'webhook-secret': webhookSecretCommand,
     'admin-token': adminTokenCommand,

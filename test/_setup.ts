@@ -41,6 +41,8 @@ export interface TestServerOptions {
   analysis?: CreateAppOptions['analysis'];
   /** The retention purge's timer (tests run passes with app.retention.runNow()). */
   retentionPurge?: CreateAppOptions['retentionPurge'];
+  /** The outbound webhook delivery worker's options (CreateAppOptions['deliveries']). */
+  deliveries?: CreateAppOptions['deliveries'];
 }
 
 const temporaryDirectories: string[] = [];
@@ -60,7 +62,19 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   const dataDir = options.dataDir ?? makeTempDir();
   const config = loadConfig({ DATA_DIR: dataDir, PORT: '0', ADMIN_TOKEN: testAdminToken, ...options.env });
   const db = openDatabase(databasePath(dataDir));
-  const app = createApp({ db, config, adminToken: testAdminToken, clock: options.clock, extend: options.extend, ingest: options.ingest, projector: options.projector, projectionWaitMs: options.projectionWaitMs, analysis: options.analysis, retentionPurge: options.retentionPurge });
+  const app = createApp({
+    db,
+    config,
+    adminToken: testAdminToken,
+    clock: options.clock,
+    extend: options.extend,
+    ingest: options.ingest,
+    projector: options.projector,
+    projectionWaitMs: options.projectionWaitMs,
+    analysis: options.analysis,
+    retentionPurge: options.retentionPurge,
+    deliveries: options.deliveries,
+  });
   const server = createHttpServer(app);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
   const address = server.address();

@@ -23,7 +23,10 @@ export type AuditAction =
   | 'spend.delete'
   | 'spend.import'
   | 'webhook_secret.set'
-  | 'consent_banner.update';
+  | 'consent_banner.update'
+  | 'endpoint.create'
+  | 'endpoint.update'
+  | 'endpoint.delete';
 
 export interface AuditEntryInput {
   workspaceId: string;

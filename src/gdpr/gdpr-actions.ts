@@ -13,6 +13,7 @@ import { deleteDlqRow, listDlqRowsOfSubject } from '../dlq/queries/dlq-rows.ts';
 import { deleteEventsBySeq } from '../event-store/queries/event-rows.ts';
 import { ApiError, type ErrorDetail } from '../http/errors.ts';
 import { forgetVisitor } from '../projector/forget-visitor.ts';
+import { forgetSubjectWebhooks } from '../integrations/forget-subject.ts';
 import { listVisitorLogEvents, listVisitorLogSeqs, type VisitorLogEventRow } from '../projector/queries/visitor-log-events.ts';
 import type { ExportedEventAnswer, GdprDeleteAnswer, GdprExportAnswer } from './answers.ts';
 import { anonIdsOfSubject, bindingsOf, type GdprSubject, subjectDigest, subjectKind } from './subject.ts';
@@ -96,12 +97,22 @@ export function deleteSubject(context: AppContext, actor: Actor, site: SiteRow, 
       const deletedEvents = deleteEventsBySeq(db, seqs);
       const dlqRows = listDlqRowsOfSubject(db, site.id, anonIds, userIdOf(subject));
       for (const row of dlqRows) deleteDlqRow(db, row.id);
+      // The bridge's lead signals of the user and the webhook deliveries naming the subject (pending ones are not sent).
+      const webhooks = forgetSubjectWebhooks(db, { workspaceId: site.workspace_id, userId: userIdOf(subject), anonIds });
       recordAudit(context, {
         workspaceId: site.workspace_id,
         actor,
         action: 'gdpr.delete',
         target: subjectDigest(subject),
-        metadata: { site_id: site.id, subject_kind: subjectKind(subject), events: deletedEvents, identities: bindings.size, quarantined: dlqRows.length },
+        metadata: {
+          site_id: site.id,
+          subject_kind: subjectKind(subject),
+          events: deletedEvents,
+          identities: bindings.size,
+          quarantined: dlqRows.length,
+          bridge_actions: webhooks.actions,
+          webhook_deliveries: webhooks.deliveries,
+        },
       });
       return { deleted_events: deletedEvents, deleted_identities: bindings.size };
     },

@@ -14,6 +14,7 @@ import { addProjectedEvent } from './rollup/event-contributions.ts';
 import { RollupDelta } from './rollup/rollup-delta.ts';
 import { visitorNumberOf } from './rollup/visitor-number.ts';
 import { assignToVisit } from './visits.ts';
+import { announceProjectedEvents } from '../integrations/outbox-from-events.ts';
 
 export interface BatchOptions {
   /** Events per batch at most: one transaction, holding sightline.db's write lock (never the event log's). */
@@ -74,6 +75,8 @@ export function projectBatch(db: Db, options: BatchOptions): BatchResult {
         options.afterEvent?.(index + 1);
       });
       applyRollups(db, delta);
+      // Outbound webhooks of purchases, committed with the position that passes them (docs/integrations.md).
+      announceProjectedEvents(db, events, options.now);
       const reached = Math.max(events[events.length - 1]!.seq, end);
       saveProjectorPosition(db, reached, options.now);
       // Seqs follow commits, so the first event read is the one committed first.

@@ -1,0 +1,181 @@
+// The delivery worker, on the HTTP thread: a timer (and a wake after each new outbox row) finds the due deliveries of
+// active endpoints, sends at most `concurrency` at once, and records each attempt with the delivery's new state in
+// one transaction. 2xx delivers; 410 disables the endpoint; anything else (3xx, 4xx, 5xx, a timeout, a refused
+// address) is retried on the schedule of retry-schedule.ts until the last attempt fails it.
+import { consola } from 'consola';
+import { toIso } from '../clock.ts';
+import type { AppContext } from '../context.ts';
+import { inWriteTransaction } from '../db/statements.ts';
+import type { MetricsRegistry } from '../metrics/registry.ts';
+import { type AttemptOutcome, insertAttempt } from './queries/attempt-rows.ts';
+import { disableEndpoint, findSealedEndpoint } from './queries/endpoint-rows.ts';
+import { countPendingOutboxRows, findOutboxRow, listDueOutboxRows, type OutboxRow, settleOutboxRow } from './queries/outbox-rows.ts';
+import { parseRetryAfterMs, retryDelayMs } from './retry-schedule.ts';
+import { openSecret, sealingKeyOf } from './secret-box.ts';
+import { type SendWebhook, sendWebhook, type WebhookResponse } from './send-webhook.ts';
+import { signWebhook } from './signature.ts';
+
+export interface DeliveryWorkerOptions {
+  context: AppContext;
+  registry: MetricsRegistry;
+  send?: SendWebhook;
+  /** One delivery's whole request at most (default 10 s). */
+  timeoutMs?: number;
+  /** Deliveries in flight at most (default 4). */
+  concurrency?: number;
+  /** How often the timer looks for due deliveries (default 1 s). */
+  pollMs?: number;
+}
+
+export interface DeliveryWorker {
+  /** New outbox rows were committed: look now. */
+  wake(): void;
+  /** Sends everything due at the clock's now, round after round, until nothing more is due; resolves with attempts made. */
+  deliverDue(): Promise<number>;
+  /** One attempt of this delivery now, whatever its schedule (the test delivery); resolves with its new row. */
+  deliverNow(outboxId: string): Promise<OutboxRow | undefined>;
+  close(): Promise<void>;
+}
+
+/**
+ * @example const worker = startDeliveryWorker({ context, registry }); worker.wake();
+ */
+export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWorker {
+  const { context } = options;
+  const send = options.send ?? sendWebhook;
+  const timeoutMs = options.timeoutMs ?? 10_000;
+  const concurrency = options.concurrency ?? 4;
+  const outcomes = options.registry.counter('sightline_webhook_deliveries_total', 'Outbound webhook delivery attempts by outcome');
+  const latency = options.registry.histogram('sightline_webhook_delivery_latency_ms', 'Outbound webhook delivery attempt duration (ms)', [10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10000]);
+  options.registry.gauge('sightline_webhook_outbox_depth', 'Outbound webhook deliveries waiting (pending, due or not)', () =>
+    context.db.open ? countPendingOutboxRows(context.db) : 0,
+  );
+  /** Undefined when the sealing key cannot open it (the key file was lost or replaced): nothing is sent unsigned. */
+  const openEndpointSecret = (sealed: Buffer, endpointId: string): Buffer | undefined => {
+    try {
+      return openSecret(sealingKeyOf(context.config.dataDir, context.random), sealed, endpointId);
+    } catch {
+      return undefined;
+    }
+  };
+  const inFlight = new Map<string, Promise<void>>();
+  let round: Promise<number> | undefined;
+  let stopped = false;
+
+  const attempt = async (row: OutboxRow): Promise<void> => {
+    const endpoint = findSealedEndpoint(context.db, row.endpoint_id);
+    if (!endpoint) return;
+    const now = context.clock.now();
+    const secret = openEndpointSecret(endpoint.secret_sealed, endpoint.id);
+    const started = performance.now();
+    const response: WebhookResponse = secret
+      ? await send({ url: endpoint.url, headers: { ...signWebhook(secret, row.id, Math.floor(now / 1000), row.body) }, body: row.body, timeoutMs, allowPrivate: context.config.allowPrivateWebhookTargets })
+      : { kind: 'failed', reason: 'secret_unavailable', message: 'the signing secret could not be opened: DATA_DIR/webhook-secret-key is missing or changed' };
+    const latencyMs = Math.round(performance.now() - started);
+    if (stopped || !context.db.open) return;
+    const outcome = outcomeOf(response);
+    const settledAt = context.clock.now();
+    inWriteTransaction(context.db, () => {
+      // The endpoint was deleted while the request was out: its deliveries went with it.
+      if (!findOutboxRow(context.db, row.id)) return;
+      const attempts = row.attempts + 1;
+      let status: OutboxRow['status'] = 'pending';
+      let next = row.next_attempt_at;
+      if (outcome === 'delivered') status = 'delivered';
+      else if (outcome === 'gone') {
+        status = 'failed';
+        disableEndpoint(context.db, endpoint.id, 'gone', toIso(settledAt));
+      } else if (attempts >= row.max_attempts) status = 'failed';
+      else {
+        const retryAfter = response.kind === 'answered' && (response.statusCode === 429 || response.statusCode === 503) ? parseRetryAfterMs(response.retryAfter, settledAt) : undefined;
+        next = settledAt + (retryAfter ?? retryDelayMs(attempts, context.random));
+      }
+      insertAttempt(context.db, {
+        outbox_id: row.id,
+        attempted_at: toIso(now),
+        outcome,
+        status_code: response.kind === 'answered' ? response.statusCode : null,
+        latency_ms: latencyMs,
+        response_excerpt: response.kind === 'answered' ? response.excerpt : response.message.slice(0, 1024),
+      });
+      settleOutboxRow(context.db, row.id, status, next);
+    });
+    outcomes.inc({ outcome });
+    latency.observe(latencyMs);
+  };
+
+  const start = (row: OutboxRow): Promise<void> => {
+    const running = attempt(row)
+      .catch((error: unknown) => consola.error(`webhook delivery ${row.id}:`, error))
+      .finally(() => inFlight.delete(row.id));
+    inFlight.set(row.id, running);
+    return running;
+  };
+
+  const runRounds = async (): Promise<number> => {
+    let made = 0;
+    // A delivery whose attempt threw (and so stayed due) is not tried again in the same round.
+    const tried = new Set<string>();
+    for (;;) {
+      if (stopped || !context.db.open) return made;
+      const free = concurrency - inFlight.size;
+      if (free <= 0) {
+        await Promise.race(inFlight.values());
+        continue;
+      }
+      const due = listDueOutboxRows(context.db, context.clock.now(), free + inFlight.size + tried.size).filter((row) => !inFlight.has(row.id) && !tried.has(row.id)).slice(0, free);
+      if (due.length === 0) {
+        await Promise.all(inFlight.values());
+        if (stopped || !listDueOutboxRows(context.db, context.clock.now(), tried.size + 1).some((row) => !tried.has(row.id))) return made;
+        continue;
+      }
+      made += due.length;
+      for (const row of due) {
+        tried.add(row.id);
+        void start(row);
+      }
+      await Promise.race(inFlight.values());
+    }
+  };
+
+  const deliverDue = (): Promise<number> => {
+    round ??= runRounds().finally(() => {
+      round = undefined;
+    });
+    return round;
+  };
+
+  const wake = () => {
+    if (!stopped) void deliverDue().catch((error: unknown) => consola.error('webhook delivery:', error));
+  };
+  const ticker = setInterval(wake, options.pollMs ?? 1_000);
+  ticker.unref();
+
+  return {
+    wake,
+    deliverDue,
+    deliverNow: async (outboxId) => {
+      const row = findOutboxRow(context.db, outboxId);
+      if (!row) return undefined;
+      await (inFlight.get(outboxId) ?? start(row));
+      return findOutboxRow(context.db, outboxId);
+    },
+    close: async () => {
+      stopped = true;
+      clearInterval(ticker);
+      // An attempt in flight finishes its request (bounded by the timeout) but records nothing: the delivery stays
+      // pending and is sent again, with the same webhook-id, after the next start.
+      await Promise.all(inFlight.values());
+      await round;
+    },
+  };
+}
+
+function outcomeOf(response: WebhookResponse): AttemptOutcome {
+  if (response.kind === 'failed') return response.reason;
+  const status = response.statusCode;
+  if (status >= 200 && status < 300) return 'delivered';
+  if (status === 410) return 'gone';
+  if (status >= 300 && status < 400) return 'redirect';
+  return 'http_error';
+}

@@ -1,0 +1,46 @@
+// Writes a change's announcements into the outbox, inside the caller's transaction: one row per active endpoint of
+// the workspace subscribed to the type. The row's id (the webhook-id) is derived from the endpoint and the change,
+// so announcing the same change again (a replayed batch) inserts nothing.
+import { createHash } from 'node:crypto';
+import { toIso } from '../clock.ts';
+import type { Db } from '../db/open.ts';
+import { toPayloadText } from './event-types.ts';
+import { insertOutboxRow, listSubscribedEndpoints } from './queries/outbox-rows.ts';
+import { maxAttempts } from './retry-schedule.ts';
+
+export interface Announcement {
+  workspaceId: string;
+  type: string;
+  /** What changed, unique across the workspace's changes (e.g. `bridge:<action id>`, `event:<site>:<event id>`). */
+  changeKey: string;
+  data: Record<string, unknown>;
+  now: number;
+  /**
+   * When the change happened (an event's commit time; default `now`): only endpoints created by then hear of it, so
+   * a projection derived again from the event log (src/projector/reconcile.ts) does not announce a year of old
+   * purchases to an endpoint created yesterday.
+   */
+  changedAt?: number;
+}
+
+/** A webhook-id: `msg_` and 128 bits of SHA-256 over the endpoint and the change. */
+export function messageIdOf(endpointId: string, changeKey: string): string {
+  return `msg_${createHash('sha256').update(`${endpointId}\u0000${changeKey}`).digest('base64url').slice(0, 22)}`;
+}
+
+/**
+ * Must run inside the change's write transaction. Returns how many rows were written.
+ * @example inWriteTransaction(db, () => { insertBridgeAction(db, row); announce(db, { workspaceId, type, changeKey, data, now }); });
+ */
+export function announce(db: Db, announcement: Announcement): number {
+  let written = 0;
+  const createdAt = toIso(announcement.now);
+  const changedAt = toIso(announcement.changedAt ?? announcement.now);
+  for (const endpoint of listSubscribedEndpoints(db, announcement.workspaceId, announcement.type, changedAt)) {
+    const id = messageIdOf(endpoint.id, announcement.changeKey);
+    const body = toPayloadText({ id, type: announcement.type, createdAt, workspaceId: announcement.workspaceId, workspaceSlug: endpoint.workspace_slug, data: announcement.data });
+    const row = { id, endpoint_id: endpoint.id, type: announcement.type, body, created_at: createdAt, status: 'pending' as const, attempts: 0, max_attempts: maxAttempts, next_attempt_at: announcement.now };
+    if (insertOutboxRow(db, row)) written++;
+  }
+  return written;
+}
