@@ -72,14 +72,18 @@ async function buildIfStale(script: 'build.mjs' | 'build-binary.mjs', staleLockM
   }
 }
 
-/** What runs the CLI: `node bin/sightline` from the repository by default, or an executable (dist/sightline) in `cwd`. */
+/**
+ * What runs the CLI: `node bin/sightline` from the repository by default; or an executable (dist/sightline), or
+ * another launcher script run by node (an older release's bin/sightline), in `cwd`.
+ */
 export interface Launch {
   executable?: string;
+  script?: string;
   cwd?: string;
 }
 
 function commandLine(args: string[], launch: Launch): [string, string[]] {
-  return launch.executable ? [launch.executable, args] : [process.execPath, [launcher, ...args]];
+  return launch.executable ? [launch.executable, args] : [process.execPath, [launch.script ?? launcher, ...args]];
 }
 
 export interface CliResult {
