@@ -57,7 +57,7 @@ function newestTime(path) {
 
 function isStale() {
   if (!existsSync(output)) return true;
-  const inputs = ['src', 'schema.sql', 'package.json', 'package-lock.json', 'build', 'web'].map((path) => join(root, path));
+  const inputs = ['src', 'schema.sql', 'package.json', 'package-lock.json', 'bin/sightline', 'build', 'web'].map((path) => join(root, path));
   const sources = Math.max(...inputs.map((path) => (path.endsWith('build') ? newestBuildScript(path) : newestTime(path))));
   const assets = binaryAssets({ addon: output, workerDir: work }).filter((asset) => asset.optional).map((asset) => newestTime(asset.from));
   return Math.max(sources, ...assets) > statSync(output).mtimeMs;
@@ -155,10 +155,12 @@ for (const asset of binaryAssets({ addon, workerDir: join(work, 'workers') })) {
   if (existsSync(asset.from)) assets[asset.name] = asset.from;
   else if (!asset.optional) throw new Error(`missing ${asset.from} (asset ${asset.name})`);
 }
+// The V8 heap flags of bin/sightline's shebang line (why: the comment there), passed to every start of the executable.
+const launcherFlags = readFileSync(join(root, 'bin', 'sightline'), 'utf8').split('\n')[0].split(/\s+/).filter((word) => word.startsWith('--'));
 const blob = join(work, 'sea-prep.blob');
 writeFileSync(
   join(work, 'sea-config.json'),
-  JSON.stringify({ main: join(work, 'sightline.cjs'), output: blob, disableExperimentalSEAWarning: true, useCodeCache: true, assets }, null, 2),
+  JSON.stringify({ main: join(work, 'sightline.cjs'), output: blob, disableExperimentalSEAWarning: true, useCodeCache: true, execArgv: launcherFlags, assets }, null, 2),
 );
 await step(`SEA blob with ${Object.keys(assets).length} assets (${Object.keys(assets).join(', ')})`, () =>
   runQuietly(seaNode, ['--experimental-sea-config', join(work, 'sea-config.json')]),
