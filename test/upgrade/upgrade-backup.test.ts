@@ -36,6 +36,9 @@ describe('the backup before a schema upgrade', () => {
     const dataDir = oldDataDir();
     const db = openDatabase(join(dataDir, 'sightline.db'));
     expect(db.pragma('user_version', { simple: true })).toBe(latestSchemaVersion);
+    // The upgraded database still holds what the previous version wrote.
+    expect(db.prepare('SELECT id, slug, name, created_at, updated_at FROM workspaces').all()).toEqual([workspaceRow]);
+    expect(db.prepare('SELECT id, workspace_id FROM sites').all()).toEqual([{ id: 'legacy', workspace_id: 'w1' }]);
     db.close();
 
     const backups = join(dataDir, 'backups');
