@@ -1,6 +1,7 @@
 // What dist/sightline embeds besides its code, in one place: the name the server asks node:sea for
-// (src/binary/embedded.ts) → the file the build reads. An optional asset whose file does not exist (yet) is left out,
-// and the server falls back as outside the executable. To embed a new file (the tracker, the admin UI), add a line.
+// (src/binary/embedded.ts) → the file the build reads; a name ending in / takes a whole directory (each file as
+// name + its relative path). An optional asset whose file does not exist (yet) is left out, and the server falls back
+// as outside the executable. To embed a new file (the tracker, the admin UI), add a line.
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -9,6 +10,7 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(join(root, 'package.json'));
 
 /**
+ * Optional assets' files count as the executable's inputs (`--if-stale`).
  * @param {{ addon: string, workerDir: string }} built  the compiled better-sqlite3 addon and the worker bundles' directory
  * @returns {{ name: string, from: string, optional?: boolean }[]}
  */
@@ -21,6 +23,6 @@ export function binaryAssets(built) {
     { name: 'geo-country.mmdb', from: require.resolve('@ip-location-db/geo-whois-asn-country-mmdb/geo-whois-asn-country.mmdb') },
     // The browser tracker and the admin UI, once their builds write these files (issue 16, items 1 and the UI).
     { name: 'tracker/sdk.js', from: join(root, 'dist', 'sdk.js'), optional: true },
-    { name: 'ui/index.html', from: join(root, 'dist', 'ui', 'index.html'), optional: true },
+    { name: 'ui/', from: join(root, 'dist', 'ui'), optional: true },
   ];
 }

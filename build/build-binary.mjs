@@ -153,8 +153,13 @@ await step('bundled the server and its worker threads (esbuild, CommonJS)', () =
 
 // 4. The blob, made by the Node that will run it.
 const assets = {};
+/** A directory (a name ending in /) embeds each file under it as name + its relative path. */
+function addAsset(name, from) {
+  if (!statSync(from).isDirectory()) assets[name] = from;
+  else for (const entry of readdirSync(from)) addAsset(`${name}${entry}${statSync(join(from, entry)).isDirectory() ? '/' : ''}`, join(from, entry));
+}
 for (const asset of binaryAssets({ addon, workerDir: join(work, 'workers') })) {
-  if (existsSync(asset.from)) assets[asset.name] = asset.from;
+  if (existsSync(asset.from)) addAsset(asset.name, asset.from);
   else if (!asset.optional) throw new Error(`missing ${asset.from} (asset ${asset.name})`);
 }
 // The V8 heap flags of bin/sightline's shebang line (why: the comment there), passed to every start of the executable.
