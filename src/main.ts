@@ -8,18 +8,10 @@ import { planCommand } from './cli/plan.ts';
 import { serveCommand } from './cli/serve.ts';
 import { siteCommand } from './cli/site.ts';
 import { spendCommand } from './cli/spend.ts';
+import { versionCommand } from './cli/version.ts';
 import { workspaceCommand } from './cli/workspace.ts';
 import { restrictNewFileModes } from './db/file-modes.ts';
-import { describeVersions, runtimeVersions, sightlineVersion } from './version.ts';
-
-const versionCommand = defineCommand({
-  meta: { name: 'version', description: "Print Sightline's version, Node.js's and SQLite's" },
-  args: { json: { type: 'boolean', description: 'Print machine-readable JSON', default: false } },
-  run: ({ args }) => {
-    const versions = runtimeVersions();
-    process.stdout.write(`${args.json ? JSON.stringify(versions) : describeVersions(versions)}\n`);
-  },
-});
+import { sightlineVersion } from './version.ts';
 
 const main = defineCommand({
   meta: { name: 'sightline', version: sightlineVersion, description: 'Self-hosted, privacy-first web analytics' },

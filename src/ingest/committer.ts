@@ -4,8 +4,8 @@
 // (openEventLog): a commit locks events.db and nothing else.
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { embeddedFile, isSingleExecutable } from '../binary/embedded.ts';
 import { Worker } from 'node:worker_threads';
+import { embeddedFile, isSingleExecutable } from '../binary/embedded.ts';
 import { checkpointPassive } from '../db/checkpointer.ts';
 import { openEventLog, type Synchronous } from '../db/open.ts';
 import { storeGroup, type WriteBatch, type WriteOutcome } from './store-group.ts';
