@@ -10,11 +10,13 @@ import { serveCommand } from './cli/serve.ts';
 import { siteCommand } from './cli/site.ts';
 import { spendCommand } from './cli/spend.ts';
 import { webhookSecretCommand } from './cli/webhook-secret.ts';
+import { versionCommand } from './cli/version.ts';
 import { workspaceCommand } from './cli/workspace.ts';
 import { restrictNewFileModes } from './db/file-modes.ts';
+import { sightlineVersion } from './version.ts';
 
 const main = defineCommand({
-  meta: { name: 'sightline', description: 'Self-hosted, privacy-first web analytics' },
+  meta: { name: 'sightline', version: sightlineVersion, description: 'Self-hosted, privacy-first web analytics' },
   subCommands: {
     serve: serveCommand,
     workspace: workspaceCommand,
@@ -27,9 +29,13 @@ const main = defineCommand({
     'admin-token': adminTokenCommand,
     backup: backupCommand,
     doctor: doctorCommand,
+    version: versionCommand,
   },
 });
 
 // Before any command runs: every file and directory the CLI or the server creates is private (0600, 0700).
 restrictNewFileModes();
-await runMain(main);
+// `--version` alone prints all three versions (citty's own would print Sightline's only).
+const rawArgs = process.argv.slice(2);
+// No top-level await: the single executable's bundle is CommonJS. runMain reports its own errors and exit status.
+void runMain(main, rawArgs.length === 1 && (rawArgs[0] === '--version' || rawArgs[0] === '-v') ? { rawArgs: ['version'] } : {});

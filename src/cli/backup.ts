@@ -4,13 +4,9 @@
 import { defineCommand } from 'citty';
 import { existsSync } from 'node:fs';
 import { eventLogSchema } from '../db/open.ts';
+import { eventLogBackupPath } from '../db/upgrade-backup.ts';
 import { ApiError } from '../http/errors.ts';
 import { commonArgs, output, runCommandSafely, withContext } from './common.ts';
-
-/** Where the event log's copy goes: backup.db → backup.events.db (any other name gets .events.db appended). */
-export function eventLogBackupPath(file: string): string {
-  return file.endsWith('.db') ? `${file.slice(0, -3)}.events.db` : `${file}.events.db`;
-}
 
 export const backupCommand = defineCommand({
   meta: { name: 'backup', description: 'Write a consistent copy of both database files: FILE and FILE with .events.db' },

@@ -4,6 +4,7 @@
 import Database from 'better-sqlite3';
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { embeddedSqliteAddon } from '../binary/embedded.ts';
 import { createPrivateDirectory, createPrivateFile } from './file-modes.ts';
 import { applySchema } from './schema.ts';
 
@@ -56,12 +57,29 @@ function createIfMissing(path: string, options: OpenDatabaseOptions): void {
   createPrivateFile(path);
 }
 
+/**
+ * better-sqlite3's options for its addon: the one named, else the single executable's embedded one, else its own.
+ * @example new Database(':memory:', sqliteBinding())
+ */
+export function sqliteBinding(nativeBinding?: string): { nativeBinding?: string } {
+  // better-sqlite3 also takes the loaded addon object; its type declarations list only a path.
+  const binding = nativeBinding ?? (embeddedSqliteAddon() as string | undefined);
+  return binding ? { nativeBinding: binding } : {};
+}
+
+/** The SQLite library's version, e.g. '3.51.1' (what --version prints). */
+export function sqliteLibraryVersion(): string {
+  const db = new Database(':memory:', sqliteBinding());
+  try {
+    return db.prepare('SELECT sqlite_version() AS version').pluck().get() as string;
+  } finally {
+    db.close();
+  }
+}
+
 function connect(path: string, options: OpenDatabaseOptions): Db {
   createIfMissing(path, options);
-  const db = new Database(path, {
-    readonly: options.readonly ?? false,
-    ...(options.nativeBinding ? { nativeBinding: options.nativeBinding } : {}),
-  });
+  const db = new Database(path, { readonly: options.readonly ?? false, ...sqliteBinding(options.nativeBinding) });
   // Another connection (the projector, the CLI, a second server) may hold a write lock for a moment: wait, don't fail.
   db.pragma('busy_timeout = 5000');
   db.pragma('foreign_keys = ON');

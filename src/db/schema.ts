@@ -1,6 +1,7 @@
 // Applies schema.sql section by section; each "-- @version N" section runs once, in its own transaction.
 import type Database from 'better-sqlite3';
 import schemaText from '../../schema.sql';
+import { backupBeforeUpgrade } from './upgrade-backup.ts';
 
 export interface SchemaSection {
   version: number;
@@ -26,12 +27,17 @@ export function parseSchemaSections(text: string): SchemaSection[] {
 export const schemaSections = parseSchemaSections(schemaText);
 export const latestSchemaVersion = schemaSections.length;
 
-/** Brings the database up to the latest version; a database from a newer release is refused. */
+/**
+ * Brings the database up to the latest version; a database from a newer release is refused. A file database that
+ * holds an older version is backed up first (DATA_DIR/backups/, src/db/upgrade-backup.ts); a new one has nothing to
+ * lose.
+ */
 export function applySchema(db: Database.Database): void {
   const current = db.pragma('user_version', { simple: true }) as number;
   if (current > latestSchemaVersion) {
     throw new Error(`database schema version ${current} is newer than this release (${latestSchemaVersion})`);
   }
+  if (current > 0 && current < latestSchemaVersion && !db.memory) backupBeforeUpgrade(db, current, latestSchemaVersion, new Date());
   for (const section of schemaSections) {
     if (section.version <= current) continue;
     const steps = stepsOf(section.sql);

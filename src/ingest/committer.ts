@@ -5,6 +5,7 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
+import { embeddedFile, isSingleExecutable } from '../binary/embedded.ts';
 import { checkpointPassive } from '../db/checkpointer.ts';
 import { openEventLog, type Synchronous } from '../db/open.ts';
 import { storeGroup, type WriteBatch, type WriteOutcome } from './store-group.ts';
@@ -64,8 +65,12 @@ export function writerThreadFile(): string | undefined {
   return builtWorkerFile('writer-thread.mjs');
 }
 
-/** A worker bundle next to this bundle, or in dist/ when running from src/. */
+/**
+ * A worker bundle: inside the single executable its embedded CommonJS bundle (written to a private directory),
+ * else the one next to this bundle, or in dist/ when running from src/.
+ */
 export function builtWorkerFile(name: string): string | undefined {
+  if (isSingleExecutable()) return embeddedFile(`worker/${name.replace(/\.mjs$/, '.cjs')}`);
   const candidates = [new URL(`./${name}`, import.meta.url), new URL(`../../dist/${name}`, import.meta.url)];
   for (const candidate of candidates) {
     if (candidate.protocol !== 'file:') continue;

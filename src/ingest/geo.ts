@@ -2,6 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { Reader } from 'maxmind';
+import { embeddedAsset } from '../binary/embedded.ts';
 
 export interface GeoFacts {
   country: string | null;
@@ -15,8 +16,10 @@ export interface GeoLookup {
 
 const unknownPlace: GeoFacts = { country: null, region: null, city: null };
 
-/** The bundled CC0 country database (flat records: { country_code }). */
-export function defaultGeoDatabasePath(): string {
+/** The bundled CC0 country database (flat records: { country_code }): embedded in the single executable. */
+export function defaultGeoDatabasePath(): string | Buffer {
+  const embedded = embeddedAsset('geo-country.mmdb');
+  if (embedded) return embedded;
   return createRequire(import.meta.url).resolve('@ip-location-db/geo-whois-asn-country-mmdb/geo-whois-asn-country.mmdb');
 }
 

@@ -33,22 +33,32 @@ export function childEnvironment(variables: Record<string, string | undefined> =
   return env;
 }
 
+/** Builds dist/main.mjs when it is older than the sources (no parameters: it is passed to beforeAll as is). */
+export function ensureBuilt(): Promise<void> {
+  return buildIfStale('build.mjs', 120_000);
+}
+
+/** Builds the single executable, dist/sightline, when it is older than its inputs (a cold build compiles an addon). */
+export function ensureBinaryBuilt(): Promise<void> {
+  return buildIfStale('build-binary.mjs', 600_000);
+}
+
 /**
- * Builds dist/main.mjs when it is older than the sources. Test files run in parallel, so one build at a time:
- * a lock file created with O_EXCL, waited on (not timed) until its holder removes it.
+ * Runs build/`script` --if-stale. Test files run in parallel, so one build at a time: a lock file created with
+ * O_EXCL, waited on (not timed) until its holder removes it. A lock older than `staleLockMs` was left by a crashed
+ * run and is taken over.
  */
-export async function ensureBuilt(): Promise<void> {
+async function buildIfStale(script: 'build.mjs' | 'build-binary.mjs', staleLockMs: number): Promise<void> {
   mkdirSync(join(repositoryRoot, 'dist'), { recursive: true });
-  const lock = join(repositoryRoot, 'dist', '.build.lock');
+  const lock = join(repositoryRoot, 'dist', script === 'build.mjs' ? '.build.lock' : `.${script}.lock`);
   for (;;) {
     try {
       closeSync(openSync(lock, 'wx'));
       break;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      // A lock left behind by a crashed run (no build takes minutes) is taken over.
       try {
-        if (Date.now() - statSync(lock).mtimeMs > 120_000) rmSync(lock, { force: true });
+        if (Date.now() - statSync(lock).mtimeMs > staleLockMs) rmSync(lock, { force: true });
       } catch {
         // removed by its holder meanwhile
       }
@@ -56,10 +66,24 @@ export async function ensureBuilt(): Promise<void> {
     }
   }
   try {
-    await execFileAsync(process.execPath, [join(repositoryRoot, 'build', 'build.mjs'), '--if-stale'], { cwd: repositoryRoot });
+    await execFileAsync(process.execPath, [join(repositoryRoot, 'build', script), '--if-stale'], { cwd: repositoryRoot, maxBuffer: 16 * 2 ** 20 });
   } finally {
     rmSync(lock, { force: true });
   }
+}
+
+/**
+ * What runs the CLI: `node bin/sightline` from the repository by default; or an executable (dist/sightline), or
+ * another launcher script run by node (an older release's bin/sightline), in `cwd`.
+ */
+export interface Launch {
+  executable?: string;
+  script?: string;
+  cwd?: string;
+}
+
+function commandLine(args: string[], launch: Launch): [string, string[]] {
+  return launch.executable ? [launch.executable, args] : [process.execPath, [launch.script ?? launcher, ...args]];
 }
 
 export interface CliResult {
@@ -72,10 +96,11 @@ export interface CliResult {
  * Runs `node bin/sightline ...args` to completion; never throws on a non-zero exit.
  * @example const result = await runCli(['workspace', 'list', '--json'], { DATA_DIR: dataDir });
  */
-export async function runCli(args: string[], variables: Record<string, string | undefined> = {}): Promise<CliResult> {
+export async function runCli(args: string[], variables: Record<string, string | undefined> = {}, launch: Launch = {}): Promise<CliResult> {
   try {
-    const { stdout, stderr } = await execFileAsync(process.execPath, [launcher, ...args], {
-      cwd: repositoryRoot,
+    const [file, fileArgs] = commandLine(args, launch);
+    const { stdout, stderr } = await execFileAsync(file, fileArgs, {
+      cwd: launch.cwd ?? repositoryRoot,
       env: childEnvironment(variables),
     });
     return { code: 0, stdout, stderr };
@@ -110,9 +135,10 @@ export interface ServerProcess {
  * Starts `node bin/sightline ...args` in the background (e.g. `serve --port 0`).
  * @example const server = startCli(['serve', '--port', '0'], { DATA_DIR }); await server.waitForOutput(/listening on (http:\S+)/);
  */
-export function startCli(args: string[], variables: Record<string, string | undefined> = {}): ServerProcess {
-  const child = spawn(process.execPath, [launcher, ...args], {
-    cwd: repositoryRoot,
+export function startCli(args: string[], variables: Record<string, string | undefined> = {}, launch: Launch = {}): ServerProcess {
+  const [file, fileArgs] = commandLine(args, launch);
+  const child = spawn(file, fileArgs, {
+    cwd: launch.cwd ?? repositoryRoot,
     env: childEnvironment(variables),
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -1,5 +1,5 @@
-// The operator commands of the real CLI: admin-token, doctor and backup.
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+// The operator commands of the real CLI: version, admin-token, doctor and backup.
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -32,6 +32,19 @@ const checkNamed = (checks: DoctorCheck[], name: string) => {
   if (!check) throw new Error(`doctor printed no ${name} check: ${JSON.stringify(checks)}`);
   return check;
 };
+
+describe('version', () => {
+  it('--version prints Sightline\'s semver, the running Node\'s and SQLite\'s; version --json the same three', async () => {
+    const packageVersion = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+    const text = await cli('--version');
+    expect(text.code, text.stderr).toBe(0);
+    expect(text.stdout).toMatch(new RegExp(`^sightline ${packageVersion.replaceAll('.', '\\.')} \\(Node\\.js ${process.versions.node.replaceAll('.', '\\.')}, SQLite 3\\.\\d+\\.\\d+\\)\n$`));
+    const json = parseJsonOutput(await cli('version', '--json'));
+    expect(json).toEqual({ sightline: packageVersion, node: process.versions.node, sqlite: text.stdout.match(/SQLite (\S+)\)/)![1] });
+    // Nothing is opened or created: the versions need no data directory.
+    expect(existsSync(dataDir)).toBe(false);
+  });
+});
 
 describe('admin-token', () => {
   it('with no token yet exits 1 and says how to get one', async () => {

@@ -8,7 +8,7 @@ import { expect } from 'vitest';
 import { readAdminTokenFile } from '../../src/admin/admin-token.ts';
 import type { AnswerChecker } from '../../src/openapi/answer-check.ts';
 import { type CheckedRequest, createCheckedRequest, fetchAnswerChecker } from '../_http.ts';
-import { type ServerProcess, startCli, stopIfRunning } from '../cli/cli-helpers.ts';
+import { type Launch, type ServerProcess, startCli, stopIfRunning } from '../cli/cli-helpers.ts';
 
 export const e2eAdminToken = 'e2e-admin-token-0123456789abcdef';
 
@@ -34,6 +34,8 @@ export interface ShippedServer {
   readonly answers: AnswerChecker;
   /** JSON over HTTP, the admin token unless told otherwise; every answer is checked against the published document. */
   readonly request: CheckedRequest;
+  /** Milliseconds from the current process's spawn to its ready line (printed by test/binary/, never asserted). */
+  readonly readyAfterMs: number;
   /** Everything the current process printed, for failure messages. */
   output(): string;
   /** Sends SIGTERM and resolves with the exit once the process is gone. */
@@ -45,30 +47,37 @@ export interface ShippedServer {
 /**
  * Starts shipped servers and cleans up after them: `disposeAll` (for afterEach) kills what still runs and removes
  * the data directories, whether the test passed or not. Run `ensureBuilt` (cli-helpers) once before the first start.
+ * `launch` runs another executable (the single executable, test/binary/) instead of `node bin/sightline`.
  * @example const servers = shippedServers(); afterEach(() => servers.disposeAll()); const server = await servers.start();
  */
-export function shippedServers(): { start(variables?: Record<string, string | undefined>): Promise<ShippedServer>; disposeAll(): Promise<void> } {
+export function shippedServers(launch: Launch = {}): { start(variables?: Record<string, string | undefined>): Promise<ShippedServer>; disposeAll(): Promise<void> } {
   const processes: ServerProcess[] = [];
   const dataDirs: string[] = [];
 
   /** `variables` adds to the environment; `{ ADMIN_TOKEN: undefined }` lets the server generate its token, as on a first start. */
-  const start = async (variables: Record<string, string | undefined> = {}): Promise<ShippedServer> => {
+  const startServer = async (variables: Record<string, string | undefined> = {}): Promise<ShippedServer> => {
     const dataDir = mkdtempSync(join(tmpdir(), 'sightline-e2e-'));
     dataDirs.push(dataDir);
     const environment = { DATA_DIR: dataDir, ADMIN_TOKEN: e2eAdminToken, ...variables };
     let current!: ServerProcess;
     let url = '';
-    const launch = async () => {
-      current = startCli(['serve', '--port', '0'], environment);
+    let readyAfterMs = 0;
+    const start = async () => {
+      const spawnedAt = performance.now();
+      current = startCli(['serve', '--port', '0'], environment, launch);
       processes.push(current);
       url = (await current.waitForOutput(readyLine))[1]!;
+      readyAfterMs = performance.now() - spawnedAt;
     };
-    await launch();
+    await start();
     const adminToken = environment.ADMIN_TOKEN ?? readAdminTokenFile(dataDir)!;
     const answers = await fetchAnswerChecker(url);
     return {
       get url() {
         return url;
+      },
+      get readyAfterMs() {
+        return readyAfterMs;
       },
       dataDir,
       adminToken,
@@ -79,7 +88,7 @@ export function shippedServers(): { start(variables?: Record<string, string | un
         current.child.kill('SIGTERM');
         return current.exited;
       },
-      restart: launch,
+      restart: start,
     };
   };
 
@@ -87,7 +96,7 @@ export function shippedServers(): { start(variables?: Record<string, string | un
     for (const serverProcess of processes.splice(0)) await stopIfRunning(serverProcess);
     for (const dataDir of dataDirs.splice(0)) rmSync(dataDir, { recursive: true, force: true });
   };
-  return { start, disposeAll };
+  return { start: startServer, disposeAll };
 }
 
 /**

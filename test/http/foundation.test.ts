@@ -1,4 +1,5 @@
-// The HTTP foundation: health, /v1 aliases, unknown routes, hidden 500s, body bounds, deprecation headers.
+// The HTTP foundation: health and version, /v1 aliases, unknown routes, hidden 500s, body bounds, deprecation headers.
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/http/errors.ts';
 import { addRoute } from '../../src/http/routes.ts';
@@ -43,6 +44,17 @@ describe('health', () => {
     const response = await server.request('GET', path, { token: null });
     expect(response.status).toBe(200);
     expect(response.body).toEqual({ status: 'ok' });
+  });
+
+  it('/v1/version answers the versions to the admin token only, and exists under /v1 only', async () => {
+    const packageVersion = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+    const response = await server.request('GET', '/v1/version');
+    expect(response.status, response.text).toBe(200);
+    expect(response.body).toEqual({ sightline: packageVersion, node: process.versions.node, sqlite: expect.stringMatching(/^3\.\d+\.\d+$/) });
+    expect(response.body.sightline).toMatch(/^\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?$/);
+    expect((await server.request('GET', '/v1/version', { token: null })).status).toBe(401);
+    expect((await server.request('GET', '/v1/version', { token: 'not-the-admin-token' })).status).toBe(401);
+    expect((await server.request('GET', '/version')).status).toBe(404);
   });
 });
 
