@@ -81,6 +81,12 @@ describe('dist/sightline, alone in an empty directory', () => {
       expect(version.status, version.text).toBe(200);
       expect(version.body.sightline).toBe(packageVersion);
 
+      // The browser tracker is part of the server bundle: the executable serves it too.
+      const tracker = await fetch(`${server.url}/sdk.js`);
+      expect(tracker.status).toBe(200);
+      expect(tracker.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
+      expect(await tracker.text()).toContain('sightline');
+
       // Both threads were started from the embedded bundles, written to the private TMPDIR (0700, files 0600).
       const written = readdirSync(join(extracted, `sightline-${process.getuid!()}`));
       expect(written.some((name) => name.endsWith('-projector-thread.cjs')), written.join(', ')).toBe(true);
