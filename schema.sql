@@ -545,3 +545,17 @@ CREATE TABLE spend (
   updated_at    TEXT NOT NULL
 );
 CREATE INDEX spend_by_workspace_day ON spend (workspace_id, day, id);
+
+-- @version 11: the admin UI's sign-in sessions (src/ui/). Only SHA-256 digests of their random tokens
+-- are stored. A session stands for the credential it was exchanged for: the admin token (its digest is kept, so
+-- changing ADMIN_TOKEN ends those sessions) or an API key (revoking the key ends them).
+CREATE TABLE ui_sessions (
+  token_hash    BLOB PRIMARY KEY,                      -- SHA-256 of the cookie's 32 random bytes
+  kind          TEXT NOT NULL CHECK (kind IN ('admin', 'apiKey')),
+  admin_hash    BLOB,                                  -- kind admin: SHA-256 of the admin token it was exchanged for
+  key_id        TEXT REFERENCES api_keys (id),         -- kind apiKey
+  created_at    TEXT NOT NULL,
+  last_used_at  TEXT NOT NULL,
+  expires_at    TEXT NOT NULL                          -- absolute end (created_at + 7 days)
+);
+CREATE INDEX ui_sessions_by_key ON ui_sessions (key_id);

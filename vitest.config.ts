@@ -1,4 +1,5 @@
-// Test runner configuration: schema.sql is imported as text, exactly as esbuild does for the bundle.
+// Test runner configuration: schema.sql and the built admin UI are imported as text, exactly as esbuild does for the
+// bundle.
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
@@ -6,7 +7,7 @@ export default defineConfig({
     {
       name: 'sql-as-text',
       transform(code, id) {
-        if (id.endsWith('.sql')) return { code: `export default ${JSON.stringify(code)};`, map: null };
+        if (id.endsWith('.sql') || id.endsWith('.uibundle')) return { code: `export default ${JSON.stringify(code)};`, map: null };
         return undefined;
       },
     },

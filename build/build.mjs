@@ -1,6 +1,7 @@
-// Bundles src/main.ts into dist/main.mjs, and the worker threads' entries beside it, with esbuild. `--if-stale` skips the work when dist is newer than the sources.
+// Builds the admin UI (build-ui.mjs), then bundles src/main.ts into dist/main.mjs, and the worker threads' entries beside it, with esbuild. `--if-stale` skips the work when dist is newer than the sources.
 import { build } from 'esbuild';
 import { nodeBundleOptions } from './bundle-options.mjs';
+import { buildUi } from './build-ui.mjs';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -23,6 +24,7 @@ function isStale() {
   const built = statSync(output).mtimeMs;
   const sources = Math.max(
     newestSourceTime(join(root, 'src')),
+    newestSourceTime(join(root, 'web')),
     statSync(join(root, 'schema.sql')).mtimeMs,
     statSync(join(root, 'package.json')).mtimeMs,
   );
@@ -31,6 +33,8 @@ function isStale() {
 
 if (process.argv.includes('--if-stale') && !isStale()) process.exit(0);
 
+// First: the server bundle embeds the UI's files.
+await buildUi();
 await build({
   entryPoints: {
     main: join(root, 'src', 'main.ts'),

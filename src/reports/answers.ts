@@ -55,6 +55,10 @@ export const SourcesAnswer = reportAnswer(
   v.strictObject({ rows: v.array(v.strictObject({ source: v.string(), visitors: Count, visits: Count, pageviews: Count, bounce_rate: Rate })) }),
 );
 
+export const BreakdownAnswer = reportAnswer(
+  v.strictObject({ rows: v.array(v.strictObject({ value: v.string(), visitors: Count, visits: Count, pageviews: Count, bounce_rate: Rate })) }),
+);
+
 export const Money = v.strictObject({ currency: v.pipe(v.string(), v.regex(/^[A-Z]{3}$/)), amount: v.pipe(v.string(), v.regex(/^\d+(\.\d+)?$/)) });
 
 export const CampaignsAnswer = reportAnswer(
@@ -80,6 +84,7 @@ export const LegacySessionsAnswer = v.strictObject({ count: Count, avg_duration_
 export type SummaryAnswer = v.InferOutput<typeof SummaryAnswer>;
 export type PagesAnswer = v.InferOutput<typeof PagesAnswer>;
 export type SourcesAnswer = v.InferOutput<typeof SourcesAnswer>;
+export type BreakdownAnswer = v.InferOutput<typeof BreakdownAnswer>;
 export type CampaignsAnswer = v.InferOutput<typeof CampaignsAnswer>;
 export type LegacyPageviewsAnswer = v.InferOutput<typeof LegacyPageviewsAnswer>;
 export type LegacyEventsAnswer = v.InferOutput<typeof LegacyEventsAnswer>;

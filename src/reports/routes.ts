@@ -6,6 +6,7 @@ import type { Projection } from '../projector/projection.ts';
 import { refusals } from '../http/refusals.ts';
 import { addRoute } from '../http/routes.ts';
 import {
+  BreakdownAnswer,
   CampaignsAnswer,
   LegacyEventsAnswer,
   LegacyPageviewsAnswer,
@@ -14,6 +15,7 @@ import {
   SourcesAnswer,
   SummaryAnswer,
 } from './answers.ts';
+import { breakdownDimensions, breakdownReport, parseBreakdownDimension } from './breakdown-report.ts';
 import { campaignsReport } from './campaigns-report.ts';
 import { legacyEvents, legacyPageviews, legacySessions } from './legacy-reports.ts';
 import { pagesReport } from './pages-report.ts';
@@ -134,6 +136,21 @@ export function mountReports(app: H3, context: AppContext, projection: Projectio
       const { query, params, scope } = v2(context, event);
       const limit = parseLimit(query, 10);
       return campaignsReport(context, scope, params, limit, await projection.catchUp());
+    },
+  });
+  addRoute(app, {
+    method: 'GET',
+    path: '/sites/:siteId/reports/breakdown-v2',
+    versionedOnly: true,
+    refusals: v2Refusals,
+    summary: 'Visits by one visit dimension (device, browser, os, country, region or city), ranked by visits',
+    query: [{ name: 'by', description: 'The dimension', required: true, schema: { enum: Object.keys(breakdownDimensions) } }, ...commonParams, limitParam(10)],
+    answer: BreakdownAnswer,
+    handler: async (event) => {
+      const { query, params, scope } = v2(context, event);
+      const by = parseBreakdownDimension(query);
+      const limit = parseLimit(query, 10);
+      return breakdownReport(context, scope, params, by, limit, await projection.catchUp());
     },
   });
 }
