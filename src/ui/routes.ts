@@ -76,9 +76,10 @@ function serveAsset(event: H3Event, path: string): Response {
 
 /** What the UI needs to know about who signed in: never the credential itself. */
 function describeSession(context: AppContext, caller: Caller, csrf: string, expiresAt: string) {
-  if (caller.kind === 'admin') return { kind: 'admin', csrf, expires_at: expiresAt, workspace: null, scopes: ['admin'] };
+  if (caller.kind === 'admin') return { signed_in: true, kind: 'admin', csrf, expires_at: expiresAt, workspace: null, scopes: ['admin'] };
   const workspace = findWorkspaceById(context.db, caller.workspaceId);
   return {
+    signed_in: true,
     kind: 'api_key',
     csrf,
     expires_at: expiresAt,
@@ -108,7 +109,8 @@ function currentSession(event: H3Event, context: AppContext): Response {
   const caller = sessionCallerOf(event, context);
   const token = readSessionCookie(event);
   const row = token ? findLiveSession(context, token) : undefined;
-  if (!caller || !token || !row) throw ApiError.unauthorized();
+  // Signed out is an answer, not an error: the page asks on every load, and a 401 would log a console error.
+  if (!caller || !token || !row) return json({ signed_in: false }, 200, sessionHeaders);
   return json(describeSession(context, caller, csrfTokenOf(token), row.expires_at), 200, sessionHeaders);
 }
 

@@ -1,0 +1,83 @@
+// Every request of the UI: same-origin with the session cookie, the CSRF header on mutating requests, and every
+// JSON answer checked against the schema the server publishes (GET /v1/schemas) before anything is shown.
+import { signal } from '@preact/signals';
+import { mismatchOf } from './validate.js';
+
+/** undefined while loading, null when signed out, else the session (kind, csrf, workspace, scopes, expires_at). */
+export const session = signal(undefined);
+
+export class ApiFailure extends Error {
+  constructor(message, status = 0, code = '') {
+    super(message);
+    this.status = status;
+    this.code = code;
+  }
+}
+
+let schemas;
+function loadSchemas() {
+  schemas ??= fetch('/v1/schemas', { headers: { accept: 'application/json' } }).then((response) => {
+    if (!response.ok) throw new ApiFailure('The server\'s schemas could not be read', response.status);
+    return response.json();
+  });
+  schemas.catch(() => (schemas = undefined));
+  return schemas;
+}
+
+/** The catalog key of a route: "GET /v1/sites/{siteId}/reports/summary-v2". */
+export const schemaKey = (method, template) => `${method} /v1${template}`;
+
+async function errorOf(response) {
+  try {
+    const body = await response.json();
+    const error = body.error ?? body;
+    const message = typeof error.message === 'string' ? error.message : response.statusText;
+    return new ApiFailure(message, response.status, typeof error.code === 'string' ? error.code : '');
+  } catch {
+    return new ApiFailure(response.statusText || `HTTP ${response.status}`, response.status);
+  }
+}
+
+/**
+ * @param {string} path the request path and query
+ * @param {{ method?: string, body?: unknown, schema?: string }} options schema: the catalog key to check the answer against
+ */
+export async function api(path, { method = 'GET', body, schema } = {}) {
+  const headers = { accept: 'application/json' };
+  if (method !== 'GET') headers['x-sightline-csrf'] = session.value?.csrf ?? '';
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  const response = await fetch(path, { method, headers, credentials: 'same-origin', body: body === undefined ? undefined : JSON.stringify(body) });
+  if (response.status === 401 && !path.startsWith('/ui/session')) session.value = null;
+  if (!response.ok) throw await errorOf(response);
+  if (response.status === 204) return null;
+  const answer = await response.json();
+  if (schema) {
+    const catalog = await loadSchemas();
+    const published = catalog[schema];
+    if (!published) throw new ApiFailure(`No published schema for ${schema}`);
+    const mismatch = mismatchOf(published, answer);
+    if (mismatch) throw new ApiFailure(`The answer does not match the published schema (${mismatch}); not shown`);
+  }
+  return answer;
+}
+
+export async function signIn(token) {
+  session.value = await api('/ui/session', { method: 'POST', body: { token } });
+}
+
+export async function signOut() {
+  try {
+    await api('/ui/session', { method: 'DELETE' });
+  } finally {
+    session.value = null;
+  }
+}
+
+export async function loadSession() {
+  try {
+    const answer = await api('/ui/session');
+    session.value = answer.signed_in ? answer : null;
+  } catch {
+    session.value = null;
+  }
+}

@@ -1,0 +1,121 @@
+// The sites the session may see (every workspace's for the admin token, the key's workspace's for an API key), and
+// the forms that create a workspace (admin token only) and a site.
+import { useEffect, useState } from 'preact/hooks';
+import { html } from './html.js';
+import { api, schemaKey, session } from './api.js';
+import { updateView } from './view-state.js';
+
+const listLimit = 100;
+
+async function loadSites(current) {
+  const workspaces =
+    current.kind === 'admin'
+      ? (await api(`/v1/workspaces?limit=${listLimit}`, { schema: schemaKey('GET', '/workspaces') })).workspaces
+      : current.workspace
+        ? [current.workspace]
+        : [];
+  const groups = [];
+  for (const workspace of workspaces) {
+    const answer = await api(`/v1/workspaces/${encodeURIComponent(workspace.slug)}/sites?limit=${listLimit}`, { schema: schemaKey('GET', '/workspaces/{slug}/sites') });
+    groups.push({ workspace, sites: answer.sites });
+  }
+  return groups;
+}
+
+/** Loads the session's workspaces and sites: { status, groups, error, reload }. */
+export function useSites() {
+  const [state, setState] = useState({ status: 'loading', groups: [] });
+  const [version, setVersion] = useState(0);
+  useEffect(() => {
+    let current = true;
+    loadSites(session.value).then(
+      (groups) => current && setState({ status: 'ready', groups }),
+      (error) => current && setState({ status: 'error', groups: [], error: error.message }),
+    );
+    return () => {
+      current = false;
+    };
+  }, [version]);
+  return { ...state, reload: () => setVersion((value) => value + 1) };
+}
+
+function Field({ label, value, onInput, ...rest }) {
+  return html`<label>${label} <input value=${value} onInput=${(event) => onInput(event.currentTarget.value)} required ...${rest} /></label>`;
+}
+
+function CreateWorkspace({ onCreated }) {
+  const [name, setName] = useState('');
+  const [slug, setSlug] = useState('');
+  const [error, setError] = useState('');
+  const submit = async (event) => {
+    event.preventDefault();
+    setError('');
+    try {
+      await api('/v1/workspaces', { method: 'POST', body: { name, slug }, schema: schemaKey('POST', '/workspaces') });
+      setName('');
+      setSlug('');
+      onCreated();
+    } catch (failure) {
+      setError(failure.message);
+    }
+  };
+  return html`<form class="inline-form" onSubmit=${submit} aria-label="Create a workspace">
+    <h3>New workspace</h3>
+    <${Field} label="Name" value=${name} onInput=${setName} name="workspace-name" />
+    <${Field} label="Slug" value=${slug} onInput=${setSlug} name="workspace-slug" />
+    <button type="submit">Create workspace</button>
+    ${error ? html`<p class="state error" role="alert">${error}</p>` : null}
+  </form>`;
+}
+
+function CreateSite({ groups, onCreated }) {
+  const [workspace, setWorkspace] = useState(groups[0]?.workspace.slug ?? '');
+  const [id, setId] = useState('');
+  const [name, setName] = useState('');
+  const [error, setError] = useState('');
+  const submit = async (event) => {
+    event.preventDefault();
+    setError('');
+    try {
+      const site = await api(`/v1/workspaces/${encodeURIComponent(workspace)}/sites`, { method: 'POST', body: { id, name }, schema: schemaKey('POST', '/workspaces/{slug}/sites') });
+      onCreated();
+      updateView({ site: site.id, filters: {} });
+    } catch (failure) {
+      setError(failure.message);
+    }
+  };
+  return html`<form class="inline-form" onSubmit=${submit} aria-label="Create a site">
+    <h3>New site</h3>
+    <label>Workspace <select value=${workspace} onChange=${(event) => setWorkspace(event.currentTarget.value)} name="site-workspace">
+      ${groups.map((group) => html`<option value=${group.workspace.slug}>${group.workspace.name}</option>`)}
+    </select></label>
+    <${Field} label="Site id" value=${id} onInput=${setId} name="site-id" />
+    <${Field} label="Name" value=${name} onInput=${setName} name="site-name" />
+    <button type="submit">Create site</button>
+    ${error ? html`<p class="state error" role="alert">${error}</p>` : null}
+  </form>`;
+}
+
+export function SitesPage({ sites }) {
+  const canAdminister = session.value.kind === 'admin' || session.value.scopes.includes('admin');
+  return html`<div class="sites-page">
+    <h1>Sites</h1>
+    ${sites.status === 'loading' ? html`<p class="state">Loading…</p>` : null}
+    ${sites.status === 'error' ? html`<p class="state error" role="alert">${sites.error}</p>` : null}
+    ${sites.status === 'ready' && sites.groups.every((group) => group.sites.length === 0) ? html`<p class="state">No sites yet: create one below.</p>` : null}
+    ${sites.groups.map(
+      (group) => html`<section class="panel" key=${group.workspace.slug}>
+        <h2>${group.workspace.name}</h2>
+        <ul class="site-list">
+          ${group.sites.map((site) => html`<li><a href=${`?site=${encodeURIComponent(site.id)}`} onClick=${(event) => { event.preventDefault(); updateView({ site: site.id, filters: {} }); }}>${site.name}</a> <code>${site.id}</code></li>`)}
+        </ul>
+      </section>`,
+    )}
+    ${canAdminister && sites.status === 'ready'
+      ? html`<div class="forms">
+          ${session.value.kind === 'admin' ? html`<${CreateWorkspace} onCreated=${sites.reload} />` : null}
+          ${sites.groups.length > 0 ? html`<${CreateSite} groups=${sites.groups} onCreated=${sites.reload} />` : null}
+        </div>`
+      : null}
+  </div>`;
+}
