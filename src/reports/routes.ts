@@ -8,6 +8,7 @@ import { addRoute } from '../http/routes.ts';
 import {
   BreakdownAnswer,
   CampaignsAnswer,
+  PropsAnswer,
   LegacyEventsAnswer,
   LegacyPageviewsAnswer,
   LegacySessionsAnswer,
@@ -17,6 +18,8 @@ import {
 } from './answers.ts';
 import { breakdownDimensions, breakdownReport, parseBreakdownDimension } from './breakdown-report.ts';
 import { campaignsReport } from './campaigns-report.ts';
+import { maxPropNameLength, parsePropsQuery, propsReport } from './props-report.ts';
+import { visitFilterNames } from '../event-store/queries/event-filter.ts';
 import { legacyEvents, legacyPageviews, legacySessions } from './legacy-reports.ts';
 import { pagesReport } from './pages-report.ts';
 import { commonParams, cursorParam, dateParams, limitParam } from '../http/common-param-docs.ts';
@@ -151,6 +154,28 @@ export function mountReports(app: H3, context: AppContext, projection: Projectio
       const by = parseBreakdownDimension(query);
       const limit = parseLimit(query, 10);
       return breakdownReport(context, scope, params, by, limit, await projection.catchUp());
+    },
+  });
+  addRoute(app, {
+    method: 'GET',
+    path: '/sites/:siteId/reports/props-v2',
+    versionedOnly: true,
+    refusals: v2Refusals,
+    summary: 'One event type broken down by the values of one of its props: events and visitors per value',
+    query: [
+      { name: 'type', description: `The event type (1-${maxPropNameLength} characters)`, required: true },
+      { name: 'property', description: `A key of the events' props (1-${maxPropNameLength} characters)`, required: true },
+      ...commonParams,
+      limitParam(10),
+    ],
+    answer: PropsAnswer,
+    handler: async (event) => {
+      const { query, params, scope } = v2(context, event);
+      const props = parsePropsQuery(query);
+      const limit = parseLimit(query, 10);
+      // Read from the event log: only a visit filter needs the projector (its visits), as on the event endpoints.
+      const caughtUp = visitFilterNames.some((name) => params.filters[name] !== undefined) ? await projection.catchUp() : true;
+      return propsReport(context, scope, params, props, limit, caughtUp);
     },
   });
 }
