@@ -1,0 +1,138 @@
+// The admin UI in a real browser (playwright-core driving Debian's chromium) against the shipped server as a child
+// process: sign in, create a workspace and a site, ingest events over HTTP, the dashboard's numbers equal the API's,
+// a click on a row filters the whole dashboard (and the URL), a live event arrives in the realtime panel. Any
+// console error or CSP violation fails the test. Screenshots (light, dark, phone) go to test-artifacts/ui/.
+import { existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { type Browser, chromium, type Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { ensureBuilt } from '../cli/cli-helpers.ts';
+import { browserEvent, ingest, type ShippedServer, shippedServers, utcDate } from '../e2e/_server.ts';
+
+const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const artifacts = join(import.meta.dirname, '..', '..', 'test-artifacts', 'ui');
+const siteId = 'blog';
+const markup = '<img src=x onerror="window.injected=1">';
+const servers = shippedServers();
+let browser: Browser;
+
+vi.setConfig({ testTimeout: 120_000 });
+beforeAll(async () => {
+  await ensureBuilt();
+  if (!existsSync(chromiumPath)) throw new Error(`No chromium at ${chromiumPath}: apt-get install -y chromium (see .ci/run)`);
+  browser = await chromium.launch({ executablePath: chromiumPath, args: ['--no-sandbox'] });
+  mkdirSync(artifacts, { recursive: true });
+}, 180_000);
+afterAll(async () => browser?.close());
+afterEach(() => servers.disposeAll());
+
+/** Every console error, uncaught exception and CSP violation of the page. */
+function watchProblems(page: Page): string[] {
+  const problems: string[] = [];
+  page.on('console', (message) => {
+    if (message.type() === 'error' || message.type() === 'warning') problems.push(`console ${message.type()}: ${message.text()}`);
+  });
+  page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+  void page.addInitScript(() => {
+    document.addEventListener('securitypolicyviolation', (event) => console.error(`CSP violation: ${event.violatedDirective} ${event.blockedURI}`));
+  });
+  return problems;
+}
+
+const cardValue = (page: Page, measure: string) => page.locator(`.card[data-measure="${measure}"] .card-value`);
+const panel = (page: Page, title: string) => page.locator('section.panel', { has: page.locator(`h2:text-is("${title}")`) });
+
+async function expectCardsToMatch(page: Page, server: ShippedServer, query: string): Promise<void> {
+  const answer = await server.request('GET', `/v1/sites/${siteId}/reports/summary-v2?from=${utcDate(-6)}&to=${utcDate(0)}${query}`);
+  expect(answer.status, answer.text).toBe(200);
+  const data = answer.body.data;
+  await expect.poll(() => cardValue(page, 'visitors').textContent()).toBe(String(data.visitors));
+  expect(await cardValue(page, 'visits').textContent()).toBe(String(data.visits));
+  expect(await cardValue(page, 'pageviews').textContent()).toBe(String(data.pageviews));
+  expect(await cardValue(page, 'views_per_visit').textContent()).toBe(data.views_per_visit.toFixed(2));
+  expect(await cardValue(page, 'bounce_rate').textContent()).toBe(`${(data.bounce_rate * 100).toFixed(1)}%`);
+}
+
+describe('the admin UI in a browser, against the shipped server', () => {
+  it('signs in, creates a site, shows the API\'s numbers, filters by a row, and shows a live event', async () => {
+    const server = await servers.start();
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, colorScheme: 'light' });
+    const page = await context.newPage();
+    const problems = watchProblems(page);
+
+    await page.goto(`${server.url}/`);
+    await page.fill('#token', 'not-the-token');
+    await page.click('button:text("Sign in")');
+    await expect.poll(() => page.locator('[role=alert]').textContent()).toBe('That token is not valid.');
+    // A failed sign-in is a 401 the browser logs itself: the only console error allowed.
+    problems.splice(0);
+    await page.fill('#token', server.adminToken);
+    await page.click('button:text("Sign in")');
+
+    await page.fill('input[name=workspace-name]', 'Acme');
+    await page.fill('input[name=workspace-slug]', 'acme');
+    await page.click('button:text("Create workspace")');
+    await page.fill('input[name=site-id]', siteId);
+    await page.fill('input[name=site-name]', 'The blog');
+    await page.click('button:text("Create site")');
+    await page.waitForURL(/\?site=blog$/);
+    const sites = await server.request('GET', '/v1/workspaces/acme/sites');
+    expect(sites.body.sites.map((site: { id: string }) => site.id)).toEqual([siteId]);
+    await expect.poll(() => page.locator('.overview .state').first().textContent()).toBe('No visits in this period yet.');
+
+    const minutesAgo = (minutes: number) => new Date(Date.now() - minutes * 60_000).toISOString();
+    await ingest(server, '/v1/s2s/events', siteId, [
+      browserEvent(siteId, { anon_id: 'alice', ts: minutesAgo(20), url: 'https://blog.example/', referrer: 'https://www.google.com/' }),
+      browserEvent(siteId, { anon_id: 'alice', ts: minutesAgo(19), url: 'https://blog.example/pricing' }),
+      browserEvent(siteId, { anon_id: 'alice', ts: minutesAgo(18), type: 'signup', url: 'https://blog.example/pricing', props: { plan: 'pro' } }),
+      browserEvent(siteId, { anon_id: 'bob', ts: minutesAgo(15), url: 'https://blog.example/pricing' }),
+      browserEvent(siteId, { anon_id: 'carol', ts: minutesAgo(10), url: 'https://blog.example/about', referrer: 'https://news.ycombinator.com/' }),
+      browserEvent(siteId, { anon_id: 'dave', ts: minutesAgo(5), type: 'signup', url: 'https://blog.example/about', props: { plan: markup } }),
+    ]);
+    await page.reload();
+    await expectCardsToMatch(page, server, '');
+    const pages = await server.request('GET', `/v1/sites/${siteId}/reports/pages-v2?from=${utcDate(-6)}&to=${utcDate(0)}`);
+    const shownPaths = await panel(page, 'Pages').locator('tbody th').allTextContents();
+    expect(shownPaths).toEqual(pages.body.data.rows.map((row: { path: string }) => row.path));
+    // Custom properties: a value with markup in it is shown as text, never run as markup.
+    await panel(page, 'Custom properties').locator('input').nth(0).fill('signup');
+    await panel(page, 'Custom properties').locator('input').nth(1).fill('plan');
+    await panel(page, 'Custom properties').locator('button:text("Break down")').click();
+    const props = await server.request('GET', `/v1/sites/${siteId}/reports/props-v2?from=${utcDate(-6)}&to=${utcDate(0)}&type=signup&property=plan`);
+    const propCells = panel(page, 'signup by plan').locator('tbody th');
+    await expect.poll(() => propCells.allTextContents()).toEqual(props.body.data.rows.map((row: { value: string }) => row.value));
+    expect(await propCells.allTextContents()).toContain(markup);
+    expect(await page.locator('tbody img').count()).toBe(0);
+    expect(await page.evaluate(() => (window as unknown as { injected?: number }).injected)).toBeUndefined();
+    await page.screenshot({ path: join(artifacts, 'dashboard-light.png'), fullPage: true });
+
+    await panel(page, 'Pages').locator('tr.clickable', { hasText: '/pricing' }).click();
+    await page.waitForURL(/f\.path=%2Fpricing/);
+    await expect.poll(() => page.locator('.chip span').textContent()).toBe('path is /pricing');
+    await expectCardsToMatch(page, server, '&path=%2Fpricing');
+    expect(await panel(page, 'Pages').locator('tbody th').allTextContents()).toEqual(['/pricing']);
+
+    // The realtime panel hears a new event through stream-v2, authenticated by the cookie.
+    await expect.poll(() => page.locator('.live-status').textContent()).toBe('live');
+    await ingest(server, '/v1/s2s/events', siteId, [browserEvent(siteId, { anon_id: 'erin', url: 'https://blog.example/live-check' })]);
+    await expect.poll(() => page.locator('.live-events li .live-path').allTextContents()).toContain('/live-check');
+    expect(await page.getByTestId('current-visitors').textContent()).toBe('1');
+
+    // Bookmarkable: the same URL in the dark scheme keeps the filter.
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await page.reload();
+    await expect.poll(() => page.locator('.chip span').textContent()).toBe('path is /pricing');
+    await expectCardsToMatch(page, server, '&path=%2Fpricing');
+    await page.screenshot({ path: join(artifacts, 'dashboard-dark.png'), fullPage: true });
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.locator('.chip button').click();
+    await expectCardsToMatch(page, server, '');
+    await page.screenshot({ path: join(artifacts, 'dashboard-phone-dark.png'), fullPage: true });
+    console.log(`screenshots: ${artifacts}/dashboard-{light,dark,phone-dark}.png`);
+
+    await page.click('button:text("Sign out")');
+    await expect.poll(() => page.locator('#token').count()).toBe(1);
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+});
