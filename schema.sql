@@ -546,7 +546,7 @@ CREATE TABLE spend (
 );
 CREATE INDEX spend_by_workspace_day ON spend (workspace_id, day, id);
 
--- @version 11: the admin UI's sign-in sessions (src/ui/). Only SHA-256 digests of their random tokens
+-- @version 11: the admin UI's sign-in sessions and share links (src/ui/). Only SHA-256 digests of their random tokens
 -- are stored. A session stands for the credential it was exchanged for: the admin token (its digest is kept, so
 -- changing ADMIN_TOKEN ends those sessions) or an API key (revoking the key ends them).
 CREATE TABLE ui_sessions (
@@ -559,3 +559,14 @@ CREATE TABLE ui_sessions (
   expires_at    TEXT NOT NULL                          -- absolute end (created_at + 7 days)
 );
 CREATE INDEX ui_sessions_by_key ON ui_sessions (key_id);
+-- A read-only link to one site's dashboard: it reaches that site's /reports/* reads and nothing else.
+CREATE TABLE ui_share_links (
+  id            TEXT PRIMARY KEY,                      -- UUID
+  workspace_id  TEXT NOT NULL REFERENCES workspaces (id),
+  site_id       TEXT NOT NULL,                         -- checked against the site's workspace on every use
+  token_hash    BLOB NOT NULL UNIQUE,                  -- SHA-256 of the link's token; the token is shown once
+  label         TEXT NOT NULL,
+  created_at    TEXT NOT NULL,
+  revoked_at    TEXT
+);
+CREATE INDEX ui_share_links_by_site ON ui_share_links (site_id, created_at);

@@ -22,6 +22,7 @@ import { mountSpend } from './spend/routes.ts';
 import { mountAttribution } from './attribution/routes.ts';
 import { mountAnalysis } from './analysis/routes.ts';
 import { mountUi } from './ui/routes.ts';
+import { mountShareLinks } from './ui/share-routes.ts';
 import { type AnalysisLimits, defaultAnalysisLimits } from './analysis/analysis-context.ts';
 import type { AnalysisGate } from './analysis/analysis-gate.ts';
 import { type AnalysisRunner, type AnalysisRunnerOptions, createAnalysisRunner } from './analysis/analysis-runner.ts';
@@ -137,6 +138,7 @@ export function createApp(options: CreateAppOptions): SightlineApp {
   mountAnalysis(h3, context, projection, analysis);
   mountAttribution(h3, context, projection, analysis);
   mountUi(h3, context);
+  mountShareLinks(h3, context);
   options.extend?.(h3, context);
   // Last: the published documents describe every route mounted before it.
   mountOpenApi(h3, context);

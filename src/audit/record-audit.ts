@@ -19,7 +19,9 @@ export type AuditAction =
   | 'spend.create'
   | 'spend.update'
   | 'spend.delete'
-  | 'spend.import';
+  | 'spend.import'
+  | 'share_link.create'
+  | 'share_link.revoke';
 
 export interface AuditEntryInput {
   workspaceId: string;

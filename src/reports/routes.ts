@@ -26,17 +26,24 @@ import { commonParams, cursorParam, dateParams, limitParam } from '../http/commo
 import { maxRangeDays, parseBoolean, parseCommonParams, parseDateRange, parseLimit, type QueryValues, single } from '../http/common-params.ts';
 import { prepareReports } from './prepare-reports.ts';
 import { dateRangeRefusals, reportAccessRefusals, v2Refusals } from '../http/common-param-errors.ts';
-import { resolveReportSite, toReportScope } from './scope.ts';
+import { resolveReportSite, siteIdOf, toReportScope } from './scope.ts';
+import { readShareToken, resolveSharedSite } from '../ui/share-links.ts';
+import { ApiError } from '../http/errors.ts';
 import { sourcesReport } from './sources-report.ts';
 import { summaryReport } from './summary-report.ts';
 
 const queryOf = (event: H3Event) => getQuery(event) as QueryValues;
 
-/** Access first (401/404/403), then the parameters (400), then the report. */
+/**
+ * Access first (401/404/403), then the parameters (400), then the report. A V2 report is the one read a share link
+ * reaches (src/ui/share-links.ts): its own site only, never scope=all-sites.
+ */
 function v2(context: AppContext, event: H3Event) {
-  const site = resolveReportSite(event, context);
+  const shareToken = readShareToken(event);
+  const site = shareToken === undefined ? resolveReportSite(event, context) : resolveSharedSite(context, shareToken, siteIdOf(event));
   const query = queryOf(event);
   const params = parseCommonParams(query);
+  if (shareToken !== undefined && params.allSites) throw new ApiError(403, 'forbidden_scope', 'A share link reaches its own site only');
   return { query, params, scope: toReportScope(context, site, params.allSites) };
 }
 
