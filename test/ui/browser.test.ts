@@ -1,6 +1,7 @@
 // The admin UI in a real browser (playwright-core driving Debian's chromium) against the shipped server as a child
 // process: sign in, create a workspace and a site, ingest events over HTTP, the dashboard's numbers equal the API's,
-// a click on a row filters the whole dashboard (and the URL), a live event arrives in the realtime panel. Any
+// a click on a row filters the whole dashboard (and the URL), a live event arrives in the realtime panel, a share
+// link works without a session until it is revoked in the UI. Any
 // console error or CSP violation fails the test. Screenshots (light, dark, phone) go to test-artifacts/ui/.
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -54,7 +55,7 @@ async function expectCardsToMatch(page: Page, server: ShippedServer, query: stri
 }
 
 describe('the admin UI in a browser, against the shipped server', () => {
-  it('signs in, creates a site, shows the API\'s numbers, filters by a row, and shows a live event', async () => {
+  it('signs in, creates a site, shows the API\'s numbers, filters by a row, shows a live event, shares and revokes a link', async () => {
     const server = await servers.start();
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, colorScheme: 'light' });
     const page = await context.newPage();
@@ -129,6 +130,28 @@ describe('the admin UI in a browser, against the shipped server', () => {
     await expectCardsToMatch(page, server, '');
     await page.screenshot({ path: join(artifacts, 'dashboard-phone-dark.png'), fullPage: true });
     console.log(`screenshots: ${artifacts}/dashboard-{light,dark,phone-dark}.png`);
+
+    // A share link: created in the UI, opened without a session (its own browser context), revoked, refused.
+    await page.fill('input[name=share-label]', 'For the team');
+    await page.click('button:text("Create link")');
+    const shareUrl = await page.locator('.share-url').inputValue();
+    expect(shareUrl).toMatch(new RegExp(`^${server.url}/\\?site=blog#share=shr_[A-Za-z0-9_-]{43}$`));
+    const visitor = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const shared = await visitor.newPage();
+    const sharedProblems = watchProblems(shared);
+    await shared.goto(shareUrl);
+    await expectCardsToMatch(shared, server, '');
+    expect(await shared.locator('.shared-note').textContent()).toBe('Shared dashboard of blog (read-only)');
+    expect(await panel(shared, 'Realtime').count()).toBe(0);
+    expect(await panel(shared, 'Share links').count()).toBe(0);
+    expect(sharedProblems).toEqual([]);
+    await panel(page, 'Share links').locator('button:text("Revoke")').click();
+    await expect.poll(() => panel(page, 'Share links').locator('tbody td.number').textContent()).toBe('revoked');
+    await shared.reload();
+    await expect.poll(() => shared.locator('.overview [role=alert]').textContent()).toBe('Missing or invalid credentials');
+    // After revocation the browser logs the refused reads itself (401s): expected, and nothing else.
+    expect(sharedProblems.filter((problem) => !/status of 401/.test(problem))).toEqual([]);
+    await visitor.close();
 
     await page.click('button:text("Sign out")');
     await expect.poll(() => page.locator('#token').count()).toBe(1);

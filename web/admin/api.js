@@ -3,8 +3,16 @@
 import { signal } from '@preact/signals';
 import { mismatchOf } from './validate.js';
 
-/** undefined while loading, null when signed out, else the session (kind, csrf, workspace, scopes, expires_at). */
+/**
+ * undefined while loading, null when signed out, else the session (kind, csrf, workspace, scopes, expires_at), or
+ * { kind: 'share', token } when the page was opened from a share link (/?site=…#share=shr_…).
+ */
 export const session = signal(undefined);
+
+/** The share token of a shared dashboard's URL fragment (never sent to the server in the URL). */
+export function shareTokenOfPage() {
+  return /^#share=(shr_[A-Za-z0-9_-]{43})$/.exec(location.hash)?.[1];
+}
 
 export class ApiFailure extends Error {
   constructor(message, status = 0, code = '') {
@@ -44,10 +52,11 @@ async function errorOf(response) {
  */
 export async function api(path, { method = 'GET', body, schema } = {}) {
   const headers = { accept: 'application/json' };
+  if (session.value?.kind === 'share') headers.authorization = `Share ${session.value.token}`;
   if (method !== 'GET') headers['x-sightline-csrf'] = session.value?.csrf ?? '';
   if (body !== undefined) headers['content-type'] = 'application/json';
   const response = await fetch(path, { method, headers, credentials: 'same-origin', body: body === undefined ? undefined : JSON.stringify(body) });
-  if (response.status === 401 && !path.startsWith('/ui/session')) session.value = null;
+  if (response.status === 401 && !path.startsWith('/ui/session') && session.value?.kind !== 'share') session.value = null;
   if (!response.ok) throw await errorOf(response);
   if (response.status === 204) return null;
   const answer = await response.json();
@@ -74,6 +83,11 @@ export async function signOut() {
 }
 
 export async function loadSession() {
+  const shareToken = shareTokenOfPage();
+  if (shareToken) {
+    session.value = { kind: 'share', token: shareToken };
+    return;
+  }
   try {
     const answer = await api('/ui/session');
     session.value = answer.signed_in ? answer : null;

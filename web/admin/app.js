@@ -68,6 +68,19 @@ function Header({ sites, state }) {
   </header>`;
 }
 
+function SharedDashboard() {
+  const state = view.value;
+  return html`<div class="shell">
+    <header class="top">
+      <span class="brand">Sightline</span>
+      <span class="shared-note">Shared dashboard of ${state.site} (read-only)</span>
+      <span class="spacer"></span>
+      <button type="button" class="link" onClick=${cycleTheme} title="Theme: auto follows the system">Theme: ${theme.value}</button>
+    </header>
+    <main>${state.site ? html`<${Dashboard} key=${state.site} state=${state} theme=${theme.value} />` : html`<p class="state error" role="alert">This link names no site.</p>`}</main>
+  </div>`;
+}
+
 function SignedIn() {
   const sites = useSites();
   const state = view.value;
@@ -83,5 +96,6 @@ export function App() {
   }, []);
   if (session.value === undefined) return html`<p class="state">Loading…</p>`;
   if (session.value === null) return html`<${SignIn} />`;
+  if (session.value.kind === 'share') return html`<${SharedDashboard} />`;
   return html`<${SignedIn} />`;
 }

@@ -7,6 +7,8 @@ import { SummaryCards } from './cards.js';
 import { VisitsChart } from './chart.js';
 import { PropsPanel } from './props-panel.js';
 import { RealtimePanel } from './realtime.js';
+import { SharePanel } from './share-panel.js';
+import { session } from './api.js';
 import { formatNumber, formatPercent, TablePanel } from './table.js';
 import { useAnswer } from './use-answer.js';
 import { periods, rangeOf, reportQuery, updateView } from './view-state.js';
@@ -77,6 +79,9 @@ export function Dashboard({ state, theme }) {
   const { site, filters, compare } = state;
   const range = rangeOf(state);
   const onFilter = (name, value) => updateView({ filters: { ...filters, [name]: value } });
+  // A shared dashboard reads the reports alone: no stream, no share links.
+  const shared = session.value.kind === 'share';
+  const canShare = !shared && (session.value.kind === 'admin' || session.value.scopes.includes('admin'));
   useEffect(() => {
     const onKey = (event) => {
       if (event.ctrlKey || event.metaKey || event.altKey || event.target.closest?.('input, select, textarea, [contenteditable]')) return;
@@ -140,7 +145,8 @@ export function Dashboard({ state, theme }) {
       ${breakdown('browser', 'Browsers', 'Browser')}
       ${breakdown('os', 'Operating systems', 'Operating system')}
       <${PropsPanel} site=${site} range=${range} filters=${filters} />
-      <${RealtimePanel} site=${site} />
+      ${shared ? null : html`<${RealtimePanel} site=${site} />`}
+      ${canShare ? html`<${SharePanel} site=${site} />` : null}
     </div>
   </div>`;
 }

@@ -44,7 +44,8 @@ function writeUrl(state) {
   if (!state.compare) query.set('compare', 'off');
   for (const [name, value] of Object.entries(state.filters)) query.set(`f.${name}`, value);
   const text = query.toString();
-  return text ? `?${text}` : location.pathname;
+  // The fragment (a share link's token) stays: it is never sent to the server.
+  return `${text ? `?${text}` : location.pathname}${location.hash}`;
 }
 
 /** Changes the view and records it in the browser's history. */
