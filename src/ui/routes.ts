@@ -1,13 +1,16 @@
-// The admin UI: its files at / and /ui/*, with a strict Content-Security-Policy, and the session it signs in with
-// (POST, GET and DELETE /ui/session). Not part of the versioned API: mounted with h3 directly, out of the OpenAPI
-// document, refusals in the structured envelope.
+// The admin UI: its files at / and /ui/* (a middleware: files, not API operations, so not in the OpenAPI document),
+// with a strict Content-Security-Policy, and the session it signs in with (POST, GET and DELETE /v1/ui/session,
+// documented routes).
 import type { H3, H3Event } from 'h3';
+import * as v from 'valibot';
 import { findWorkspaceById } from '../admin/queries/find-workspace.ts';
 import type { AppContext } from '../context.ts';
 import { authenticateApiKey, type Caller, isAdminToken } from '../http/auth.ts';
 import { readJsonBody } from '../http/body.ts';
 import { ApiError, renderError } from '../http/errors.ts';
+import { jsonBody, refusals } from '../http/refusals.ts';
 import { finishResponse, json } from '../http/respond.ts';
+import { addRoute } from '../http/routes.ts';
 import { uiAssets } from './assets.ts';
 import {
   createSession,
@@ -42,23 +45,20 @@ const uiHeaders = {
   'cross-origin-opener-policy': 'same-origin',
 };
 const sessionHeaders = { ...uiHeaders, 'cache-control': 'no-store' };
+
+const IsoTime = v.pipe(v.string(), v.isoTimestamp());
+const SignedInAnswer = v.strictObject({
+  signed_in: v.literal(true),
+  kind: v.picklist(['admin', 'api_key']),
+  /** Sent back in X-Sightline-CSRF on every mutating request of the session. */
+  csrf: v.string(),
+  expires_at: IsoTime,
+  workspace: v.nullable(v.strictObject({ id: v.string(), slug: v.string(), name: v.string() })),
+  scopes: v.array(v.string()),
+});
+const SessionAnswer = v.union([SignedInAnswer, v.strictObject({ signed_in: v.literal(false) })]);
+const SignInBody = v.object({ token: v.string() });
 const maxTokenLength = 512;
-
-type Handler = (event: H3Event) => Response | Promise<Response>;
-
-/** Errors in the structured envelope, and the headers every answer gets. */
-function handled(handler: Handler): Handler {
-  return async (event) => {
-    let response: Response;
-    try {
-      response = await handler(event);
-    } catch (error) {
-      response = renderError(error, 'structured');
-      for (const [name, value] of Object.entries(sessionHeaders)) response.headers.set(name, value);
-    }
-    return finishResponse(response);
-  };
-}
 
 function serveAsset(event: H3Event, path: string): Response {
   const asset = uiAssets.get(path);
@@ -75,7 +75,7 @@ function serveAsset(event: H3Event, path: string): Response {
 }
 
 /** What the UI needs to know about who signed in: never the credential itself. */
-function describeSession(context: AppContext, caller: Caller, csrf: string, expiresAt: string) {
+function describeSession(context: AppContext, caller: Caller, csrf: string, expiresAt: string): v.InferOutput<typeof SignedInAnswer> {
   if (caller.kind === 'admin') return { signed_in: true, kind: 'admin', csrf, expires_at: expiresAt, workspace: null, scopes: ['admin'] };
   const workspace = findWorkspaceById(context.db, caller.workspaceId);
   return {
@@ -84,7 +84,7 @@ function describeSession(context: AppContext, caller: Caller, csrf: string, expi
     csrf,
     expires_at: expiresAt,
     workspace: workspace ? { id: workspace.id, slug: workspace.slug, name: workspace.name } : null,
-    scopes: caller.scopes,
+    scopes: [...caller.scopes],
   };
 }
 
@@ -100,18 +100,18 @@ async function signIn(event: H3Event, context: AppContext): Promise<Response> {
   const caller: Caller | undefined = isAdminToken(context, token) ? { kind: 'admin' } : authenticateApiKey(context, token);
   if (!caller) throw ApiError.unauthorized();
   const session = createSession(context, caller);
-  const response = json(describeSession(context, caller, session.csrf, session.expiresAt), 201, sessionHeaders);
+  const response = json(describeSession(context, caller, session.csrf, session.expiresAt), 201);
   response.headers.append('set-cookie', sessionCookie(session.token, isSecureRequest(event, context)));
   return response;
 }
 
-function currentSession(event: H3Event, context: AppContext): Response {
+function currentSession(event: H3Event, context: AppContext): v.InferOutput<typeof SessionAnswer> {
   const caller = sessionCallerOf(event, context);
   const token = readSessionCookie(event);
   const row = token ? findLiveSession(context, token) : undefined;
   // Signed out is an answer, not an error: the page asks on every load, and a 401 would log a console error.
-  if (!caller || !token || !row) return json({ signed_in: false }, 200, sessionHeaders);
-  return json(describeSession(context, caller, csrfTokenOf(token), row.expires_at), 200, sessionHeaders);
+  if (!caller || !token || !row) return { signed_in: false } as const;
+  return describeSession(context, caller, csrfTokenOf(token), row.expires_at);
 }
 
 function signOut(event: H3Event, context: AppContext): Response {
@@ -119,16 +119,60 @@ function signOut(event: H3Event, context: AppContext): Response {
   const token = readSessionCookie(event);
   if (!token || !sessionCallerOf(event, context)) throw ApiError.unauthorized();
   endSession(context, token);
-  return new Response(null, { status: 204, headers: { ...sessionHeaders, 'set-cookie': sessionCookie(undefined, isSecureRequest(event, context)) } });
+  return new Response(null, { status: 204, headers: { 'set-cookie': sessionCookie(undefined, isSecureRequest(event, context)) } });
+}
+
+/** The UI's files for GET and HEAD of / and /ui/*; anything else goes on to the routes. */
+function serveFiles(event: H3Event): Response | undefined {
+  const { pathname } = event.url;
+  if ((event.req.method !== 'GET' && event.req.method !== 'HEAD') || (pathname !== '/' && !pathname.startsWith('/ui/'))) return undefined;
+  try {
+    return finishResponse(serveAsset(event, pathname));
+  } catch (error) {
+    const response = renderError(error, 'structured');
+    for (const [name, value] of Object.entries(uiHeaders)) response.headers.set(name, value);
+    return finishResponse(response);
+  }
 }
 
 /**
- * @example mountUi(app, context); // GET / serves the dashboard, POST /ui/session signs in
+ * @example mountUi(app, context); // GET / serves the dashboard, POST /v1/ui/session signs in
  */
 export function mountUi(app: H3, context: AppContext): void {
-  app.on('POST', '/ui/session', handled((event) => signIn(event, context)));
-  app.on('GET', '/ui/session', handled((event) => currentSession(event, context)));
-  app.on('DELETE', '/ui/session', handled((event) => signOut(event, context)));
-  app.on('GET', '/', handled((event) => serveAsset(event, '/')));
-  app.on('GET', '/ui/**', handled((event) => serveAsset(event, event.url.pathname)));
+  app.use((event, next) => serveFiles(event) ?? next());
+  addRoute(app, {
+    method: 'POST',
+    path: '/ui/session',
+    versionedOnly: true,
+    auth: 'none',
+    headers: sessionHeaders,
+    refusals: refusals(jsonBody, { 401: ['unauthorized'] }),
+    summary: 'Admin UI: exchange the admin token or an API key for an HttpOnly session cookie (docs/admin-ui.md)',
+    body: SignInBody,
+    status: 201,
+    answer: SignedInAnswer,
+    handler: (event) => signIn(event, context),
+  });
+  addRoute(app, {
+    method: 'GET',
+    path: '/ui/session',
+    versionedOnly: true,
+    auth: 'none',
+    headers: sessionHeaders,
+    refusals: {},
+    summary: 'Admin UI: the session of the cookie, with its CSRF token, or signed_in false',
+    answer: SessionAnswer,
+    handler: (event) => currentSession(event, context),
+  });
+  addRoute(app, {
+    method: 'DELETE',
+    path: '/ui/session',
+    versionedOnly: true,
+    auth: 'none',
+    headers: sessionHeaders,
+    refusals: { 401: ['unauthorized'] },
+    summary: 'Admin UI: sign out (needs X-Sightline-CSRF): the session is revoked and the cookie cleared',
+    status: 204,
+    handler: (event) => signOut(event, context),
+  });
 }

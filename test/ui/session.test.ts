@@ -50,7 +50,7 @@ describe('UI sessions', () => {
 
   it('refuses a wrong token (401) and a token past 512 characters (400), and a cross-site sign-in', async () => {
     const post = (body: string, headers: Record<string, string> = {}) =>
-      fetch(`${server.url}/ui/session`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
+      fetch(`${server.url}/v1/ui/session`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
     expect((await post(JSON.stringify({ token: 'x'.repeat(512) }))).status).toBe(401);
     expect((await post(JSON.stringify({ token: 'x'.repeat(513) }))).status).toBe(400);
     expect((await post(JSON.stringify({ token: '' }))).status).toBe(400);
@@ -136,7 +136,7 @@ describe('UI sessions', () => {
     expect((await server.request('GET', report('blog'), withCookie(session.cookie))).status).toBe(200);
     clock.advance(12 * hourMs);
     expect((await server.request('GET', report('blog'), withCookie(session.cookie))).status).toBe(401);
-    const answer = await fetch(`${server.url}/ui/session`, { headers: { cookie: session.cookie } });
+    const answer = await fetch(`${server.url}/v1/ui/session`, { headers: { cookie: session.cookie } });
     expect(await answer.json()).toEqual({ signed_in: false });
   });
 
@@ -159,7 +159,7 @@ describe('UI sessions', () => {
   it('signs out: DELETE with the CSRF header revokes the session and clears the cookie; without it nothing happens', async () => {
     await seedWorkspace(server, 'acme', { sites: ['blog'] });
     const session = await signIn(server.url, testAdminToken);
-    const signOut = (headers: Record<string, string>) => fetch(`${server.url}/ui/session`, { method: 'DELETE', headers: { cookie: session.cookie, ...headers } });
+    const signOut = (headers: Record<string, string>) => fetch(`${server.url}/v1/ui/session`, { method: 'DELETE', headers: { cookie: session.cookie, ...headers } });
     expect((await signOut({})).status).toBe(401);
     expect((await server.request('GET', report('blog'), withCookie(session.cookie))).status).toBe(200);
     const out = await signOut({ 'x-sightline-csrf': session.csrf });

@@ -56,7 +56,7 @@ export async function api(path, { method = 'GET', body, schema } = {}) {
   if (method !== 'GET') headers['x-sightline-csrf'] = session.value?.csrf ?? '';
   if (body !== undefined) headers['content-type'] = 'application/json';
   const response = await fetch(path, { method, headers, credentials: 'same-origin', body: body === undefined ? undefined : JSON.stringify(body) });
-  if (response.status === 401 && !path.startsWith('/ui/session') && session.value?.kind !== 'share') session.value = null;
+  if (response.status === 401 && !path.startsWith('/v1/ui/session') && session.value?.kind !== 'share') session.value = null;
   if (!response.ok) throw await errorOf(response);
   if (response.status === 204) return null;
   const answer = await response.json();
@@ -71,12 +71,12 @@ export async function api(path, { method = 'GET', body, schema } = {}) {
 }
 
 export async function signIn(token) {
-  session.value = await api('/ui/session', { method: 'POST', body: { token } });
+  session.value = await api('/v1/ui/session', { method: 'POST', body: { token } });
 }
 
 export async function signOut() {
   try {
-    await api('/ui/session', { method: 'DELETE' });
+    await api('/v1/ui/session', { method: 'DELETE' });
   } finally {
     session.value = null;
   }
@@ -89,7 +89,7 @@ export async function loadSession() {
     return;
   }
   try {
-    const answer = await api('/ui/session');
+    const answer = await api('/v1/ui/session');
     session.value = answer.signed_in ? answer : null;
   } catch {
     session.value = null;
