@@ -95,3 +95,19 @@ export async function loadSession() {
     session.value = null;
   }
 }
+
+/**
+ * A form or button handler: prevents the default action, clears the error, runs `action` and shows its failure.
+ * @example onSubmit={reporting(setError, () => api(path, { method: 'POST', body }))}
+ */
+export function reporting(setError, action) {
+  return async (event) => {
+    event?.preventDefault?.();
+    setError('');
+    try {
+      await action();
+    } catch (failure) {
+      setError(failure.message);
+    }
+  };
+}

@@ -1,7 +1,7 @@
 // Share links of a site: create one (its link shown once, with a copy button), list them, revoke them.
 import { useEffect, useState } from 'preact/hooks';
 import { html } from './html.js';
-import { api, schemaKey } from './api.js';
+import { api, reporting, schemaKey } from './api.js';
 
 const linksPath = (site) => `/v1/sites/${encodeURIComponent(site)}/share-links`;
 
@@ -19,29 +19,19 @@ export function SharePanel({ site }) {
   useEffect(() => {
     load();
   }, [site]);
-  const create = async (event) => {
-    event.preventDefault();
-    setError('');
-    try {
-      const link = await api(linksPath(site), { method: 'POST', body: { label }, schema: schemaKey('POST', '/sites/{siteId}/share-links') });
-      setCreated({ ...link, url: `${location.origin}/?site=${encodeURIComponent(site)}#share=${link.token}` });
-      setCopied(false);
-      setLabel('');
-      load();
-    } catch (failure) {
-      setError(failure.message);
-    }
-  };
-  const revoke = async (id) => {
-    setError('');
-    try {
+  const create = reporting(setError, async () => {
+    const link = await api(linksPath(site), { method: 'POST', body: { label }, schema: schemaKey('POST', '/sites/{siteId}/share-links') });
+    setCreated({ ...link, url: `${location.origin}/?site=${encodeURIComponent(site)}#share=${link.token}` });
+    setCopied(false);
+    setLabel('');
+    load();
+  });
+  const revoke = (id) =>
+    reporting(setError, async () => {
       await api(`${linksPath(site)}/${encodeURIComponent(id)}`, { method: 'DELETE', schema: schemaKey('DELETE', '/sites/{siteId}/share-links/{linkId}') });
       if (created?.id === id) setCreated(null);
       load();
-    } catch (failure) {
-      setError(failure.message);
-    }
-  };
+    });
   const copy = async () => {
     await navigator.clipboard.writeText(created.url);
     setCopied(true);
@@ -71,7 +61,7 @@ export function SharePanel({ site }) {
               (link) => html`<tr key=${link.id}>
                 <th scope="row" class="label">${link.label}</th>
                 <td>${link.created_at.slice(0, 10)}</td>
-                <td class="number">${link.revoked_at ? 'revoked' : html`<button type="button" class="link" onClick=${() => revoke(link.id)}>Revoke</button>`}</td>
+                <td class="number">${link.revoked_at ? 'revoked' : html`<button type="button" class="link" onClick=${revoke(link.id)}>Revoke</button>`}</td>
               </tr>`,
             )}
           </tbody>

@@ -2,7 +2,7 @@
 // the forms that create a workspace (admin token only) and a site.
 import { useEffect, useState } from 'preact/hooks';
 import { html } from './html.js';
-import { api, schemaKey, session } from './api.js';
+import { api, reporting, schemaKey, session } from './api.js';
 import { updateView } from './view-state.js';
 
 const listLimit = 100;
@@ -47,18 +47,12 @@ function CreateWorkspace({ onCreated }) {
   const [name, setName] = useState('');
   const [slug, setSlug] = useState('');
   const [error, setError] = useState('');
-  const submit = async (event) => {
-    event.preventDefault();
-    setError('');
-    try {
-      await api('/v1/workspaces', { method: 'POST', body: { name, slug }, schema: schemaKey('POST', '/workspaces') });
-      setName('');
-      setSlug('');
-      onCreated();
-    } catch (failure) {
-      setError(failure.message);
-    }
-  };
+  const submit = reporting(setError, async () => {
+    await api('/v1/workspaces', { method: 'POST', body: { name, slug }, schema: schemaKey('POST', '/workspaces') });
+    setName('');
+    setSlug('');
+    onCreated();
+  });
   return html`<form class="inline-form" onSubmit=${submit} aria-label="Create a workspace">
     <h3>New workspace</h3>
     <${Field} label="Name" value=${name} onInput=${setName} name="workspace-name" />
@@ -73,17 +67,11 @@ function CreateSite({ groups, onCreated }) {
   const [id, setId] = useState('');
   const [name, setName] = useState('');
   const [error, setError] = useState('');
-  const submit = async (event) => {
-    event.preventDefault();
-    setError('');
-    try {
-      const site = await api(`/v1/workspaces/${encodeURIComponent(workspace)}/sites`, { method: 'POST', body: { id, name }, schema: schemaKey('POST', '/workspaces/{slug}/sites') });
-      onCreated();
-      updateView({ site: site.id, filters: {} });
-    } catch (failure) {
-      setError(failure.message);
-    }
-  };
+  const submit = reporting(setError, async () => {
+    const site = await api(`/v1/workspaces/${encodeURIComponent(workspace)}/sites`, { method: 'POST', body: { id, name }, schema: schemaKey('POST', '/workspaces/{slug}/sites') });
+    onCreated();
+    updateView({ site: site.id, filters: {} });
+  });
   return html`<form class="inline-form" onSubmit=${submit} aria-label="Create a site">
     <h3>New site</h3>
     <label>Workspace <select value=${workspace} onChange=${(event) => setWorkspace(event.currentTarget.value)} name="site-workspace">
