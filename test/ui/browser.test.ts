@@ -89,8 +89,27 @@ describe('the admin UI in a browser, against the shipped server', () => {
       browserEvent(siteId, { anon_id: 'bob', ts: minutesAgo(15), url: 'https://blog.example/pricing' }),
       browserEvent(siteId, { anon_id: 'carol', ts: minutesAgo(10), url: 'https://blog.example/about', referrer: 'https://news.ycombinator.com/' }),
       browserEvent(siteId, { anon_id: 'dave', ts: minutesAgo(5), type: 'signup', url: 'https://blog.example/about', props: { plan: markup } }),
+      // In the previous 7 days: the comparison.
+      browserEvent(siteId, { anon_id: 'old', ts: minutesAgo(8 * 24 * 60), url: 'https://blog.example/' }),
     ]);
     await page.reload();
+    await expectCardsToMatch(page, server, '');
+    // The comparison with the previous 7 days, as a delta on the card.
+    const before = await server.request('GET', `/v1/sites/${siteId}/reports/summary-v2?from=${utcDate(-13)}&to=${utcDate(-7)}`);
+    const now = await server.request('GET', `/v1/sites/${siteId}/reports/summary-v2?from=${utcDate(-6)}&to=${utcDate(0)}`);
+    expect(before.body.data.visitors).toBe(1);
+    const change = (now.body.data.visitors - before.body.data.visitors) / before.body.data.visitors;
+    await expect.poll(() => page.locator('.card[data-measure="visitors"] .delta').textContent()).toBe(`+${(change * 100).toFixed(0)}%`);
+    // Keyboard: d is the last 30 days, x moves the comparison on (to the same weekdays a year earlier), w back to 7 days.
+    await page.keyboard.press('d');
+    await page.waitForURL(/period=30d/);
+    await page.keyboard.press('x');
+    await page.waitForURL(/compare=year/);
+    await expect.poll(() => page.locator('.card[data-measure="visitors"] .delta').textContent()).toBe('—');
+    await page.keyboard.press('x');
+    await page.keyboard.press('x');
+    await page.keyboard.press('w');
+    await page.waitForURL(/\?site=blog$/);
     await expectCardsToMatch(page, server, '');
     const pages = await server.request('GET', `/v1/sites/${siteId}/reports/pages-v2?from=${utcDate(-6)}&to=${utcDate(0)}`);
     const shownPaths = await panel(page, 'Pages').locator('tbody th').allTextContents();

@@ -16,22 +16,22 @@ export const cardMeasures = [
   { key: 'avg_visit_duration_s', label: 'Visit duration', format: formatDuration },
 ];
 
-function Delta({ current, previous, lowerIsBetter }) {
-  if (previous === 0) return html`<span class="delta none" title="No data in the previous period">—</span>`;
+function Delta({ current, previous, lowerIsBetter, label }) {
+  if (previous === 0) return html`<span class="delta none" title=${`No data in the comparison (${label.toLowerCase()})`}>—</span>`;
   const change = (current - previous) / previous;
   const better = lowerIsBetter ? change < 0 : change > 0;
   const tone = change === 0 ? 'flat' : better ? 'up' : 'down';
   const sign = change > 0 ? '+' : '';
-  return html`<span class=${`delta ${tone}`} title="Change from the previous period">${sign}${(change * 100).toFixed(0)}%</span>`;
+  return html`<span class=${`delta ${tone}`} title=${`Change from: ${label.toLowerCase()}`}>${sign}${(change * 100).toFixed(0)}%</span>`;
 }
 
-export function SummaryCards({ data, previous }) {
+export function SummaryCards({ data, previous, previousLabel }) {
   return html`<div class="cards">
     ${cardMeasures.map(
       (measure) => html`<div class="card" data-measure=${measure.key}>
         <div class="card-label">${measure.label}</div>
         <div class="card-value">${measure.format(data[measure.key])}</div>
-        ${previous ? html`<${Delta} current=${data[measure.key]} previous=${previous[measure.key]} lowerIsBetter=${measure.lowerIsBetter} />` : null}
+        ${previous ? html`<${Delta} current=${data[measure.key]} previous=${previous[measure.key]} lowerIsBetter=${measure.lowerIsBetter} label=${previousLabel} />` : null}
       </div>`,
     )}
   </div>`;

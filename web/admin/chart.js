@@ -6,7 +6,7 @@ import { html } from './html.js';
 
 const cssColour = (name) => getComputedStyle(document.documentElement).getPropertyValue(name).trim();
 
-export function VisitsChart({ series, previous, theme }) {
+export function VisitsChart({ series, previous, previousLabel, theme }) {
   const container = useRef(null);
   useEffect(() => {
     const element = container.current;
@@ -19,7 +19,7 @@ export function VisitsChart({ series, previous, theme }) {
     ];
     if (previous) {
       data.push(series.map((_, index) => previous[index]?.visitors ?? null));
-      lines.push({ label: 'Visitors, previous period', stroke: cssColour('--muted'), width: 1.5, dash: [6, 4] });
+      lines.push({ label: previousLabel, stroke: cssColour('--muted'), width: 1.5, dash: [6, 4] });
     }
     const axis = { stroke: cssColour('--muted'), grid: { stroke: cssColour('--grid'), width: 1 }, ticks: { stroke: cssColour('--grid') } };
     const plot = new uPlot(
@@ -45,6 +45,6 @@ export function VisitsChart({ series, previous, theme }) {
       resize.disconnect();
       plot.destroy();
     };
-  }, [series, previous, theme]);
+  }, [series, previous, previousLabel, theme]);
   return html`<div class="chart" ref=${container} role="img" aria-label="Visitors and pageviews per day"></div>`;
 }

@@ -11,7 +11,7 @@ import { SharePanel } from './share-panel.js';
 import { session } from './api.js';
 import { formatNumber, formatPercent, TablePanel } from './table.js';
 import { useAnswer } from './use-answer.js';
-import { periods, rangeOf, reportQuery, updateView } from './view-state.js';
+import { compareModes, periods, rangeOf, reportQuery, updateView, view } from './view-state.js';
 
 const reportPath = (site, report) => `/v1/sites/${encodeURIComponent(site)}/reports/${report}`;
 const reportSchema = (report) => schemaKey('GET', `/sites/{siteId}/reports/${report}`);
@@ -28,7 +28,11 @@ function PeriodPicker({ state, range }) {
           <label>To <input type="date" value=${state.to || range.to} min=${state.from || range.from} onChange=${(event) => updateView({ to: event.currentTarget.value })} /></label>
         </span>`
       : html`<span class="range-text">${range.from === range.to ? range.from : `${range.from} – ${range.to}`}</span>`}
-    <label class="compare"><input type="checkbox" checked=${state.compare} onChange=${(event) => updateView({ compare: event.currentTarget.checked })} /> Compare with previous period (x)</label>
+    <label class="compare">Compare with (x)
+      <select value=${state.compare} onChange=${(event) => updateView({ compare: event.currentTarget.value })}>
+        ${compareModes.map((mode) => html`<option value=${mode.id}>${mode.label}</option>`)}
+      </select>
+    </label>
   </div>`;
 }
 
@@ -51,7 +55,7 @@ function FilterChips({ filters }) {
   </ul>`;
 }
 
-function Overview({ site, range, filters, compare, theme }) {
+function Overview({ site, range, filters, compare, compareLabel, theme }) {
   const current = useAnswer(`${reportPath(site, 'summary-v2')}?${reportQuery(range, filters)}`, reportSchema('summary-v2'));
   const previous = useAnswer(compare ? `${reportPath(site, 'summary-v2')}?${reportQuery(range.previous, filters)}` : '', reportSchema('summary-v2'));
   if (current.status === 'loading') return html`<section class="panel overview"><p class="state">Loading…</p></section>`;
@@ -61,9 +65,9 @@ function Overview({ site, range, filters, compare, theme }) {
   const data = current.data.data;
   const warnings = current.data.meta.warnings;
   return html`<section class="panel overview">
-    <${SummaryCards} data=${data} previous=${before} />
+    <${SummaryCards} data=${data} previous=${before} previousLabel=${compareLabel} />
     ${data.events === 0 && data.visits === 0 ? html`<p class="state">No visits in this period yet.</p>` : null}
-    <${VisitsChart} series=${data.series} previous=${before?.series} theme=${theme} />
+    <${VisitsChart} series=${data.series} previous=${before?.series} previousLabel=${`Visitors, ${compareLabel.toLowerCase()}`} theme=${theme} />
     ${warnings.length > 0 ? html`<ul class="warnings">${warnings.map((warning) => html`<li>${warning}</li>`)}</ul>` : null}
   </section>`;
 }
@@ -76,7 +80,8 @@ const visitColumns = (label, key) => [
 ];
 
 export function Dashboard({ state, theme }) {
-  const { site, filters, compare } = state;
+  const { site, filters } = state;
+  const compare = state.compare !== 'off';
   const range = rangeOf(state);
   const onFilter = (name, value) => updateView({ filters: { ...filters, [name]: value } });
   // A shared dashboard reads the reports alone: no stream, no share links.
@@ -87,11 +92,12 @@ export function Dashboard({ state, theme }) {
       if (event.ctrlKey || event.metaKey || event.altKey || event.target.closest?.('input, select, textarea, [contenteditable]')) return;
       const period = periods.find((item) => item.key === event.key);
       if (period) updateView({ period: period.id });
-      else if (event.key === 'x') updateView({ compare: !state.compare });
+      // The view as it is now (keys pressed faster than a render read the current one, not this render's).
+      else if (event.key === 'x') updateView({ compare: compareModes[(compareModes.findIndex((mode) => mode.id === view.value.compare) + 1) % compareModes.length].id });
     };
     addEventListener('keydown', onKey);
     return () => removeEventListener('keydown', onKey);
-  }, [state]);
+  }, []);
   const query = (extra) => reportQuery(range, filters, extra);
   const breakdown = (by, title, label) => html`<${TablePanel}
     title=${title}
@@ -104,7 +110,7 @@ export function Dashboard({ state, theme }) {
   return html`<div class="dashboard">
     <${PeriodPicker} state=${state} range=${range} />
     <${FilterChips} filters=${filters} />
-    <${Overview} site=${site} range=${range} filters=${filters} compare=${compare} theme=${theme} />
+    <${Overview} site=${site} range=${range} filters=${filters} compare=${compare} compareLabel=${compareModes.find((mode) => mode.id === state.compare).label} theme=${theme} />
     <div class="grid">
       <${TablePanel}
         title="Pages"

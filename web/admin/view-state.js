@@ -10,6 +10,12 @@ export const periods = [
   { id: 'year', label: 'Year to date', key: 'y' },
   { id: 'custom', label: 'Custom', key: 'c' },
 ];
+/** What the period is compared with: the same number of days just before, the same weekdays 52 weeks earlier, or nothing. */
+export const compareModes = [
+  { id: 'previous', label: 'Previous period' },
+  { id: 'year', label: 'Same weekdays a year earlier' },
+  { id: 'off', label: 'No comparison' },
+];
 const dayMs = 86_400_000;
 const datePattern = /^\d{4}-\d{2}-\d{2}$/;
 
@@ -26,7 +32,7 @@ function readUrl() {
     period,
     from: datePattern.test(query.get('from') ?? '') ? query.get('from') : '',
     to: datePattern.test(query.get('to') ?? '') ? query.get('to') : '',
-    compare: query.get('compare') !== 'off',
+    compare: compareModes.some((mode) => mode.id === query.get('compare')) ? query.get('compare') : 'previous',
     filters,
   };
 }
@@ -41,7 +47,7 @@ function writeUrl(state) {
     if (state.from) query.set('from', state.from);
     if (state.to) query.set('to', state.to);
   }
-  if (!state.compare) query.set('compare', 'off');
+  if (state.compare !== 'previous') query.set('compare', state.compare);
   for (const [name, value] of Object.entries(state.filters)) query.set(`f.${name}`, value);
   const text = query.toString();
   // The fragment (a share link's token) stays: it is never sent to the server.
@@ -62,7 +68,10 @@ addEventListener('popstate', () => {
 export const isoDay = (ms) => new Date(ms).toISOString().slice(0, 10);
 const dayOf = (text) => Date.parse(`${text}T00:00:00Z`);
 
-/** The UTC days of a period: { from, to } inclusive, and the same number of days just before as the comparison. */
+/**
+ * The UTC days of a period: { from, to } inclusive, and the comparison's (`previous`): the same number of days just
+ * before, or with compare=year the same days 364 days earlier (52 weeks: the same weekdays).
+ */
 export function rangeOf(state, now = Date.now()) {
   const today = dayOf(isoDay(now));
   const date = new Date(today);
@@ -81,7 +90,10 @@ export function rangeOf(state, now = Date.now()) {
     from: isoDay(from),
     to: isoDay(to),
     days,
-    previous: { from: isoDay(from - days * dayMs), to: isoDay(from - dayMs) },
+    previous:
+      state.compare === 'year'
+        ? { from: isoDay(from - 364 * dayMs), to: isoDay(to - 364 * dayMs) }
+        : { from: isoDay(from - days * dayMs), to: isoDay(from - dayMs) },
   };
 }
 
