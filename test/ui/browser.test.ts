@@ -114,6 +114,11 @@ describe('the admin UI in a browser, against the shipped server', () => {
     const pages = await server.request('GET', `/v1/sites/${siteId}/reports/pages-v2?from=${utcDate(-6)}&to=${utcDate(0)}`);
     const shownPaths = await panel(page, 'Pages').locator('tbody th').allTextContents();
     expect(shownPaths).toEqual(pages.body.data.rows.map((row: { path: string }) => row.path));
+    // The events explorer: the types and the list equal overview-v2 and list-v2; the heat strip shows the last hour.
+    const overview = await server.request('GET', `/v1/sites/${siteId}/events/overview-v2?from=${utcDate(-6)}&to=${utcDate(0)}`);
+    await expect.poll(() => panel(page, 'Event types').locator('tbody th').allTextContents()).toEqual(overview.body.data.types.map((row: { type: string }) => row.type));
+    await expect.poll(() => panel(page, 'Events of the period').locator('tbody tr').count()).toBe(overview.body.data.total);
+    await expect.poll(() => panel(page, 'Last hour by path').locator('tbody th').count()).toBeGreaterThan(0);
     // Custom properties: a value with markup in it is shown as text, never run as markup.
     await panel(page, 'Custom properties').locator('input').nth(0).fill('signup');
     await panel(page, 'Custom properties').locator('input').nth(1).fill('plan');

@@ -5,6 +5,7 @@ import { html } from './html.js';
 import { schemaKey } from './api.js';
 import { SummaryCards } from './cards.js';
 import { VisitsChart } from './chart.js';
+import { EventsSection } from './events.js';
 import { PropsPanel } from './props-panel.js';
 import { RealtimePanel } from './realtime.js';
 import { SharePanel } from './share-panel.js';
@@ -154,5 +155,6 @@ export function Dashboard({ state, theme }) {
       ${shared ? null : html`<${RealtimePanel} site=${site} />`}
       ${canShare ? html`<${SharePanel} site=${site} />` : null}
     </div>
+    ${shared ? null : html`<${EventsSection} site=${site} range=${range} filters=${filters} />`}
   </div>`;
 }

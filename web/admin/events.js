@@ -1,0 +1,100 @@
+// The events explorer: overview-v2 (the period's total and its event types), the activity-v2 heat strip (the last
+// hour per path in 5-minute buckets) and list-v2 (the period's events in arrival order, a page at a time).
+import { useEffect, useState } from 'preact/hooks';
+import { html } from './html.js';
+import { api, schemaKey } from './api.js';
+import { formatNumber, TablePanel } from './table.js';
+import { useAnswer } from './use-answer.js';
+import { reportQuery } from './view-state.js';
+
+const eventsPath = (site, endpoint) => `/v1/sites/${encodeURIComponent(site)}/events/${endpoint}`;
+const eventsSchema = (endpoint) => schemaKey('GET', `/sites/{siteId}/events/${endpoint}`);
+
+/** The heat of a bucket: 0 (none) to 4 (the busiest bucket of the strip). */
+const levelOf = (count, max) => (count === 0 ? 0 : Math.min(4, Math.ceil((count / max) * 4)));
+
+function ActivityStrip({ site, filters }) {
+  const answer = useAnswer(`${eventsPath(site, 'activity-v2')}?${new URLSearchParams({ ...filters, limit: '10' })}`, eventsSchema('activity-v2'));
+  const paths = answer.status === 'ready' ? answer.data.data.paths : [];
+  const max = Math.max(1, ...paths.flatMap((path) => path.buckets));
+  return html`<section class="panel activity">
+    <header class="panel-head"><h2>Last hour by path</h2></header>
+    ${answer.status === 'loading' ? html`<p class="state">Loading…</p>` : null}
+    ${answer.status === 'error' ? html`<p class="state error" role="alert">${answer.error}</p>` : null}
+    ${answer.status === 'ready' && paths.length === 0 ? html`<p class="state">No events in the last hour.</p>` : null}
+    ${paths.length > 0
+      ? html`<table class="heat">
+          <thead><tr><th scope="col">Path</th><th scope="col" class="number">Events</th><th scope="col">${answer.data.data.window.start.slice(11, 16)} → ${answer.data.data.window.end.slice(11, 16)} UTC, 5-minute buckets</th></tr></thead>
+          <tbody>
+            ${paths.map(
+              (path) => html`<tr>
+                <th scope="row" class="label">${path.path}</th>
+                <td class="number">${formatNumber(path.total)}</td>
+                <td><span class="strip">${path.buckets.map((count, index) => html`<span class=${`cell level-${levelOf(count, max)}`} title=${`${count} in bucket ${index + 1}`}></span>`)}</span></td>
+              </tr>`,
+            )}
+          </tbody>
+        </table>`
+      : null}
+  </section>`;
+}
+
+function EventList({ site, range, filters }) {
+  const [pages, setPages] = useState({ status: 'loading', events: [], next: null });
+  const first = `${eventsPath(site, 'list-v2')}?${reportQuery(range, filters, { limit: 50 })}`;
+  const load = (path, previous) => {
+    setPages({ ...previous, status: 'loading' });
+    api(path, { schema: eventsSchema('list-v2') }).then(
+      (answer) => setPages({ status: 'ready', events: [...previous.events, ...answer.data.events], next: answer.meta.cursor.next }),
+      (failure) => setPages({ ...previous, status: 'error', error: failure.message }),
+    );
+  };
+  useEffect(() => load(first, { events: [], next: null }), [first]);
+  return html`<section class="panel event-list">
+    <header class="panel-head"><h2>Events of the period</h2><span class="hint">in arrival order</span></header>
+    ${pages.status === 'ready' && pages.events.length === 0 ? html`<p class="state">No events in this period.</p>` : null}
+    ${pages.events.length > 0
+      ? html`<div class="scroll"><table>
+          <thead><tr><th scope="col">Time (UTC)</th><th scope="col">Type</th><th scope="col">Path</th><th scope="col">Source</th><th scope="col">Country</th><th scope="col">Browser</th><th scope="col">Visitor</th></tr></thead>
+          <tbody>
+            ${pages.events.map(
+              (event) => html`<tr key=${event.id}>
+                <td>${event.ts.slice(0, 19).replace('T', ' ')}</td>
+                <td>${event.type}</td>
+                <td class="cut">${event.path ?? ''}</td>
+                <td>${event.source}</td>
+                <td>${event.country ?? ''}</td>
+                <td>${event.browser ?? ''}</td>
+                <td class="cut">${event.anon_id}</td>
+              </tr>`,
+            )}
+          </tbody>
+        </table></div>`
+      : null}
+    ${pages.status === 'loading' ? html`<p class="state">Loading…</p>` : null}
+    ${pages.status === 'error' ? html`<p class="state error" role="alert">${pages.error}</p>` : null}
+    ${pages.status === 'ready' && pages.next
+      ? html`<button type="button" class="more" onClick=${() => load(`${eventsPath(site, 'list-v2')}?${reportQuery(range, filters, { limit: 50, cursor: pages.next })}`, pages)}>Load more</button>`
+      : null}
+  </section>`;
+}
+
+export function EventsSection({ site, range, filters }) {
+  return html`<div class="events-section">
+    <h2 class="section-title">Events</h2>
+    <div class="grid">
+      <${TablePanel}
+        title="Event types"
+        path=${`${eventsPath(site, 'overview-v2')}?${reportQuery(range, filters)}`}
+        schema=${eventsSchema('overview-v2')}
+        rowsOf=${(answer) => answer.data.types}
+        columns=${[
+          { label: 'Type', value: (row) => row.type },
+          { label: 'Events', value: (row) => row.count, format: formatNumber },
+        ]}
+      />
+      <${ActivityStrip} site=${site} filters=${filters} />
+    </div>
+    <${EventList} site=${site} range=${range} filters=${filters} />
+  </div>`;
+}
