@@ -1,7 +1,7 @@
 // The admin UI in a real browser (playwright-core driving Debian's chromium) against the shipped server as a child
 // process: sign in, create a workspace and a site, ingest events over HTTP, the dashboard's numbers equal the API's,
 // a click on a row filters the whole dashboard (and the URL), a live event arrives in the realtime panel, a share
-// link works without a session until it is revoked in the UI. Any
+// link works without a session until it is revoked in the UI, a key's plaintext is shown once and works until revoked. Any
 // console error or CSP violation fails the test. Screenshots (light, dark, phone) go to test-artifacts/ui/.
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -55,7 +55,7 @@ async function expectCardsToMatch(page: Page, server: ShippedServer, query: stri
 }
 
 describe('the admin UI in a browser, against the shipped server', () => {
-  it('signs in, creates a site, shows the API\'s numbers, filters by a row, shows a live event, shares and revokes a link', async () => {
+  it('signs in, creates a site, shows the API\'s numbers, filters by a row, shows a live event, shares and revokes a link, creates and revokes a key', async () => {
     const server = await servers.start();
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, colorScheme: 'light' });
     const page = await context.newPage();
@@ -176,6 +176,23 @@ describe('the admin UI in a browser, against the shipped server', () => {
     // After revocation the browser logs the refused reads itself (401s): expected, and nothing else.
     expect(sharedProblems.filter((problem) => !/status of 401/.test(problem))).toEqual([]);
     await visitor.close();
+
+    // Keys: created on the sites page, the plaintext shown once; it works until it is revoked there.
+    await page.click('a.brand');
+    await page.fill('input[name=key-label]', 'reader');
+    await page.click('button:text("Create key")');
+    const plaintext = await page.locator('input[name=key-plaintext]').inputValue();
+    expect(plaintext).toMatch(/^sk_acme_[A-Za-z0-9_-]{32}$/);
+    const summaryPath = `/v1/sites/${siteId}/reports/summary-v2?from=${utcDate(0)}&to=${utcDate(0)}`;
+    expect((await server.request('GET', summaryPath, { token: plaintext })).status).toBe(200);
+    expect((await server.request('GET', '/v1/workspaces/acme/keys')).text).not.toContain(plaintext);
+    await page.goto(`${server.url}/?site=${siteId}`);
+    await page.click('a.brand');
+    await expect.poll(() => panel(page, 'API keys of Acme').locator('tbody th').allTextContents()).toEqual(['reader']);
+    expect(await page.locator('input[name=key-plaintext]').count()).toBe(0);
+    await panel(page, 'API keys of Acme').locator('button:text("Revoke")').click();
+    await expect.poll(() => panel(page, 'API keys of Acme').locator('tbody td.number').textContent()).toBe('revoked');
+    expect((await server.request('GET', summaryPath, { token: plaintext })).status).toBe(401);
 
     await page.click('button:text("Sign out")');
     await expect.poll(() => page.locator('#token').count()).toBe(1);

@@ -2,6 +2,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { html } from './html.js';
 import { api, reporting, schemaKey } from './api.js';
+import { SecretOnce } from './secret-once.js';
 
 const linksPath = (site) => `/v1/sites/${encodeURIComponent(site)}/share-links`;
 
@@ -10,7 +11,6 @@ export function SharePanel({ site }) {
   const [label, setLabel] = useState('');
   const [created, setCreated] = useState(null);
   const [error, setError] = useState('');
-  const [copied, setCopied] = useState(false);
   const load = () =>
     api(linksPath(site), { schema: schemaKey('GET', '/sites/{siteId}/share-links') }).then(
       (answer) => setLinks({ status: 'ready', rows: answer.share_links }),
@@ -22,7 +22,6 @@ export function SharePanel({ site }) {
   const create = reporting(setError, async () => {
     const link = await api(linksPath(site), { method: 'POST', body: { label }, schema: schemaKey('POST', '/sites/{siteId}/share-links') });
     setCreated({ ...link, url: `${location.origin}/?site=${encodeURIComponent(site)}#share=${link.token}` });
-    setCopied(false);
     setLabel('');
     load();
   });
@@ -32,10 +31,6 @@ export function SharePanel({ site }) {
       if (created?.id === id) setCreated(null);
       load();
     });
-  const copy = async () => {
-    await navigator.clipboard.writeText(created.url);
-    setCopied(true);
-  };
   return html`<section class="panel share">
     <header class="panel-head"><h2>Share links</h2></header>
     <form class="props-form" onSubmit=${create}>
@@ -43,11 +38,7 @@ export function SharePanel({ site }) {
       <button type="submit">Create link</button>
     </form>
     ${created
-      ? html`<div class="created-link" role="status">
-          <p>Anyone with this link can read this site's reports until it is revoked. It is shown only now:</p>
-          <input readonly class="share-url" value=${created.url} onFocus=${(event) => event.currentTarget.select()} />
-          <button type="button" onClick=${copy}>${copied ? 'Copied' : 'Copy'}</button>
-        </div>`
+      ? html`<${SecretOnce} key=${created.id} name="share-url" value=${created.url} warning="Anyone with this link can read this site's reports until it is revoked. It is shown only now:" />`
       : null}
     ${error ? html`<p class="state error" role="alert">${error}</p>` : null}
     ${links.status === 'loading' ? html`<p class="state">Loading…</p>` : null}

@@ -3,6 +3,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { html } from './html.js';
 import { api, reporting, schemaKey, session } from './api.js';
+import { KeysPanel } from './keys.js';
 import { updateView } from './view-state.js';
 
 const listLimit = 100;
@@ -103,7 +104,8 @@ export function SitesPage({ sites }) {
       ? html`<div class="forms">
           ${session.value.kind === 'admin' ? html`<${CreateWorkspace} onCreated=${sites.reload} />` : null}
           ${sites.groups.length > 0 ? html`<${CreateSite} groups=${sites.groups} onCreated=${sites.reload} />` : null}
-        </div>`
+        </div>
+        ${sites.groups.map((group) => html`<${KeysPanel} key=${group.workspace.slug} workspace=${group.workspace} />`)}`
       : null}
   </div>`;
 }
