@@ -1,8 +1,9 @@
 // The admin UI in a real browser (playwright-core driving Debian's chromium) against the shipped server as a child
 // process: sign in, create a workspace and a site, ingest events over HTTP, the dashboard's numbers equal the API's,
 // a click on a row filters the whole dashboard (and the URL), a live event arrives in the realtime panel, a share
-// link works without a session until it is revoked in the UI, a key's plaintext is shown once and works until revoked. Any
-// console error or CSP violation fails the test. Screenshots (light, dark, phone) go to test-artifacts/ui/.
+// link works without a session until it is revoked in the UI, a key's plaintext is shown once and works until it is
+// revoked. Any console error or CSP violation fails the test. Screenshots (light, dark, phone) go to
+// test-artifacts/ui/.
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Browser, chromium, type Page } from 'playwright-core';
@@ -85,7 +86,7 @@ describe('the admin UI in a browser, against the shipped server', () => {
     await ingest(server, '/v1/s2s/events', siteId, [
       browserEvent(siteId, { anon_id: 'alice', ts: minutesAgo(20), url: 'https://blog.example/', referrer: 'https://www.google.com/' }),
       browserEvent(siteId, { anon_id: 'alice', ts: minutesAgo(19), url: 'https://blog.example/pricing' }),
-      browserEvent(siteId, { anon_id: 'alice', ts: minutesAgo(18), type: 'signup', url: 'https://blog.example/pricing', props: { plan: 'pro' } }),
+      browserEvent(siteId, { anon_id: 'alice', ts: minutesAgo(18), type: 'signup', url: 'https://blog.example/pricing', user_id: 'user-alice', props: { plan: 'pro' } }),
       browserEvent(siteId, { anon_id: 'bob', ts: minutesAgo(15), url: 'https://blog.example/pricing' }),
       browserEvent(siteId, { anon_id: 'carol', ts: minutesAgo(10), url: 'https://blog.example/about', referrer: 'https://news.ycombinator.com/' }),
       browserEvent(siteId, { anon_id: 'dave', ts: minutesAgo(5), type: 'signup', url: 'https://blog.example/about', props: { plan: markup } }),
@@ -119,6 +120,12 @@ describe('the admin UI in a browser, against the shipped server', () => {
     await expect.poll(() => panel(page, 'Event types').locator('tbody th').allTextContents()).toEqual(overview.body.data.types.map((row: { type: string }) => row.type));
     await expect.poll(() => panel(page, 'Events of the period').locator('tbody tr').count()).toBe(overview.body.data.total);
     await expect.poll(() => panel(page, 'Last hour by path').locator('tbody th').count()).toBeGreaterThan(0);
+    // The per-user timeline equals the API's (once the projector has bound the user id: the API is asked first).
+    await expect.poll(async () => (await server.request('GET', `/v1/sites/${siteId}/users/user-alice/timeline`)).status).toBe(200);
+    const timeline = await server.request('GET', `/v1/sites/${siteId}/users/user-alice/timeline`);
+    await panel(page, 'User timeline').locator('input[name=timeline-user]').fill('user-alice');
+    await panel(page, 'User timeline').locator('button:text("Show")').click();
+    await expect.poll(() => panel(page, 'User timeline').locator('li .live-type').allTextContents()).toEqual(timeline.body.events.map((event: { type: string }) => event.type));
     // Custom properties: a value with markup in it is shown as text, never run as markup.
     await panel(page, 'Custom properties').locator('input').nth(0).fill('signup');
     await panel(page, 'Custom properties').locator('input').nth(1).fill('plan');

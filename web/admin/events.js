@@ -1,9 +1,11 @@
 // The events explorer: overview-v2 (the period's total and its event types), the activity-v2 heat strip (the last
-// hour per path in 5-minute buckets) and list-v2 (the period's events in arrival order, a page at a time).
+// hour per path in 5-minute buckets), list-v2 (the period's events in arrival order, a page at a time) and the
+// per-user timeline.
 import { useEffect, useState } from 'preact/hooks';
 import { html } from './html.js';
 import { api, schemaKey } from './api.js';
 import { formatNumber, TablePanel } from './table.js';
+import { TimelinePanel } from './timeline.js';
 import { useAnswer } from './use-answer.js';
 import { reportQuery } from './view-state.js';
 
@@ -96,5 +98,6 @@ export function EventsSection({ site, range, filters }) {
       <${ActivityStrip} site=${site} filters=${filters} />
     </div>
     <${EventList} site=${site} range=${range} filters=${filters} />
+    <${TimelinePanel} site=${site} />
   </div>`;
 }
