@@ -91,7 +91,7 @@ function describeSession(context: AppContext, caller: Caller, csrf: string, expi
 async function signIn(event: H3Event, context: AppContext): Promise<Response> {
   // A JSON body cannot be sent cross-site without a CORS preflight, which Sightline never grants; and a page of
   // another site is refused outright (login CSRF).
-  if (isCrossSite(event)) throw ApiError.unauthorized();
+  if (isCrossSite(event, context)) throw ApiError.unauthorized();
   const body = await readJsonBody(event, { limitBytes: 4096, accept: ['application/json'] });
   const token = typeof body === 'object' && body !== null && 'token' in body ? body.token : undefined;
   if (typeof token !== 'string' || token.length === 0 || token.length > maxTokenLength) {

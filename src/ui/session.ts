@@ -70,16 +70,19 @@ export function readSessionCookie(event: H3Event): string | undefined {
 }
 
 /**
- * Whether a browser sent the request from another site: Sec-Fetch-Site says so (every current browser sends it), or
- * an Origin header names another host than the request's. Such a request is never authenticated by the cookie.
+ * Whether a browser sent the request from another site: Sec-Fetch-Site says so (every current browser sends it on
+ * every request), or, from a browser that does not send it, an Origin header names another host than the request's
+ * (X-Forwarded-Host when TRUST_PROXY is set: a proxy may rewrite Host). Such a request is never authenticated by the
+ * cookie. A same-site subdomain counts as another site.
  */
-export function isCrossSite(event: H3Event): boolean {
+export function isCrossSite(event: H3Event, context: AppContext): boolean {
   const fetchSite = event.req.headers.get('sec-fetch-site');
-  if (fetchSite === 'cross-site' || fetchSite === 'same-site') return true;
+  if (fetchSite !== null) return fetchSite !== 'same-origin' && fetchSite !== 'none';
   const origin = event.req.headers.get('origin');
   if (origin === null) return false;
+  const forwardedHost = context.config.trustProxy > 0 ? event.req.headers.get('x-forwarded-host')?.split(',')[0]?.trim() : undefined;
   try {
-    return new URL(origin).host !== event.req.headers.get('host');
+    return new URL(origin).host !== (forwardedHost || event.req.headers.get('host'));
   } catch {
     return true;
   }
@@ -97,7 +100,7 @@ function sameSecret(given: string, expected: string): boolean {
  */
 export function sessionCallerOf(event: H3Event, context: AppContext): Caller | undefined {
   const token = readSessionCookie(event);
-  if (!token || isCrossSite(event)) return undefined;
+  if (!token || isCrossSite(event, context)) return undefined;
   if (!safeMethods.has(event.req.method)) {
     const csrf = event.req.headers.get(csrfHeaderName);
     if (csrf === null || !sameSecret(csrf, csrfTokenOf(token))) return undefined;

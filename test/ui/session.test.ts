@@ -43,6 +43,13 @@ describe('UI sessions', () => {
     try {
       const plain = await signIn(untrusted.url, testAdminToken, { 'x-forwarded-proto': 'https' });
       expect(plain.setCookie).not.toMatch(/Secure/);
+      // Nor is X-Forwarded-Host believed without TRUST_PROXY.
+      const forged = await fetch(`${untrusted.url}/v1/ui/session`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', origin: 'https://evil.example', 'x-forwarded-host': 'evil.example' },
+        body: JSON.stringify({ token: testAdminToken }),
+      });
+      expect(forged.status).toBe(401);
     } finally {
       await untrusted.close();
     }
@@ -81,6 +88,12 @@ describe('UI sessions', () => {
     expect((await server.request('GET', report('blog'), withCookie(session.cookie, { 'sec-fetch-site': 'same-site' }))).status).toBe(401);
     expect((await server.request('GET', report('blog'), withCookie(session.cookie, { origin: 'https://evil.example' }))).status).toBe(401);
     expect((await server.request('GET', report('blog'), withCookie(session.cookie, { 'sec-fetch-site': 'same-origin' }))).status).toBe(200);
+    expect((await server.request('GET', report('blog'), withCookie(session.cookie, { 'sec-fetch-site': 'none' }))).status).toBe(200);
+    // Sec-Fetch-Site decides when a browser sends it (a proxy may have rewritten Host, so Origin would not match it).
+    expect((await server.request('GET', report('blog'), withCookie(session.cookie, { 'sec-fetch-site': 'same-origin', origin: 'https://dash.example' }))).status).toBe(200);
+    // Without it, Origin must name the request's host: X-Forwarded-Host behind a trusted proxy (TRUST_PROXY=1 here).
+    expect((await server.request('GET', report('blog'), withCookie(session.cookie, { origin: 'https://dash.example', 'x-forwarded-host': 'dash.example' }))).status).toBe(200);
+    expect((await server.request('GET', report('blog'), withCookie(session.cookie, { origin: 'https://evil.example', 'x-forwarded-host': 'dash.example' }))).status).toBe(401);
     const created = await server.request('POST', '/v1/workspaces', {
       ...withCookie(session.cookie, { 'x-sightline-csrf': session.csrf, 'sec-fetch-site': 'cross-site' }),
       body: { name: 'Evil', slug: 'evil' },
