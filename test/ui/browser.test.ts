@@ -63,6 +63,7 @@ describe('the admin UI in a browser, against the shipped server', () => {
     const problems = watchProblems(page);
 
     await page.goto(`${server.url}/`);
+    await page.screenshot({ path: join(artifacts, 'sign-in-light.png') });
     await page.fill('#token', 'not-the-token');
     await page.click('button:text("Sign in")');
     await expect.poll(() => page.locator('[role=alert]').textContent()).toBe('That token is not valid.');
@@ -160,7 +161,7 @@ describe('the admin UI in a browser, against the shipped server', () => {
     await page.locator('.chip button').click();
     await expectCardsToMatch(page, server, '');
     await page.screenshot({ path: join(artifacts, 'dashboard-phone-dark.png'), fullPage: true });
-    console.log(`screenshots: ${artifacts}/dashboard-{light,dark,phone-dark}.png`);
+    console.log(`screenshots: ${artifacts}/{sign-in-light,dashboard-light,dashboard-dark,dashboard-phone-dark,sites-phone-dark}.png`);
 
     // A share link: created in the UI, opened without a session (its own browser context), revoked, refused.
     await page.fill('input[name=share-label]', 'For the team');
@@ -200,6 +201,7 @@ describe('the admin UI in a browser, against the shipped server', () => {
     await panel(page, 'API keys of Acme').locator('button:text("Revoke")').click();
     await expect.poll(() => panel(page, 'API keys of Acme').locator('tbody td.number').textContent()).toBe('revoked');
     expect((await server.request('GET', summaryPath, { token: plaintext })).status).toBe(401);
+    await page.screenshot({ path: join(artifacts, 'sites-phone-dark.png'), fullPage: true });
 
     await page.click('button:text("Sign out")');
     await expect.poll(() => page.locator('#token').count()).toBe(1);
