@@ -4,12 +4,14 @@
 // link works without a session until it is revoked in the UI, a key's plaintext is shown once and works until it is
 // revoked. Any console error or CSP violation fails the test. Screenshots (light, dark, phone) go to
 // test-artifacts/ui/.
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ensureBuilt } from '../cli/cli-helpers.ts';
-import { browserEvent, ingest, type ShippedServer, shippedServers, utcDate } from '../e2e/_server.ts';
+import { browserEvent, createSite, ingest, type ShippedServer, shippedServers, utcDate } from '../e2e/_server.ts';
+import { contractBundle } from '../plan/fixtures.ts';
+import { makeTempDir } from '../_setup.ts';
 
 const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const artifacts = join(import.meta.dirname, '..', '..', 'test-artifacts', 'ui');
@@ -205,6 +207,45 @@ describe('the admin UI in a browser, against the shipped server', () => {
 
     await page.click('button:text("Sign out")');
     await expect.poll(() => page.locator('#token').count()).toBe(1);
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
+  it('lists a quarantined event in the dead-letter queue and replays it once the plan accepts it', async () => {
+    // A plan without its wildcard quarantines a `refund`; the same plan with it accepts one.
+    const withWildcard = contractBundle();
+    const { '*': _wildcard, ...withoutWildcard } = withWildcard.events;
+    const planPath = join(makeTempDir('sightline-ui-plan-'), 'plan.json');
+    writeFileSync(planPath, JSON.stringify({ ...withWildcard, events: withoutWildcard }));
+    const server = await servers.start({ SCHEMA_BUNDLE_PATH: planPath, SCHEMA_MODE: 'quarantine' });
+    const site = 'dlq-site';
+    await createSite(server, site);
+    const refund = browserEvent(site, { type: 'refund', url: null });
+    const sent = await server.request('POST', '/v1/s2s/events', { token: site, body: [refund], headers: { 'user-agent': 'Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0' } });
+    expect(sent.status, sent.text).toBe(202);
+    const quarantined = (await server.request('GET', `/v1/sites/${site}/dlq`)).body.events;
+    expect(quarantined).toHaveLength(1);
+    expect(await server.stop()).toEqual({ code: 0, signal: null });
+    writeFileSync(planPath, JSON.stringify(withWildcard));
+    await server.restart();
+
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const page = await context.newPage();
+    const problems = watchProblems(page);
+    await page.goto(`${server.url}/?site=${site}`);
+    await page.fill('#token', server.adminToken);
+    await page.click('button:text("Sign in")');
+    const dlq = panel(page, 'Dead-letter queue');
+    await expect.poll(() => dlq.locator('.dlq-rows .live-type').allTextContents()).toEqual(['refund']);
+    expect(await dlq.locator('.dlq-errors li').count()).toBeGreaterThan(0);
+    await dlq.locator('summary').click();
+    expect(JSON.parse((await dlq.locator('pre').textContent())!)).toEqual(refund);
+    await dlq.locator('button:text("Replay")').click();
+    await expect.poll(() => dlq.locator('[role=status]').textContent()).toBe(`Event ${quarantined[0].id} replayed: it is stored and counted now.`);
+    expect(await dlq.locator('.dlq-rows').count()).toBe(0);
+    expect((await server.request('GET', `/v1/sites/${site}/dlq`)).body.events).toEqual([]);
+    const types = await server.request('GET', `/v1/sites/${site}/events/overview-v2?from=${utcDate(-1)}&to=${utcDate(1)}`);
+    expect(types.body.data.types).toEqual([{ type: 'refund', count: 1 }]);
     expect(problems).toEqual([]);
     await context.close();
   });

@@ -5,6 +5,7 @@ import { html } from './html.js';
 import { schemaKey } from './api.js';
 import { SummaryCards } from './cards.js';
 import { VisitsChart } from './chart.js';
+import { DlqPanel } from './dlq.js';
 import { EventsSection } from './events.js';
 import { PropsPanel } from './props-panel.js';
 import { RealtimePanel } from './realtime.js';
@@ -154,6 +155,7 @@ export function Dashboard({ state, theme }) {
       <${PropsPanel} site=${site} range=${range} filters=${filters} />
       ${shared ? null : html`<${RealtimePanel} site=${site} />`}
       ${canShare ? html`<${SharePanel} site=${site} />` : null}
+      ${canShare ? html`<${DlqPanel} site=${site} />` : null}
     </div>
     ${shared ? null : html`<${EventsSection} site=${site} range=${range} filters=${filters} />`}
   </div>`;
