@@ -3,6 +3,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { html } from './html.js';
 import { api, reporting, schemaKey, session } from './api.js';
+import { AuditPanel } from './audit.js';
 import { KeysPanel } from './keys.js';
 import { updateView } from './view-state.js';
 
@@ -105,7 +106,10 @@ export function SitesPage({ sites }) {
           ${session.value.kind === 'admin' ? html`<${CreateWorkspace} onCreated=${sites.reload} />` : null}
           ${sites.groups.length > 0 ? html`<${CreateSite} groups=${sites.groups} onCreated=${sites.reload} />` : null}
         </div>
-        ${sites.groups.map((group) => html`<${KeysPanel} key=${group.workspace.slug} workspace=${group.workspace} />`)}`
+        ${sites.groups.map(
+          (group) => html`<${KeysPanel} key=${`keys-${group.workspace.slug}`} workspace=${group.workspace} />
+            <${AuditPanel} key=${`audit-${group.workspace.slug}`} workspace=${group.workspace} />`,
+        )}`
       : null}
   </div>`;
 }
