@@ -1,38 +1,32 @@
 // The site's dead-letter queue: events the tracking plan quarantined, newest first, with their payload and errors,
 // and a Replay button that sends one through the ingest pipeline again (under the current plan).
-import { useEffect, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import { html } from './html.js';
 import { api, reporting, schemaKey } from './api.js';
+import { PageState, usePages } from './use-pages.js';
 
 const dlqPath = (site) => `/v1/sites/${encodeURIComponent(site)}/dlq`;
 
 export function DlqPanel({ site }) {
-  const [rows, setRows] = useState({ status: 'loading', events: [], next: null });
+  const pathOf = (cursor) => `${dlqPath(site)}?${new URLSearchParams({ limit: '20', ...(cursor ? { cursor } : {}) })}`;
+  const rows = usePages(pathOf(), pathOf, { schema: schemaKey('GET', '/sites/{siteId}/dlq'), itemsOf: (answer) => answer.events, nextOf: (answer) => answer.next_cursor });
   const [error, setError] = useState('');
   const [replayed, setReplayed] = useState('');
-  const load = (cursor, previous) => {
-    setRows({ ...previous, status: 'loading' });
-    api(`${dlqPath(site)}?${new URLSearchParams({ limit: '20', ...(cursor ? { cursor } : {}) })}`, { schema: schemaKey('GET', '/sites/{siteId}/dlq') }).then(
-      (answer) => setRows({ status: 'ready', events: [...previous.events, ...answer.events], next: answer.next_cursor }),
-      (failure) => setRows({ ...previous, status: 'error', error: failure.message }),
-    );
-  };
-  useEffect(() => load(undefined, { events: [], next: null }), [site]);
   const replay = (id) =>
     reporting(setError, async () => {
       setReplayed('');
       await api(`${dlqPath(site)}/${encodeURIComponent(id)}/replay`, { method: 'POST', schema: schemaKey('POST', '/sites/{siteId}/dlq/{eventId}/replay') });
       setReplayed(`Event ${id} replayed: it is stored and counted now.`);
-      setRows((current) => ({ ...current, events: current.events.filter((row) => row.id !== id) }));
+      rows.remove(id);
     });
   return html`<section class="panel dlq">
     <header class="panel-head"><h2>Dead-letter queue</h2></header>
     ${replayed ? html`<p class="state" role="status">${replayed}</p>` : null}
     ${error ? html`<p class="state error" role="alert">${error}</p>` : null}
-    ${rows.status === 'ready' && rows.events.length === 0 ? html`<p class="state">No quarantined events.</p>` : null}
-    ${rows.events.length > 0
+    ${rows.status === 'ready' && rows.items.length === 0 ? html`<p class="state">No quarantined events.</p>` : null}
+    ${rows.items.length > 0
       ? html`<ol class="dlq-rows">
-          ${rows.events.map(
+          ${rows.items.map(
             (row) => html`<li key=${row.id}>
               <div class="dlq-head">
                 <span class="live-type">${String(row.payload.type ?? '(no type)')}</span>
@@ -45,8 +39,6 @@ export function DlqPanel({ site }) {
           )}
         </ol>`
       : null}
-    ${rows.status === 'loading' ? html`<p class="state">Loading…</p>` : null}
-    ${rows.status === 'error' ? html`<p class="state error" role="alert">${rows.error}</p>` : null}
-    ${rows.status === 'ready' && rows.next ? html`<button type="button" class="more" onClick=${() => load(rows.next, rows)}>Older</button>` : null}
+    <${PageState} pages=${rows} label="Older" />
   </section>`;
 }

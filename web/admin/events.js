@@ -1,9 +1,9 @@
 // The events explorer: overview-v2 (the period's total and its event types), the activity-v2 heat strip (the last
 // hour per path in 5-minute buckets), list-v2 (the period's events in arrival order, a page at a time) and the
 // per-user timeline.
-import { useEffect, useState } from 'preact/hooks';
 import { html } from './html.js';
-import { api, schemaKey } from './api.js';
+import { schemaKey } from './api.js';
+import { PageState, usePages } from './use-pages.js';
 import { formatNumber, TablePanel } from './table.js';
 import { TimelinePanel } from './timeline.js';
 import { useAnswer } from './use-answer.js';
@@ -42,24 +42,16 @@ function ActivityStrip({ site, filters }) {
 }
 
 function EventList({ site, range, filters }) {
-  const [pages, setPages] = useState({ status: 'loading', events: [], next: null });
-  const first = `${eventsPath(site, 'list-v2')}?${reportQuery(range, filters, { limit: 50 })}`;
-  const load = (path, previous) => {
-    setPages({ ...previous, status: 'loading' });
-    api(path, { schema: eventsSchema('list-v2') }).then(
-      (answer) => setPages({ status: 'ready', events: [...previous.events, ...answer.data.events], next: answer.meta.cursor.next }),
-      (failure) => setPages({ ...previous, status: 'error', error: failure.message }),
-    );
-  };
-  useEffect(() => load(first, { events: [], next: null }), [first]);
+  const pathOf = (cursor) => `${eventsPath(site, 'list-v2')}?${reportQuery(range, filters, { limit: 50, ...(cursor ? { cursor } : {}) })}`;
+  const pages = usePages(pathOf(), pathOf, { schema: eventsSchema('list-v2'), itemsOf: (answer) => answer.data.events, nextOf: (answer) => answer.meta.cursor.next });
   return html`<section class="panel event-list">
     <header class="panel-head"><h2>Events of the period</h2><span class="hint">in arrival order</span></header>
-    ${pages.status === 'ready' && pages.events.length === 0 ? html`<p class="state">No events in this period.</p>` : null}
-    ${pages.events.length > 0
+    ${pages.status === 'ready' && pages.items.length === 0 ? html`<p class="state">No events in this period.</p>` : null}
+    ${pages.items.length > 0
       ? html`<div class="scroll"><table>
           <thead><tr><th scope="col">Time (UTC)</th><th scope="col">Type</th><th scope="col">Path</th><th scope="col">Source</th><th scope="col">Country</th><th scope="col">Browser</th><th scope="col">Visitor</th></tr></thead>
           <tbody>
-            ${pages.events.map(
+            ${pages.items.map(
               (event) => html`<tr key=${event.id}>
                 <td>${event.ts.slice(0, 19).replace('T', ' ')}</td>
                 <td>${event.type}</td>
@@ -73,11 +65,7 @@ function EventList({ site, range, filters }) {
           </tbody>
         </table></div>`
       : null}
-    ${pages.status === 'loading' ? html`<p class="state">Loading…</p>` : null}
-    ${pages.status === 'error' ? html`<p class="state error" role="alert">${pages.error}</p>` : null}
-    ${pages.status === 'ready' && pages.next
-      ? html`<button type="button" class="more" onClick=${() => load(`${eventsPath(site, 'list-v2')}?${reportQuery(range, filters, { limit: 50, cursor: pages.next })}`, pages)}>Load more</button>`
-      : null}
+    <${PageState} pages=${pages} label="Load more" />
   </section>`;
 }
 
