@@ -66,6 +66,11 @@ describe('UI files', () => {
     const stale = await fetch(`${server.url}${path}`, { headers: { 'if-none-match': '"other"' } });
     expect(stale.status).toBe(200);
     expect(stale.headers.get('etag')).toBe(asset.etag);
+    const head = await fetch(`${server.url}/`, { method: 'HEAD' });
+    expect(head.status).toBe(200);
+    expect(head.headers.get('etag')).toBe(uiAssets.get('/')!.etag);
+    // Only GET and HEAD: anything else goes on to the routes (none there).
+    expect((await fetch(`${server.url}/`, { method: 'POST' })).status).toBe(404);
     const missing = await fetch(`${server.url}/ui/nothing-here.js`);
     expect(missing.status).toBe(404);
     expect((await missing.json()).error.code).toBe('not_found');

@@ -34,6 +34,12 @@ describe('UI sessions', () => {
     expect(rows[0]!.token_hash).toHaveLength(32);
     expect(rows[0]!.token_hash.toString('base64url')).not.toBe(value);
     expect(JSON.stringify(server.db.prepare('SELECT * FROM ui_sessions').all())).not.toContain(value);
+    // The page asks on every load: the same session and CSRF token, never the credential; without a cookie, signed out.
+    const current = await fetch(`${server.url}/v1/ui/session`, { headers: { cookie: session.cookie } });
+    expect(current.headers.get('cache-control')).toBe('no-store');
+    expect(await current.json()).toEqual(session.body);
+    expect(JSON.stringify(session.body)).not.toContain(testAdminToken);
+    expect(await (await fetch(`${server.url}/v1/ui/session`)).json()).toEqual({ signed_in: false });
   });
 
   it('marks the cookie Secure when a trusted proxy says the request came over TLS, and not otherwise', async () => {
