@@ -15,10 +15,12 @@ export function shareTokenOfPage() {
 }
 
 export class ApiFailure extends Error {
-  constructor(message, status = 0, code = '') {
+  constructor(message, status = 0, code = '', rows = []) {
     super(message);
     this.status = status;
     this.code = code;
+    /** Per-line problems of a refused file (the flat envelope's rows: [{ line, message }]). */
+    this.rows = rows;
   }
 }
 
@@ -35,12 +37,15 @@ function loadSchemas() {
 /** The catalog key of a route: "GET /v1/sites/{siteId}/reports/summary-v2". */
 export const schemaKey = (method, template) => `${method} /v1${template}`;
 
+/** Either envelope: structured { error: { code, message } } or flat { error: code, message, rows? }. */
 async function errorOf(response) {
   try {
     const body = await response.json();
-    const error = body.error ?? body;
-    const message = typeof error.message === 'string' ? error.message : response.statusText;
-    return new ApiFailure(message, response.status, typeof error.code === 'string' ? error.code : '');
+    const flat = typeof body.error === 'string';
+    const message = flat ? body.message : body.error?.message;
+    const code = flat ? body.error : body.error?.code;
+    const rows = Array.isArray(body.rows) ? body.rows : [];
+    return new ApiFailure(typeof message === 'string' ? message : response.statusText, response.status, typeof code === 'string' ? code : '', rows);
   } catch {
     return new ApiFailure(response.statusText || `HTTP ${response.status}`, response.status);
   }
@@ -48,14 +53,17 @@ async function errorOf(response) {
 
 /**
  * @param {string} path the request path and query
- * @param {{ method?: string, body?: unknown, schema?: string }} options schema: the catalog key to check the answer against
+ * @param {{ method?: string, body?: unknown, text?: { type: string, body: string }, schema?: string }} options body: sent
+ *   as JSON; text: sent as it is with its type; schema: the catalog key to check the answer against
  */
-export async function api(path, { method = 'GET', body, schema } = {}) {
+export async function api(path, { method = 'GET', body, text, schema } = {}) {
   const headers = { accept: 'application/json' };
   if (session.value?.kind === 'share') headers.authorization = `Share ${session.value.token}`;
   if (method !== 'GET') headers['x-sightline-csrf'] = session.value?.csrf ?? '';
   if (body !== undefined) headers['content-type'] = 'application/json';
-  const response = await fetch(path, { method, headers, credentials: 'same-origin', body: body === undefined ? undefined : JSON.stringify(body) });
+  if (text !== undefined) headers['content-type'] = text.type;
+  const payload = text !== undefined ? text.body : body === undefined ? undefined : JSON.stringify(body);
+  const response = await fetch(path, { method, headers, credentials: 'same-origin', body: payload });
   if (response.status === 401 && !path.startsWith('/v1/ui/session') && session.value?.kind !== 'share') session.value = null;
   if (!response.ok) throw await errorOf(response);
   if (response.status === 204) return null;

@@ -5,6 +5,7 @@ import { html } from './html.js';
 import { api, reporting, schemaKey, session } from './api.js';
 import { AuditPanel } from './audit.js';
 import { KeysPanel } from './keys.js';
+import { SpendPanel } from './spend.js';
 import { updateView } from './view-state.js';
 
 const listLimit = 100;
@@ -108,6 +109,7 @@ export function SitesPage({ sites }) {
         </div>
         ${sites.groups.map(
           (group) => html`<${KeysPanel} key=${`keys-${group.workspace.slug}`} workspace=${group.workspace} />
+            <${SpendPanel} key=${`spend-${group.workspace.slug}`} workspace=${group.workspace} canWrite=${true} />
             <${AuditPanel} key=${`audit-${group.workspace.slug}`} workspace=${group.workspace} />`,
         )}`
       : null}
