@@ -90,6 +90,7 @@ describe('the admin UI in a browser, against the shipped server', () => {
       browserEvent(siteId, { anon_id: 'alice', ts: minutesAgo(20), url: 'https://blog.example/', referrer: 'https://www.google.com/' }),
       browserEvent(siteId, { anon_id: 'alice', ts: minutesAgo(19), url: 'https://blog.example/pricing' }),
       browserEvent(siteId, { anon_id: 'alice', ts: minutesAgo(18), type: 'signup', url: 'https://blog.example/pricing', user_id: 'user-alice', props: { plan: 'pro' } }),
+      browserEvent(siteId, { anon_id: 'alice', ts: minutesAgo(17), type: 'purchase', url: 'https://blog.example/pricing', revenue: { amount: '49.00', currency: 'EUR' } }),
       browserEvent(siteId, { anon_id: 'bob', ts: minutesAgo(15), url: 'https://blog.example/pricing' }),
       browserEvent(siteId, { anon_id: 'carol', ts: minutesAgo(10), url: 'https://blog.example/about', referrer: 'https://news.ycombinator.com/' }),
       browserEvent(siteId, { anon_id: 'dave', ts: minutesAgo(5), type: 'signup', url: 'https://blog.example/about', props: { plan: markup } }),
@@ -228,6 +229,20 @@ describe('the admin UI in a browser, against the shipped server', () => {
     const listed = await server.request('GET', `/v1/workspaces/acme/spend?from=${utcDate(-29)}&to=${today}`);
     expect(listed.body.entries).toHaveLength(3);
     await expect.poll(() => spend.locator('tbody td.number').allTextContents()).toEqual(listed.body.entries.map((entry: { amount: string; currency: string }) => `${entry.amount} ${entry.currency}`));
+    // Attribution and ROI: the credited conversions under two models and ROI per currency equal the API's.
+    const attribution = panel(page, 'Attribution and ROI of Acme');
+    const range = `from=${utcDate(-29)}&to=${today}`;
+    for (const model of ['last_touch', 'first_touch']) {
+      await attribution.locator('select[name=attribution-model]').selectOption(model);
+      const results = await server.request('GET', `/v1/workspaces/acme/attribution/results?${range}&model=${model}&limit=1`);
+      expect(results.status, results.text).toBe(200);
+      const expected = results.body.totals.map((row: { source: string | null }) => row.source ?? '–');
+      await expect.poll(() => attribution.locator('section.panel tbody th').allTextContents()).toEqual(expected);
+    }
+    const roi = await server.request('GET', `/v1/workspaces/acme/roi?${range}&model=first_touch`);
+    expect(roi.body.currencies).toHaveLength(1);
+    await expect.poll(async () => (await attribution.locator('table.roi tbody th').allTextContents())).toEqual(['EUR']);
+    expect(await attribution.locator('table.roi tbody td').first().textContent()).toMatch(new RegExp(`^${roi.body.currencies[0].spend.replace('.', '\\.')}`));
     // The refused upload's 400 is logged by the browser itself: expected, and nothing else.
     problems.splice(0, problems.length, ...problems.filter((problem) => !/status of 400/.test(problem)));
 

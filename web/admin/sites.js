@@ -3,6 +3,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { html } from './html.js';
 import { api, reporting, schemaKey, session } from './api.js';
+import { AttributionPanel } from './attribution.js';
 import { AuditPanel } from './audit.js';
 import { KeysPanel } from './keys.js';
 import { SpendPanel } from './spend.js';
@@ -110,6 +111,7 @@ export function SitesPage({ sites }) {
         ${sites.groups.map(
           (group) => html`<${KeysPanel} key=${`keys-${group.workspace.slug}`} workspace=${group.workspace} />
             <${SpendPanel} key=${`spend-${group.workspace.slug}`} workspace=${group.workspace} canWrite=${true} />
+            <${AttributionPanel} key=${`attribution-${group.workspace.slug}`} workspace=${group.workspace} />
             <${AuditPanel} key=${`audit-${group.workspace.slug}`} workspace=${group.workspace} />`,
         )}`
       : null}
