@@ -130,6 +130,21 @@ describe('the admin UI in a browser, against the shipped server', () => {
     await panel(page, 'User timeline').locator('input[name=timeline-user]').fill('user-alice');
     await panel(page, 'User timeline').locator('button:text("Show")').click();
     await expect.poll(() => panel(page, 'User timeline').locator('li .live-type').allTextContents()).toEqual(timeline.body.events.map((event: { type: string }) => event.type));
+    // The funnel builder: pageview → signup within a day over the same 7 days; its steps and the transition's
+    // explanation equal the API's.
+    const funnelQuery = { site_id: siteId, from: utcDate(-6), to: utcDate(0), steps: [{ type: 'pageview' }, { type: 'signup' }], window: { value: 1, unit: 'days' } };
+    const funnel = await server.request('POST', '/v1/workspaces/acme/analysis/funnels-v2', { body: funnelQuery });
+    expect(funnel.status, funnel.text).toBe(200);
+    const funnelPanel = panel(page, 'Funnel');
+    await funnelPanel.locator('button:text("Run")').click();
+    await expect.poll(() => funnelPanel.locator('table.funnel-result tbody td:nth-child(2)').allTextContents()).toEqual(funnel.body.data.steps.map((step: { count: number }) => String(step.count)));
+    const explanation = await server.request('POST', '/v1/workspaces/acme/analysis/funnels-v2/explanation', {
+      body: { query: funnelQuery, transition: { from_step: 1, to_step: 2 }, execution_id: funnel.body.data.execution_id },
+    });
+    expect(explanation.status, explanation.text).toBe(200);
+    await funnelPanel.locator('button:text("Why 1 → 2?")').click();
+    await expect.poll(() => funnelPanel.getByTestId('converted').textContent()).toBe(String(explanation.body.data.converted));
+    expect(await funnelPanel.getByTestId('dropped').textContent()).toBe(String(explanation.body.data.dropped));
     // Custom properties: a value with markup in it is shown as text, never run as markup.
     await panel(page, 'Custom properties').locator('input').nth(0).fill('signup');
     await panel(page, 'Custom properties').locator('input').nth(1).fill('plan');

@@ -84,9 +84,10 @@ function SharedDashboard() {
 function SignedIn() {
   const sites = useSites();
   const state = view.value;
+  const workspace = sites.groups.find((group) => group.sites.some((site) => site.id === state.site))?.workspace;
   return html`<div class="shell">
     <${Header} sites=${sites} state=${state} />
-    <main>${state.site ? html`<${Dashboard} key=${state.site} state=${state} theme=${theme.value} />` : html`<${SitesPage} sites=${sites} />`}</main>
+    <main>${state.site ? html`<${Dashboard} key=${state.site} state=${state} theme=${theme.value} workspace=${workspace} />` : html`<${SitesPage} sites=${sites} />`}</main>
   </div>`;
 }
 

@@ -7,6 +7,7 @@ import { SummaryCards } from './cards.js';
 import { VisitsChart } from './chart.js';
 import { DlqPanel } from './dlq.js';
 import { EventsSection } from './events.js';
+import { FunnelPanel } from './funnel.js';
 import { PropsPanel } from './props-panel.js';
 import { RealtimePanel } from './realtime.js';
 import { SharePanel } from './share-panel.js';
@@ -81,7 +82,7 @@ const visitColumns = (label, key) => [
   { label: 'Bounce', value: (row) => row.bounce_rate, format: formatPercent },
 ];
 
-export function Dashboard({ state, theme }) {
+export function Dashboard({ state, theme, workspace }) {
   const { site, filters } = state;
   const compare = state.compare !== 'off';
   const range = rangeOf(state);
@@ -157,6 +158,7 @@ export function Dashboard({ state, theme }) {
       ${canShare ? html`<${SharePanel} site=${site} />` : null}
       ${canShare ? html`<${DlqPanel} site=${site} />` : null}
     </div>
+    ${shared || !workspace ? null : html`<${FunnelPanel} site=${site} workspace=${workspace} range=${range} filters=${filters} />`}
     ${shared ? null : html`<${EventsSection} site=${site} range=${range} filters=${filters} />`}
   </div>`;
 }
