@@ -222,7 +222,7 @@ describe('the admin UI in a browser, against the shipped server', () => {
     // The audit log shows what was done, newest first, as the API does.
     const audit = await server.request('GET', '/v1/workspaces/acme/audit?limit=20');
     await page.reload();
-    await expect.poll(() => panel(page, 'Audit log of Acme').locator('tbody th.action').allTextContents()).toEqual(audit.body.entries.map((entry: { action: string }) => entry.action));
+    await expect.poll(() => panel(page, 'Audit log of Acme').locator('tbody .action').allTextContents()).toEqual(audit.body.entries.map((entry: { action: string }) => entry.action));
     expect(audit.body.entries.map((entry: { action: string }) => entry.action).slice(0, 4)).toEqual(['key.revoke', 'key.create', 'share_link.revoke', 'share_link.create']);
     await page.screenshot({ path: join(artifacts, 'sites-phone-dark.png'), fullPage: true });
 

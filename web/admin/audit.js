@@ -1,6 +1,7 @@
 // A workspace's audit log, newest first: who did what to which target, with its details; Older pages by cursor.
 import { html } from './html.js';
 import { schemaKey } from './api.js';
+import { DataTable } from './table.js';
 import { PageState, usePages } from './use-pages.js';
 
 const actorOf = (entry) => (entry.actor_kind === 'apiKey' ? `key ${entry.actor_id}` : entry.actor_kind);
@@ -12,20 +13,16 @@ export function AuditPanel({ workspace }) {
     <header class="panel-head"><h2>Audit log of ${workspace.name}</h2></header>
     ${page.status === 'ready' && page.items.length === 0 ? html`<p class="state">Nothing recorded yet.</p>` : null}
     ${page.items.length > 0
-      ? html`<div class="scroll"><table>
-          <thead><tr><th scope="col">Time (UTC)</th><th scope="col">Action</th><th scope="col">Target</th><th scope="col">By</th><th scope="col">Details</th></tr></thead>
-          <tbody>
-            ${page.items.map(
-              (entry) => html`<tr key=${entry.id}>
-                <td>${entry.ts.slice(0, 19).replace('T', ' ')}</td>
-                <th scope="row" class="action">${entry.action}</th>
-                <td class="cut">${entry.target ?? ''}</td>
-                <td class="cut">${actorOf(entry)}</td>
-                <td class="cut">${Object.keys(entry.metadata).length > 0 ? JSON.stringify(entry.metadata) : ''}</td>
-              </tr>`,
-            )}
-          </tbody>
-        </table></div>`
+      ? html`<${DataTable}
+          rows=${page.items}
+          columns=${[
+            { label: 'Time (UTC)', value: (entry) => entry.ts.slice(0, 19).replace('T', ' '), className: 'time' },
+            { label: 'Action', value: (entry) => entry.action, className: 'action' },
+            { label: 'Target', value: (entry) => entry.target, className: 'cut' },
+            { label: 'By', value: actorOf, className: 'cut' },
+            { label: 'Details', value: (entry) => (Object.keys(entry.metadata).length > 0 ? JSON.stringify(entry.metadata) : ''), className: 'cut' },
+          ]}
+        />`
       : null}
     <${PageState} pages=${page} label="Older" />
   </section>`;

@@ -4,7 +4,7 @@
 import { html } from './html.js';
 import { schemaKey } from './api.js';
 import { PageState, usePages } from './use-pages.js';
-import { formatNumber, TablePanel } from './table.js';
+import { DataTable, formatNumber, TablePanel } from './table.js';
 import { TimelinePanel } from './timeline.js';
 import { useAnswer } from './use-answer.js';
 import { reportQuery } from './view-state.js';
@@ -48,22 +48,18 @@ function EventList({ site, range, filters }) {
     <header class="panel-head"><h2>Events of the period</h2><span class="hint">in arrival order</span></header>
     ${pages.status === 'ready' && pages.items.length === 0 ? html`<p class="state">No events in this period.</p>` : null}
     ${pages.items.length > 0
-      ? html`<div class="scroll"><table>
-          <thead><tr><th scope="col">Time (UTC)</th><th scope="col">Type</th><th scope="col">Path</th><th scope="col">Source</th><th scope="col">Country</th><th scope="col">Browser</th><th scope="col">Visitor</th></tr></thead>
-          <tbody>
-            ${pages.items.map(
-              (event) => html`<tr key=${event.id}>
-                <td>${event.ts.slice(0, 19).replace('T', ' ')}</td>
-                <td>${event.type}</td>
-                <td class="cut">${event.path ?? ''}</td>
-                <td>${event.source}</td>
-                <td>${event.country ?? ''}</td>
-                <td>${event.browser ?? ''}</td>
-                <td class="cut">${event.anon_id}</td>
-              </tr>`,
-            )}
-          </tbody>
-        </table></div>`
+      ? html`<${DataTable}
+          rows=${pages.items}
+          columns=${[
+            { label: 'Time (UTC)', value: (event) => event.ts.slice(0, 19).replace('T', ' '), className: 'time' },
+            { label: 'Type', value: (event) => event.type },
+            { label: 'Path', value: (event) => event.path, className: 'cut' },
+            { label: 'Source', value: (event) => event.source },
+            { label: 'Country', value: (event) => event.country },
+            { label: 'Browser', value: (event) => event.browser },
+            { label: 'Visitor', value: (event) => event.anon_id, className: 'cut' },
+          ]}
+        />`
       : null}
     <${PageState} pages=${pages} label="Load more" />
   </section>`;

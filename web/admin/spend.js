@@ -3,6 +3,7 @@
 import { useState } from 'preact/hooks';
 import { html } from './html.js';
 import { api, schemaKey } from './api.js';
+import { DataTable } from './table.js';
 import { PageState, usePages } from './use-pages.js';
 import { isoDay } from './view-state.js';
 
@@ -76,20 +77,16 @@ export function SpendPanel({ workspace, canWrite }) {
       : null}
     ${entries.status === 'ready' && entries.items.length === 0 ? html`<p class="state">No spend in this range.</p>` : null}
     ${entries.items.length > 0
-      ? html`<div class="scroll"><table>
-          <thead><tr><th scope="col">Date</th><th scope="col">Source</th><th scope="col">Medium</th><th scope="col">Campaign</th><th scope="col" class="number">Amount</th></tr></thead>
-          <tbody>
-            ${entries.items.map(
-              (item) => html`<tr key=${item.id}>
-                <td>${item.date}</td>
-                <th scope="row" class="label">${item.source}</th>
-                <td>${item.medium ?? ''}</td>
-                <td>${item.campaign ?? ''}</td>
-                <td class="number">${item.amount} ${item.currency}</td>
-              </tr>`,
-            )}
-          </tbody>
-        </table></div>`
+      ? html`<${DataTable}
+          rows=${entries.items}
+          columns=${[
+            { label: 'Date', value: (item) => item.date },
+            { label: 'Source', value: (item) => item.source },
+            { label: 'Medium', value: (item) => item.medium },
+            { label: 'Campaign', value: (item) => item.campaign },
+            { label: 'Amount', value: (item) => `${item.amount} ${item.currency}`, className: 'number' },
+          ]}
+        />`
       : null}
     <${PageState} pages=${entries} label="More" />
   </section>`;

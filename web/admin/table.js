@@ -50,3 +50,24 @@ export function TablePanel({ title, path, schema, columns, filter, onFilter, row
       : null}
   </section>`;
 }
+
+/**
+ * A plain table of rows (lists of events, entries): columns [{ label, value: (row) => unknown, className? }], the
+ * first column the row's header; values shown as text, null as nothing.
+ */
+export function DataTable({ columns, rows }) {
+  return html`<div class="scroll"><table>
+    <thead><tr>${columns.map((column) => html`<th scope="col" class=${column.className ?? ''}>${column.label}</th>`)}</tr></thead>
+    <tbody>
+      ${rows.map(
+        (row) => html`<tr key=${row.id}>
+          ${columns.map((column, index) => {
+            const value = column.value(row);
+            const text = value === null || value === undefined ? '' : String(value);
+            return index === 0 ? html`<th scope="row" class=${column.className ?? ''}>${text}</th>` : html`<td class=${column.className ?? ''}>${text}</td>`;
+          })}
+        </tr>`,
+      )}
+    </tbody>
+  </table></div>`;
+}
