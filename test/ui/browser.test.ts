@@ -212,6 +212,26 @@ describe('the admin UI in a browser, against the shipped server', () => {
     const summaryPath = `/v1/sites/${siteId}/reports/summary-v2?from=${utcDate(0)}&to=${utcDate(0)}`;
     expect((await server.request('GET', summaryPath, { token: plaintext })).status).toBe(200);
     expect((await server.request('GET', '/v1/workspaces/acme/keys')).text).not.toContain(plaintext);
+    // Signed in with that read-only key (its own browser): a site is opened by id, the dashboard reads with the key's
+    // scope, and what needs more (keys, audit, share links, the DLQ) is not offered.
+    const reader = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const readerPage = await reader.newPage();
+    const readerProblems = watchProblems(readerPage);
+    await readerPage.goto(`${server.url}/`);
+    await readerPage.fill('#token', plaintext);
+    await readerPage.click('button:text("Sign in")');
+    await readerPage.fill('input[name=open-site]', siteId);
+    await readerPage.click('button:text("Open")');
+    await expectCardsToMatch(readerPage, server, '');
+    expect(await panel(readerPage, 'Share links').count()).toBe(0);
+    expect(await panel(readerPage, 'Dead-letter queue').count()).toBe(0);
+    await readerPage.click('a.brand');
+    await expect.poll(() => panel(readerPage, 'Spend of Acme').count()).toBe(1);
+    expect(await panel(readerPage, 'API keys of Acme').count()).toBe(0);
+    expect(await panel(readerPage, 'Audit log of Acme').count()).toBe(0);
+    expect(await readerPage.locator('input[name=spend-source]').count()).toBe(0);
+    expect(readerProblems).toEqual([]);
+    await reader.close();
     await page.goto(`${server.url}/?site=${siteId}`);
     await page.click('a.brand');
     await expect.poll(() => panel(page, 'API keys of Acme').locator('tbody th').allTextContents()).toEqual(['reader']);

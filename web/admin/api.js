@@ -14,6 +14,13 @@ export function shareTokenOfPage() {
   return /^#share=(shr_[A-Za-z0-9_-]{43})$/.exec(location.hash)?.[1];
 }
 
+/** Whether the signed-in session may use a scope: the admin token, a key with admin, or a key with that scope. */
+export function hasScope(scope) {
+  const current = session.value;
+  if (!current || current.kind === 'share') return false;
+  return current.kind === 'admin' || current.scopes.includes('admin') || current.scopes.includes(scope);
+}
+
 export class ApiFailure extends Error {
   constructor(message, status = 0, code = '', rows = []) {
     super(message);

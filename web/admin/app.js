@@ -52,7 +52,7 @@ function SignIn() {
 }
 
 function Header({ sites, state }) {
-  const all = sites.groups.flatMap((group) => group.sites);
+  const all = sites.groups.flatMap((group) => group.sites ?? []);
   return html`<header class="top">
     <a class="brand" href="/" onClick=${(event) => { event.preventDefault(); updateView({ site: '', filters: {} }); }}>Sightline</a>
     ${all.length > 0
@@ -84,7 +84,8 @@ function SharedDashboard() {
 function SignedIn() {
   const sites = useSites();
   const state = view.value;
-  const workspace = sites.groups.find((group) => group.sites.some((site) => site.id === state.site))?.workspace;
+  // An API key sees its own workspace only; the admin token, the workspace listing the site.
+  const workspace = session.value.kind === 'api_key' ? session.value.workspace : sites.groups.find((group) => group.sites?.some((site) => site.id === state.site))?.workspace;
   return html`<div class="shell">
     <${Header} sites=${sites} state=${state} />
     <main>${state.site ? html`<${Dashboard} key=${state.site} state=${state} theme=${theme.value} workspace=${workspace} />` : html`<${SitesPage} sites=${sites} />`}</main>

@@ -11,7 +11,7 @@ import { FunnelPanel } from './funnel.js';
 import { PropsPanel } from './props-panel.js';
 import { RealtimePanel } from './realtime.js';
 import { SharePanel } from './share-panel.js';
-import { session } from './api.js';
+import { hasScope, session } from './api.js';
 import { formatNumber, formatPercent, TablePanel } from './table.js';
 import { useAnswer } from './use-answer.js';
 import { compareModes, periods, rangeOf, reportQuery, updateView, view } from './view-state.js';
@@ -89,7 +89,7 @@ export function Dashboard({ state, theme, workspace }) {
   const onFilter = (name, value) => updateView({ filters: { ...filters, [name]: value } });
   // A shared dashboard reads the reports alone: no stream, no share links.
   const shared = session.value.kind === 'share';
-  const canShare = !shared && (session.value.kind === 'admin' || session.value.scopes.includes('admin'));
+  const canShare = hasScope('admin');
   useEffect(() => {
     const onKey = (event) => {
       if (event.ctrlKey || event.metaKey || event.altKey || event.target.closest?.('input, select, textarea, [contenteditable]')) return;

@@ -1,8 +1,10 @@
-// The sites the session may see (every workspace's for the admin token, the key's workspace's for an API key), and
-// the forms that create a workspace (admin token only) and a site.
+// The sites page. With the admin token: every workspace and its sites, and the forms that create a workspace and a
+// site (both need the admin token). With an API key: its workspace, whose sites the API lists only to the admin
+// token, so a site is opened by its id. Then each workspace's keys, spend, attribution and audit log, as the
+// session's scopes allow.
 import { useEffect, useState } from 'preact/hooks';
 import { html } from './html.js';
-import { api, reporting, schemaKey, session } from './api.js';
+import { api, hasScope, reporting, schemaKey, session } from './api.js';
 import { AttributionPanel } from './attribution.js';
 import { AuditPanel } from './audit.js';
 import { KeysPanel } from './keys.js';
@@ -12,12 +14,9 @@ import { updateView } from './view-state.js';
 const listLimit = 100;
 
 async function loadSites(current) {
-  const workspaces =
-    current.kind === 'admin'
-      ? (await api(`/v1/workspaces?limit=${listLimit}`, { schema: schemaKey('GET', '/workspaces') })).workspaces
-      : current.workspace
-        ? [current.workspace]
-        : [];
+  // sites null: the key's workspace, whose sites only the admin token may list.
+  if (current.kind !== 'admin') return current.workspace ? [{ workspace: current.workspace, sites: null }] : [];
+  const workspaces = (await api(`/v1/workspaces?limit=${listLimit}`, { schema: schemaKey('GET', '/workspaces') })).workspaces;
   const groups = [];
   for (const workspace of workspaces) {
     const answer = await api(`/v1/workspaces/${encodeURIComponent(workspace.slug)}/sites?limit=${listLimit}`, { schema: schemaKey('GET', '/workspaces/{slug}/sites') });
@@ -88,32 +87,49 @@ function CreateSite({ groups, onCreated }) {
   </form>`;
 }
 
+function OpenSite() {
+  const [id, setId] = useState('');
+  const open = (event) => {
+    event.preventDefault();
+    if (id.trim()) updateView({ site: id.trim(), filters: {} });
+  };
+  return html`<form class="props-form" onSubmit=${open} aria-label="Open a site">
+    <label>Site id <input name="open-site" value=${id} onInput=${(event) => setId(event.currentTarget.value)} required maxlength="64" /></label>
+    <button type="submit">Open</button>
+  </form>`;
+}
+
 export function SitesPage({ sites }) {
-  const canAdminister = session.value.kind === 'admin' || session.value.scopes.includes('admin');
+  const adminToken = session.value.kind === 'admin';
+  const listed = sites.groups.filter((group) => group.sites !== null);
   return html`<div class="sites-page">
     <h1>Sites</h1>
     ${sites.status === 'loading' ? html`<p class="state">Loading…</p>` : null}
     ${sites.status === 'error' ? html`<p class="state error" role="alert">${sites.error}</p>` : null}
-    ${sites.status === 'ready' && sites.groups.every((group) => group.sites.length === 0) ? html`<p class="state">No sites yet: create one below.</p>` : null}
+    ${adminToken && sites.status === 'ready' && listed.every((group) => group.sites.length === 0) ? html`<p class="state">No sites yet: create one below.</p>` : null}
     ${sites.groups.map(
       (group) => html`<section class="panel" key=${group.workspace.slug}>
         <h2>${group.workspace.name}</h2>
-        <ul class="site-list">
-          ${group.sites.map((site) => html`<li><a href=${`?site=${encodeURIComponent(site.id)}`} onClick=${(event) => { event.preventDefault(); updateView({ site: site.id, filters: {} }); }}>${site.name}</a> <code>${site.id}</code></li>`)}
-        </ul>
+        ${group.sites === null
+          ? html`<${OpenSite} />`
+          : html`<ul class="site-list">
+              ${group.sites.map((site) => html`<li><a href=${`?site=${encodeURIComponent(site.id)}`} onClick=${(event) => { event.preventDefault(); updateView({ site: site.id, filters: {} }); }}>${site.name}</a> <code>${site.id}</code></li>`)}
+            </ul>`}
       </section>`,
     )}
-    ${canAdminister && sites.status === 'ready'
+    ${adminToken && sites.status === 'ready'
       ? html`<div class="forms">
-          ${session.value.kind === 'admin' ? html`<${CreateWorkspace} onCreated=${sites.reload} />` : null}
-          ${sites.groups.length > 0 ? html`<${CreateSite} groups=${sites.groups} onCreated=${sites.reload} />` : null}
-        </div>
-        ${sites.groups.map(
-          (group) => html`<${KeysPanel} key=${`keys-${group.workspace.slug}`} workspace=${group.workspace} />
-            <${SpendPanel} key=${`spend-${group.workspace.slug}`} workspace=${group.workspace} canWrite=${true} />
-            <${AttributionPanel} key=${`attribution-${group.workspace.slug}`} workspace=${group.workspace} />
-            <${AuditPanel} key=${`audit-${group.workspace.slug}`} workspace=${group.workspace} />`,
-        )}`
+          <${CreateWorkspace} onCreated=${sites.reload} />
+          ${listed.length > 0 ? html`<${CreateSite} groups=${listed} onCreated=${sites.reload} />` : null}
+        </div>`
+      : null}
+    ${sites.status === 'ready'
+      ? sites.groups.map(
+          (group) => html`${hasScope('admin') ? html`<${KeysPanel} key=${`keys-${group.workspace.slug}`} workspace=${group.workspace} />` : null}
+            ${hasScope('query:read') ? html`<${SpendPanel} key=${`spend-${group.workspace.slug}`} workspace=${group.workspace} canWrite=${hasScope('admin')} />` : null}
+            ${hasScope('query:read') ? html`<${AttributionPanel} key=${`attribution-${group.workspace.slug}`} workspace=${group.workspace} />` : null}
+            ${hasScope('admin') ? html`<${AuditPanel} key=${`audit-${group.workspace.slug}`} workspace=${group.workspace} />` : null}`,
+        )
       : null}
   </div>`;
 }
