@@ -11,6 +11,7 @@ import { ApiError, renderError } from '../http/errors.ts';
 import { jsonBody, refusals } from '../http/refusals.ts';
 import { finishResponse, json } from '../http/respond.ts';
 import { addRoute } from '../http/routes.ts';
+import { parseBody } from '../http/validate.ts';
 import { uiAssets } from './assets.ts';
 import {
   createSession,
@@ -57,8 +58,10 @@ const SignedInAnswer = v.strictObject({
   scopes: v.array(v.string()),
 });
 const SessionAnswer = v.union([SignedInAnswer, v.strictObject({ signed_in: v.literal(false) })]);
-const SignInBody = v.object({ token: v.string() });
 const maxTokenLength = 512;
+const SignInBody = v.object({
+  token: v.pipe(v.string('must be a string'), v.minLength(1, 'must not be empty'), v.maxLength(maxTokenLength, `must be at most ${maxTokenLength} characters`)),
+});
 
 function serveAsset(event: H3Event, path: string): Response {
   const asset = uiAssets.get(path);
@@ -92,11 +95,7 @@ async function signIn(event: H3Event, context: AppContext): Promise<Response> {
   // A JSON body cannot be sent cross-site without a CORS preflight, which Sightline never grants; and a page of
   // another site is refused outright (login CSRF).
   if (isCrossSite(event, context)) throw ApiError.unauthorized();
-  const body = await readJsonBody(event, { limitBytes: 4096, accept: ['application/json'] });
-  const token = typeof body === 'object' && body !== null && 'token' in body ? body.token : undefined;
-  if (typeof token !== 'string' || token.length === 0 || token.length > maxTokenLength) {
-    throw ApiError.invalidPayload([{ path: '/token', message: `must be a string of 1-${maxTokenLength} characters` }]);
-  }
+  const { token } = parseBody(SignInBody, await readJsonBody(event, { limitBytes: 4096, accept: ['application/json'] }));
   const caller: Caller | undefined = isAdminToken(context, token) ? { kind: 'admin' } : authenticateApiKey(context, token);
   if (!caller) throw ApiError.unauthorized();
   const session = createSession(context, caller);
