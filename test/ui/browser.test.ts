@@ -145,6 +145,13 @@ describe('the admin UI in a browser, against the shipped server', () => {
     await funnelPanel.locator('button:text("Why 1 → 2?")').click();
     await expect.poll(() => funnelPanel.getByTestId('converted').textContent()).toBe(String(explanation.body.data.converted));
     expect(await funnelPanel.getByTestId('dropped').textContent()).toBe(String(explanation.body.data.dropped));
+    // By browser: the breakdown's values and counts equal the API's.
+    const byBrowser = await server.request('POST', '/v1/workspaces/acme/analysis/funnels-v2', { body: { ...funnelQuery, date_mode: 'first_step', breakdown: 'browser' } });
+    expect(byBrowser.status, byBrowser.text).toBe(200);
+    await funnelPanel.locator('select[name=breakdown]').selectOption('browser');
+    await funnelPanel.locator('button:text("Run")').click();
+    await expect.poll(() => funnelPanel.locator('table.funnel-breakdown tbody th').allTextContents()).toEqual(byBrowser.body.data.breakdown.map((group: { value: string }) => group.value));
+    expect(await funnelPanel.locator('table.funnel-breakdown tbody tr').first().locator('td').first().textContent()).toBe(String(byBrowser.body.data.breakdown[0].steps[0].count));
     // Custom properties: a value with markup in it is shown as text, never run as markup.
     await panel(page, 'Custom properties').locator('input').nth(0).fill('signup');
     await panel(page, 'Custom properties').locator('input').nth(1).fill('plan');

@@ -9,17 +9,20 @@ import { formatNumber, formatPercent } from './table.js';
 
 const maxSteps = 12;
 const units = ['minutes', 'hours', 'days'];
+const breakdowns = ['device', 'browser', 'os', 'country', 'source', 'utm_campaign'];
 const listFilters = ['device', 'browser', 'os', 'country', 'region', 'city', 'path'];
 const secondsText = (value) => (value === null ? '–' : value >= 3600 ? `${(value / 3600).toFixed(1)} h` : value >= 60 ? `${(value / 60).toFixed(1)} min` : `${value.toFixed(0)} s`);
 
 /** The funnel query of the builder's state, with the dashboard's range and filters (lists as arrays). */
-function funnelQuery(site, range, filters, steps, within) {
+function funnelQuery(site, range, filters, steps, within, options) {
   const query = {
     site_id: site,
     from: range.from,
     to: range.to,
     steps: steps.map((step) => ({ type: step.type.trim(), ...(step.path.trim() ? { path: step.path.trim() } : {}) })),
     window: { value: Number(within.value), unit: within.unit },
+    date_mode: options.dateMode,
+    ...(options.breakdown ? { breakdown: options.breakdown } : {}),
   };
   if (filters.source) query.source = filters.source;
   for (const name of listFilters) if (filters[name]) query[name] = filters[name].split(',');
@@ -70,13 +73,14 @@ function Transition({ base, run, from }) {
 export function FunnelPanel({ site, workspace, range, filters }) {
   const [steps, setSteps] = useState([{ type: 'pageview', path: '' }, { type: 'signup', path: '' }]);
   const [within, setWithin] = useState({ value: '1', unit: 'days' });
+  const [options, setOptions] = useState({ dateMode: 'first_step', breakdown: '' });
   const [run, setRun] = useState(null);
   const [transition, setTransition] = useState(null);
   const base = `/v1/workspaces/${encodeURIComponent(workspace.slug)}/analysis/funnels-v2`;
   const setStep = (index, change) => setSteps(steps.map((step, at) => (at === index ? { ...step, ...change } : step)));
   const submit = async (event) => {
     event.preventDefault();
-    const query = funnelQuery(site, range, filters, steps, within);
+    const query = funnelQuery(site, range, filters, steps, within, options);
     setRun({ status: 'loading' });
     setTransition(null);
     try {
@@ -105,6 +109,14 @@ export function FunnelPanel({ site, workspace, range, filters }) {
         <select name="window-unit" aria-label="Window unit" value=${within.unit} onChange=${(event) => setWithin({ ...within, unit: event.currentTarget.value })}>
           ${units.map((unit) => html`<option value=${unit}>${unit}</option>`)}
         </select>
+        <label>Dates <select name="date-mode" value=${options.dateMode} onChange=${(event) => setOptions({ ...options, dateMode: event.currentTarget.value })}>
+          <option value="first_step">first step in the period</option>
+          <option value="all_steps">every step in the period</option>
+        </select></label>
+        <label>Breakdown <select name="breakdown" value=${options.breakdown} onChange=${(event) => setOptions({ ...options, breakdown: event.currentTarget.value })}>
+          <option value="">none</option>
+          ${breakdowns.map((name) => html`<option value=${name}>${name.replace('_', ' ')}</option>`)}
+        </select></label>
         <button type="submit">Run</button>
       </div>
     </form>
@@ -122,6 +134,20 @@ export function FunnelPanel({ site, workspace, range, filters }) {
                 <td class="number">${row.index === 1 ? '' : formatPercent(row.conversion_from_previous)}</td>
                 <td class="number">${secondsText(row.median_seconds_from_previous)}</td>
                 <td>${row.index < rows.length ? html`<button type="button" class="link" onClick=${() => setTransition(row.index)}>Why ${row.index} → ${row.index + 1}?</button>` : null}</td>
+              </tr>`,
+            )}
+          </tbody>
+        </table>`
+      : null}
+    ${run?.status === 'ready' && run.answer.data.breakdown
+      ? html`<table class="funnel-breakdown"><caption>People at each step by ${run.query.breakdown.replace('_', ' ')}</caption>
+          <thead><tr><th scope="col">Value</th>${rows.map((row) => html`<th scope="col" class="number">${row.index}</th>`)}<th scope="col" class="number">Converted</th></tr></thead>
+          <tbody>
+            ${run.answer.data.breakdown.map(
+              (group) => html`<tr key=${group.value}>
+                <th scope="row" class="label">${group.value}</th>
+                ${group.steps.map((step) => html`<td class="number">${formatNumber(step.count)}</td>`)}
+                <td class="number">${formatPercent(group.steps[group.steps.length - 1].conversion_from_start)}</td>
               </tr>`,
             )}
           </tbody>
