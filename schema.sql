@@ -665,3 +665,28 @@ CREATE TABLE webhook_attempts (
   response_excerpt  TEXT                               -- at most 1 KiB of the answer's body, well-formed UTF-8
 );
 CREATE INDEX webhook_attempts_by_outbox ON webhook_attempts (outbox_id, id);
+
+-- @version 16: the admin UI's sign-in sessions and share links (src/ui/). Only SHA-256 digests of their random tokens
+-- are stored. A session stands for the credential it was exchanged for: the admin token (its digest is kept, so
+-- changing ADMIN_TOKEN ends those sessions) or an API key (revoking the key ends them).
+CREATE TABLE ui_sessions (
+  token_hash    BLOB PRIMARY KEY,                      -- SHA-256 of the cookie's 32 random bytes
+  kind          TEXT NOT NULL CHECK (kind IN ('admin', 'apiKey')),
+  admin_hash    BLOB,                                  -- kind admin: SHA-256 of the admin token it was exchanged for
+  key_id        TEXT REFERENCES api_keys (id),         -- kind apiKey
+  created_at    TEXT NOT NULL,
+  last_used_at  TEXT NOT NULL,
+  expires_at    TEXT NOT NULL                          -- absolute end (created_at + 7 days)
+);
+CREATE INDEX ui_sessions_by_key ON ui_sessions (key_id);
+-- A read-only link to one site's dashboard: it reaches that site's /reports/* reads and nothing else.
+CREATE TABLE ui_share_links (
+  id            TEXT PRIMARY KEY,                      -- UUID
+  workspace_id  TEXT NOT NULL REFERENCES workspaces (id),
+  site_id       TEXT NOT NULL,                         -- checked against the site's workspace on every use
+  token_hash    BLOB NOT NULL UNIQUE,                  -- SHA-256 of the link's token; the token is shown once
+  label         TEXT NOT NULL,
+  created_at    TEXT NOT NULL,
+  revoked_at    TEXT
+);
+CREATE INDEX ui_share_links_by_site ON ui_share_links (site_id, created_at);

@@ -1,5 +1,5 @@
-// Test runner configuration: schema.sql is imported as text, and the browser tracker as its minified text, exactly as
-// esbuild does for the bundle.
+// Test runner configuration: schema.sql and the built admin UI are imported as text, and the browser tracker as its
+// minified text, exactly as esbuild does for the bundle.
 import { defineConfig } from 'vitest/config';
 import { trackerModuleId, trackerModuleText } from './build/tracker.mjs';
 
@@ -8,7 +8,7 @@ export default defineConfig({
     {
       name: 'sql-as-text',
       transform(code, id) {
-        if (id.endsWith('.sql')) return { code: `export default ${JSON.stringify(code)};`, map: null };
+        if (id.endsWith('.sql') || id.endsWith('.uibundle')) return { code: `export default ${JSON.stringify(code)};`, map: null };
         return undefined;
       },
     },

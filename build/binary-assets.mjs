@@ -21,8 +21,7 @@ export function binaryAssets(built) {
     { name: 'worker/analysis-thread.cjs', from: join(built.workerDir, 'analysis-thread.js') },
     { name: 'worker/writer-thread.cjs', from: join(built.workerDir, 'writer-thread.js') },
     { name: 'geo-country.mmdb', from: require.resolve('@ip-location-db/geo-whois-asn-country-mmdb/geo-whois-asn-country.mmdb') },
-    // The browser tracker needs no line: it is a module of the server bundle (virtual:sightline-tracker, build/tracker.mjs).
-    // The admin UI, once its build writes these files.
-    { name: 'ui/', from: join(root, 'dist', 'ui'), optional: true },
+    // The browser tracker and the admin UI need no line: both are modules of the server bundle
+    // (virtual:sightline-tracker, build/tracker.mjs; dist/ui-assets.uibundle, build/build-ui.mjs).
   ];
 }

@@ -17,6 +17,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { binaryAssets } from './binary-assets.mjs';
 import { nodeBundleOptions } from './bundle-options.mjs';
+import { buildUi } from './build-ui.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const toolchain = join(root, 'build', 'binary');
@@ -127,6 +128,8 @@ function nodeGyp() {
 // 3. The bundles: CommonJS (inside a SEA the main script is a CommonJS script), every package inside.
 rmSync(work, { recursive: true, force: true });
 mkdirSync(work, { recursive: true });
+// The server bundle imports the admin UI's files (dist/ui-assets.uibundle): build them first.
+await step('built the admin UI', () => buildUi());
 const bundleOptions = {
   ...nodeBundleOptions,
   format: 'cjs',

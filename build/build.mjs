@@ -1,9 +1,10 @@
-// Bundles src/main.ts into dist/main.mjs, and the worker threads' entries beside it, with esbuild; the browser
-// tracker (web/tracker/) is minified into the server bundle and written to dist/sdk.js for inspection.
-// `--if-stale` skips the work when dist is newer than the sources.
+// Builds the admin UI (build-ui.mjs), then bundles src/main.ts into dist/main.mjs, and the worker threads' entries
+// beside it, with esbuild; the browser tracker (web/tracker/) is minified into the server bundle and written to
+// dist/sdk.js for inspection. `--if-stale` skips the work when dist is newer than the sources.
 import { build } from 'esbuild';
 import { nodeBundleOptions } from './bundle-options.mjs';
 import { buildTracker } from './tracker.mjs';
+import { buildUi } from './build-ui.mjs';
 import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -35,6 +36,8 @@ function isStale() {
 
 if (process.argv.includes('--if-stale') && !isStale()) process.exit(0);
 
+// First: the server bundle embeds the UI's files.
+await buildUi();
 await build({
   entryPoints: {
     main: join(root, 'src', 'main.ts'),

@@ -9,7 +9,7 @@ export const nodeBundleOptions = {
   format: 'esm',
   target: 'node20',
   packages: 'external',
-  loader: { '.sql': 'text' },
+  loader: { '.sql': 'text', '.uibundle': 'text' },
   logLevel: 'warning',
   plugins: [trackerEsbuildPlugin],
 };

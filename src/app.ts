@@ -30,6 +30,8 @@ import { mountIntegrations } from './integrations/routes.ts';
 import { type DeliveryWorker, type DeliveryWorkerOptions, startDeliveryWorker } from './integrations/delivery-worker.ts';
 import { mountAttribution } from './attribution/routes.ts';
 import { mountAnalysis } from './analysis/routes.ts';
+import { mountUi } from './ui/routes.ts';
+import { mountShareLinks } from './ui/share-routes.ts';
 import { type AnalysisLimits, defaultAnalysisLimits } from './analysis/analysis-context.ts';
 import type { AnalysisGate } from './analysis/analysis-gate.ts';
 import { type AnalysisRunner, type AnalysisRunnerOptions, createAnalysisRunner } from './analysis/analysis-runner.ts';
@@ -161,6 +163,8 @@ export function createApp(options: CreateAppOptions): SightlineApp {
   metrics.registry.gauge('sightline_analysis_queue_depth', 'Analysis jobs waiting behind the running one', () => analysis.waiting());
   mountAnalysis(h3, context, projection, analysis);
   mountAttribution(h3, context, projection, analysis);
+  mountUi(h3, context);
+  mountShareLinks(h3, context);
   options.extend?.(h3, context);
   // Last: the published documents describe every route mounted before it.
   mountOpenApi(h3, context);

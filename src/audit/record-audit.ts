@@ -26,7 +26,9 @@ export type AuditAction =
   | 'consent_banner.update'
   | 'endpoint.create'
   | 'endpoint.update'
-  | 'endpoint.delete';
+  | 'endpoint.delete'
+  | 'share_link.create'
+  | 'share_link.revoke';
 
 export interface AuditEntryInput {
   workspaceId: string;

@@ -1,4 +1,5 @@
-// Who is calling: the admin token (constant-time over fixed-length digests) or an API key (looked up by its hash).
+// Who is calling: the admin token (constant-time over fixed-length digests) or an API key (looked up by its hash),
+// as a bearer or through the admin UI's session cookie.
 import { timingSafeEqual } from 'node:crypto';
 import type { H3Event } from 'h3';
 import { hashSecret } from '../admin/api-key-token.ts';
@@ -8,6 +9,7 @@ import type { AppContext } from '../context.ts';
 import type { Db } from '../db/open.ts';
 import { ApiError } from './errors.ts';
 import { runWithoutWaiting } from '../db/statements.ts';
+import { sessionCallerOf } from '../ui/session.ts';
 
 export const allScopes = ['ingest:write', 'query:read', 'admin', 'integrations:write'] as const;
 export type Scope = (typeof allScopes)[number];
@@ -46,10 +48,17 @@ export function authenticateApiKey(context: AppContext, token: string): Caller |
   return { kind: 'apiKey', keyId: row.id, workspaceId: row.workspace_id, scopes: JSON.parse(row.scopes) as Scope[] };
 }
 
-/** The admin token or an API key; anything else is a 401. */
+/**
+ * The admin token or an API key as a bearer, else the admin UI's session cookie standing for one of them (same-site,
+ * and with the CSRF header on a mutating request: src/ui/session.ts); anything else is a 401. Ingest never calls it.
+ */
 export function authenticate(event: H3Event, context: AppContext): Caller {
   const token = readBearer(event);
-  if (!token) throw ApiError.unauthorized();
+  if (!token) {
+    const sessionCaller = sessionCallerOf(event, context);
+    if (!sessionCaller) throw ApiError.unauthorized();
+    return sessionCaller;
+  }
   if (isAdminToken(context, token)) return { kind: 'admin' };
   const caller = authenticateApiKey(context, token);
   if (!caller) throw ApiError.unauthorized();

@@ -55,6 +55,18 @@ export const SourcesAnswer = reportAnswer(
   v.strictObject({ rows: v.array(v.strictObject({ source: v.string(), visitors: Count, visits: Count, pageviews: Count, bounce_rate: Rate })) }),
 );
 
+export const BreakdownAnswer = reportAnswer(
+  v.strictObject({ rows: v.array(v.strictObject({ value: v.string(), visitors: Count, visits: Count, pageviews: Count, bounce_rate: Rate })) }),
+);
+
+export const PropsAnswer = reportAnswer(
+  v.strictObject({
+    type: v.string(),
+    property: v.string(),
+    rows: v.array(v.strictObject({ value: v.string(), events: Count, visitors: Count })),
+  }),
+);
+
 export const Money = v.strictObject({ currency: v.pipe(v.string(), v.regex(/^[A-Z]{3}$/)), amount: v.pipe(v.string(), v.regex(/^\d+(\.\d+)?$/)) });
 
 export const CampaignsAnswer = reportAnswer(
@@ -80,6 +92,8 @@ export const LegacySessionsAnswer = v.strictObject({ count: Count, avg_duration_
 export type SummaryAnswer = v.InferOutput<typeof SummaryAnswer>;
 export type PagesAnswer = v.InferOutput<typeof PagesAnswer>;
 export type SourcesAnswer = v.InferOutput<typeof SourcesAnswer>;
+export type BreakdownAnswer = v.InferOutput<typeof BreakdownAnswer>;
+export type PropsAnswer = v.InferOutput<typeof PropsAnswer>;
 export type CampaignsAnswer = v.InferOutput<typeof CampaignsAnswer>;
 export type LegacyPageviewsAnswer = v.InferOutput<typeof LegacyPageviewsAnswer>;
 export type LegacyEventsAnswer = v.InferOutput<typeof LegacyEventsAnswer>;

@@ -6,7 +6,9 @@ import type { Projection } from '../projector/projection.ts';
 import { refusals } from '../http/refusals.ts';
 import { addRoute } from '../http/routes.ts';
 import {
+  BreakdownAnswer,
   CampaignsAnswer,
+  PropsAnswer,
   LegacyEventsAnswer,
   LegacyPageviewsAnswer,
   LegacySessionsAnswer,
@@ -14,24 +16,34 @@ import {
   SourcesAnswer,
   SummaryAnswer,
 } from './answers.ts';
+import { breakdownDimensions, breakdownReport, parseBreakdownDimension } from './breakdown-report.ts';
 import { campaignsReport } from './campaigns-report.ts';
+import { maxPropNameLength, parsePropsQuery, propsReport } from './props-report.ts';
+import { visitFilterNames } from '../event-store/queries/event-filter.ts';
 import { legacyEvents, legacyPageviews, legacySessions } from './legacy-reports.ts';
 import { pagesReport } from './pages-report.ts';
 import { commonParams, cursorParam, dateParams, limitParam } from '../http/common-param-docs.ts';
 import { maxRangeDays, parseBoolean, parseCommonParams, parseDateRange, parseLimit, type QueryValues, single } from '../http/common-params.ts';
 import { prepareReports } from './prepare-reports.ts';
 import { dateRangeRefusals, reportAccessRefusals, v2Refusals } from '../http/common-param-errors.ts';
-import { resolveReportSite, toReportScope } from './scope.ts';
+import { resolveReportSite, siteIdOf, toReportScope } from './scope.ts';
+import { readShareToken, resolveSharedSite } from '../ui/share-links.ts';
+import { ApiError } from '../http/errors.ts';
 import { sourcesReport } from './sources-report.ts';
 import { summaryReport } from './summary-report.ts';
 
 const queryOf = (event: H3Event) => getQuery(event) as QueryValues;
 
-/** Access first (401/404/403), then the parameters (400), then the report. */
+/**
+ * Access first (401/404/403), then the parameters (400), then the report. A V2 report is the one read a share link
+ * reaches (src/ui/share-links.ts): its own site only, never scope=all-sites.
+ */
 function v2(context: AppContext, event: H3Event) {
-  const site = resolveReportSite(event, context);
+  const shareToken = readShareToken(event);
+  const site = shareToken === undefined ? resolveReportSite(event, context) : resolveSharedSite(context, shareToken, siteIdOf(event));
   const query = queryOf(event);
   const params = parseCommonParams(query);
+  if (shareToken !== undefined && params.allSites) throw new ApiError(403, 'forbidden_scope', 'A share link reaches its own site only');
   return { query, params, scope: toReportScope(context, site, params.allSites) };
 }
 
@@ -134,6 +146,43 @@ export function mountReports(app: H3, context: AppContext, projection: Projectio
       const { query, params, scope } = v2(context, event);
       const limit = parseLimit(query, 10);
       return campaignsReport(context, scope, params, limit, await projection.catchUp());
+    },
+  });
+  addRoute(app, {
+    method: 'GET',
+    path: '/sites/:siteId/reports/breakdown-v2',
+    versionedOnly: true,
+    refusals: v2Refusals,
+    summary: 'Visits by one visit dimension (device, browser, os, country, region or city), ranked by visits',
+    query: [{ name: 'by', description: 'The dimension', required: true, schema: { enum: Object.keys(breakdownDimensions) } }, ...commonParams, limitParam(10)],
+    answer: BreakdownAnswer,
+    handler: async (event) => {
+      const { query, params, scope } = v2(context, event);
+      const by = parseBreakdownDimension(query);
+      const limit = parseLimit(query, 10);
+      return breakdownReport(context, scope, params, by, limit, await projection.catchUp());
+    },
+  });
+  addRoute(app, {
+    method: 'GET',
+    path: '/sites/:siteId/reports/props-v2',
+    versionedOnly: true,
+    refusals: v2Refusals,
+    summary: 'One event type broken down by the values of one of its props: events and visitors per value',
+    query: [
+      { name: 'type', description: `The event type (1-${maxPropNameLength} characters)`, required: true },
+      { name: 'property', description: `A key of the events' props (1-${maxPropNameLength} characters)`, required: true },
+      ...commonParams,
+      limitParam(10),
+    ],
+    answer: PropsAnswer,
+    handler: async (event) => {
+      const { query, params, scope } = v2(context, event);
+      const props = parsePropsQuery(query);
+      const limit = parseLimit(query, 10);
+      // Read from the event log: only a visit filter needs the projector (its visits), as on the event endpoints.
+      const caughtUp = visitFilterNames.some((name) => params.filters[name] !== undefined) ? await projection.catchUp() : true;
+      return propsReport(context, scope, params, props, limit, caughtUp);
     },
   });
 }

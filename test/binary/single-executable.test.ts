@@ -86,6 +86,10 @@ describe('dist/sightline, alone in an empty directory', () => {
       expect(tracker.status).toBe(200);
       expect(tracker.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
       expect(await tracker.text()).toContain('sightline');
+      // So is the admin UI.
+      const ui = await fetch(`${server.url}/`);
+      expect(ui.status).toBe(200);
+      expect(ui.headers.get('content-type')).toMatch(/^text\/html/);
 
       // Both threads were started from the embedded bundles, written to the private TMPDIR (0700, files 0600).
       const written = readdirSync(join(extracted, `sightline-${process.getuid!()}`));

@@ -1,0 +1,58 @@
+// The share links' rows: looked up by the digest of the token, listed per site.
+import type { Db } from '../../db/open.ts';
+import { preparedOnce } from '../../db/statements.ts';
+
+export interface ShareLinkRow {
+  id: string;
+  workspace_id: string;
+  site_id: string;
+  token_hash: Buffer;
+  label: string;
+  created_at: string;
+  revoked_at: string | null;
+}
+
+const statements = preparedOnce((db) => ({
+  insert: db.prepare<ShareLinkRow>(
+    `INSERT INTO ui_share_links (id, workspace_id, site_id, token_hash, label, created_at, revoked_at)
+     VALUES (:id, :workspace_id, :site_id, :token_hash, :label, :created_at, :revoked_at)`,
+  ),
+  byHash: db.prepare<[Buffer], ShareLinkRow>('SELECT * FROM ui_share_links WHERE token_hash = ?'),
+  bySite: db.prepare<{ site_id: string; workspace_id: string; limit: number }, ShareLinkRow>(
+    'SELECT * FROM ui_share_links WHERE site_id = :site_id AND workspace_id = :workspace_id ORDER BY created_at DESC, id LIMIT :limit',
+  ),
+  revoke: db.prepare<{ id: string; site_id: string; workspace_id: string; now: string }>(
+    'UPDATE ui_share_links SET revoked_at = :now WHERE id = :id AND site_id = :site_id AND workspace_id = :workspace_id AND revoked_at IS NULL',
+  ),
+  find: db.prepare<{ id: string; site_id: string; workspace_id: string }, ShareLinkRow>(
+    'SELECT * FROM ui_share_links WHERE id = :id AND site_id = :site_id AND workspace_id = :workspace_id',
+  ),
+}));
+
+export function insertShareLink(db: Db, row: ShareLinkRow): void {
+  statements(db).insert.run(row);
+}
+
+export function findShareLinkByHash(db: Db, tokenHash: Buffer): ShareLinkRow | undefined {
+  return statements(db).byHash.get(tokenHash);
+}
+
+export function listShareLinkRows(db: Db, params: { site_id: string; workspace_id: string; limit: number }): ShareLinkRow[] {
+  return statements(db).bySite.all(params);
+}
+
+export function findShareLink(db: Db, params: { id: string; site_id: string; workspace_id: string }): ShareLinkRow | undefined {
+  return statements(db).find.get(params);
+}
+
+/** True when a live link was revoked by this call. */
+export function revokeShareLinkRow(db: Db, params: { id: string; site_id: string; workspace_id: string; now: string }): boolean {
+  return statements(db).revoke.run(params).changes === 1;
+}
+
+const removal = preparedOnce((db) => db.prepare<[string]>('DELETE FROM ui_share_links WHERE site_id = ?'));
+
+/** Deleting a site deletes its links (a site id reused later never inherits them). */
+export function deleteShareLinksOfSite(db: Db, siteId: string): void {
+  removal(db).run(siteId);
+}

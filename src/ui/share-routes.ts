@@ -1,0 +1,64 @@
+// /v1/sites/:siteId/share-links: create (the token shown once), list and revoke a site's share links. Creating or
+// revoking one needs the admin scope (it opens or closes the site's reports to anyone with the link).
+import { getRouterParam, type H3 } from 'h3';
+import * as v from 'valibot';
+import { actorOf } from '../audit/record-audit.ts';
+import type { AppContext } from '../context.ts';
+import { resolveSite } from '../http/access.ts';
+import { readJsonBody } from '../http/body.ts';
+import { jsonBody, namedInPath, needsCredential, refusals } from '../http/refusals.ts';
+import { addRoute } from '../http/routes.ts';
+import { parseBody } from '../http/validate.ts';
+import { siteIdOf } from '../reports/scope.ts';
+import { CreateShareLinkBody, createShareLink, listShareLinks, revokeShareLink } from './share-links.ts';
+
+const IsoTime = v.pipe(v.string(), v.isoTimestamp());
+const ShareLinkAnswer = v.strictObject({ id: v.string(), site_id: v.string(), label: v.string(), created_at: IsoTime, revoked_at: v.nullable(IsoTime) });
+const CreatedShareLinkAnswer = v.strictObject({ ...ShareLinkAnswer.entries, token: v.pipe(v.string(), v.regex(/^shr_[A-Za-z0-9_-]{43}$/)), warning: v.string() });
+const ShareLinkListAnswer = v.strictObject({ share_links: v.array(ShareLinkAnswer) });
+const noStore = { 'cache-control': 'no-store' };
+
+export function mountShareLinks(app: H3, context: AppContext): void {
+  addRoute(app, {
+    method: 'POST',
+    path: '/sites/:siteId/share-links',
+    versionedOnly: true,
+    headers: noStore,
+    refusals: refusals(needsCredential, namedInPath, jsonBody),
+    summary: 'Create a read-only share link to the site\'s reports (the token is shown once)',
+    body: CreateShareLinkBody,
+    status: 201,
+    answer: CreatedShareLinkAnswer,
+    handler: async (event) => {
+      const { caller, site } = resolveSite(event, context, siteIdOf(event), { scope: 'admin' });
+      const input = parseBody(CreateShareLinkBody, await readJsonBody(event));
+      return createShareLink(context, actorOf(caller), site, input.label);
+    },
+  });
+  addRoute(app, {
+    method: 'GET',
+    path: '/sites/:siteId/share-links',
+    versionedOnly: true,
+    headers: noStore,
+    refusals: refusals(needsCredential, namedInPath),
+    summary: 'List the site\'s share links, newest first (at most 100; never their tokens)',
+    answer: ShareLinkListAnswer,
+    handler: (event) => {
+      const { site } = resolveSite(event, context, siteIdOf(event), { scope: 'admin' });
+      return { share_links: listShareLinks(context, site) };
+    },
+  });
+  addRoute(app, {
+    method: 'DELETE',
+    path: '/sites/:siteId/share-links/:linkId',
+    versionedOnly: true,
+    headers: noStore,
+    refusals: refusals(needsCredential, namedInPath),
+    summary: 'Revoke a share link: it stops working at once',
+    answer: ShareLinkAnswer,
+    handler: (event) => {
+      const { caller, site } = resolveSite(event, context, siteIdOf(event), { scope: 'admin' });
+      return revokeShareLink(context, actorOf(caller), site, getRouterParam(event, 'linkId', { decode: true }) ?? '');
+    },
+  });
+}

@@ -1,0 +1,74 @@
+// Attribution and ROI of a workspace: a model switch and a range; the credited conversions and revenue per
+// (source, medium, campaign), and ROI per currency against the previous period of the same length (never summed
+// across currencies).
+import { useState } from 'preact/hooks';
+import { html } from './html.js';
+import { schemaKey } from './api.js';
+import { TablePanel } from './table.js';
+import { useAnswer } from './use-answer.js';
+import { isoDay } from './view-state.js';
+
+export const attributionModels = ['last_touch', 'first_touch', 'last_non_direct', 'linear', 'position_based', 'time_decay'];
+const dayMs = 86_400_000;
+const label = (value) => value ?? '–';
+const moneyText = (list) => list.map((money) => `${money.amount} ${money.currency}`).join(', ') || '–';
+const ratioText = (value) => (value === null || value === undefined ? '–' : value.toFixed(2));
+const signed = (text) => (text.startsWith('-') ? text : `+${text}`);
+
+function RoiTable({ answer }) {
+  if (answer.status === 'loading') return html`<p class="state">Loading…</p>`;
+  if (answer.status === 'error') return html`<p class="state error" role="alert">${answer.error}</p>`;
+  const { current, change } = answer.data;
+  if (current.currencies.length === 0) return html`<p class="state">No spend or revenue in this range.</p>`;
+  const changeOf = (currency) => change.currencies.find((row) => row.currency === currency);
+  return html`<table class="roi">
+    <thead><tr><th scope="col">Currency</th><th scope="col" class="number">Spend</th><th scope="col" class="number">Revenue</th><th scope="col" class="number">Conversions</th><th scope="col" class="number">ROAS</th><th scope="col" class="number">ROI</th></tr></thead>
+    <tbody>
+      ${current.currencies.map((row) => {
+        const delta = changeOf(row.currency);
+        return html`<tr key=${row.currency}>
+          <th scope="row">${row.currency}</th>
+          <td class="number">${row.spend}<div class="delta flat">${delta ? signed(delta.spend) : ''}</div></td>
+          <td class="number">${row.revenue}<div class="delta flat">${delta ? signed(delta.revenue) : ''}</div></td>
+          <td class="number">${row.conversions}</td>
+          <td class="number">${ratioText(row.roas)}</td>
+          <td class="number">${ratioText(row.roi)}</td>
+        </tr>`;
+      })}
+    </tbody>
+  </table>`;
+}
+
+export function AttributionPanel({ workspace }) {
+  const [model, setModel] = useState('last_touch');
+  const [range, setRange] = useState({ from: isoDay(Date.now() - 29 * dayMs), to: isoDay(Date.now()) });
+  const days = Math.round((Date.parse(range.to) - Date.parse(range.from)) / dayMs) + 1;
+  const previous = { compare_from: isoDay(Date.parse(range.from) - days * dayMs), compare_to: isoDay(Date.parse(range.from) - dayMs) };
+  const base = `/v1/workspaces/${encodeURIComponent(workspace.slug)}`;
+  const roi = useAnswer(`${base}/roi/compare?${new URLSearchParams({ ...range, ...previous, model })}`, schemaKey('GET', '/workspaces/{slug}/roi/compare'));
+  return html`<section class="panel attribution">
+    <header class="panel-head"><h2>Attribution and ROI of ${workspace.name}</h2></header>
+    <div class="props-form">
+      <label>Model <select name="attribution-model" value=${model} onChange=${(event) => setModel(event.currentTarget.value)}>
+        ${attributionModels.map((name) => html`<option value=${name}>${name.replaceAll('_', ' ')}</option>`)}
+      </select></label>
+      <label>From <input type="date" value=${range.from} onChange=${(event) => setRange({ ...range, from: event.currentTarget.value })} /></label>
+      <label>To <input type="date" value=${range.to} onChange=${(event) => setRange({ ...range, to: event.currentTarget.value })} /></label>
+    </div>
+    <h3>ROI per currency <span class="hint">(change from ${previous.compare_from} – ${previous.compare_to})</span></h3>
+    <${RoiTable} answer=${roi} />
+    <${TablePanel}
+      title="Credited conversions"
+      path=${`${base}/attribution/results?${new URLSearchParams({ ...range, model, limit: '1' })}`}
+      schema=${schemaKey('GET', '/workspaces/{slug}/attribution/results')}
+      rowsOf=${(answer) => answer.totals}
+      columns=${[
+        { label: 'Source', value: (row) => row.source, format: label },
+        { label: 'Medium', value: (row) => row.medium, format: label },
+        { label: 'Campaign', value: (row) => row.campaign, format: label },
+        { label: 'Conversions', value: (row) => row.conversions, format: (value) => String(Number(value.toFixed(6))) },
+        { label: 'Revenue', value: (row) => moneyText(row.revenue), format: (value) => value },
+      ]}
+    />
+  </section>`;
+}

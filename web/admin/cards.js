@@ -1,0 +1,38 @@
+// The summary cards: each measure of the period, and its change from the previous period (when comparing).
+import { html } from './html.js';
+import { formatNumber, formatPercent } from './table.js';
+
+const formatDuration = (seconds) => {
+  const whole = Math.round(seconds);
+  return whole >= 60 ? `${Math.floor(whole / 60)}m ${String(whole % 60).padStart(2, '0')}s` : `${whole}s`;
+};
+
+export const cardMeasures = [
+  { key: 'visitors', label: 'Visitors', format: formatNumber },
+  { key: 'visits', label: 'Visits', format: formatNumber },
+  { key: 'pageviews', label: 'Pageviews', format: formatNumber },
+  { key: 'views_per_visit', label: 'Views per visit', format: (value) => value.toFixed(2) },
+  { key: 'bounce_rate', label: 'Bounce rate', format: formatPercent, lowerIsBetter: true },
+  { key: 'avg_visit_duration_s', label: 'Visit duration', format: formatDuration },
+];
+
+function Delta({ current, previous, lowerIsBetter, label }) {
+  if (previous === 0) return html`<span class="delta none" title=${`No data in the comparison (${label.toLowerCase()})`}>—</span>`;
+  const change = (current - previous) / previous;
+  const better = lowerIsBetter ? change < 0 : change > 0;
+  const tone = change === 0 ? 'flat' : better ? 'up' : 'down';
+  const sign = change > 0 ? '+' : '';
+  return html`<span class=${`delta ${tone}`} title=${`Change from: ${label.toLowerCase()}`}>${sign}${(change * 100).toFixed(0)}%</span>`;
+}
+
+export function SummaryCards({ data, previous, previousLabel }) {
+  return html`<div class="cards">
+    ${cardMeasures.map(
+      (measure) => html`<div class="card" data-measure=${measure.key}>
+        <div class="card-label">${measure.label}</div>
+        <div class="card-value">${measure.format(data[measure.key])}</div>
+        ${previous ? html`<${Delta} current=${data[measure.key]} previous=${previous[measure.key]} lowerIsBetter=${measure.lowerIsBetter} label=${previousLabel} />` : null}
+      </div>`,
+    )}
+  </div>`;
+}

@@ -1,0 +1,75 @@
+// The realtime panel: stream-v2 (Server-Sent Events, authenticated by the session cookie) tailed while the panel is
+// open; each event is checked against list-v2's published event schema before it is shown.
+import { useEffect, useState } from 'preact/hooks';
+import { html } from './html.js';
+import { schemaKey } from './api.js';
+import { mismatchOf } from './validate.js';
+
+const shown = 20;
+const currentWindowMs = 5 * 60 * 1000;
+
+async function eventSchema() {
+  const catalog = await fetch('/v1/schemas').then((response) => response.json());
+  return catalog[schemaKey('GET', '/sites/{siteId}/events/list-v2')]?.properties?.data?.properties?.events?.items;
+}
+
+export function RealtimePanel({ site }) {
+  const [events, setEvents] = useState([]);
+  const [status, setStatus] = useState('connecting');
+  const [problem, setProblem] = useState('');
+  const [now, setNow] = useState(Date.now());
+  useEffect(() => {
+    let source;
+    let closed = false;
+    setEvents([]);
+    eventSchema().then((schema) => {
+      if (closed) return;
+      source = new EventSource(`/v1/sites/${encodeURIComponent(site)}/events/stream-v2`);
+      source.addEventListener('open', () => setStatus('live'));
+      source.addEventListener('error', () => setStatus(source.readyState === EventSource.CLOSED ? 'closed' : 'reconnecting'));
+      source.addEventListener('event', (message) => {
+        let item;
+        try {
+          item = JSON.parse(message.data);
+        } catch {
+          setProblem('A streamed event was not JSON: not shown');
+          return;
+        }
+        const mismatch = schema ? mismatchOf(schema, item) : 'no published event schema';
+        if (mismatch) {
+          setProblem(`A streamed event does not match the published schema (${mismatch}): not shown`);
+          return;
+        }
+        setEvents((list) => [{ ...item, seenAt: Date.now() }, ...list].slice(0, 200));
+      });
+    }, () => setStatus('closed'));
+    const timer = setInterval(() => setNow(Date.now()), 15_000);
+    return () => {
+      closed = true;
+      source?.close();
+      clearInterval(timer);
+    };
+  }, [site]);
+  const current = new Set(events.filter((event) => now - event.seenAt < currentWindowMs).map((event) => event.anon_id)).size;
+  return html`<section class="panel realtime">
+    <header class="panel-head">
+      <h2>Realtime</h2>
+      <span class=${`live-status ${status}`}>${status}</span>
+    </header>
+    <p class="current"><strong data-testid="current-visitors">${current}</strong> ${current === 1 ? 'visitor' : 'visitors'} in the last 5 minutes (since this page opened)</p>
+    ${problem ? html`<p class="state error" role="alert">${problem}</p>` : null}
+    ${events.length === 0
+      ? html`<p class="state">Waiting for events…</p>`
+      : html`<ol class="live-events" aria-live="polite">
+          ${events.slice(0, shown).map(
+            (event) => html`<li key=${event.id}>
+              <span class="live-type">${event.type}</span>
+              <span class="live-path">${event.path ?? event.url ?? ''}</span>
+              <span class="live-meta">${[event.country, event.browser, event.device_type].filter(Boolean).join(' · ')}</span>
+              <time datetime=${event.ts}>${new Date(event.ts).toISOString().slice(11, 19)}</time>
+            </li>`,
+          )}
+        </ol>`}
+  </section>`;
+}
+

@@ -1,0 +1,62 @@
+// Share links of a site: create one (its link shown once, with a copy button), list them, revoke them.
+import { useEffect, useState } from 'preact/hooks';
+import { html } from './html.js';
+import { api, reporting, schemaKey } from './api.js';
+import { SecretOnce } from './secret-once.js';
+
+const linksPath = (site) => `/v1/sites/${encodeURIComponent(site)}/share-links`;
+
+export function SharePanel({ site }) {
+  const [links, setLinks] = useState({ status: 'loading', rows: [] });
+  const [label, setLabel] = useState('');
+  const [created, setCreated] = useState(null);
+  const [error, setError] = useState('');
+  const load = () =>
+    api(linksPath(site), { schema: schemaKey('GET', '/sites/{siteId}/share-links') }).then(
+      (answer) => setLinks({ status: 'ready', rows: answer.share_links }),
+      (failure) => setLinks({ status: 'error', rows: [], error: failure.message }),
+    );
+  useEffect(() => {
+    load();
+  }, [site]);
+  const create = reporting(setError, async () => {
+    const link = await api(linksPath(site), { method: 'POST', body: { label }, schema: schemaKey('POST', '/sites/{siteId}/share-links') });
+    setCreated({ ...link, url: `${location.origin}/?site=${encodeURIComponent(site)}#share=${link.token}` });
+    setLabel('');
+    load();
+  });
+  const revoke = (id) =>
+    reporting(setError, async () => {
+      await api(`${linksPath(site)}/${encodeURIComponent(id)}`, { method: 'DELETE', schema: schemaKey('DELETE', '/sites/{siteId}/share-links/{linkId}') });
+      if (created?.id === id) setCreated(null);
+      load();
+    });
+  return html`<section class="panel share">
+    <header class="panel-head"><h2>Share links</h2></header>
+    <form class="props-form" onSubmit=${create}>
+      <label>Label <input name="share-label" value=${label} onInput=${(event) => setLabel(event.currentTarget.value)} required maxlength="200" /></label>
+      <button type="submit">Create link</button>
+    </form>
+    ${created
+      ? html`<${SecretOnce} key=${created.id} name="share-url" value=${created.url} warning="Anyone with this link can read this site's reports until it is revoked. It is shown only now:" />`
+      : null}
+    ${error ? html`<p class="state error" role="alert">${error}</p>` : null}
+    ${links.status === 'loading' ? html`<p class="state">Loading…</p>` : null}
+    ${links.status === 'error' ? html`<p class="state error" role="alert">${links.error}</p>` : null}
+    ${links.status === 'ready' && links.rows.length === 0 ? html`<p class="state">No share links.</p>` : null}
+    ${links.rows.length > 0
+      ? html`<table>
+          <thead><tr><th scope="col">Label</th><th scope="col">Created</th><th scope="col" class="number">State</th></tr></thead>
+          <tbody>
+            ${links.rows.map(
+              (link) => html`<tr key=${link.id}>
+                <th scope="row" class="label">${link.label}</th>
+                <td>${link.created_at.slice(0, 10)}</td>
+                <td class="number">${link.revoked_at ? 'revoked' : html`<button type="button" class="link" onClick=${revoke(link.id)}>Revoke</button>`}</td>
+              </tr>`,
+            )}
+          </tbody>
+        </table>`
+      : null}
+  </section>`;
+}

@@ -1,0 +1,135 @@
+// The sites page. With the admin token: every workspace and its sites, and the forms that create a workspace and a
+// site (both need the admin token). With an API key: its workspace, whose sites the API lists only to the admin
+// token, so a site is opened by its id. Then each workspace's keys, spend, attribution and audit log, as the
+// session's scopes allow.
+import { useEffect, useState } from 'preact/hooks';
+import { html } from './html.js';
+import { api, hasScope, reporting, schemaKey, session } from './api.js';
+import { AttributionPanel } from './attribution.js';
+import { AuditPanel } from './audit.js';
+import { KeysPanel } from './keys.js';
+import { SpendPanel } from './spend.js';
+import { updateView } from './view-state.js';
+
+const listLimit = 100;
+
+async function loadSites(current) {
+  // sites null: the key's workspace, whose sites only the admin token may list.
+  if (current.kind !== 'admin') return current.workspace ? [{ workspace: current.workspace, sites: null }] : [];
+  const workspaces = (await api(`/v1/workspaces?limit=${listLimit}`, { schema: schemaKey('GET', '/workspaces') })).workspaces;
+  const groups = [];
+  for (const workspace of workspaces) {
+    const answer = await api(`/v1/workspaces/${encodeURIComponent(workspace.slug)}/sites?limit=${listLimit}`, { schema: schemaKey('GET', '/workspaces/{slug}/sites') });
+    groups.push({ workspace, sites: answer.sites });
+  }
+  return groups;
+}
+
+/** Loads the session's workspaces and sites: { status, groups, error, reload }. */
+export function useSites() {
+  const [state, setState] = useState({ status: 'loading', groups: [] });
+  const [version, setVersion] = useState(0);
+  useEffect(() => {
+    let current = true;
+    loadSites(session.value).then(
+      (groups) => current && setState({ status: 'ready', groups }),
+      (error) => current && setState({ status: 'error', groups: [], error: error.message }),
+    );
+    return () => {
+      current = false;
+    };
+  }, [version]);
+  return { ...state, reload: () => setVersion((value) => value + 1) };
+}
+
+function Field({ label, value, onInput, ...rest }) {
+  return html`<label>${label} <input value=${value} onInput=${(event) => onInput(event.currentTarget.value)} required ...${rest} /></label>`;
+}
+
+function CreateWorkspace({ onCreated }) {
+  const [name, setName] = useState('');
+  const [slug, setSlug] = useState('');
+  const [error, setError] = useState('');
+  const submit = reporting(setError, async () => {
+    await api('/v1/workspaces', { method: 'POST', body: { name, slug }, schema: schemaKey('POST', '/workspaces') });
+    setName('');
+    setSlug('');
+    onCreated();
+  });
+  return html`<form class="inline-form" onSubmit=${submit} aria-label="Create a workspace">
+    <h3>New workspace</h3>
+    <${Field} label="Name" value=${name} onInput=${setName} name="workspace-name" />
+    <${Field} label="Slug" value=${slug} onInput=${setSlug} name="workspace-slug" />
+    <button type="submit">Create workspace</button>
+    ${error ? html`<p class="state error" role="alert">${error}</p>` : null}
+  </form>`;
+}
+
+function CreateSite({ groups, onCreated }) {
+  const [workspace, setWorkspace] = useState(groups[0]?.workspace.slug ?? '');
+  const [id, setId] = useState('');
+  const [name, setName] = useState('');
+  const [error, setError] = useState('');
+  const submit = reporting(setError, async () => {
+    const site = await api(`/v1/workspaces/${encodeURIComponent(workspace)}/sites`, { method: 'POST', body: { id, name }, schema: schemaKey('POST', '/workspaces/{slug}/sites') });
+    onCreated();
+    updateView({ site: site.id, filters: {} });
+  });
+  return html`<form class="inline-form" onSubmit=${submit} aria-label="Create a site">
+    <h3>New site</h3>
+    <label>Workspace <select value=${workspace} onChange=${(event) => setWorkspace(event.currentTarget.value)} name="site-workspace">
+      ${groups.map((group) => html`<option value=${group.workspace.slug}>${group.workspace.name}</option>`)}
+    </select></label>
+    <${Field} label="Site id" value=${id} onInput=${setId} name="site-id" />
+    <${Field} label="Name" value=${name} onInput=${setName} name="site-name" />
+    <button type="submit">Create site</button>
+    ${error ? html`<p class="state error" role="alert">${error}</p>` : null}
+  </form>`;
+}
+
+function OpenSite() {
+  const [id, setId] = useState('');
+  const open = (event) => {
+    event.preventDefault();
+    if (id.trim()) updateView({ site: id.trim(), filters: {} });
+  };
+  return html`<form class="props-form" onSubmit=${open} aria-label="Open a site">
+    <label>Site id <input name="open-site" value=${id} onInput=${(event) => setId(event.currentTarget.value)} required maxlength="64" /></label>
+    <button type="submit">Open</button>
+  </form>`;
+}
+
+export function SitesPage({ sites }) {
+  const adminToken = session.value.kind === 'admin';
+  const listed = sites.groups.filter((group) => group.sites !== null);
+  return html`<div class="sites-page">
+    <h1>Sites</h1>
+    ${sites.status === 'loading' ? html`<p class="state">Loading…</p>` : null}
+    ${sites.status === 'error' ? html`<p class="state error" role="alert">${sites.error}</p>` : null}
+    ${adminToken && sites.status === 'ready' && listed.every((group) => group.sites.length === 0) ? html`<p class="state">No sites yet: create one below.</p>` : null}
+    ${sites.groups.map(
+      (group) => html`<section class="panel" key=${group.workspace.slug}>
+        <h2>${group.workspace.name}</h2>
+        ${group.sites === null
+          ? html`<${OpenSite} />`
+          : html`<ul class="site-list">
+              ${group.sites.map((site) => html`<li><a href=${`?site=${encodeURIComponent(site.id)}`} onClick=${(event) => { event.preventDefault(); updateView({ site: site.id, filters: {} }); }}>${site.name}</a> <code>${site.id}</code></li>`)}
+            </ul>`}
+      </section>`,
+    )}
+    ${adminToken && sites.status === 'ready'
+      ? html`<div class="forms">
+          <${CreateWorkspace} onCreated=${sites.reload} />
+          ${listed.length > 0 ? html`<${CreateSite} groups=${listed} onCreated=${sites.reload} />` : null}
+        </div>`
+      : null}
+    ${sites.status === 'ready'
+      ? sites.groups.map(
+          (group) => html`${hasScope('admin') ? html`<${KeysPanel} key=${`keys-${group.workspace.slug}`} workspace=${group.workspace} />` : null}
+            ${hasScope('query:read') ? html`<${SpendPanel} key=${`spend-${group.workspace.slug}`} workspace=${group.workspace} canWrite=${hasScope('admin')} />` : null}
+            ${hasScope('query:read') ? html`<${AttributionPanel} key=${`attribution-${group.workspace.slug}`} workspace=${group.workspace} />` : null}
+            ${hasScope('admin') ? html`<${AuditPanel} key=${`audit-${group.workspace.slug}`} workspace=${group.workspace} />` : null}`,
+        )
+      : null}
+  </div>`;
+}

@@ -1,0 +1,93 @@
+// A workspace's marketing spend: the entries of a range, one entry at a time, or a CSV file (all or nothing, every
+// bad line listed with its number and why). Amounts are decimal strings in the currency's exponent.
+import { useState } from 'preact/hooks';
+import { html } from './html.js';
+import { api, schemaKey } from './api.js';
+import { DataTable } from './table.js';
+import { PageState, usePages } from './use-pages.js';
+import { isoDay } from './view-state.js';
+
+const spendPath = (slug) => `/v1/workspaces/${encodeURIComponent(slug)}/spend`;
+const emptyEntry = { date: isoDay(Date.now()), source: '', medium: '', campaign: '', amount: '', currency: 'EUR' };
+
+function Input({ label, name, entry, setEntry, ...rest }) {
+  return html`<label>${label} <input name=${`spend-${name}`} value=${entry[name]} onInput=${(event) => setEntry({ ...entry, [name]: event.currentTarget.value })} ...${rest} /></label>`;
+}
+
+export function SpendPanel({ workspace, canWrite }) {
+  const [range, setRange] = useState({ from: isoDay(Date.now() - 29 * 86_400_000), to: isoDay(Date.now()) });
+  const [version, setVersion] = useState(0);
+  const [entry, setEntry] = useState(emptyEntry);
+  const [problem, setProblem] = useState(null);
+  const [done, setDone] = useState('');
+  const pathOf = (cursor) => `${spendPath(workspace.slug)}?${new URLSearchParams({ ...range, limit: '100', ...(cursor ? { cursor } : {}) })}`;
+  const entries = usePages(`${pathOf()}#${version}`, pathOf, { schema: schemaKey('GET', '/workspaces/{slug}/spend'), itemsOf: (answer) => answer.entries, nextOf: (answer) => answer.next_cursor });
+  const run = async (action) => {
+    setProblem(null);
+    setDone('');
+    try {
+      setDone(await action());
+      setVersion((value) => value + 1);
+    } catch (failure) {
+      setProblem({ message: failure.message, rows: failure.rows });
+    }
+  };
+  const add = (event) => {
+    event.preventDefault();
+    run(async () => {
+      const body = { ...entry, medium: entry.medium || null, campaign: entry.campaign || null };
+      await api(spendPath(workspace.slug), { method: 'POST', body, schema: schemaKey('POST', '/workspaces/{slug}/spend') });
+      setEntry({ ...emptyEntry, date: entry.date, currency: entry.currency });
+      return 'Entry added.';
+    });
+  };
+  const upload = (event) => {
+    const file = event.currentTarget.files?.[0];
+    event.currentTarget.value = '';
+    if (!file) return;
+    run(async () => {
+      const answer = await api(`${spendPath(workspace.slug)}/csv`, { method: 'POST', text: { type: 'text/csv', body: await file.text() }, schema: schemaKey('POST', '/workspaces/{slug}/spend/csv') });
+      return `${answer.imported} ${answer.imported === 1 ? 'entry' : 'entries'} imported from ${file.name}.`;
+    });
+  };
+  return html`<section class="panel spend">
+    <header class="panel-head"><h2>Spend of ${workspace.name}</h2></header>
+    <div class="props-form">
+      <label>From <input type="date" name="spend-from" value=${range.from} onChange=${(event) => setRange({ ...range, from: event.currentTarget.value })} /></label>
+      <label>To <input type="date" name="spend-to" value=${range.to} onChange=${(event) => setRange({ ...range, to: event.currentTarget.value })} /></label>
+    </div>
+    ${canWrite
+      ? html`<form class="props-form" onSubmit=${add} aria-label="Add a spend entry">
+          <${Input} label="Date" name="date" type="date" entry=${entry} setEntry=${setEntry} required />
+          <${Input} label="Source" name="source" entry=${entry} setEntry=${setEntry} required maxlength="256" />
+          <${Input} label="Medium" name="medium" entry=${entry} setEntry=${setEntry} maxlength="256" />
+          <${Input} label="Campaign" name="campaign" entry=${entry} setEntry=${setEntry} maxlength="256" />
+          <${Input} label="Amount" name="amount" entry=${entry} setEntry=${setEntry} required inputmode="decimal" placeholder="12.50" />
+          <${Input} label="Currency" name="currency" entry=${entry} setEntry=${setEntry} required maxlength="3" />
+          <button type="submit">Add</button>
+          <label class="upload">Import CSV <input type="file" name="spend-csv" accept=".csv,text/csv" onChange=${upload} /></label>
+        </form>`
+      : null}
+    ${done ? html`<p class="state" role="status">${done}</p>` : null}
+    ${problem
+      ? html`<div class="state error" role="alert">
+          <p>${problem.message}</p>
+          ${problem.rows.length > 0 ? html`<ul class="csv-errors">${problem.rows.map((row) => html`<li>line ${row.line}: ${row.message}</li>`)}</ul>` : null}
+        </div>`
+      : null}
+    ${entries.status === 'ready' && entries.items.length === 0 ? html`<p class="state">No spend in this range.</p>` : null}
+    ${entries.items.length > 0
+      ? html`<${DataTable}
+          rows=${entries.items}
+          columns=${[
+            { label: 'Date', value: (item) => item.date },
+            { label: 'Source', value: (item) => item.source },
+            { label: 'Medium', value: (item) => item.medium },
+            { label: 'Campaign', value: (item) => item.campaign },
+            { label: 'Amount', value: (item) => `${item.amount} ${item.currency}`, className: 'number' },
+          ]}
+        />`
+      : null}
+    <${PageState} pages=${entries} label="More" />
+  </section>`;
+}

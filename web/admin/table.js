@@ -1,0 +1,73 @@
+// A ranked table panel: loading, error and empty states, rows that filter the dashboard when clicked (or with Enter),
+// and a CSV export. Every value is rendered as text.
+import { html } from './html.js';
+import { downloadCsv } from './csv.js';
+import { useAnswer } from './use-answer.js';
+
+export const formatNumber = (value) => new Intl.NumberFormat('en').format(value);
+export const formatPercent = (value) => `${(value * 100).toFixed(1)}%`;
+
+/**
+ * columns: [{ label, value: (row) => unknown, format?: (value) => string }] (the first is the row's label);
+ * filter: the dashboard filter a click sets to the first column's value (absent: rows are not clickable).
+ */
+export function TablePanel({ title, path, schema, columns, filter, onFilter, rowsOf = (data) => data.data.rows }) {
+  const answer = useAnswer(path, schema);
+  const rows = answer.status === 'ready' ? rowsOf(answer.data) : [];
+  const exportCsv = () => downloadCsv(`${title.toLowerCase().replaceAll(/\W+/g, '-')}.csv`, columns.map((column) => column.label), rows.map((row) => columns.map((column) => column.value(row))));
+  return html`<section class="panel" aria-busy=${answer.status === 'loading'}>
+    <header class="panel-head">
+      <h2>${title}</h2>
+      ${answer.status === 'ready' && rows.length > 0 ? html`<button type="button" class="link" onClick=${exportCsv}>CSV</button>` : null}
+    </header>
+    ${answer.status === 'loading' ? html`<p class="state">Loading…</p>` : null}
+    ${answer.status === 'error' ? html`<p class="state error" role="alert">${answer.error}</p>` : null}
+    ${answer.status === 'ready' && rows.length === 0 ? html`<p class="state">No data for this period.</p>` : null}
+    ${answer.status === 'ready' && rows.length > 0
+      ? html`<table>
+          <thead><tr>${columns.map((column, index) => html`<th class=${index ? 'number' : ''} scope="col">${column.label}</th>`)}</tr></thead>
+          <tbody>
+            ${rows.map((row) => {
+              const label = columns[0].value(row);
+              const clickable = filter && label !== null && label !== '';
+              const choose = () => onFilter(filter, String(label));
+              return html`<tr
+                class=${clickable ? 'clickable' : ''}
+                tabindex=${clickable ? 0 : undefined}
+                title=${clickable ? `Filter by ${filter}` : undefined}
+                onClick=${clickable ? choose : undefined}
+                onKeyDown=${clickable ? (event) => event.key === 'Enter' && choose() : undefined}
+              >
+                ${columns.map((column, index) => {
+                  const value = column.value(row);
+                  const text = column.format ? column.format(value) : value === null || value === '' ? '(none)' : String(value);
+                  return index ? html`<td class="number">${text}</td>` : html`<th scope="row" class="label">${text}</th>`;
+                })}
+              </tr>`;
+            })}
+          </tbody>
+        </table>`
+      : null}
+  </section>`;
+}
+
+/**
+ * A plain table of rows (lists of events, entries): columns [{ label, value: (row) => unknown, className? }], the
+ * first column the row's header; values shown as text, null as nothing.
+ */
+export function DataTable({ columns, rows }) {
+  return html`<div class="scroll"><table>
+    <thead><tr>${columns.map((column) => html`<th scope="col" class=${column.className ?? ''}>${column.label}</th>`)}</tr></thead>
+    <tbody>
+      ${rows.map(
+        (row) => html`<tr key=${row.id}>
+          ${columns.map((column, index) => {
+            const value = column.value(row);
+            const text = value === null || value === undefined ? '' : String(value);
+            return index === 0 ? html`<th scope="row" class=${column.className ?? ''}>${text}</th>` : html`<td class=${column.className ?? ''}>${text}</td>`;
+          })}
+        </tr>`,
+      )}
+    </tbody>
+  </table></div>`;
+}

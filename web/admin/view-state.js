@@ -1,0 +1,106 @@
+// What the dashboard shows, kept in the URL so a view can be bookmarked: ?site=&period=&from=&to=&compare=&f.<name>=
+import { signal } from '@preact/signals';
+
+export const filterNames = ['source', 'path', 'country', 'region', 'city', 'device', 'browser', 'os'];
+export const periods = [
+  { id: 'today', label: 'Today', key: 't' },
+  { id: '7d', label: 'Last 7 days', key: 'w' },
+  { id: '30d', label: 'Last 30 days', key: 'd' },
+  { id: 'month', label: 'Month to date', key: 'm' },
+  { id: 'year', label: 'Year to date', key: 'y' },
+  { id: 'custom', label: 'Custom', key: 'c' },
+];
+/** What the period is compared with: the same number of days just before, the same weekdays 52 weeks earlier, or nothing. */
+export const compareModes = [
+  { id: 'previous', label: 'Previous period' },
+  { id: 'year', label: 'Same weekdays a year earlier' },
+  { id: 'off', label: 'No comparison' },
+];
+const dayMs = 86_400_000;
+const datePattern = /^\d{4}-\d{2}-\d{2}$/;
+
+function readUrl() {
+  const query = new URLSearchParams(location.search);
+  const filters = {};
+  for (const name of filterNames) {
+    const value = query.get(`f.${name}`);
+    if (value) filters[name] = value;
+  }
+  const period = periods.some((item) => item.id === query.get('period')) ? query.get('period') : '7d';
+  return {
+    site: query.get('site') ?? '',
+    period,
+    from: datePattern.test(query.get('from') ?? '') ? query.get('from') : '',
+    to: datePattern.test(query.get('to') ?? '') ? query.get('to') : '',
+    compare: compareModes.some((mode) => mode.id === query.get('compare')) ? query.get('compare') : 'previous',
+    filters,
+  };
+}
+
+export const view = signal(readUrl());
+
+function writeUrl(state) {
+  const query = new URLSearchParams();
+  if (state.site) query.set('site', state.site);
+  if (state.period !== '7d') query.set('period', state.period);
+  if (state.period === 'custom') {
+    if (state.from) query.set('from', state.from);
+    if (state.to) query.set('to', state.to);
+  }
+  if (state.compare !== 'previous') query.set('compare', state.compare);
+  for (const [name, value] of Object.entries(state.filters)) query.set(`f.${name}`, value);
+  const text = query.toString();
+  // The fragment (a share link's token) stays: it is never sent to the server.
+  return `${text ? `?${text}` : location.pathname}${location.hash}`;
+}
+
+/** Changes the view and records it in the browser's history. */
+export function updateView(change) {
+  const next = { ...view.value, ...change };
+  view.value = next;
+  history.pushState(null, '', writeUrl(next));
+}
+
+addEventListener('popstate', () => {
+  view.value = readUrl();
+});
+
+export const isoDay = (ms) => new Date(ms).toISOString().slice(0, 10);
+const dayOf = (text) => Date.parse(`${text}T00:00:00Z`);
+
+/**
+ * The UTC days of a period: { from, to } inclusive, and the comparison's (`previous`): the same number of days just
+ * before, or with compare=year the same days 364 days earlier (52 weeks: the same weekdays).
+ */
+export function rangeOf(state, now = Date.now()) {
+  const today = dayOf(isoDay(now));
+  const date = new Date(today);
+  let from = today;
+  let to = today;
+  if (state.period === '7d') from = today - 6 * dayMs;
+  else if (state.period === '30d') from = today - 29 * dayMs;
+  else if (state.period === 'month') from = Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), 1);
+  else if (state.period === 'year') from = Date.UTC(date.getUTCFullYear(), 0, 1);
+  else if (state.period === 'custom' && state.from && state.to && state.from <= state.to) {
+    from = dayOf(state.from);
+    to = dayOf(state.to);
+  }
+  const days = Math.round((to - from) / dayMs) + 1;
+  return {
+    from: isoDay(from),
+    to: isoDay(to),
+    days,
+    previous:
+      state.compare === 'year'
+        ? { from: isoDay(from - 364 * dayMs), to: isoDay(to - 364 * dayMs) }
+        : { from: isoDay(from - days * dayMs), to: isoDay(from - dayMs) },
+  };
+}
+
+/** The query string of a report: the range and the view's filters. */
+export function reportQuery(range, filters, extra = {}) {
+  const query = new URLSearchParams({ from: range.from, to: range.to });
+  for (const [name, value] of Object.entries(filters)) query.set(name, value);
+  for (const [name, value] of Object.entries(extra)) query.set(name, String(value));
+  return query.toString();
+}
