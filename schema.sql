@@ -547,7 +547,7 @@ CREATE TABLE spend (
 CREATE INDEX spend_by_workspace_day ON spend (workspace_id, day, id);
 
 -- @version 11: inbound webhook secrets, one per (site, adapter) (src/webhooks/). Each is used to verify an HMAC, so
--- it cannot be hashed: it is sealed with AES-256-GCM under the key file DATA_DIR/webhook-secrets.key (never in this
+-- it cannot be hashed: it is sealed with AES-256-GCM under the key file DATA_DIR/secrets.key (never in this
 -- database). After a rotation the previous secret is still accepted until previous_expires_at (one hour).
 CREATE TABLE webhook_secrets (
   site_id              TEXT NOT NULL REFERENCES sites (id),
@@ -615,7 +615,7 @@ CREATE TABLE retention_state (
 ) WITHOUT ROWID;
 
 -- @version 15: the automation bridge (src/integrations/). Inbound lead signals, recorded once per idempotency key;
--- outbound webhook endpoints (their signing secret encrypted with AES-256-GCM under DATA_DIR/webhook-secret-key);
+-- outbound webhook endpoints (their signing secret encrypted with AES-256-GCM under DATA_DIR/secrets.key);
 -- the outbox, written in the transaction of the change it announces (a bridge action's insert, a projector batch),
 -- and the history of every delivery attempt.
 CREATE TABLE bridge_actions (
@@ -635,7 +635,7 @@ CREATE TABLE webhook_endpoints (
   url               TEXT NOT NULL,
   description       TEXT,
   event_types       TEXT NOT NULL,                     -- JSON array of event type names
-  secret_sealed     BLOB NOT NULL,                     -- AES-256-GCM: 12-byte IV, 16-byte tag, ciphertext
+  secret_sealed     BLOB NOT NULL,                     -- AES-256-GCM: format byte, 12-byte nonce, 16-byte tag, ciphertext
   status            TEXT NOT NULL CHECK (status IN ('active', 'disabled')),
   disabled_reason   TEXT,                              -- 'gone' (the receiver answered 410) or 'operator'
   created_at        TEXT NOT NULL,

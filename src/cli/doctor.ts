@@ -8,6 +8,7 @@ import { adminTokenPath } from '../admin/admin-token.ts';
 import { privateDirectoryMode, privateFileMode } from '../db/file-modes.ts';
 import { eventLogSchema } from '../db/open.ts';
 import { latestSchemaVersion } from '../db/schema.ts';
+import { secretKeyFileName } from '../secrets/secret-box.ts';
 import { cliConfig, commonArgs, output, runCommandSafely, table, withContext } from './common.ts';
 
 interface Check {
@@ -20,7 +21,7 @@ interface Check {
 }
 
 /** DATA_DIR's files that hold its data, each checked for a mode looser than 0600 when present. */
-const dataFiles = ['sightline.db', 'sightline.db-wal', 'sightline.db-shm', 'events.db', 'events.db-wal', 'events.db-shm', 'webhook-secrets.key'];
+const dataFiles = ['sightline.db', 'sightline.db-wal', 'sightline.db-shm', 'events.db', 'events.db-wal', 'events.db-shm', secretKeyFileName];
 
 function octal(mode: number): string {
   return mode.toString(8).padStart(4, '0');

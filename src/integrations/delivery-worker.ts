@@ -7,11 +7,11 @@ import { toIso } from '../clock.ts';
 import type { AppContext } from '../context.ts';
 import { inWriteTransaction } from '../db/statements.ts';
 import type { MetricsRegistry } from '../metrics/registry.ts';
+import { openSecret, secretKeyFileName } from '../secrets/secret-box.ts';
 import { type AttemptOutcome, insertAttempt } from './queries/attempt-rows.ts';
 import { disableEndpoint, findSealedEndpoint } from './queries/endpoint-rows.ts';
 import { countPendingOutboxRows, findOutboxRow, listDueOutboxRows, type OutboxRow, settleOutboxRow } from './queries/outbox-rows.ts';
 import { parseRetryAfterMs, retryDelayMs } from './retry-schedule.ts';
-import { openSecret, sealingKeyOf } from './secret-box.ts';
 import { type SendWebhook, sendWebhook, type WebhookResponse } from './send-webhook.ts';
 import { signWebhook } from './signature.ts';
 
@@ -53,8 +53,10 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
   /** Undefined when the sealing key cannot open it (the key file was lost or replaced): nothing is sent unsigned. */
   const openEndpointSecret = (sealed: Buffer, endpointId: string): Buffer | undefined => {
     try {
-      return openSecret(sealingKeyOf(context.config.dataDir, context.random), sealed, endpointId);
-    } catch {
+      return openSecret(context.config.dataDir, sealed, endpointId);
+    } catch (error) {
+      // The attempt's history says only that the secret was unavailable; the operator's log says why.
+      consola.error(`webhook endpoint ${endpointId}: ${error instanceof Error ? error.message : String(error)}`);
       return undefined;
     }
   };
@@ -70,7 +72,7 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
     const started = performance.now();
     const response: WebhookResponse = secret
       ? await send({ url: endpoint.url, headers: { ...signWebhook(secret, row.id, Math.floor(now / 1000), row.body) }, body: row.body, timeoutMs, allowPrivate: context.config.allowPrivateWebhookTargets })
-      : { kind: 'failed', reason: 'secret_unavailable', message: 'the signing secret could not be opened: DATA_DIR/webhook-secret-key is missing or changed' };
+      : { kind: 'failed', reason: 'secret_unavailable', message: `the signing secret could not be opened: DATA_DIR/${secretKeyFileName} is missing or changed` };
     const latencyMs = Math.round(performance.now() - started);
     if (stopped || !context.db.open) return;
     const outcome = outcomeOf(response);

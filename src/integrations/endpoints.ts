@@ -8,6 +8,7 @@ import { ApiError } from '../http/errors.ts';
 import { afterParams, decodePageCursor, toPage } from '../http/pagination.ts';
 import { type Actor, recordAudit } from '../audit/record-audit.ts';
 import type { WorkspaceRow } from '../admin/queries/find-workspace.ts';
+import { sealSecret } from '../secrets/secret-box.ts';
 import { isRefusedLiteralHost } from './address-guard.ts';
 import { type SubscribableEventType, subscribableEventTypes } from './event-types.ts';
 import {
@@ -19,7 +20,6 @@ import {
   listEndpointRows,
   updateEndpointRow,
 } from './queries/endpoint-rows.ts';
-import { sealingKeyOf, sealSecret } from './secret-box.ts';
 import { secretBytes, toSecretText } from './signature.ts';
 
 export const maxEndpointsPerWorkspace = 20;
@@ -107,14 +107,16 @@ function checkTarget(context: AppContext, url: string): void {
 export function createEndpoint(context: AppContext, actor: Actor, workspace: WorkspaceRow, input: CreateEndpointInput): CreatedEndpoint {
   checkTarget(context, input.url);
   const secret = context.random.bytes(secretBytes);
-  const key = sealingKeyOf(context.config.dataDir, context.random);
+  const id = context.random.uuid();
+  // Sealed outside the transaction: the first seal of a data directory creates its key file.
+  const sealed = sealSecret(context.config.dataDir, context.random, secret, id);
   return inWriteTransaction(context.db, () => {
     if (countEndpoints(context.db, workspace.id) >= maxEndpointsPerWorkspace) {
       throw ApiError.invalidPayload([{ path: '', message: `a workspace has at most ${maxEndpointsPerWorkspace} endpoints` }]);
     }
     const now = toIso(context.clock.now());
     const row: EndpointRow = {
-      id: context.random.uuid(),
+      id,
       workspace_id: workspace.id,
       url: input.url,
       description: input.description ?? null,
@@ -124,7 +126,7 @@ export function createEndpoint(context: AppContext, actor: Actor, workspace: Wor
       created_at: now,
       updated_at: now,
     };
-    insertEndpoint(context.db, { ...row, secret_sealed: sealSecret(key, secret, row.id, context.random) });
+    insertEndpoint(context.db, { ...row, secret_sealed: sealed });
     recordAudit(context, { workspaceId: workspace.id, actor, action: 'endpoint.create', target: row.id, metadata: { url: row.url, event_types: input.event_types } });
     return { ...toEndpoint(row), secret: toSecretText(secret), warning: secretWarning };
   });

@@ -7,8 +7,8 @@ import { findSite } from '../admin/queries/find-site.ts';
 import { type Actor, recordAudit } from '../audit/record-audit.ts';
 import { inWriteTransaction } from '../db/statements.ts';
 import { ApiError } from '../http/errors.ts';
+import { openSecret, sealSecret } from '../secrets/secret-box.ts';
 import { findWebhookSecretRow, upsertWebhookSecretRow } from './queries/webhook-secret-rows.ts';
-import { openSecret, sealSecret } from './secret-box.ts';
 
 /** The adapters a webhook path may name; any other name answers 404. */
 export const webhookAdapters = ['stripe'] as const;
@@ -86,9 +86,9 @@ export function setWebhookSecret(context: AppContext, actor: Actor, siteId: stri
 export function acceptedWebhookSecrets(context: AppContext, siteId: string, adapter: WebhookAdapter): string[] | undefined {
   const row = findWebhookSecretRow(context.db, { site_id: siteId, adapter });
   if (!row) return undefined;
-  const secrets = [openSecret(context.config.dataDir, row.sealed, boundTo(siteId, adapter))];
+  const secrets = [openSecret(context.config.dataDir, row.sealed, boundTo(siteId, adapter)).toString('utf8')];
   if (row.previous_sealed && row.previous_expires_at && context.clock.now() < Date.parse(row.previous_expires_at)) {
-    secrets.push(openSecret(context.config.dataDir, row.previous_sealed, boundTo(siteId, adapter)));
+    secrets.push(openSecret(context.config.dataDir, row.previous_sealed, boundTo(siteId, adapter)).toString('utf8'));
   }
   return secrets;
 }

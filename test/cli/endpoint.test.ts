@@ -23,7 +23,11 @@ describe('endpoint', () => {
     expect(added.code, added.stderr).toBe(0);
     const endpoint = parseJsonOutput(added);
     expect(endpoint.secret).toMatch(/^whsec_[A-Za-z0-9+/]{32}$/);
-    expect(statSync(join(dataDir, 'webhook-secret-key')).mode & 0o777).toBe(0o600);
+    expect(statSync(join(dataDir, 'secrets.key')).mode & 0o777).toBe(0o600);
+    // The shared sealed format: format byte 1, nonce, tag, then the 24 secret bytes.
+    const [sealed] = readDatabase(join(dataDir, 'sightline.db'), (db) => db.prepare('SELECT secret_sealed FROM webhook_endpoints').pluck().all()) as Buffer[];
+    expect(sealed![0]).toBe(1);
+    expect(sealed).toHaveLength(1 + 12 + 16 + 24);
     const listed = await cli('endpoint', 'list', '--workspace', 'acme');
     expect(listed.stdout).toContain(endpoint.id);
     expect(listed.stdout).not.toContain(endpoint.secret);

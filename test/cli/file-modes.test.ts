@@ -51,6 +51,8 @@ describe('files the server and the CLI create', () => {
 
     expect((await runCli(['workspace', 'create', '--name', 'Modes', '--slug', 'modes'], { DATA_DIR: dataDir })).code).toBe(0);
     expect((await runCli(['site', 'create', '--workspace', 'modes', '--id', 'modes-site', '--name', 'Modes'], { DATA_DIR: dataDir })).code).toBe(0);
+    // Creates the secrets key.
+    expect((await runCli(['webhook-secret', 'set', '--site', 'modes-site', '--adapter', 'stripe', '--secret', 'whsec_modes0123456789abcdef'], { DATA_DIR: dataDir })).code).toBe(0);
     const event = { id: crypto.randomUUID(), site_id: 'modes-site', anon_id: 'a', ts: new Date().toISOString(), type: 'pageview', url: 'https://example.com/' };
     const ingested = await fetch(`${url}/events`, { method: 'POST', headers: { authorization: 'Bearer modes-site', 'content-type': 'application/json' }, body: JSON.stringify(event) });
     expect(ingested.status).toBe(202);
@@ -63,9 +65,9 @@ describe('files the server and the CLI create', () => {
     // Both the parent the server had to create and DATA_DIR itself.
     expect(modeOf(join(scratch, 'serve')).toString(8)).toBe('700');
     expect(modeOf(dataDir).toString(8)).toBe('700');
-    const expected = ['admin-token', 'events.db', 'events.db-shm', 'events.db-wal', 'sightline.db', 'sightline.db-shm', 'sightline.db-wal'];
+    const expected = ['admin-token', 'events.db', 'events.db-shm', 'events.db-wal', 'secrets.key', 'sightline.db', 'sightline.db-shm', 'sightline.db-wal'];
     expect(modesIn(dataDir)).toEqual(Object.fromEntries(expected.map((name) => [name, '600'])));
-    expect(modesIn(backupDir)).toEqual({ 'copy.db': '600', 'copy.events.db': '600' });
+    expect(modesIn(backupDir)).toEqual({ 'copy.db': '600', 'copy.events.db': '600', 'copy.secrets.key': '600' });
   });
 
   it('a CLI command on a fresh DATA_DIR creates it 0700 with 0600 files', async () => {
@@ -110,16 +112,20 @@ describe('doctor on file modes', () => {
     expect(report.human).not.toMatch(/WARN|FAIL/);
   });
 
-  it('warns (exit 0) on a 0755 directory and a 0644 database file, and leaves them as they are', async () => {
+  it('warns (exit 0) on a 0755 directory, a 0644 database file and a 0644 secrets key, and leaves them as they are', async () => {
     const dataDir = join(scratch, 'doctor-loose', 'data');
-    expect((await runCli(['workspace', 'list'], { DATA_DIR: dataDir })).code).toBe(0);
+    expect((await runCli(['workspace', 'create', '--name', 'Loose', '--slug', 'loose'], { DATA_DIR: dataDir })).code).toBe(0);
+    expect((await runCli(['site', 'create', '--workspace', 'loose', '--id', 'loose-site', '--name', 'Loose'], { DATA_DIR: dataDir })).code).toBe(0);
+    expect((await runCli(['webhook-secret', 'set', '--site', 'loose-site', '--adapter', 'stripe', '--secret', 'whsec_loose0123456789abcdef'], { DATA_DIR: dataDir })).code).toBe(0);
     chmodSync(dataDir, 0o755);
     chmodSync(join(dataDir, 'sightline.db'), 0o644);
     chmodSync(join(dataDir, 'events.db'), 0o640);
+    chmodSync(join(dataDir, 'secrets.key'), 0o644);
 
     const report = await doctor(dataDir);
     expect(report.code).toBe(0);
-    expect(warnings(report.checks)).toEqual(['data directory mode', 'sightline.db mode', 'events.db mode']);
+    expect(warnings(report.checks)).toEqual(['data directory mode', 'sightline.db mode', 'events.db mode', 'secrets.key mode']);
+    expect(report.checks.find((check) => check.name === 'secrets.key mode')!.detail).toBe(`0644: readable by group or others (chmod 600 ${join(dataDir, 'secrets.key')})`);
     expect(report.checks.find((check) => check.name === 'data directory mode')!.detail).toBe(`0755: readable by group or others (chmod 700 ${dataDir})`);
     expect(report.checks.find((check) => check.name === 'sightline.db mode')!.detail).toBe(`0644: readable by group or others (chmod 600 ${join(dataDir, 'sightline.db')})`);
     expect(report.human).toMatch(/^data directory mode\s+WARN\s+0755: /m);
@@ -128,5 +134,6 @@ describe('doctor on file modes', () => {
     // An operator's modes are reported, never changed.
     expect(modeOf(dataDir)).toBe(0o755);
     expect(modeOf(join(dataDir, 'sightline.db'))).toBe(0o644);
+    expect(modeOf(join(dataDir, 'secrets.key'))).toBe(0o644);
   });
 });

@@ -1,5 +1,5 @@
 // The operator commands of the real CLI: version, admin-token, doctor and backup.
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -162,17 +162,49 @@ describe('backup', () => {
     expect(readDatabase(destination, (db) => db.prepare('SELECT count(*) AS n FROM workspaces').get())).toEqual({ n: 2 });
   });
 
-  it('--json reports both destinations and page counts; an existing event log copy is refused too', async () => {
+  it('--json reports the destinations and page counts (no key before a secret is sealed); an existing event log copy is refused too', async () => {
     await cli('workspace', 'create', '--name', 'Acme', '--slug', 'acme');
     const destination = join(scratch, `backup-json-${counter}`);
     const report = parseJsonOutput(await cli('backup', '--to', destination, '--json'));
-    expect(report).toEqual({ to: destination, events_to: `${destination}.events.db`, pages: expect.any(Number), event_pages: expect.any(Number) });
+    expect(report).toEqual({ to: destination, events_to: `${destination}.events.db`, key_to: null, pages: expect.any(Number), event_pages: expect.any(Number) });
+    expect(existsSync(`${destination}.secrets.key`)).toBe(false);
     expect(report.pages).toBeGreaterThan(0);
     const other = join(scratch, `other-${counter}.db`);
     writeFileSync(join(scratch, `other-${counter}.events.db`), '');
     const refused = await cli('backup', '--to', other);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain(`other-${counter}.events.db already exists`);
+    expect(existsSync(other)).toBe(false);
+  });
+
+  it('copies the secrets key beside the database (0600), so a restored data directory opens the sealed secrets; an existing key copy is refused', async () => {
+    const secret = 'whsec_backedUp0123456789abcdef';
+    await cli('workspace', 'create', '--name', 'Acme', '--slug', 'acme');
+    await cli('site', 'create', '--workspace', 'acme', '--id', 'blog', '--name', 'Blog');
+    expect((await cli('webhook-secret', 'set', '--site', 'blog', '--adapter', 'stripe', '--secret', secret)).code).toBe(0);
+    const destination = join(scratch, `backup-key-${counter}.db`);
+    const keyCopy = join(scratch, `backup-key-${counter}.secrets.key`);
+    const result = await cli('backup', '--to', destination, '--json');
+    expect(result.code, result.stderr).toBe(0);
+    expect(parseJsonOutput(result)).toMatchObject({ to: destination, key_to: keyCopy });
+    expect(statSync(keyCopy).mode & 0o777).toBe(0o600);
+    expect(readFileSync(keyCopy, 'utf8')).toBe(readFileSync(join(dataDir, 'secrets.key'), 'utf8'));
+
+    // A restore into an empty directory: the two database files and the key, under their DATA_DIR names.
+    const restored = join(scratch, `restored-${counter}`);
+    mkdirSync(restored, { mode: 0o700 });
+    copyFileSync(destination, join(restored, 'sightline.db'));
+    copyFileSync(join(scratch, `backup-key-${counter}.events.db`), join(restored, 'events.db'));
+    copyFileSync(keyCopy, join(restored, 'secrets.key'));
+    const { openSecret } = await import('../../src/secrets/secret-box.ts');
+    const sealed = readDatabase(join(restored, 'sightline.db'), (db) => db.prepare("SELECT sealed FROM webhook_secrets WHERE site_id = 'blog'").pluck().get()) as Buffer;
+    expect(openSecret(restored, sealed, 'blog/stripe').toString('utf8')).toBe(secret);
+
+    const other = join(scratch, `other-key-${counter}.db`);
+    writeFileSync(join(scratch, `other-key-${counter}.secrets.key`), '');
+    const refused = await cli('backup', '--to', other);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(`other-key-${counter}.secrets.key already exists`);
     expect(existsSync(other)).toBe(false);
   });
 });

@@ -1,16 +1,17 @@
 // `sightline webhook-secret set` of the real, bundled CLI: the secret read from stdin or --secret, sealed at rest
 // (never in the database in the clear), the key file private, rotation, refusals, and an audit row without it.
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { openSecret } from '../../src/secrets/secret-box.ts';
 import { childEnvironment, type CliResult, ensureBuilt, parseJsonOutput, readDatabase, repositoryRoot, runCli } from './cli-helpers.ts';
 
 const scratch = mkdtempSync(join(tmpdir(), 'sightline-cli-webhook-'));
 const dataDir = join(scratch, 'data');
 const databaseFile = join(dataDir, 'sightline.db');
-const keyFile = join(dataDir, 'webhook-secrets.key');
+const keyFile = join(dataDir, 'secrets.key');
 const secret = 'whsec_cliSecret0123456789abcdefghijklmnop';
 
 const cli = (...args: string[]) => runCli(args, { DATA_DIR: dataDir });
@@ -86,5 +87,32 @@ describe('webhook-secret set', () => {
       { action: 'webhook_secret.set', actor_kind: 'system', target: 'shop', metadata: JSON.stringify({ adapter: 'stripe', rotated: false, previous_valid_until: null }) },
       { action: 'webhook_secret.set', actor_kind: 'system', target: 'shop', metadata: JSON.stringify({ adapter: 'stripe', rotated: true, previous_valid_until: until }) },
     ]);
+  });
+});
+
+describe('one key for every sealed secret', () => {
+  it('three commands racing on a data directory without a key all seal under the one key that stays', async () => {
+    const raceDir = join(scratch, 'race');
+    const raceCli = (...args: string[]) => runCli(args, { DATA_DIR: raceDir });
+    expect((await raceCli('workspace', 'create', '--name', 'Race', '--slug', 'race')).code).toBe(0);
+    for (const site of ['one', 'two']) expect((await raceCli('site', 'create', '--workspace', 'race', '--id', site, '--name', site)).code).toBe(0);
+    expect(existsSync(join(raceDir, 'secrets.key'))).toBe(false);
+
+    const results = await Promise.all([
+      raceCli('webhook-secret', 'set', '--site', 'one', '--adapter', 'stripe', '--secret', `${secret}-one`),
+      raceCli('webhook-secret', 'set', '--site', 'two', '--adapter', 'stripe', '--secret', `${secret}-two`),
+      raceCli('endpoint', 'add', '--workspace', 'race', '--url', 'https://hooks.example/race', '--events', 'event.purchase', '--json'),
+    ]);
+    for (const result of results) expect(result.code, result.stderr).toBe(0);
+    // The key and nothing left over from the losers.
+    expect(readdirSync(raceDir).filter((name) => name.includes('secrets'))).toEqual(['secrets.key']);
+
+    // Read in this process, after the race: every secret opens with the key file that stayed.
+    const database = join(raceDir, 'sightline.db');
+    const secrets = readDatabase(database, (db) => db.prepare('SELECT site_id, sealed FROM webhook_secrets ORDER BY site_id').all()) as { site_id: string; sealed: Buffer }[];
+    expect(secrets.map((row) => openSecret(raceDir, row.sealed, `${row.site_id}/stripe`).toString('utf8'))).toEqual([`${secret}-one`, `${secret}-two`]);
+    const endpoint = parseJsonOutput(results[2]!);
+    const sealed = readDatabase(database, (db) => db.prepare('SELECT secret_sealed FROM webhook_endpoints WHERE id = ?').pluck().get(endpoint.id)) as Buffer;
+    expect(`whsec_${openSecret(raceDir, sealed, endpoint.id).toString('base64')}`).toBe(endpoint.secret);
   });
 });

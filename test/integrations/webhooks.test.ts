@@ -4,7 +4,9 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { makeTempDir, seedWorkspace, startTestServer, type TestServer, type TestServerOptions } from '../_setup.ts';
 import { expectFlatError, manualClock } from '../admin/_helpers.ts';
+import { cryptoRandom } from '../../src/clock.ts';
 import { maxAttempts, retryDelaysMs } from '../../src/integrations/retry-schedule.ts';
+import { sealSecret } from '../../src/secrets/secret-box.ts';
 import { type Receiver, startReceiver, verifyDelivery } from './_receiver.ts';
 import { browserUserAgent } from '../e2e/_server.ts';
 
@@ -342,8 +344,9 @@ describe('deliveries', () => {
 
   it('sends nothing unsigned when the sealed secret cannot be opened', async () => {
     const endpoint = await createEndpoint(server);
-    // What a replaced DATA_DIR/webhook-secret-key amounts to: the sealed bytes no longer open.
-    server.db.prepare('UPDATE webhook_endpoints SET secret_sealed = randomblob(52) WHERE id = ?').run(endpoint.id);
+    // What a replaced DATA_DIR/secrets.key amounts to: the stored secret was sealed under another key.
+    const sealedElsewhere = sealSecret(makeTempDir(), cryptoRandom, cryptoRandom.bytes(24), endpoint.id);
+    server.db.prepare('UPDATE webhook_endpoints SET secret_sealed = ? WHERE id = ?').run(sealedElsewhere, endpoint.id);
     const tested = await server.request('POST', `${endpoints}/${endpoint.id}/test`);
     expect(tested.body).toMatchObject({ status: 'failed', history: [{ outcome: 'secret_unavailable', status_code: null }] });
     expect(receiver.received).toHaveLength(0);
