@@ -2,9 +2,9 @@
 // server as a child process, each checked against the API: workspaces (list, create, rename), a site's tracker
 // snippet (copied), its cookieless and retention settings (the API's validation error shown), deleting a site after
 // a confirmation, the consent-banner editor (a live preview as text, the API's refusal shown, the stale-version
-// conflict explained and resolved), and outbound webhook endpoints (the secret once, a test delivery received by a
-// real local receiver and its history as text, edit, disable, delete). Any console error or CSP violation fails the
-// test. Screenshots (light, dark) go to test-artifacts/ui/.
+// conflict explained and resolved), outbound webhook endpoints (the secret once, a test delivery received by a
+// real local receiver and its history as text, edit, disable, delete), editing a spend entry and deleting a range's
+// entries, and attribution's per-conversion journeys. Any console error or CSP violation fails the test. Screenshots (light, dark) go to test-artifacts/ui/.
 import { once } from 'node:events';
 import { existsSync, mkdirSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ensureBuilt } from '../cli/cli-helpers.ts';
-import { shippedServers } from '../e2e/_server.ts';
+import { browserEvent, ingest, shippedServers, utcDate } from '../e2e/_server.ts';
 
 const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const artifacts = join(import.meta.dirname, '..', '..', 'test-artifacts', 'ui');
@@ -67,7 +67,7 @@ async function startReceiver(): Promise<{ url: string; received: { headers: Inco
 }
 
 describe('the admin UI\'s management screens in a browser, against the shipped server', () => {
-  it('manages workspaces, a site\'s snippet, settings and deletion, its consent banner and the webhook endpoints', async () => {
+  it('manages workspaces, a site\'s snippet, settings and deletion, its consent banner, the webhook endpoints, spend entries, and shows journeys', async () => {
     const server = await servers.start({ ALLOW_PRIVATE_WEBHOOK_TARGETS: 'true' });
     const hooks = await startReceiver();
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, colorScheme: 'light' });
@@ -226,6 +226,54 @@ describe('the admin UI\'s management screens in a browser, against the shipped s
     await expect.poll(() => webhooks.locator('.state').textContent()).toBe('No endpoints.');
     expect((await server.request('GET', '/v1/workspaces/acme/integrations/endpoints')).body.endpoints).toEqual([]);
 
+    // Spend: an entry edited, then one source's entries of the range deleted after a confirmation.
+    const today = utcDate(0);
+    const posted = await server.request('POST', '/v1/workspaces/acme/spend', { body: [{ date: today, source: 'google', medium: 'cpc', campaign: 'spring', amount: '12.50', currency: 'EUR' }, { date: today, source: 'bing', amount: '4.00', currency: 'EUR' }] });
+    expect(posted.status, posted.text).toBe(201);
+    // Journeys: alice came from google two days ago and from Hacker News today, then bought; bob bought with no earlier visit.
+    const minutesAgo = (minutes: number) => new Date(Date.now() - minutes * 60_000).toISOString();
+    await ingest(server, '/v1/s2s/events', 'blog', [
+      browserEvent('blog', { anon_id: 'alice', ts: minutesAgo(48 * 60), url: 'https://blog.example/?utm_source=google&utm_medium=cpc&utm_campaign=spring' }),
+      browserEvent('blog', { anon_id: 'alice', ts: minutesAgo(20), url: 'https://blog.example/', referrer: 'https://news.ycombinator.com/' }),
+      browserEvent('blog', { anon_id: 'alice', ts: minutesAgo(19), type: 'purchase', url: 'https://blog.example/buy', revenue: { amount: '49.00', currency: 'EUR' } }),
+      browserEvent('blog', { anon_id: 'bob', ts: minutesAgo(5), type: 'purchase', url: null, revenue: { amount: '10.00', currency: 'EUR' } }),
+    ]);
+    const resultsPath = `/v1/workspaces/acme/attribution/results?from=${utcDate(-29)}&to=${today}&model=linear&limit=20`;
+    await expect.poll(async () => (await server.request('GET', resultsPath)).body.results.length).toBe(2);
+    const results = (await server.request('GET', resultsPath)).body.results;
+    await page.reload();
+    const spend = panel(page, 'Spend of Acme Corp');
+    await expect.poll(() => spend.locator('tbody th').count()).toBe(2);
+    await spend.locator('tr', { hasText: 'google' }).locator('button:text("Edit")').click();
+    await spend.locator('input[name=edit-spend-amount]').fill('9.99');
+    await spend.locator('input[name=edit-spend-campaign]').fill('');
+    await spend.locator('button:text("Save entry")').click();
+    await expect.poll(() => spend.locator('[role=status]').textContent()).toBe('Entry saved.');
+    const edited = (await server.request('GET', `/v1/workspaces/acme/spend?from=${today}&to=${today}&source=google`)).body.entries;
+    expect(edited).toMatchObject([{ amount: '9.99', campaign: null, medium: 'cpc' }]);
+    await expect.poll(() => spend.locator('tbody td.number').allTextContents()).toContain('9.99 EUR');
+    await spend.locator('input[name=delete-spend-source]').fill('google');
+    await spend.locator('button:text("Delete entries of this range…")').click();
+    expect(await spend.locator('.confirm p').textContent()).toBe(`Delete every entry from ${utcDate(-29)} to ${today} of source google? This cannot be undone.`);
+    await spend.locator('button:text("Delete these entries")').click();
+    await expect.poll(() => spend.locator('[role=status]').textContent()).toBe('1 entry deleted.');
+    const left = (await server.request('GET', `/v1/workspaces/acme/spend?from=${utcDate(-29)}&to=${today}`)).body.entries;
+    expect(left.map((entry: { source: string }) => entry.source)).toEqual(['bing']);
+    await expect.poll(() => spend.locator('tbody th').count()).toBe(1);
+    // The journeys under the linear model equal the API's results: people, revenue, touchpoints and credits.
+    const attribution = panel(page, 'Attribution and ROI of Acme Corp');
+    await attribution.locator('select[name=attribution-model]').selectOption('linear');
+    const journeys = attribution.locator('.journey-list > li');
+    await expect.poll(() => attribution.locator('.journey-person').allTextContents()).toEqual(results.map((result: { person: string }) => result.person));
+    for (const [index, result] of results.entries()) {
+      expect(await journeys.nth(index).locator('.journey-revenue').textContent()).toBe(`${result.revenue.amount} ${result.revenue.currency}`);
+      expect(await journeys.nth(index).locator('.touch-credit').allTextContents()).toEqual(result.touchpoints.map((touch: { credit: number }) => String(touch.credit)));
+      expect(await journeys.nth(index).locator('.touch-source').allTextContents()).toEqual(result.touchpoints.map((touch: { source: string | null; medium: string | null; campaign: string | null }) => [touch.source, touch.medium, touch.campaign].map((value) => value ?? '–').join(' / ')));
+    }
+    expect(results[0].touchpoints.length).toBe(2);
+    expect(results[1].touchpoints).toEqual([]);
+    await page.screenshot({ path: join(artifacts, 'spend-journeys-light.png'), fullPage: true });
+
     // Dark: the same page.
     await page.emulateMedia({ colorScheme: 'dark' });
     await page.screenshot({ path: join(artifacts, 'site-settings-dark.png'), fullPage: true });
@@ -243,7 +291,7 @@ describe('the admin UI\'s management screens in a browser, against the shipped s
     await page.setViewportSize({ width: 390, height: 844 });
     await page.getByRole('button', { name: 'Settings of The blog' }).click();
     await page.screenshot({ path: join(artifacts, 'site-settings-phone-dark.png'), fullPage: true });
-    console.log(`screenshots: ${artifacts}/{site-settings-conflict-light,webhooks-light,site-settings-dark,site-settings-phone-dark}.png`);
+    console.log(`screenshots: ${artifacts}/{site-settings-conflict-light,webhooks-light,spend-journeys-light,site-settings-dark,site-settings-phone-dark}.png`);
 
     // The refused saves (400, 409) are logged by the browser itself: expected, and nothing else.
     expect(problems.filter((problem) => !/status of (400|409)/.test(problem))).toEqual([]);
