@@ -203,7 +203,7 @@ describe('the admin UI\'s management screens in a browser, against the shipped s
     expect(await history.locator('tbody td:nth-child(4)').allTextContents()).toEqual([`${attempt.latency_ms} ms`]);
     expect(await history.locator('.excerpt').allTextContents()).toEqual(['<b>received</b>']);
     expect(await history.locator('.excerpt b').count()).toBe(0);
-    await page.screenshot({ path: join(artifacts, 'webhooks-light.png'), fullPage: true });
+    await webhooks.screenshot({ path: join(artifacts, 'webhooks-light.png') });
     // Edit: another URL and one event type.
     await webhooks.locator('button:text("Edit")').click();
     await webhooks.locator('input[name=edit-endpoint-url]').fill(`${hooks.url}/v2`);
@@ -272,7 +272,8 @@ describe('the admin UI\'s management screens in a browser, against the shipped s
     }
     expect(results[0].touchpoints.length).toBe(2);
     expect(results[1].touchpoints).toEqual([]);
-    await page.screenshot({ path: join(artifacts, 'spend-journeys-light.png'), fullPage: true });
+    await spend.screenshot({ path: join(artifacts, 'spend-light.png') });
+    await attribution.screenshot({ path: join(artifacts, 'journeys-light.png') });
 
     // Dark: the same page.
     await page.emulateMedia({ colorScheme: 'dark' });
@@ -291,7 +292,7 @@ describe('the admin UI\'s management screens in a browser, against the shipped s
     await page.setViewportSize({ width: 390, height: 844 });
     await page.getByRole('button', { name: 'Settings of The blog' }).click();
     await page.screenshot({ path: join(artifacts, 'site-settings-phone-dark.png'), fullPage: true });
-    console.log(`screenshots: ${artifacts}/{site-settings-conflict-light,webhooks-light,spend-journeys-light,site-settings-dark,site-settings-phone-dark}.png`);
+    console.log(`screenshots: ${artifacts}/{site-settings-conflict-light,webhooks-light,spend-light,journeys-light,site-settings-dark,site-settings-phone-dark}.png`);
 
     // The refused saves (400, 409) are logged by the browser itself: expected, and nothing else.
     expect(problems.filter((problem) => !/status of (400|409)/.test(problem))).toEqual([]);
