@@ -1,6 +1,7 @@
 // The admin UI's management screens in a real browser (playwright-core driving Debian's chromium) against the shipped
 // server as a child process, each checked against the API: workspaces (list, create, rename), a site's tracker
-// snippet (copied), its cookieless and retention settings (the API's validation error shown), deleting a site after
+// snippet (offered by its empty dashboard and pasted into a page of another origin, whose visit arrives live; copied
+// on the settings), its cookieless and retention settings (the API's validation error shown), deleting a site after
 // a confirmation, the consent-banner editor (a live preview as text, the API's refusal shown, the stale-version
 // conflict explained and resolved), outbound webhook endpoints (the secret once, a test delivery received by a
 // real local receiver and its history as text, edit, disable, delete), editing a spend entry and deleting a range's
@@ -13,7 +14,7 @@ import { join } from 'node:path';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ensureBuilt } from '../cli/cli-helpers.ts';
-import { browserEvent, ingest, shippedServers, utcDate } from '../e2e/_server.ts';
+import { browserEvent, browserUserAgent, ingest, shippedServers, utcDate } from '../e2e/_server.ts';
 
 const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const artifacts = join(import.meta.dirname, '..', '..', 'test-artifacts', 'ui');
@@ -50,10 +51,18 @@ function watchProblems(page: Page): string[] {
 
 const panel = (page: Page, title: string) => page.locator('section.panel', { has: page.locator(`h2:text-is("${title}")`) });
 
-/** A webhook receiver on 127.0.0.1 answering 200 with markup in its body; it keeps what it was sent. */
-async function startReceiver(): Promise<{ url: string; received: { headers: IncomingMessage['headers']; body: string }[] }> {
+/**
+ * Another origin on 127.0.0.1: a webhook receiver answering 200 with markup in its body (it keeps what it was sent),
+ * and GET /page.html, a page holding `page.snippet` (the tracker snippet copied from the UI).
+ */
+async function startReceiver(): Promise<{ url: string; origin: string; page: { snippet: string }; received: { headers: IncomingMessage['headers']; body: string }[] }> {
   const received: { headers: IncomingMessage['headers']; body: string }[] = [];
+  const page = { snippet: '' };
   receiver = createServer((request, response) => {
+    if (request.method === 'GET') {
+      response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(`<!doctype html><html><head><title>Pricing</title>${page.snippet}</head><body>Pricing</body></html>`);
+      return;
+    }
     let body = '';
     request.on('data', (chunk) => (body += chunk));
     request.on('end', () => {
@@ -63,7 +72,8 @@ async function startReceiver(): Promise<{ url: string; received: { headers: Inco
   });
   receiver.listen(0, '127.0.0.1');
   await once(receiver, 'listening');
-  return { url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`, received };
+  const origin = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
+  return { url: `${origin}/hooks`, origin, page, received };
 }
 
 describe('the admin UI\'s management screens in a browser, against the shipped server', () => {
@@ -99,6 +109,22 @@ describe('the admin UI\'s management screens in a browser, against the shipped s
     await page.fill('input[name=site-name]', 'The blog');
     await page.click('button:text("Create site")');
     await page.waitForURL(/\?site=blog$/);
+    // The new site's empty dashboard offers the snippet; pasted into a page of another origin, its visit arrives live.
+    const offered = page.locator('.overview input[name=tracker-snippet]');
+    await expect.poll(() => offered.inputValue()).toBe(`<script defer src="${server.url}/sdk.js" data-site="blog"></script>`);
+    await expect.poll(() => page.locator('.live-status').textContent()).toBe('live');
+    hooks.page.snippet = await offered.inputValue();
+    // Headless chromium says so in its user agent, and bots are never counted: the visitor's browser says Firefox.
+    const visitorContext = await browser.newContext({ userAgent: browserUserAgent });
+    const visitorPage = await visitorContext.newPage();
+    await visitorPage.goto(`${hooks.origin}/page.html`);
+    await expect.poll(() => page.locator('.live-events li .live-path').allTextContents()).toEqual(['/page.html']);
+    expect(await page.getByTestId('current-visitors').textContent()).toBe('1');
+    await visitorContext.close();
+    // The site is cookieless by default: the visitor's id was derived by the collector.
+    const visit = await server.request('GET', `/v1/sites/blog/events/list-v2?from=${utcDate(0)}&to=${utcDate(0)}`);
+    expect(visit.body.data.events).toHaveLength(1);
+    expect(visit.body.data.events[0].anon_id).toMatch(/^cl_/);
     expect((await server.request('POST', '/v1/workspaces/acme/sites', { body: { id: 'doomed', name: 'Doomed' } })).status).toBe(201);
     await page.click('a.brand');
     await page.getByRole('button', { name: 'Settings of The blog' }).click();

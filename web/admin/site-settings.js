@@ -18,11 +18,11 @@ export function snippetOf(origin, site) {
   return `<script defer src="${origin}/sdk.js" data-site="${site.id}"${cookieless}></script>`;
 }
 
-function Snippet({ site }) {
+/** The snippet in a read-only field with a copy button; `known`: whether the site's cookieless setting was read. */
+export function SnippetLine({ site, known = true }) {
   const snippet = snippetOf(location.origin, site);
   return html`<div class="snippet">
-    <h3>Tracker snippet</h3>
-    <p class="hint">Paste it into every page's <code>head</code>. ${site.cookieless ? 'Cookieless: nothing is stored in the visitor\'s browser.' : 'Cookieless is off: the tracker keeps a random visitor id in localStorage.'}</p>
+    <p class="hint">Paste the tracker into every page's <code>head</code>. ${!known ? 'If the site\'s cookieless setting is off, add data-cookieless="false".' : site.cookieless ? 'Cookieless: nothing is stored in the visitor\'s browser.' : 'Cookieless is off: the tracker keeps a random visitor id in localStorage.'}</p>
     <div class="created-link">
       <input readonly class="share-url" name="tracker-snippet" value=${snippet} onFocus=${(event) => event.currentTarget.select()} aria-label="Tracker snippet" />
       <${CopyButton} value=${snippet} />
@@ -73,7 +73,8 @@ export function SiteSettings({ workspace, site, onChanged, onDeleted }) {
   const [current, setCurrent] = useState(site);
   return html`<section class="panel site-panel">
     <header class="panel-head"><h2>Settings of ${current.name}</h2><code>${current.id}</code></header>
-    <${Snippet} site=${current} />
+    <h3>Tracker snippet</h3>
+    <${SnippetLine} site=${current} />
     <h3>Privacy</h3>
     <${Settings} workspace=${workspace} site=${current} onSaved=${(saved) => { setCurrent(saved); onChanged(); }} />
     <${ConsentPanel} workspace=${workspace} site=${current} />
