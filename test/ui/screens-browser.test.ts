@@ -202,6 +202,23 @@ describe('the admin UI\'s management screens in a browser, against the shipped s
     expect(mine.body.config.title).toBe('Mine again');
     expect(await consent.locator('.conflict').count()).toBe(0);
 
+    // An admin-scoped key (which cannot read the sites' settings) edits the banner on the dashboard, in its own browser.
+    const adminKey = await server.request('POST', '/v1/workspaces/acme/keys', { body: { label: 'ops', scopes: ['admin'] } });
+    const keyContext = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const keyPage = await keyContext.newPage();
+    const keyProblems = watchProblems(keyPage);
+    await keyPage.goto(`${server.url}/?site=blog`);
+    await keyPage.fill('#token', adminKey.body.plaintext);
+    await keyPage.click('button:text("Sign in")');
+    const keyConsent = panel(keyPage, 'Consent banner');
+    await expect.poll(() => keyConsent.locator('input[name=banner-title]').inputValue()).toBe('Mine again');
+    await keyConsent.locator('input[name=banner-accept_label]').fill('OK');
+    await keyConsent.locator('button:text("Save banner")').click();
+    await expect.poll(() => keyConsent.locator('[role=status]').textContent()).toBe('Saved as version 4 (consent revision 2).');
+    expect((await server.request('GET', consentPath, { headers: workspaceHeader })).body.config.accept_label).toBe('OK');
+    expect(keyProblems).toEqual([]);
+    await keyContext.close();
+
     // Webhook endpoints: the secret once, a test delivery received, its history as text.
     const webhooks = panel(page, 'Webhooks of Acme Corp');
     await webhooks.locator('input[name=endpoint-url]').fill(hooks.url);

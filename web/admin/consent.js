@@ -3,7 +3,8 @@
 // CSSOM, which the Content-Security-Policy allows), and the stale-version conflict explained: someone saved since
 // this page read the banner, so theirs is shown and the user either loads it or saves their own draft over it.
 // The admin token must name the site's workspace (X-Workspace-Id, its slug here); a key's own workspace is implied,
-// and naming it is accepted too.
+// and naming it is accepted too. Shown in a site's settings (the admin token) and on the dashboard (an admin key,
+// which cannot read the settings).
 import { useEffect, useState } from 'preact/hooks';
 import { html } from './html.js';
 import { api, schemaKey } from './api.js';

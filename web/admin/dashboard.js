@@ -4,6 +4,7 @@ import { useEffect } from 'preact/hooks';
 import { html } from './html.js';
 import { schemaKey } from './api.js';
 import { SummaryCards } from './cards.js';
+import { ConsentPanel } from './consent.js';
 import { VisitsChart } from './chart.js';
 import { DlqPanel } from './dlq.js';
 import { EventsSection } from './events.js';
@@ -162,5 +163,8 @@ export function Dashboard({ state, theme, workspace, siteInfo }) {
     </div>
     ${shared || !workspace ? null : html`<${FunnelPanel} site=${site} workspace=${workspace} range=${range} filters=${filters} />`}
     ${shared ? null : html`<${EventsSection} site=${site} range=${range} filters=${filters} />`}
+    ${session.value.kind === 'api_key' && canShare && workspace
+      ? html`<section class="panel"><header class="panel-head"><h2>Consent banner</h2></header><${ConsentPanel} workspace=${workspace} site=${{ id: site }} /></section>`
+      : null}
   </div>`;
 }
