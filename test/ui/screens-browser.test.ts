@@ -96,6 +96,12 @@ describe('the admin UI\'s management screens in a browser, against the shipped s
       await expect.poll(() => page.locator(`section.workspace h2:text-is("${name}")`).count()).toBe(1);
     }
     await panel(page, 'Acme').locator('button:text("Rename")').click();
+    // An empty name is refused by the API, in its words.
+    const emptyName = await server.request('PATCH', '/v1/workspaces/acme', { body: { name: '' } });
+    expect(emptyName.status).toBe(400);
+    await panel(page, 'Acme').locator('input[name=workspace-rename]').fill('');
+    await page.click('button:text("Save name")');
+    await expect.poll(() => panel(page, 'Acme').locator('[role=alert]').textContent()).toBe(`${emptyName.body.message}: /name ${emptyName.body.details[0].message}`);
     await panel(page, 'Acme').locator('input[name=workspace-rename]').fill('Acme Corp');
     await page.click('button:text("Save name")');
     await expect.poll(() => page.locator('section.workspace h2').allTextContents()).toEqual(['Acme Corp', 'Beta']);
@@ -218,9 +224,24 @@ describe('the admin UI\'s management screens in a browser, against the shipped s
     expect((await server.request('GET', consentPath, { headers: workspaceHeader })).body.config.accept_label).toBe('OK');
     expect(keyProblems).toEqual([]);
     await keyContext.close();
+    // The admin's page still holds version 3: its next save meets the key's version 4, and "Load their version" takes it.
+    await consent.locator('input[name=banner-title]').fill('Stale edit');
+    await consent.locator('button:text("Save banner")').click();
+    await expect.poll(() => conflict.locator('.their-version').textContent()).toBe('4');
+    await conflict.locator('button:text("Load their version")').click();
+    await expect.poll(() => consent.locator('input[name=banner-title]').inputValue()).toBe('Mine again');
+    expect(await consent.locator('input[name=banner-accept_label]').inputValue()).toBe('OK');
+    expect(await consent.locator('.hint').first().textContent()).toMatch(/^Version 4, consent revision 2, /);
+    expect((await server.request('GET', consentPath, { headers: workspaceHeader })).body.config_version).toBe(4);
 
     // Webhook endpoints: the secret once, a test delivery received, its history as text.
     const webhooks = panel(page, 'Webhooks of Acme Corp');
+    // A URL the API refuses: its reason is shown.
+    const badUrl = await server.request('POST', '/v1/workspaces/acme/integrations/endpoints', { body: { url: 'ftp://example.com/hooks', event_types: ['event.purchase'] } });
+    expect(badUrl.status).toBe(400);
+    await webhooks.locator('input[name=endpoint-url]').fill('ftp://example.com/hooks');
+    await webhooks.locator('button:text("Add endpoint")').click();
+    await expect.poll(() => webhooks.locator('[role=alert]').textContent()).toBe(`${badUrl.body.message}: /url ${badUrl.body.details[0].message}`);
     await webhooks.locator('input[name=endpoint-url]').fill(hooks.url);
     await webhooks.locator('input[name="endpoint-type-bridge.action_recorded"]').check();
     await webhooks.locator('button:text("Add endpoint")').click();
