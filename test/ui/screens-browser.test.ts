@@ -7,17 +7,14 @@
 // real local receiver and its history as text, edit, disable, delete), editing a spend entry and deleting a range's
 // entries, and attribution's per-conversion journeys. Any console error or CSP violation fails the test. Screenshots (light, dark) go to test-artifacts/ui/.
 import { once } from 'node:events';
-import { existsSync, mkdirSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { ensureBuilt } from '../cli/cli-helpers.ts';
 import { browserEvent, browserUserAgent, ingest, shippedServers, utcDate } from '../e2e/_server.ts';
+import { artifacts, launchBrowser, panel, watchProblems } from './_browser.ts';
 
-const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const artifacts = join(import.meta.dirname, '..', '..', 'test-artifacts', 'ui');
 const servers = shippedServers();
 const markup = '<b id="injected">Hi</b>';
 let browser: Browser;
@@ -25,31 +22,13 @@ let receiver: Server | undefined;
 
 vi.setConfig({ testTimeout: 120_000 });
 beforeAll(async () => {
-  await ensureBuilt();
-  if (!existsSync(chromiumPath)) throw new Error(`No chromium at ${chromiumPath}: apt-get install -y chromium (see .ci/run)`);
-  browser = await chromium.launch({ executablePath: chromiumPath, args: ['--no-sandbox'] });
-  mkdirSync(artifacts, { recursive: true });
+  browser = await launchBrowser();
 }, 180_000);
 afterAll(async () => browser?.close());
 afterEach(async () => {
   await servers.disposeAll();
   receiver?.close();
 });
-
-/** Every console error, uncaught exception and CSP violation of the page. */
-function watchProblems(page: Page): string[] {
-  const problems: string[] = [];
-  page.on('console', (message) => {
-    if (message.type() === 'error' || message.type() === 'warning') problems.push(`console ${message.type()}: ${message.text()}`);
-  });
-  page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
-  void page.addInitScript(() => {
-    document.addEventListener('securitypolicyviolation', (event) => console.error(`CSP violation: ${event.violatedDirective} ${event.blockedURI}`));
-  });
-  return problems;
-}
-
-const panel = (page: Page, title: string) => page.locator('section.panel', { has: page.locator(`h2:text-is("${title}")`) });
 
 /**
  * Another origin on 127.0.0.1: a webhook receiver answering 200 with markup in its body (it keeps what it was sent),

@@ -2,10 +2,11 @@
 // create (the whsec_ signing secret shown once, with the server's warning and a copy button), edit the URL and event
 // types, disable or enable, delete after a confirmation, send a test delivery, and each endpoint's delivery history
 // (every attempt's outcome, status, latency and the answer's first bytes, as text). Needs the admin scope.
-import { useEffect, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import { html } from './html.js';
 import { api, reporting, schemaKey } from './api.js';
 import { SecretOnce } from './secret-once.js';
+import { useList } from './use-answer.js';
 import { PageState, usePages } from './use-pages.js';
 
 const eventTypes = ['bridge.action_recorded', 'event.purchase'];
@@ -69,7 +70,6 @@ function Deliveries({ workspace, endpoint, version }) {
 }
 
 export function WebhooksPanel({ workspace }) {
-  const [list, setList] = useState({ status: 'loading', rows: [] });
   const [url, setUrl] = useState('');
   const [description, setDescription] = useState('');
   const [chosen, setChosen] = useState(['event.purchase']);
@@ -80,14 +80,8 @@ export function WebhooksPanel({ workspace }) {
   const [version, setVersion] = useState(0);
   const [error, setError] = useState('');
   const [done, setDone] = useState('');
-  const load = () =>
-    api(`${endpointsPath(workspace.slug)}?limit=100`, { schema: schemaKey('GET', '/workspaces/{slug}/integrations/endpoints') }).then(
-      (answer) => setList({ status: 'ready', rows: answer.endpoints }),
-      (failure) => setList({ status: 'error', rows: [], error: failure.message }),
-    );
-  useEffect(() => {
-    load();
-  }, [workspace.slug]);
+  const list = useList(`${endpointsPath(workspace.slug)}?limit=100`, schemaKey('GET', '/workspaces/{slug}/integrations/endpoints'), (answer) => answer.endpoints);
+  const load = list.load;
   const act = (action) =>
     reporting(setError, async () => {
       setDone('');
