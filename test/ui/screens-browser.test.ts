@@ -320,6 +320,8 @@ describe('the admin UI\'s management screens in a browser, against the shipped s
 
     // Dark: the same page.
     await page.emulateMedia({ colorScheme: 'dark' });
+    await page.getByRole('button', { name: 'Settings of The blog' }).click();
+    await expect.poll(() => settings.locator('input[name=banner-title]').inputValue()).toBe('Mine again');
     await page.screenshot({ path: join(artifacts, 'site-settings-dark.png'), fullPage: true });
 
     // Deleting a site asks first; Cancel keeps it, the confirmation deletes it (the API then answers 404).
