@@ -4,17 +4,15 @@
 // link works without a session until it is revoked in the UI, a key's plaintext is shown once and works until it is
 // revoked. Any console error or CSP violation fails the test. Screenshots (light, dark, phone) go to
 // test-artifacts/ui/.
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { ensureBuilt } from '../cli/cli-helpers.ts';
 import { browserEvent, createSite, ingest, type ShippedServer, shippedServers, utcDate } from '../e2e/_server.ts';
 import { contractBundle } from '../plan/fixtures.ts';
 import { makeTempDir } from '../_setup.ts';
+import { artifacts, launchBrowser, panel, watchProblems } from './_browser.ts';
 
-const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const artifacts = join(import.meta.dirname, '..', '..', 'test-artifacts', 'ui');
 const siteId = 'blog';
 const markup = '<img src=x onerror="window.injected=1">';
 const servers = shippedServers();
@@ -22,29 +20,12 @@ let browser: Browser;
 
 vi.setConfig({ testTimeout: 120_000 });
 beforeAll(async () => {
-  await ensureBuilt();
-  if (!existsSync(chromiumPath)) throw new Error(`No chromium at ${chromiumPath}: apt-get install -y chromium (see .ci/run)`);
-  browser = await chromium.launch({ executablePath: chromiumPath, args: ['--no-sandbox'] });
-  mkdirSync(artifacts, { recursive: true });
+  browser = await launchBrowser();
 }, 180_000);
 afterAll(async () => browser?.close());
 afterEach(() => servers.disposeAll());
 
-/** Every console error, uncaught exception and CSP violation of the page. */
-function watchProblems(page: Page): string[] {
-  const problems: string[] = [];
-  page.on('console', (message) => {
-    if (message.type() === 'error' || message.type() === 'warning') problems.push(`console ${message.type()}: ${message.text()}`);
-  });
-  page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
-  void page.addInitScript(() => {
-    document.addEventListener('securitypolicyviolation', (event) => console.error(`CSP violation: ${event.violatedDirective} ${event.blockedURI}`));
-  });
-  return problems;
-}
-
 const cardValue = (page: Page, measure: string) => page.locator(`.card[data-measure="${measure}"] .card-value`);
-const panel = (page: Page, title: string) => page.locator('section.panel', { has: page.locator(`h2:text-is("${title}")`) });
 
 async function expectCardsToMatch(page: Page, server: ShippedServer, query: string): Promise<void> {
   const answer = await server.request('GET', `/v1/sites/${siteId}/reports/summary-v2?from=${utcDate(-6)}&to=${utcDate(0)}${query}`);

@@ -22,12 +22,14 @@ export function hasScope(scope) {
 }
 
 export class ApiFailure extends Error {
-  constructor(message, status = 0, code = '', rows = []) {
-    super(message);
+  constructor(message, status = 0, code = '', rows = [], details = []) {
+    super(details.length > 0 ? `${message}: ${details.map((detail) => `${detail.path || 'the body'} ${detail.message}`).join('; ')}` : message);
     this.status = status;
     this.code = code;
     /** Per-line problems of a refused file (the flat envelope's rows: [{ line, message }]). */
     this.rows = rows;
+    /** Per-field problems of a refused body ([{ path, message }], either envelope), named in the message too. */
+    this.details = details;
   }
 }
 
@@ -52,7 +54,9 @@ async function errorOf(response) {
     const message = flat ? body.message : body.error?.message;
     const code = flat ? body.error : body.error?.code;
     const rows = Array.isArray(body.rows) ? body.rows : [];
-    return new ApiFailure(typeof message === 'string' ? message : response.statusText, response.status, typeof code === 'string' ? code : '', rows);
+    const listed = flat ? body.details : body.error?.details;
+    const details = Array.isArray(listed) ? listed.filter((detail) => typeof detail?.path === 'string' && typeof detail.message === 'string') : [];
+    return new ApiFailure(typeof message === 'string' ? message : response.statusText, response.status, typeof code === 'string' ? code : '', rows, details);
   } catch {
     return new ApiFailure(response.statusText || `HTTP ${response.status}`, response.status);
   }
@@ -60,11 +64,12 @@ async function errorOf(response) {
 
 /**
  * @param {string} path the request path and query
- * @param {{ method?: string, body?: unknown, text?: { type: string, body: string }, schema?: string }} options body: sent
- *   as JSON; text: sent as it is with its type; schema: the catalog key to check the answer against
+ * @param {{ method?: string, body?: unknown, text?: { type: string, body: string }, schema?: string, headers?: object }} options
+ *   body: sent as JSON; text: sent as it is with its type; schema: the catalog key to check the answer against;
+ *   headers: more request headers (X-Workspace-Id)
  */
-export async function api(path, { method = 'GET', body, text, schema } = {}) {
-  const headers = { accept: 'application/json' };
+export async function api(path, { method = 'GET', body, text, schema, headers: extra = {} } = {}) {
+  const headers = { ...extra, accept: 'application/json' };
   if (session.value?.kind === 'share') headers.authorization = `Share ${session.value.token}`;
   if (method !== 'GET') headers['x-sightline-csrf'] = session.value?.csrf ?? '';
   if (body !== undefined) headers['content-type'] = 'application/json';

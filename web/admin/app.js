@@ -85,10 +85,12 @@ function SignedIn() {
   const sites = useSites();
   const state = view.value;
   // An API key sees its own workspace only; the admin token, the workspace listing the site.
-  const workspace = session.value.kind === 'api_key' ? session.value.workspace : sites.groups.find((group) => group.sites?.some((site) => site.id === state.site))?.workspace;
+  const group = sites.groups.find((item) => item.sites?.some((site) => site.id === state.site));
+  const workspace = session.value.kind === 'api_key' ? session.value.workspace : group?.workspace;
+  const siteInfo = group?.sites.find((site) => site.id === state.site);
   return html`<div class="shell">
     <${Header} sites=${sites} state=${state} />
-    <main>${state.site ? html`<${Dashboard} key=${state.site} state=${state} theme=${theme.value} workspace=${workspace} />` : html`<${SitesPage} sites=${sites} />`}</main>
+    <main>${state.site ? html`<${Dashboard} key=${state.site} state=${state} theme=${theme.value} workspace=${workspace} siteInfo=${siteInfo} />` : html`<${SitesPage} sites=${sites} />`}</main>
   </div>`;
 }
 

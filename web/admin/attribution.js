@@ -1,11 +1,12 @@
 // Attribution and ROI of a workspace: a model switch and a range; the credited conversions and revenue per
-// (source, medium, campaign), and ROI per currency against the previous period of the same length (never summed
-// across currencies).
+// (source, medium, campaign), ROI per currency against the previous period of the same length (never summed
+// across currencies), and each conversion's journey (its touchpoints and their credits), 20 at a time.
 import { useState } from 'preact/hooks';
 import { html } from './html.js';
 import { schemaKey } from './api.js';
 import { TablePanel } from './table.js';
 import { useAnswer } from './use-answer.js';
+import { PageState, usePages } from './use-pages.js';
 import { isoDay } from './view-state.js';
 
 export const attributionModels = ['last_touch', 'first_touch', 'last_non_direct', 'linear', 'position_based', 'time_decay'];
@@ -39,6 +40,31 @@ function RoiTable({ answer }) {
   </table>`;
 }
 
+const when = (iso) => iso.slice(0, 16).replace('T', ' ');
+
+function Journeys({ base, query }) {
+  const pathOf = (cursor) => `${base}/attribution/results?${new URLSearchParams({ ...query, limit: '20', ...(cursor ? { cursor } : {}) })}`;
+  const page = usePages(pathOf(), pathOf, { schema: schemaKey('GET', '/workspaces/{slug}/attribution/results'), itemsOf: (answer) => answer.results, nextOf: (answer) => answer.next_cursor });
+  return html`<div class="journeys">
+    <h3>Journeys <span class="hint">(each conversion, oldest first, with its touchpoints and credits)</span></h3>
+    ${page.status === 'ready' && page.items.length === 0 ? html`<p class="state">No conversions in this range.</p>` : null}
+    <ol class="journey-list">
+      ${page.items.map(
+        (result) => html`<li key=${result.conversion_id}>
+          <p class="dlq-head"><time>${when(result.ts)}</time> <span class="journey-person">${result.person}</span> <code>${result.site_id}</code>
+            <span class="journey-revenue">${result.revenue ? `${result.revenue.amount} ${result.revenue.currency}` : 'no revenue'}</span></p>
+          ${result.touchpoints.length === 0
+            ? html`<p class="hint">No touchpoint in the 30 days before.</p>`
+            : html`<ol class="touchpoints">
+                ${result.touchpoints.map((touch) => html`<li><time>${when(touch.ts)}</time> <span class="touch-source">${[touch.source, touch.medium, touch.campaign].map(label).join(' / ')}</span> <span class="touch-credit">${String(touch.credit)}</span></li>`)}
+              </ol>`}
+        </li>`,
+      )}
+    </ol>
+    <${PageState} pages=${page} label="More conversions" />
+  </div>`;
+}
+
 export function AttributionPanel({ workspace }) {
   const [model, setModel] = useState('last_touch');
   const [range, setRange] = useState({ from: isoDay(Date.now() - 29 * dayMs), to: isoDay(Date.now()) });
@@ -70,5 +96,6 @@ export function AttributionPanel({ workspace }) {
         { label: 'Revenue', value: (row) => moneyText(row.revenue), format: (value) => value },
       ]}
     />
+    <${Journeys} key=${`${model} ${range.from} ${range.to}`} base=${base} query=${{ ...range, model }} />
   </section>`;
 }

@@ -4,6 +4,7 @@ import { useEffect } from 'preact/hooks';
 import { html } from './html.js';
 import { schemaKey } from './api.js';
 import { SummaryCards } from './cards.js';
+import { ConsentPanel } from './consent.js';
 import { VisitsChart } from './chart.js';
 import { DlqPanel } from './dlq.js';
 import { EventsSection } from './events.js';
@@ -11,6 +12,7 @@ import { FunnelPanel } from './funnel.js';
 import { PropsPanel } from './props-panel.js';
 import { RealtimePanel } from './realtime.js';
 import { SharePanel } from './share-panel.js';
+import { SnippetLine } from './site-settings.js';
 import { hasScope, session } from './api.js';
 import { formatNumber, formatPercent, TablePanel } from './table.js';
 import { useAnswer } from './use-answer.js';
@@ -58,7 +60,7 @@ function FilterChips({ filters }) {
   </ul>`;
 }
 
-function Overview({ site, range, filters, compare, compareLabel, theme }) {
+function Overview({ site, range, filters, compare, compareLabel, theme, siteInfo }) {
   const current = useAnswer(`${reportPath(site, 'summary-v2')}?${reportQuery(range, filters)}`, reportSchema('summary-v2'));
   const previous = useAnswer(compare ? `${reportPath(site, 'summary-v2')}?${reportQuery(range.previous, filters)}` : '', reportSchema('summary-v2'));
   if (current.status === 'loading') return html`<section class="panel overview"><p class="state">Loading…</p></section>`;
@@ -70,6 +72,7 @@ function Overview({ site, range, filters, compare, compareLabel, theme }) {
   return html`<section class="panel overview">
     <${SummaryCards} data=${data} previous=${before} previousLabel=${compareLabel} />
     ${data.events === 0 && data.visits === 0 ? html`<p class="state">No visits in this period yet.</p>` : null}
+    ${data.events === 0 && data.visits === 0 && session.value.kind !== 'share' ? html`<${SnippetLine} site=${siteInfo ?? { id: site, cookieless: true }} known=${siteInfo !== undefined} />` : null}
     <${VisitsChart} series=${data.series} previous=${before?.series} previousLabel=${`Visitors, ${compareLabel.toLowerCase()}`} theme=${theme} />
     ${warnings.length > 0 ? html`<ul class="warnings">${warnings.map((warning) => html`<li>${warning}</li>`)}</ul>` : null}
   </section>`;
@@ -82,7 +85,7 @@ const visitColumns = (label, key) => [
   { label: 'Bounce', value: (row) => row.bounce_rate, format: formatPercent },
 ];
 
-export function Dashboard({ state, theme, workspace }) {
+export function Dashboard({ state, theme, workspace, siteInfo }) {
   const { site, filters } = state;
   const compare = state.compare !== 'off';
   const range = rangeOf(state);
@@ -113,7 +116,7 @@ export function Dashboard({ state, theme, workspace }) {
   return html`<div class="dashboard">
     <${PeriodPicker} state=${state} range=${range} />
     <${FilterChips} filters=${filters} />
-    <${Overview} site=${site} range=${range} filters=${filters} compare=${compare} compareLabel=${compareModes.find((mode) => mode.id === state.compare).label} theme=${theme} />
+    <${Overview} site=${site} range=${range} filters=${filters} compare=${compare} compareLabel=${compareModes.find((mode) => mode.id === state.compare).label} theme=${theme} siteInfo=${siteInfo} />
     <div class="grid">
       <${TablePanel}
         title="Pages"
@@ -160,5 +163,8 @@ export function Dashboard({ state, theme, workspace }) {
     </div>
     ${shared || !workspace ? null : html`<${FunnelPanel} site=${site} workspace=${workspace} range=${range} filters=${filters} />`}
     ${shared ? null : html`<${EventsSection} site=${site} range=${range} filters=${filters} />`}
+    ${session.value.kind === 'api_key' && canShare && workspace
+      ? html`<section class="panel"><header class="panel-head"><h2>Consent banner</h2></header><${ConsentPanel} workspace=${workspace} site=${{ id: site }} /></section>`
+      : null}
   </div>`;
 }

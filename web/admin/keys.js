@@ -1,27 +1,21 @@
 // A workspace's API keys: create one (its plaintext shown once, with the server's warning and a copy button), list
 // them, revoke them. Needs the admin scope (the admin token, or a key with admin).
-import { useEffect, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import { html } from './html.js';
 import { api, reporting, schemaKey } from './api.js';
 import { SecretOnce } from './secret-once.js';
+import { useList } from './use-answer.js';
 
 const scopes = ['query:read', 'ingest:write', 'integrations:write', 'admin'];
 const keysPath = (slug) => `/v1/workspaces/${encodeURIComponent(slug)}/keys`;
 
 export function KeysPanel({ workspace }) {
-  const [keys, setKeys] = useState({ status: 'loading', rows: [] });
   const [label, setLabel] = useState('');
   const [chosen, setChosen] = useState(['query:read']);
   const [created, setCreated] = useState(null);
   const [error, setError] = useState('');
-  const load = () =>
-    api(`${keysPath(workspace.slug)}?limit=100`, { schema: schemaKey('GET', '/workspaces/{slug}/keys') }).then(
-      (answer) => setKeys({ status: 'ready', rows: answer.keys }),
-      (failure) => setKeys({ status: 'error', rows: [], error: failure.message }),
-    );
-  useEffect(() => {
-    load();
-  }, [workspace.slug]);
+  const keys = useList(`${keysPath(workspace.slug)}?limit=100`, schemaKey('GET', '/workspaces/{slug}/keys'), (answer) => answer.keys);
+  const load = keys.load;
   const toggle = (scope) => setChosen((list) => (list.includes(scope) ? list.filter((item) => item !== scope) : [...list, scope]));
   const create = reporting(setError, async () => {
     setCreated(await api(keysPath(workspace.slug), { method: 'POST', body: { label, scopes: chosen }, schema: schemaKey('POST', '/workspaces/{slug}/keys') }));

@@ -8,7 +8,9 @@ import { api, hasScope, reporting, schemaKey, session } from './api.js';
 import { AttributionPanel } from './attribution.js';
 import { AuditPanel } from './audit.js';
 import { KeysPanel } from './keys.js';
+import { SiteSettings } from './site-settings.js';
 import { SpendPanel } from './spend.js';
+import { WebhooksPanel } from './webhooks.js';
 import { updateView } from './view-state.js';
 
 const listLimit = 100;
@@ -87,6 +89,23 @@ function CreateSite({ groups, onCreated }) {
   </form>`;
 }
 
+function RenameWorkspace({ workspace, onRenamed }) {
+  const [name, setName] = useState(null);
+  const [error, setError] = useState('');
+  const submit = reporting(setError, async () => {
+    await api(`/v1/workspaces/${encodeURIComponent(workspace.slug)}`, { method: 'PATCH', body: { name }, schema: schemaKey('PATCH', '/workspaces/{slug}') });
+    setName(null);
+    onRenamed();
+  });
+  if (name === null) return html`<button type="button" class="link" onClick=${() => setName(workspace.name)}>Rename</button>`;
+  return html`<form class="props-form" onSubmit=${submit} aria-label="Rename the workspace" novalidate>
+    <label>Name <input name="workspace-rename" value=${name} onInput=${(event) => setName(event.currentTarget.value)} /></label>
+    <button type="submit">Save name</button>
+    <button type="button" class="link" onClick=${() => setName(null)}>Cancel</button>
+    ${error ? html`<p class="state error" role="alert">${error}</p>` : null}
+  </form>`;
+}
+
 function OpenSite() {
   const [id, setId] = useState('');
   const open = (event) => {
@@ -102,21 +121,31 @@ function OpenSite() {
 export function SitesPage({ sites }) {
   const adminToken = session.value.kind === 'admin';
   const listed = sites.groups.filter((group) => group.sites !== null);
+  // The site whose settings are open: { slug, id }.
+  const [selected, setSelected] = useState(null);
+  const selectedGroup = listed.find((group) => group.workspace.slug === selected?.slug);
+  const selectedSite = selectedGroup?.sites.find((site) => site.id === selected.id);
   return html`<div class="sites-page">
     <h1>Sites</h1>
     ${sites.status === 'loading' ? html`<p class="state">Loading…</p>` : null}
     ${sites.status === 'error' ? html`<p class="state error" role="alert">${sites.error}</p>` : null}
     ${adminToken && sites.status === 'ready' && listed.every((group) => group.sites.length === 0) ? html`<p class="state">No sites yet: create one below.</p>` : null}
     ${sites.groups.map(
-      (group) => html`<section class="panel" key=${group.workspace.slug}>
-        <h2>${group.workspace.name}</h2>
+      (group) => html`<section class="panel workspace" key=${group.workspace.slug}>
+        <header class="panel-head"><h2>${group.workspace.name}</h2>${adminToken ? html`<${RenameWorkspace} workspace=${group.workspace} onRenamed=${sites.reload} />` : null}</header>
         ${group.sites === null
           ? html`<${OpenSite} />`
           : html`<ul class="site-list">
-              ${group.sites.map((site) => html`<li><a href=${`?site=${encodeURIComponent(site.id)}`} onClick=${(event) => { event.preventDefault(); updateView({ site: site.id, filters: {} }); }}>${site.name}</a> <code>${site.id}</code></li>`)}
+              ${group.sites.map(
+                (site) => html`<li key=${site.id}><a href=${`?site=${encodeURIComponent(site.id)}`} onClick=${(event) => { event.preventDefault(); updateView({ site: site.id, filters: {} }); }}>${site.name}</a> <code>${site.id}</code>
+                  <button type="button" class="link" aria-label=${`Settings of ${site.name}`} onClick=${() => setSelected({ slug: group.workspace.slug, id: site.id })}>Settings</button></li>`,
+              )}
             </ul>`}
       </section>`,
     )}
+    ${selectedSite
+      ? html`<${SiteSettings} key=${`${selected.slug}/${selected.id}`} workspace=${selectedGroup.workspace} site=${selectedSite} onChanged=${sites.reload} onDeleted=${() => { setSelected(null); sites.reload(); }} />`
+      : null}
     ${adminToken && sites.status === 'ready'
       ? html`<div class="forms">
           <${CreateWorkspace} onCreated=${sites.reload} />
@@ -128,6 +157,7 @@ export function SitesPage({ sites }) {
           (group) => html`${hasScope('admin') ? html`<${KeysPanel} key=${`keys-${group.workspace.slug}`} workspace=${group.workspace} />` : null}
             ${hasScope('query:read') ? html`<${SpendPanel} key=${`spend-${group.workspace.slug}`} workspace=${group.workspace} canWrite=${hasScope('admin')} />` : null}
             ${hasScope('query:read') ? html`<${AttributionPanel} key=${`attribution-${group.workspace.slug}`} workspace=${group.workspace} />` : null}
+            ${hasScope('admin') ? html`<${WebhooksPanel} key=${`webhooks-${group.workspace.slug}`} workspace=${group.workspace} />` : null}
             ${hasScope('admin') ? html`<${AuditPanel} key=${`audit-${group.workspace.slug}`} workspace=${group.workspace} />` : null}`,
         )
       : null}

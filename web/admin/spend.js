@@ -1,5 +1,7 @@
 // A workspace's marketing spend: the entries of a range, one entry at a time, or a CSV file (all or nothing, every
-// bad line listed with its number and why). Amounts are decimal strings in the currency's exponent.
+// bad line listed with its number and why); an entry edited (PATCH …/spend/:id), and the entries of the range
+// deleted after a confirmation, optionally only one source's or campaign's (the API deletes by range, not by id).
+// Amounts are decimal strings in the currency's exponent.
 import { useState } from 'preact/hooks';
 import { html } from './html.js';
 import { api, schemaKey } from './api.js';
@@ -14,12 +16,58 @@ function Input({ label, name, entry, setEntry, ...rest }) {
   return html`<label>${label} <input name=${`spend-${name}`} value=${entry[name]} onInput=${(event) => setEntry({ ...entry, [name]: event.currentTarget.value })} ...${rest} /></label>`;
 }
 
+const entryFields = ['date', 'source', 'medium', 'campaign', 'amount', 'currency'];
+
+function EditEntry({ workspace, entry: original, run, onDone }) {
+  const [entry, setEntry] = useState(Object.fromEntries(entryFields.map((name) => [name, original[name] ?? ''])));
+  const save = (event) => {
+    event.preventDefault();
+    run(async () => {
+      // Only what changed; a currency change carries the amount too (the API's rule).
+      const changed = Object.fromEntries(entryFields.filter((name) => entry[name] !== (original[name] ?? '')).map((name) => [name, entry[name] === '' && (name === 'medium' || name === 'campaign') ? null : entry[name]]));
+      if ('currency' in changed) changed.amount = entry.amount;
+      await api(`${spendPath(workspace.slug)}/${encodeURIComponent(original.id)}`, { method: 'PATCH', body: changed, schema: schemaKey('PATCH', '/workspaces/{slug}/spend/{id}') });
+      onDone();
+      return 'Entry saved.';
+    });
+  };
+  return html`<form class="props-form edit-entry" onSubmit=${save} aria-label="Edit the spend entry" novalidate>
+    ${entryFields.map((name) => html`<label>${name} <input name=${`edit-spend-${name}`} value=${entry[name]} onInput=${(event) => setEntry({ ...entry, [name]: event.currentTarget.value })} type=${name === 'date' ? 'date' : 'text'} /></label>`)}
+    <button type="submit">Save entry</button>
+    <button type="button" class="link" onClick=${onDone}>Cancel</button>
+  </form>`;
+}
+
+function DeleteRange({ workspace, range, run }) {
+  const [only, setOnly] = useState({ source: '', campaign: '' });
+  const [asking, setAsking] = useState(false);
+  const filters = Object.fromEntries(Object.entries(only).filter(([, value]) => value !== ''));
+  const remove = () =>
+    run(async () => {
+      const answer = await api(`${spendPath(workspace.slug)}?${new URLSearchParams({ ...range, ...filters })}`, { method: 'DELETE', schema: schemaKey('DELETE', '/workspaces/{slug}/spend') });
+      setAsking(false);
+      return `${answer.deleted} ${answer.deleted === 1 ? 'entry' : 'entries'} deleted.`;
+    });
+  return html`<div class="props-form delete-range">
+    <label>Only source <input name="delete-spend-source" value=${only.source} onInput=${(event) => setOnly({ ...only, source: event.currentTarget.value })} maxlength="256" /></label>
+    <label>Only campaign <input name="delete-spend-campaign" value=${only.campaign} onInput=${(event) => setOnly({ ...only, campaign: event.currentTarget.value })} maxlength="256" /></label>
+    ${asking
+      ? html`<div class="confirm" role="alertdialog" aria-label="Confirm the deletion">
+          <p>Delete every entry from ${range.from} to ${range.to}${filters.source ? html` of source <strong>${filters.source}</strong>` : ''}${filters.campaign ? html` of campaign <strong>${filters.campaign}</strong>` : ''}? This cannot be undone.</p>
+          <button type="button" class="danger" onClick=${remove}>Delete these entries</button>
+          <button type="button" class="link" onClick=${() => setAsking(false)}>Cancel</button>
+        </div>`
+      : html`<button type="button" class="danger" onClick=${() => setAsking(true)}>Delete entries of this range…</button>`}
+  </div>`;
+}
+
 export function SpendPanel({ workspace, canWrite }) {
   const [range, setRange] = useState({ from: isoDay(Date.now() - 29 * 86_400_000), to: isoDay(Date.now()) });
   const [version, setVersion] = useState(0);
   const [entry, setEntry] = useState(emptyEntry);
   const [problem, setProblem] = useState(null);
   const [done, setDone] = useState('');
+  const [editing, setEditing] = useState(null);
   const pathOf = (cursor) => `${spendPath(workspace.slug)}?${new URLSearchParams({ ...range, limit: '100', ...(cursor ? { cursor } : {}) })}`;
   const entries = usePages(`${pathOf()}#${version}`, pathOf, { schema: schemaKey('GET', '/workspaces/{slug}/spend'), itemsOf: (answer) => answer.entries, nextOf: (answer) => answer.next_cursor });
   const run = async (action) => {
@@ -85,9 +133,12 @@ export function SpendPanel({ workspace, canWrite }) {
             { label: 'Medium', value: (item) => item.medium },
             { label: 'Campaign', value: (item) => item.campaign },
             { label: 'Amount', value: (item) => `${item.amount} ${item.currency}`, className: 'number' },
+            ...(canWrite ? [{ label: '', value: () => null, render: (item) => html`<button type="button" class="link" onClick=${() => setEditing(item)}>Edit</button>` }] : []),
           ]}
         />`
       : null}
+    ${editing ? html`<${EditEntry} key=${editing.id} workspace=${workspace} entry=${editing} run=${run} onDone=${() => setEditing(null)} />` : null}
+    ${canWrite && entries.items.length > 0 ? html`<${DeleteRange} workspace=${workspace} range=${range} run=${run} />` : null}
     <${PageState} pages=${entries} label="More" />
   </section>`;
 }

@@ -52,8 +52,8 @@ export function TablePanel({ title, path, schema, columns, filter, onFilter, row
 }
 
 /**
- * A plain table of rows (lists of events, entries): columns [{ label, value: (row) => unknown, className? }], the
- * first column the row's header; values shown as text, null as nothing.
+ * A plain table of rows (lists of events, entries): columns [{ label, value: (row) => unknown, className?, render? }],
+ * the first column the row's header; values shown as text, null as nothing; render(row): the cell's controls instead.
  */
 export function DataTable({ columns, rows }) {
   return html`<div class="scroll"><table>
@@ -63,7 +63,8 @@ export function DataTable({ columns, rows }) {
         (row) => html`<tr key=${row.id}>
           ${columns.map((column, index) => {
             const value = column.value(row);
-            const text = value === null || value === undefined ? '' : String(value);
+            // render: controls of the row (buttons), which are never built from its values' markup.
+            const text = column.render ? column.render(row) : value === null || value === undefined ? '' : String(value);
             return index === 0 ? html`<th scope="row" class=${column.className ?? ''}>${text}</th>` : html`<td class=${column.className ?? ''}>${text}</td>`;
           })}
         </tr>`,

@@ -19,3 +19,20 @@ export function useAnswer(path, schema) {
   }, [path, schema]);
   return state;
 }
+
+/**
+ * A list read whole (keys, webhook endpoints), read again after each change: { status, rows, error, load() }. While it
+ * is read again the previous rows stay shown.
+ */
+export function useList(path, schema, rowsOf) {
+  const [state, setState] = useState({ status: 'loading', rows: [] });
+  const load = () =>
+    api(path, { schema }).then(
+      (answer) => setState({ status: 'ready', rows: rowsOf(answer) }),
+      (failure) => setState({ status: 'error', rows: [], error: failure.message }),
+    );
+  useEffect(() => {
+    load();
+  }, [path]);
+  return { ...state, load };
+}
