@@ -56,6 +56,39 @@ async function waitForProjector(url, limitSeconds = 1800) {
   }
 }
 
+/**
+ * `--only saturation`: just the saturated rounds, alternating Sightline, bare node:http and the durable floor (and,
+ * with `--against DIR`, a second Sightline built in DIR, e.g. a copy of the previous commit's bin/ and dist/), with
+ * `--rounds N` and `--seconds S`. Ratios inside one run survive a noisy machine where absolute figures do not.
+ */
+async function saturationOnly(args, scratch, started) {
+  const seconds = Number(option(args, '--seconds', 5));
+  const rounds = Number(option(args, '--rounds', 5));
+  const against = option(args, '--against', undefined);
+  for (const dir of ['sat', 'against']) mkdirSync(join(scratch, dir), { recursive: true });
+  const targets = [{ name: 'Sightline', ...(await startBenchServer(root, join(scratch, 'sat'))) }];
+  if (against) targets.push({ name: 'against', ...(await startBenchServer(against, join(scratch, 'against'))) });
+  targets.push({ name: 'bare', ...(await startProcess(process.execPath, [join(root, 'bench', 'bare-server.mjs')], {})) });
+  targets.push({ name: 'floor', ...(await startProcess(process.execPath, [join(root, 'bench', 'floor-server.mjs')], {})) });
+  started.push(...targets);
+  for (const target of targets) saturate(target.url, 3);
+  const runs = new Map(targets.map((target) => [target.name, []]));
+  for (let round = 0; round < rounds; round++) {
+    for (const target of targets) runs.get(target.name).push(saturate(target.url, seconds, target.child.pid));
+    console.log(`  round ${round + 1}: ${targets.map((t) => `${t.name} ${fixed(runs.get(t.name)[round].requestsPerSecond, 0)}`).join(', ')}`);
+  }
+  const rps = (name) => median(runs.get(name).map((r) => r.requestsPerSecond));
+  const ratios = (name, of) => runs.get(name).map((r, index) => r.requestsPerSecond / runs.get(of)[index].requestsPerSecond);
+  console.log(`\nSaturated, single-event POSTs over 50 connections, median of ${rounds} rounds of ${seconds} s:`);
+  for (const target of targets) {
+    const cores = median(runs.get(target.name).map((r) => r.serverCores));
+    // Server CPU per request: what a noisy machine disturbs least (it takes cores away, not work per request).
+    const cpuUs = median(runs.get(target.name).map((r) => (r.serverCores * 1e6) / r.requestsPerSecond));
+    console.log(`  ${target.name.padEnd(10)}: ${fixed(rps(target.name), 0)} req/s (${fixed(cores)} server cores, ${fixed(cpuUs, 1)} µs of server CPU per request); ${fixed(rps(target.name) / rps('bare'), 3)} of bare (per-round ratio median ${fixed(median(ratios(target.name, 'bare')), 3)})`);
+  }
+  if (against) console.log(`  Sightline / against: per-round median ${fixed(median(ratios('Sightline', 'against')), 3)}`);
+}
+
 export async function run(args) {
   const quick = args.includes('--quick');
   const seconds = quick ? 3 : 10;
@@ -71,6 +104,7 @@ export async function run(args) {
     return server;
   };
   try {
+    if (option(args, '--only', undefined) === 'saturation') return await saturationOnly(args, scratch, started);
     console.log(`Ingest benchmark: ${rounds} round(s) of ${seconds} s per phase; 2 cores shared by the server, its threads and the load generator.`);
     const normalFloor = measureCommitFloor('NORMAL');
     const fullFloor = measureCommitFloor('FULL');

@@ -5,6 +5,7 @@ import type { AppMetrics } from '../metrics/app-metrics.ts';
 import { loadTrackingPlan, type TrackingPlan } from '../plan/tracking-plan.ts';
 import { registerSiteDataRemover } from '../admin/site-data.ts';
 import { deleteDlqOfSite } from '../dlq/queries/dlq-rows.ts';
+import { deleteEventKeysOfSite } from '../event-store/queries/event-keys.ts';
 import { deleteEventsOfSite } from '../event-store/queries/event-rows.ts';
 import { createGeoLookup, defaultGeoDatabasePath, type GeoLookup } from './geo.ts';
 import { createInternalIpMatcher } from './internal-ips.ts';
@@ -14,6 +15,8 @@ import { forgetCachedSite } from './ingest-auth.ts';
 import { WriteQueue, type WriteQueueOptions } from './write-queue.ts';
 import { type Committer, createInlineCommitter, createThreadCommitter, writerThreadFile } from './committer.ts';
 
+// Before the events: it finds the site's keys through them.
+registerSiteDataRemover('event-keys', deleteEventKeysOfSite, 'derived');
 registerSiteDataRemover('events', deleteEventsOfSite);
 registerSiteDataRemover('dlq', deleteDlqOfSite);
 registerSiteDataRemover('ingest-site-cache', (_db, siteId) => forgetCachedSite(siteId));

@@ -6,6 +6,7 @@
 import { consola } from 'consola';
 import type { Db } from '../db/open.ts';
 import { inWriteTransaction } from '../db/statements.ts';
+import { forgetEventKeysAfter } from '../event-store/queries/event-keys.ts';
 import { highestSeqIssued } from '../event-store/queries/newest-events.ts';
 import { deleteAllProjected } from './queries/all-projected.ts';
 import { readProjectorPosition, saveProjectorPosition } from './queries/projector-state.ts';
@@ -15,6 +16,8 @@ export function reconcileProjection(db: Db, now: number): boolean {
   return inWriteTransaction(db, () => {
     const position = readProjectorPosition(db);
     const issued = highestSeqIssued(db);
+    // The dedup index likewise: keys of events the log lost would make their seqs, issued again, look stored.
+    forgetEventKeysAfter(db, issued);
     if (position <= issued) return false;
     consola.warn(`the projector had counted events up to seq ${position} but the event log ends at ${issued}: deriving visits and reports again from the event log`);
     deleteAllProjected(db);

@@ -1,12 +1,12 @@
-// Inserting events and finding repeats by (site_id, id): the acknowledging transaction's only statements.
+// Inserting events and confirming repeats by (site_id, id): the acknowledging transaction's only statements. The
+// candidates come from the writer's dedup (src/ingest/event-dedup.ts): the event log has no index on dedup_key.
 import type { Db } from '../../db/open.ts';
 import { preparedOnce } from '../../db/statements.ts';
 import type { StoredEventInput } from '../stored-event.ts';
 
 const statements = preparedOnce((db) => ({
-  exists: db
-    .prepare<[dedup_key: number, site_id: string, id: string], number>('SELECT 1 FROM events WHERE dedup_key = ? AND site_id = ? AND id = ?')
-    .pluck(),
+  same: db.prepare<[seq: number, site_id: string, id: string], number>('SELECT 1 FROM events WHERE seq = ? AND site_id = ? AND id = ?').pluck(),
+  keysAfter: db.prepare<[number], [dedupKey: number, seq: number]>('SELECT dedup_key, seq FROM events WHERE seq > ? ORDER BY seq').raw(true),
   // id, anon_id and query are virtual (read from raw); the row is read back and an override is stored only where
   // that reading differs from the canonical value (a repeated key, a URL the collector normalised). Positional
   // parameters and a row as an array: on the acknowledging path, binding 22 named values from an object and
@@ -25,8 +25,14 @@ const statements = preparedOnce((db) => ({
   deleteOfSite: db.prepare<[string]>('DELETE FROM events WHERE site_id = ?'),
 }));
 
-export function eventExists(db: Db, event: Pick<StoredEventInput, 'dedup_key' | 'site_id' | 'id'>): boolean {
-  return statements(db).exists.get(event.dedup_key, event.site_id, event.id) !== undefined;
+/** Whether the stored event `seq` is this one (site_id and id): a dedup candidate confirmed, or not. */
+export function isStoredEvent(db: Db, seq: number, event: Pick<StoredEventInput, 'site_id' | 'id'>): boolean {
+  return statements(db).same.get(seq, event.site_id, event.id) !== undefined;
+}
+
+/** The dedup key and seq of every stored event after `seq`, in ingest order. */
+export function eventKeysAfter(db: Db, seq: number): IterableIterator<[dedupKey: number, seq: number]> {
+  return statements(db).keysAfter.iterate(seq);
 }
 
 type InsertValues = [
