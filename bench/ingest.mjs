@@ -8,7 +8,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { benchSiteId, call, fixed, median, root, rssMiB, runLoad, saturate, scrapeHistogram, scrapeValue, serverQuantile, startBenchServer, startProcess, stopProcess } from './harness.mjs';
+import { benchSiteId, call, fixed, median, root, rssMiB, runLoad, saturate, scrapeHistogram, scrapeValue, serverQuantile, startBenchServer, startProcess, stopProcess, threadCpuMs } from './harness.mjs';
 import { measureCommitFloor } from './sqlite-floor.mjs';
 import { runWorkload } from './workload.mjs';
 
@@ -74,7 +74,13 @@ async function saturationOnly(args, scratch, started) {
   for (const target of targets) saturate(target.url, 3);
   const runs = new Map(targets.map((target) => [target.name, []]));
   for (let round = 0; round < rounds; round++) {
-    for (const target of targets) runs.get(target.name).push(saturate(target.url, seconds, target.child.pid));
+    for (const target of targets) {
+      // The HTTP thread's own CPU (its thread id is the pid): the bottleneck at saturation, without the projector's.
+      const before = threadCpuMs(target.child.pid).get(target.child.pid);
+      const result = saturate(target.url, seconds, target.child.pid);
+      result.httpThreadCores = (threadCpuMs(target.child.pid).get(target.child.pid) - before) / 1000 / seconds;
+      runs.get(target.name).push(result);
+    }
     console.log(`  round ${round + 1}: ${targets.map((t) => `${t.name} ${fixed(runs.get(t.name)[round].requestsPerSecond, 0)}`).join(', ')}`);
   }
   const rps = (name) => median(runs.get(name).map((r) => r.requestsPerSecond));
@@ -84,9 +90,14 @@ async function saturationOnly(args, scratch, started) {
     const cores = median(runs.get(target.name).map((r) => r.serverCores));
     // Server CPU per request: what a noisy machine disturbs least (it takes cores away, not work per request).
     const cpuUs = median(runs.get(target.name).map((r) => (r.serverCores * 1e6) / r.requestsPerSecond));
-    console.log(`  ${target.name.padEnd(10)}: ${fixed(rps(target.name), 0)} req/s (${fixed(cores)} server cores, ${fixed(cpuUs, 1)} µs of server CPU per request); ${fixed(rps(target.name) / rps('bare'), 3)} of bare (per-round ratio median ${fixed(median(ratios(target.name, 'bare')), 3)})`);
+    const httpUs = median(runs.get(target.name).map((r) => (r.httpThreadCores * 1e6) / r.requestsPerSecond));
+    console.log(`  ${target.name.padEnd(10)}: ${fixed(rps(target.name), 0)} req/s (${fixed(cores)} server cores; CPU per request: ${fixed(cpuUs, 1)} µs in all, ${fixed(httpUs, 1)} µs on the HTTP thread); ${fixed(rps(target.name) / rps('bare'), 3)} of bare (per-round ratio median ${fixed(median(ratios(target.name, 'bare')), 3)})`);
   }
-  if (against) console.log(`  Sightline / against: per-round median ${fixed(median(ratios('Sightline', 'against')), 3)}`);
+  if (against) {
+    const httpUs = (name) => runs.get(name).map((r) => (r.httpThreadCores * 1e6) / r.requestsPerSecond);
+    const perRound = httpUs('Sightline').map((us, index) => us / httpUs('against')[index]);
+    console.log(`  Sightline / against: throughput per-round median ${fixed(median(ratios('Sightline', 'against')), 3)}; HTTP-thread CPU per request per-round median ${fixed(median(perRound), 3)}`);
+  }
 }
 
 export async function run(args) {
