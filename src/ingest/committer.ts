@@ -45,6 +45,7 @@ export function createInlineCommitter(options: CommitterOptions): Committer {
   // Checkpoints run on their own timer (src/db/checkpointer.ts), never inside a commit.
   log.pragma('wal_autocheckpoint = 0');
   const dedup = EventDedup.open(log, options.databasePath, { nativeBinding: options.nativeBinding });
+  dedup.warm();
   return {
     kind: 'inline',
     commit: async (batches, receivedAt) => {

@@ -61,6 +61,16 @@ export class EventDedup {
     if (newest > this.knownThrough) this.load(this.knownThrough, newest);
   }
 
+  /**
+   * Builds the tail now (at start, before the first request) rather than in the first group. Outside the log's write
+   * lock: what is committed meanwhile is read at the next group's start, as any other connection's rows are.
+   */
+  warm(): void {
+    if (!this.keys) return; // an in-memory database: at its first group
+    this.beginGroup();
+    this.endGroup();
+  }
+
   /** After the group, committed or not. */
   endGroup(): void {
     if (this.keys?.inTransaction) this.keys.exec('COMMIT');

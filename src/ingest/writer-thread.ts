@@ -23,6 +23,7 @@ const log = openEventLog(data.databasePath, { cacheMiB: writerCacheMiB, synchron
 // Checkpoints run on their own timer (src/db/checkpointer.ts), never inside a commit.
 log.pragma('wal_autocheckpoint = 0');
 const dedup = EventDedup.open(log, data.databasePath, { nativeBinding: data.nativeBinding });
+dedup.warm();
 
 parentPort!.on('message', (text: string) => {
   if (text === 'close') {
