@@ -100,6 +100,22 @@ async function saturationOnly(args, scratch, started) {
   }
 }
 
+/** `--only catchup`: the backlog phase alone (`--events N`, default 200,000): load it, then time the projector's catch-up. */
+async function catchUpOnly(args, scratch, started) {
+  const backlog = Number(option(args, '--events', 200_000));
+  const backlogDir = join(scratch, 'backlog');
+  mkdirSync(backlogDir, { recursive: true });
+  const seeded = await startBenchServer(root, backlogDir);
+  await stopProcess(seeded.child);
+  const workload = { databasePath: join(backlogDir, 'sightline.db'), siteId: benchSiteId, events: backlog, days: 400, paths: 5000, referrers: 300, countries: 50, visitors: Math.max(1000, Math.round(backlog / 50)), lastDayMs: Date.UTC(2026, 9, 31) };
+  const written = await runWorkload('write', workload);
+  const loaded = await startBenchServer(root, backlogDir);
+  started.push(loaded);
+  const rssAtStart = rssMiB(loaded.child.pid);
+  const catchUp = await waitForProjector(loaded.url);
+  console.log(`${backlog.toLocaleString('en')} events written in ${fixed(written.elapsedMs / 1000, 1)} s; RSS at start ${fixed(rssAtStart, 0)} MiB; projector catch-up ${fixed(catchUp, 1)} s, ${fixed(backlog / catchUp, 0)} events/s; RSS after ${fixed(rssMiB(loaded.child.pid), 0)} MiB`);
+}
+
 export async function run(args) {
   const quick = args.includes('--quick');
   const seconds = quick ? 3 : 10;
@@ -116,6 +132,7 @@ export async function run(args) {
   };
   try {
     if (option(args, '--only', undefined) === 'saturation') return await saturationOnly(args, scratch, started);
+    if (option(args, '--only', undefined) === 'catchup') return await catchUpOnly(args, scratch, started);
     console.log(`Ingest benchmark: ${rounds} round(s) of ${seconds} s per phase; 2 cores shared by the server, its threads and the load generator.`);
     const normalFloor = measureCommitFloor('NORMAL');
     const fullFloor = measureCommitFloor('FULL');

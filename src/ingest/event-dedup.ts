@@ -13,11 +13,17 @@ import { eventKeysAfter, isStoredEvent } from '../event-store/queries/event-rows
 import { newestEventSeq } from '../event-store/queries/newest-events.ts';
 import type { StoredEventInput } from '../event-store/stored-event.ts';
 
+const tailKeyOf = (dedupKey: number): number => dedupKey % 0x40000000;
+
 /** Page cache of the writer's connection to sightline.db: it reads one leaf of event_keys per new event. */
 const dedupCacheMiB = 2;
 
 export class EventDedup {
-  /** dedup key → seq (or seqs, when two stored ids share their first 52 bits) of the events after `through`. */
+  /**
+   * tail key → seq (or seqs, when two stored events share it) of the events after `through`. The tail key is the
+   * dedup key's low 30 bits: a small integer, so an entry costs about half of one keyed by the whole 52-bit number;
+   * a shared key only means one more row confirmed.
+   */
   private readonly tail = new Map<number, number | number[]>();
   /** The tail in ingest order, to drop what event_keys came to hold: tailKeys and tailSeqs from `head` on. */
   private tailKeys: number[] = [];
@@ -82,7 +88,7 @@ export class EventDedup {
   }
 
   isDuplicate(event: Pick<StoredEventInput, 'dedup_key' | 'site_id' | 'id'>): boolean {
-    const inTail = this.tail.get(event.dedup_key);
+    const inTail = this.tail.get(tailKeyOf(event.dedup_key));
     if (inTail !== undefined) {
       if (typeof inTail === 'number') {
         if (isStoredEvent(this.log, inTail, event)) return true;
@@ -122,11 +128,12 @@ export class EventDedup {
   }
 
   private add(dedupKey: number, seq: number): void {
-    const present = this.tail.get(dedupKey);
-    if (present === undefined) this.tail.set(dedupKey, seq);
-    else if (typeof present === 'number') this.tail.set(dedupKey, [present, seq]);
+    const key = tailKeyOf(dedupKey);
+    const present = this.tail.get(key);
+    if (present === undefined) this.tail.set(key, seq);
+    else if (typeof present === 'number') this.tail.set(key, [present, seq]);
     else present.push(seq);
-    this.tailKeys.push(dedupKey);
+    this.tailKeys.push(key);
     this.tailSeqs.push(seq);
   }
 
@@ -135,13 +142,14 @@ export class EventDedup {
     this.through = through;
     let head = this.head;
     while (head < this.tailSeqs.length && this.tailSeqs[head]! <= through) {
-      const dedupKey = this.tailKeys[head]!;
-      const present = this.tail.get(dedupKey);
-      if (typeof present === 'number' || present === undefined) this.tail.delete(dedupKey);
-      else {
+      const key = this.tailKeys[head]!;
+      const present = this.tail.get(key);
+      if (typeof present === 'number') {
+        if (present <= through) this.tail.delete(key);
+      } else if (present !== undefined) {
         const rest = present.filter((seq) => seq > through);
-        if (rest.length === 0) this.tail.delete(dedupKey);
-        else this.tail.set(dedupKey, rest.length === 1 ? rest[0]! : rest);
+        if (rest.length === 0) this.tail.delete(key);
+        else this.tail.set(key, rest.length === 1 ? rest[0]! : rest);
       }
       head++;
     }

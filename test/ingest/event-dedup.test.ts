@@ -69,6 +69,21 @@ describe('dedup by (site_id, id)', () => {
     db.close();
   });
 
+  it('tells apart different ids that share a dedup key or its low 30 bits, in the tail and in event_keys', () => {
+    const db = openBlogDatabase();
+    const { store, close } = writer(db);
+    const a = enrichedPageview();
+    const sharesTailKey = { ...enrichedPageview(), dedup_key: a.dedup_key + 2 ** 30 };
+    const sharesDedupKey = { ...enrichedPageview(), dedup_key: a.dedup_key };
+    expect(store([a], [sharesTailKey], [sharesDedupKey])).toEqual([[1, 0], [1, 0], [1, 0]]);
+    expect(store([a], [sharesTailKey], [sharesDedupKey])).toEqual([[0, 1], [0, 1], [0, 1]]);
+    project(db);
+    expect(store([sharesDedupKey, a], [{ ...enrichedPageview(), dedup_key: a.dedup_key }])).toEqual([[0, 2], [1, 0]]);
+    expect(stored(db)).toBe(4);
+    close();
+    db.close();
+  });
+
   it('sees events another connection committed (the CLI, another process) as stored', () => {
     const db = openBlogDatabase();
     const ours = writer(db);
