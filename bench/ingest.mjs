@@ -100,6 +100,36 @@ async function saturationOnly(args, scratch, started) {
   }
 }
 
+/**
+ * `--only latency --against DIR`: open-loop server-side p99 at 2,000 and 5,000 POSTs/s, alternating Sightline and
+ * the build in DIR round by round (`--rounds N`, `--seconds S`): on a noisy machine only the comparison means much.
+ */
+async function latencyOnly(args, scratch, started) {
+  const seconds = Number(option(args, '--seconds', 5));
+  const rounds = Number(option(args, '--rounds', 3));
+  const against = option(args, '--against', undefined);
+  const targets = [{ name: 'Sightline', serverRoot: root }, ...(against ? [{ name: 'against', serverRoot: against }] : [])];
+  for (const target of targets) {
+    const dataDir = join(scratch, target.name);
+    mkdirSync(dataDir, { recursive: true });
+    Object.assign(target, await startBenchServer(target.serverRoot, dataDir));
+    started.push(target);
+    runLoad({ url: target.url, siteId: benchSiteId, mode: 'open', rate: 2000, connections: 50, durationMs: 3000 });
+  }
+  const p99s = new Map();
+  for (let round = 0; round < rounds; round++) {
+    for (const rate of [2000, 5000]) {
+      for (const target of targets) {
+        const figures = await openLoop(target, rate, seconds);
+        const key = `${target.name} ${rate}`;
+        p99s.set(key, [...(p99s.get(key) ?? []), figures.serverP99]);
+        console.log(`  round ${round + 1} ${key}/s: server p99 ${fixed(figures.serverP99, 3)} ms, RSS ${fixed(figures.rss, 0)} MiB`);
+      }
+    }
+  }
+  for (const [key, values] of p99s) console.log(`${key.padEnd(16)}/s: server p99 median ${fixed(median(values), 3)} ms (${values.map((v) => fixed(v, 2)).join(', ')})`);
+}
+
 /** `--only catchup`: the backlog phase alone (`--events N`, default 200,000): load it, then time the projector's catch-up. */
 async function catchUpOnly(args, scratch, started) {
   const backlog = Number(option(args, '--events', 200_000));
@@ -133,6 +163,7 @@ export async function run(args) {
   try {
     if (option(args, '--only', undefined) === 'saturation') return await saturationOnly(args, scratch, started);
     if (option(args, '--only', undefined) === 'catchup') return await catchUpOnly(args, scratch, started);
+    if (option(args, '--only', undefined) === 'latency') return await latencyOnly(args, scratch, started);
     console.log(`Ingest benchmark: ${rounds} round(s) of ${seconds} s per phase; 2 cores shared by the server, its threads and the load generator.`);
     const normalFloor = measureCommitFloor('NORMAL');
     const fullFloor = measureCommitFloor('FULL');

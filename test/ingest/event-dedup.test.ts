@@ -30,6 +30,18 @@ function writer(db: Db) {
   return { log, dedup, store, close };
 }
 
+/** A fresh database with one writer; both closed after `run`. */
+function withWriter(run: (db: Db, store: ReturnType<typeof writer>['store']) => void): void {
+  const db = openBlogDatabase();
+  const { store, close } = writer(db);
+  try {
+    run(db, store);
+  } finally {
+    close();
+    db.close();
+  }
+}
+
 const stored = (db: Db) => db.prepare<[], number>('SELECT count(*) FROM eventlog.events').pluck().get();
 const project = (db: Db) => projectBatch(db, { maxEvents: 5000, now: Date.now() });
 
@@ -56,33 +68,26 @@ describe('dedup by (site_id, id)', () => {
     db.close();
   });
 
-  it('takes the same id in another case or on another site for what it is', () => {
-    const db = openBlogDatabase();
-    db.prepare("INSERT INTO sites (id, workspace_id, name, created_at) VALUES ('shop', 'w1', 'Shop', '2026-01-01')").run();
-    const { store, close } = writer(db);
-    const a = enrichedPageview();
-    // The collector lower-cases ids before they reach the writer; an upper-case id is the same dedup key.
-    expect(store([a])).toEqual([[1, 0]]);
-    expect(store([{ ...a, site_id: 'shop' }])).toEqual([[1, 0]]);
-    expect(store([{ ...a, site_id: 'shop' }], [a])).toEqual([[0, 1], [0, 1]]);
-    close();
-    db.close();
-  });
+  it('tells the same id on another site apart', () =>
+    withWriter((db, store) => {
+      db.prepare("INSERT INTO sites (id, workspace_id, name, created_at) VALUES ('shop', 'w1', 'Shop', '2026-01-01')").run();
+      const a = enrichedPageview();
+      expect(store([a])).toEqual([[1, 0]]);
+      expect(store([{ ...a, site_id: 'shop' }])).toEqual([[1, 0]]);
+      expect(store([{ ...a, site_id: 'shop' }], [a])).toEqual([[0, 1], [0, 1]]);
+    }));
 
-  it('tells apart different ids that share a dedup key or its low 30 bits, in the tail and in event_keys', () => {
-    const db = openBlogDatabase();
-    const { store, close } = writer(db);
-    const a = enrichedPageview();
-    const sharesTailKey = { ...enrichedPageview(), dedup_key: a.dedup_key + 2 ** 30 };
-    const sharesDedupKey = { ...enrichedPageview(), dedup_key: a.dedup_key };
-    expect(store([a], [sharesTailKey], [sharesDedupKey])).toEqual([[1, 0], [1, 0], [1, 0]]);
-    expect(store([a], [sharesTailKey], [sharesDedupKey])).toEqual([[0, 1], [0, 1], [0, 1]]);
-    project(db);
-    expect(store([sharesDedupKey, a], [{ ...enrichedPageview(), dedup_key: a.dedup_key }])).toEqual([[0, 2], [1, 0]]);
-    expect(stored(db)).toBe(4);
-    close();
-    db.close();
-  });
+  it('tells apart different ids that share a dedup key or its low 30 bits, in the tail and in event_keys', () =>
+    withWriter((db, store) => {
+      const a = enrichedPageview();
+      const sharesTailKey = { ...enrichedPageview(), dedup_key: a.dedup_key + 2 ** 30 };
+      const sharesDedupKey = { ...enrichedPageview(), dedup_key: a.dedup_key };
+      expect(store([a], [sharesTailKey], [sharesDedupKey])).toEqual([[1, 0], [1, 0], [1, 0]]);
+      expect(store([a], [sharesTailKey], [sharesDedupKey])).toEqual([[0, 1], [0, 1], [0, 1]]);
+      project(db);
+      expect(store([sharesDedupKey, a], [{ ...enrichedPageview(), dedup_key: a.dedup_key }])).toEqual([[0, 2], [1, 0]]);
+      expect(stored(db)).toBe(4);
+    }));
 
   it('sees events another connection committed (the CLI, another process) as stored', () => {
     const db = openBlogDatabase();
@@ -97,39 +102,33 @@ describe('dedup by (site_id, id)', () => {
     db.close();
   });
 
-  it('never takes a new event for a rolled-back one whose seq it took', () => {
-    const db = openBlogDatabase();
-    const { store, close } = writer(db);
-    const [a, b] = [enrichedPageview(), enrichedPageview()];
-    const broken = { ...enrichedPageview(), type: null as unknown as string };
-    // a is inserted, then its request fails and rolls back; b takes a's seq in the next request.
-    expect(store([a, broken], [b], [a])).toEqual([expect.stringContaining('NOT NULL'), [1, 0], [1, 0]]);
-    expect(store([a], [b])).toEqual([[0, 1], [0, 1]]);
-    expect(stored(db)).toBe(2);
-    close();
-    db.close();
-  });
+  it('never takes a new event for a rolled-back one whose seq it took', () =>
+    withWriter((db, store) => {
+      const [a, b] = [enrichedPageview(), enrichedPageview()];
+      const broken = { ...enrichedPageview(), type: null as unknown as string };
+      // a is inserted, then its request fails and rolls back; b takes a's seq in the next request.
+      expect(store([a, broken], [b], [a])).toEqual([expect.stringContaining('NOT NULL'), [1, 0], [1, 0]]);
+      expect(store([a], [b])).toEqual([[0, 1], [0, 1]]);
+      expect(stored(db)).toBe(2);
+    }));
 
-  it("forgets a deleted site's keys, and the keys past the end of a log that lost commits", () => {
-    const db = openBlogDatabase();
-    const { store, close } = writer(db);
-    const a = enrichedPageview();
-    expect(store([a], [enrichedPageview()])).toEqual([[1, 0], [1, 0]]);
-    project(db);
-    const keys = () => db.prepare<[], number>('SELECT count(*) FROM event_keys').pluck().get();
-    expect(keys()).toBe(2);
-    // A log that lost its last commit (power failure with synchronous=NORMAL): the key of seq 2 goes.
-    db.prepare("UPDATE projector_state SET position = 9").run();
-    db.prepare("UPDATE event_keys_through SET seq = 9").run();
-    db.prepare('DELETE FROM eventlog.events WHERE seq = 2').run();
-    db.prepare("UPDATE eventlog.sqlite_sequence SET seq = 1 WHERE name = 'events'").run();
-    expect(reconcileProjection(db, Date.now())).toBe(true);
-    expect(keys()).toBe(1);
-    expect(eventKeysThrough(db)).toBe(1);
-    db.transaction(() => removeSiteData(db, 'blog'))();
-    expect(keys()).toBe(0);
-    expect(store([a])).toEqual([[1, 0]]);
-    close();
-    db.close();
-  });
+  it("forgets a deleted site's keys, and the keys past the end of a log that lost commits", () =>
+    withWriter((db, store) => {
+      const a = enrichedPageview();
+      expect(store([a], [enrichedPageview()])).toEqual([[1, 0], [1, 0]]);
+      project(db);
+      const keys = () => db.prepare<[], number>('SELECT count(*) FROM event_keys').pluck().get();
+      expect(keys()).toBe(2);
+      // A log that lost its last commit (power failure with synchronous=NORMAL): the key of seq 2 goes.
+      db.prepare("UPDATE projector_state SET position = 9").run();
+      db.prepare("UPDATE event_keys_through SET seq = 9").run();
+      db.prepare('DELETE FROM eventlog.events WHERE seq = 2').run();
+      db.prepare("UPDATE eventlog.sqlite_sequence SET seq = 1 WHERE name = 'events'").run();
+      expect(reconcileProjection(db, Date.now())).toBe(true);
+      expect(keys()).toBe(1);
+      expect(eventKeysThrough(db)).toBe(1);
+      db.transaction(() => removeSiteData(db, 'blog'))();
+      expect(keys()).toBe(0);
+      expect(store([a])).toEqual([[1, 0]]);
+    }));
 });
