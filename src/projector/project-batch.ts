@@ -52,7 +52,7 @@ export function projectBatch(db: Db, options: BatchOptions): BatchResult {
       const end = events.length < options.maxEvents ? highestSeqIssued(db) : 0;
       if (events.length === 0) {
         if (end > position) saveProjectorPosition(db, end, options.now);
-        indexEventKeys(db, Math.max(position, end));
+        indexEventKeys(db, Math.max(position, end), true);
         return { events: 0, position: Math.max(position, end), oldestReceivedAt: null };
       }
       const delta = new RollupDelta();
@@ -78,8 +78,9 @@ export function projectBatch(db: Db, options: BatchOptions): BatchResult {
       applyRollups(db, delta);
       const reached = Math.max(events[events.length - 1]!.seq, end);
       saveProjectorPosition(db, reached, options.now);
-      // The dedup index of what the batch passed: the writer's in-memory tail no longer needs to hold it.
-      indexEventKeys(db, reached);
+      // The dedup index of what the batch passed (in chunks while a backlog lasts): the writer's in-memory tail no
+      // longer needs to hold it.
+      indexEventKeys(db, reached, events.length < options.maxEvents);
       // Seqs follow commits, so the first event read is the one committed first.
       return { events: events.length, position: reached, oldestReceivedAt: events[0]!.received_at };
     })

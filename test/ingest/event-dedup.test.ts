@@ -89,6 +89,21 @@ describe('dedup by (site_id, id)', () => {
       expect(stored(db)).toBe(4);
     }));
 
+  it('indexes keys once the projector has caught up, and in chunks while it works through a backlog', () =>
+    withWriter((db, store) => {
+      const events = [enrichedPageview(), enrichedPageview(), enrichedPageview()];
+      expect(store(...events.map((event) => [event]))).toEqual([[1, 0], [1, 0], [1, 0]]);
+      // Full batches of one event: not caught up, and far from a chunk.
+      projectBatch(db, { maxEvents: 1, now: Date.now() });
+      projectBatch(db, { maxEvents: 1, now: Date.now() });
+      expect(eventKeysThrough(db)).toBe(0);
+      expect(store(events)).toEqual([[0, 3]]);
+      // The last batch reads to the log's end: everything it passed is indexed.
+      projectBatch(db, { maxEvents: 2, now: Date.now() });
+      expect(eventKeysThrough(db)).toBe(3);
+      expect(store(events)).toEqual([[0, 3]]);
+    }));
+
   it('sees events another connection committed (the CLI, another process) as stored', () => {
     const db = openBlogDatabase();
     const ours = writer(db);

@@ -3,7 +3,8 @@
 // writer keeps the events after that seq in memory (src/ingest/event-dedup.ts) and reads this index, on a connection
 // of its own, for the rest.
 import type { Db } from '../../db/open.ts';
-import { preparedOnce } from '../../db/statements.ts';
+import { inWriteTransaction, preparedOnce } from '../../db/statements.ts';
+import { highestSeqIssued } from './newest-events.ts';
 
 // Reads, on any connection to sightline.db (the writer's has no event log attached).
 const reads = preparedOnce((db) => ({
@@ -34,14 +35,39 @@ export function seqsOfEventKey(db: Db, dedupKey: number): number[] {
 }
 
 /**
- * Indexes the stored events up to `reached` that are not yet (a projector batch calls it in its transaction, with
- * the event log attached). Sorted by key: the pages of the index are written once each.
+ * While the projector works through a backlog, keys are indexed in chunks of at least this many events: the keys
+ * are random, so a small batch writes about one page of the index per key, while a chunk sorted by key writes each
+ * page once for many keys. The writer's tail holds the chunk meanwhile (about 75 bytes per event).
  */
-export function indexEventKeys(db: Db, reached: number): void {
+export const eventKeysChunk = 50_000;
+
+/**
+ * Indexes the stored events up to `reached` that are not yet (a projector batch calls it in its transaction, with
+ * the event log attached): once the projector has caught up (`caughtUp`: its batch read to the log's end), or once
+ * a chunk of `eventKeysChunk` events is waiting. Sorted by key, so each page of the index is written once.
+ */
+export function indexEventKeys(db: Db, reached: number, caughtUp: boolean): void {
   const through = eventKeysThrough(db);
   if (reached <= through) return;
+  if (!caughtUp && reached - through < eventKeysChunk) return;
   statements(db).index.run(through, reached);
   statements(db).saveThrough.run(reached);
+}
+
+/**
+ * At start, before the writer builds its tail: the keys of every stored event not indexed yet go into event_keys in
+ * one sorted chunk (on `db`, sightline.db with the log attached), so the tail starts empty. Otherwise a large
+ * unprojected backlog (events written while no server ran, or a projector far behind) would sit in the writer's
+ * memory until the projector passed it.
+ */
+export function indexKeysAtStart(db: Db): void {
+  inWriteTransaction(db, () => {
+    const issued = highestSeqIssued(db);
+    // In chunks: each sorted on its own, so the sort never holds the whole backlog in memory.
+    for (let through = eventKeysThrough(db); through < issued; through = eventKeysThrough(db)) {
+      indexEventKeys(db, Math.min(issued, through + eventKeysChunk * 2), true);
+    }
+  });
 }
 
 /** The event log ends before `through` (it lost its last commits): forget the keys of events that are gone. */
