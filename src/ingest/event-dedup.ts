@@ -4,8 +4,8 @@
 // `through`, in memory. The tail is built from the event log itself (its rows after `through`) the first time, and
 // kept by the writer as it inserts; rows another process committed meanwhile are read from the log at the start of
 // each group (under the log's write lock, so none can slip in). A hit in either is a candidate only: it is confirmed
-// against the stored row by seq (seqs are never reused), so a stale entry (a rolled-back insert, a deleted site)
-// never makes a new event a duplicate. Crash safety: nothing of this is durable but what the committed rows and
+// against the stored row by seq (same site, same id), so a stale entry (a rolled-back insert whose seq another event
+// took, a deleted site) never makes a new event a duplicate. Crash safety: nothing of this is durable but what the committed rows and
 // event_keys hold, and both are read again after a restart.
 import { openMainReadOnly, type Db } from '../db/open.ts';
 import { eventKeysThrough, seqsOfEventKey } from '../event-store/queries/event-keys.ts';
@@ -73,8 +73,12 @@ export class EventDedup {
    */
   warm(): void {
     if (!this.keys) return; // an in-memory database: at its first group
-    this.beginGroup();
-    this.endGroup();
+    try {
+      this.beginGroup();
+    } finally {
+      // Never leave the read snapshot open: it would hold sightline.db's checkpoints back.
+      this.endGroup();
+    }
   }
 
   /** After the group, committed or not. */
