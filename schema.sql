@@ -690,3 +690,22 @@ CREATE TABLE ui_share_links (
   revoked_at    TEXT
 );
 CREATE INDEX ui_share_links_by_site ON ui_share_links (site_id, created_at);
+
+-- @version 17: dedup leaves the acknowledging commit (docs/ingest.md, "Dedup"). The event log's index on dedup_key
+-- cost one random index page per event in every group commit's WAL frames. Its place: event_keys in this file,
+-- written by the projector in its batches for every event up to event_keys_through (seq), and, for the events after
+-- it, a set the writer keeps in memory, rebuilt at start from the log's tail. A hit in either is confirmed against
+-- the stored row (site_id and id) by seq, which is never reused.
+CREATE TABLE event_keys (
+  dedup_key  INTEGER NOT NULL,              -- first 52 bits of the event's id (as events.dedup_key)
+  seq        INTEGER NOT NULL,              -- the event's seq in the event log
+  PRIMARY KEY (dedup_key, seq)
+) WITHOUT ROWID;
+CREATE TABLE event_keys_through (
+  id   INTEGER PRIMARY KEY CHECK (id = 1),
+  seq  INTEGER NOT NULL                     -- every stored event with a seq up to this one is in event_keys
+);
+INSERT INTO event_keys (dedup_key, seq) SELECT dedup_key, seq FROM eventlog.events ORDER BY dedup_key, seq;
+INSERT INTO event_keys_through (id, seq)
+VALUES (1, coalesce((SELECT seq FROM eventlog.sqlite_sequence WHERE name = 'events'), 0));
+DROP INDEX eventlog.events_by_dedup_key;

@@ -8,7 +8,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { benchSiteId, call, fixed, median, root, rssMiB, runLoad, saturate, scrapeHistogram, scrapeValue, serverQuantile, startBenchServer, startProcess, stopProcess } from './harness.mjs';
+import { benchSiteId, call, fixed, median, root, rssMiB, runLoad, saturate, scrapeHistogram, scrapeValue, serverQuantile, startBenchServer, startProcess, stopProcess, threadCpuMs } from './harness.mjs';
 import { measureCommitFloor } from './sqlite-floor.mjs';
 import { runWorkload } from './workload.mjs';
 
@@ -56,6 +56,96 @@ async function waitForProjector(url, limitSeconds = 1800) {
   }
 }
 
+/**
+ * `--only saturation`: just the saturated rounds, alternating Sightline, bare node:http and the durable floor (and,
+ * with `--against DIR`, a second Sightline built in DIR, e.g. a copy of the previous commit's bin/ and dist/), with
+ * `--rounds N` and `--seconds S`. Ratios inside one run survive a noisy machine where absolute figures do not.
+ */
+async function saturationOnly(args, scratch, started) {
+  const seconds = Number(option(args, '--seconds', 5));
+  const rounds = Number(option(args, '--rounds', 5));
+  const against = option(args, '--against', undefined);
+  for (const dir of ['sat', 'against']) mkdirSync(join(scratch, dir), { recursive: true });
+  const targets = [{ name: 'Sightline', ...(await startBenchServer(root, join(scratch, 'sat'))) }];
+  if (against) targets.push({ name: 'against', ...(await startBenchServer(against, join(scratch, 'against'))) });
+  targets.push({ name: 'bare', ...(await startProcess(process.execPath, [join(root, 'bench', 'bare-server.mjs')], {})) });
+  targets.push({ name: 'floor', ...(await startProcess(process.execPath, [join(root, 'bench', 'floor-server.mjs')], {})) });
+  started.push(...targets);
+  for (const target of targets) saturate(target.url, 3);
+  const runs = new Map(targets.map((target) => [target.name, []]));
+  for (let round = 0; round < rounds; round++) {
+    for (const target of targets) {
+      // The HTTP thread's own CPU (its thread id is the pid): the bottleneck at saturation, without the projector's.
+      const before = threadCpuMs(target.child.pid).get(target.child.pid);
+      const result = saturate(target.url, seconds, target.child.pid);
+      result.httpThreadCores = (threadCpuMs(target.child.pid).get(target.child.pid) - before) / 1000 / seconds;
+      runs.get(target.name).push(result);
+    }
+    console.log(`  round ${round + 1}: ${targets.map((t) => `${t.name} ${fixed(runs.get(t.name)[round].requestsPerSecond, 0)}`).join(', ')}`);
+  }
+  const rps = (name) => median(runs.get(name).map((r) => r.requestsPerSecond));
+  const ratios = (name, of) => runs.get(name).map((r, index) => r.requestsPerSecond / runs.get(of)[index].requestsPerSecond);
+  console.log(`\nSaturated, single-event POSTs over 50 connections, median of ${rounds} rounds of ${seconds} s:`);
+  for (const target of targets) {
+    const cores = median(runs.get(target.name).map((r) => r.serverCores));
+    // Server CPU per request: what a noisy machine disturbs least (it takes cores away, not work per request).
+    const cpuUs = median(runs.get(target.name).map((r) => (r.serverCores * 1e6) / r.requestsPerSecond));
+    const httpUs = median(runs.get(target.name).map((r) => (r.httpThreadCores * 1e6) / r.requestsPerSecond));
+    console.log(`  ${target.name.padEnd(10)}: ${fixed(rps(target.name), 0)} req/s (${fixed(cores)} server cores; CPU per request: ${fixed(cpuUs, 1)} µs in all, ${fixed(httpUs, 1)} µs on the HTTP thread); ${fixed(rps(target.name) / rps('bare'), 3)} of bare (per-round ratio median ${fixed(median(ratios(target.name, 'bare')), 3)})`);
+  }
+  if (against) {
+    const httpUs = (name) => runs.get(name).map((r) => (r.httpThreadCores * 1e6) / r.requestsPerSecond);
+    const perRound = httpUs('Sightline').map((us, index) => us / httpUs('against')[index]);
+    console.log(`  Sightline / against: throughput per-round median ${fixed(median(ratios('Sightline', 'against')), 3)}; HTTP-thread CPU per request per-round median ${fixed(median(perRound), 3)}`);
+  }
+}
+
+/**
+ * `--only latency --against DIR`: open-loop server-side p99 at 2,000 and 5,000 POSTs/s, alternating Sightline and
+ * the build in DIR round by round (`--rounds N`, `--seconds S`): on a noisy machine only the comparison means much.
+ */
+async function latencyOnly(args, scratch, started) {
+  const seconds = Number(option(args, '--seconds', 5));
+  const rounds = Number(option(args, '--rounds', 3));
+  const against = option(args, '--against', undefined);
+  const targets = [{ name: 'Sightline', serverRoot: root }, ...(against ? [{ name: 'against', serverRoot: against }] : [])];
+  for (const target of targets) {
+    const dataDir = join(scratch, target.name);
+    mkdirSync(dataDir, { recursive: true });
+    Object.assign(target, await startBenchServer(target.serverRoot, dataDir));
+    started.push(target);
+    runLoad({ url: target.url, siteId: benchSiteId, mode: 'open', rate: 2000, connections: 50, durationMs: 3000 });
+  }
+  const p99s = new Map();
+  for (let round = 0; round < rounds; round++) {
+    for (const rate of [2000, 5000]) {
+      for (const target of targets) {
+        const figures = await openLoop(target, rate, seconds);
+        const key = `${target.name} ${rate}`;
+        p99s.set(key, [...(p99s.get(key) ?? []), figures.serverP99]);
+        console.log(`  round ${round + 1} ${key}/s: server p99 ${fixed(figures.serverP99, 3)} ms, RSS ${fixed(figures.rss, 0)} MiB`);
+      }
+    }
+  }
+  for (const [key, values] of p99s) console.log(`${key.padEnd(16)}/s: server p99 median ${fixed(median(values), 3)} ms (${values.map((v) => fixed(v, 2)).join(', ')})`);
+}
+
+/** `--only catchup`: the backlog phase alone (`--events N`, default 200,000): load it, then time the projector's catch-up. */
+async function catchUpOnly(args, scratch, started) {
+  const backlog = Number(option(args, '--events', 200_000));
+  const backlogDir = join(scratch, 'backlog');
+  mkdirSync(backlogDir, { recursive: true });
+  const seeded = await startBenchServer(root, backlogDir);
+  await stopProcess(seeded.child);
+  const workload = { databasePath: join(backlogDir, 'sightline.db'), siteId: benchSiteId, events: backlog, days: 400, paths: 5000, referrers: 300, countries: 50, visitors: Math.max(1000, Math.round(backlog / 50)), lastDayMs: Date.UTC(2026, 9, 31) };
+  const written = await runWorkload('write', workload);
+  const loaded = await startBenchServer(root, backlogDir);
+  started.push(loaded);
+  const rssAtStart = rssMiB(loaded.child.pid);
+  const catchUp = await waitForProjector(loaded.url);
+  console.log(`${backlog.toLocaleString('en')} events written in ${fixed(written.elapsedMs / 1000, 1)} s; RSS at start ${fixed(rssAtStart, 0)} MiB; projector catch-up ${fixed(catchUp, 1)} s, ${fixed(backlog / catchUp, 0)} events/s; RSS after ${fixed(rssMiB(loaded.child.pid), 0)} MiB`);
+}
+
 export async function run(args) {
   const quick = args.includes('--quick');
   const seconds = quick ? 3 : 10;
@@ -71,6 +161,9 @@ export async function run(args) {
     return server;
   };
   try {
+    if (option(args, '--only', undefined) === 'saturation') return await saturationOnly(args, scratch, started);
+    if (option(args, '--only', undefined) === 'catchup') return await catchUpOnly(args, scratch, started);
+    if (option(args, '--only', undefined) === 'latency') return await latencyOnly(args, scratch, started);
     console.log(`Ingest benchmark: ${rounds} round(s) of ${seconds} s per phase; 2 cores shared by the server, its threads and the load generator.`);
     const normalFloor = measureCommitFloor('NORMAL');
     const fullFloor = measureCommitFloor('FULL');

@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { openDatabase, openEventLog, type Db } from '../src/db/open.ts';
 import type { StoredEventInput } from '../src/event-store/stored-event.ts';
 import { enrichEvent } from '../src/ingest/enrich.ts';
+import { EventDedup } from '../src/ingest/event-dedup.ts';
 import { storeGroup, type WriteBatch } from '../src/ingest/store-group.ts';
 import { projectBatch } from '../src/projector/project-batch.ts';
 
@@ -137,6 +138,7 @@ export function writeWorkload(options: WorkloadOptions): { elapsedMs: number; co
   openDatabase(options.databasePath).close();
   const db: Db = openEventLog(options.databasePath);
   db.pragma('wal_autocheckpoint = 10000');
+  const dedup = EventDedup.open(db, options.databasePath);
   const eventsPerDay = options.events / options.days;
   const firstDayMs = options.lastDayMs - (options.days - 1) * 86_400_000;
   const commitMs: number[] = [];
@@ -148,7 +150,7 @@ export function writeWorkload(options: WorkloadOptions): { elapsedMs: number; co
     const batches: WriteBatch[] = [];
     for (let offset = 0; offset < events.length; offset += 500) batches.push({ events: events.slice(offset, offset + 500), quarantined: [] });
     const before = performance.now();
-    storeGroup(db, batches, Date.now());
+    storeGroup(db, dedup, batches, Date.now());
     commitMs.push(performance.now() - before);
     written += events.length;
     options.onProgress?.(written, performance.now() - started);
@@ -227,6 +229,7 @@ export function writeWorkload(options: WorkloadOptions): { elapsedMs: number; co
     for (let offset = 0; offset < onTime.length; offset += size) commit(onTime.slice(offset, offset + size));
   }
   if (late.length > 0) commit(late);
+  dedup.close();
   db.close();
   return { elapsedMs: performance.now() - started, commitMs };
 }

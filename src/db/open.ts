@@ -115,3 +115,15 @@ export function openEventLog(databasePath: string, options: OpenDatabaseOptions 
   configure(db, 'main', options);
   return db;
 }
+
+/**
+ * sightline.db alone, read-only, without the event log: the writer's reads of the dedup index (event_keys) while its
+ * own connection holds the event log's write lock. Undefined for an in-memory database (the writer then dedups
+ * against its in-memory tail alone, which is never pruned).
+ */
+export function openMainReadOnly(databasePath: string, options: OpenDatabaseOptions = {}): Db | undefined {
+  if (databasePath === ':memory:' || databasePath === '') return undefined;
+  const db = connect(databasePath, { ...options, readonly: true });
+  configure(db, 'main', { ...options, readonly: true });
+  return db;
+}

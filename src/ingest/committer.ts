@@ -8,6 +8,7 @@ import { Worker } from 'node:worker_threads';
 import { embeddedFile, isSingleExecutable } from '../binary/embedded.ts';
 import { checkpointPassive } from '../db/checkpointer.ts';
 import { openEventLog, type Synchronous } from '../db/open.ts';
+import { EventDedup } from './event-dedup.ts';
 import { storeGroup, type WriteBatch, type WriteOutcome } from './store-group.ts';
 import type { WriterReply, WriterRequest, WriterThreadData } from './writer-thread.ts';
 
@@ -44,17 +45,20 @@ export function createInlineCommitter(options: CommitterOptions): Committer {
   const log = openEventLog(options.databasePath, { cacheMiB: writerCacheMiB, synchronous: options.synchronous, nativeBinding: options.nativeBinding });
   // Checkpoints run on their own timer (src/db/checkpointer.ts), never inside a commit.
   log.pragma('wal_autocheckpoint = 0');
+  const dedup = EventDedup.open(log, options.databasePath, { nativeBinding: options.nativeBinding });
+  dedup.warm();
   return {
     kind: 'inline',
     commit: async (batches, receivedAt) => {
       const started = performance.now();
-      const { outcomes, lastSeq } = storeGroup(log, batches, receivedAt);
+      const { outcomes, lastSeq } = storeGroup(log, dedup, batches, receivedAt);
       return { outcomes, lastSeq, commitMs: performance.now() - started };
     },
     finishCheckpoint: () => {
       checkpointPassive(log);
     },
     close: async () => {
+      dedup.close();
       log.close();
     },
   };

@@ -1,7 +1,7 @@
 // Server-side enrichment: from a validated wire event and its request context to the row the writer stores.
 import type { WireEvent } from './wire.ts';
 import type { GeoFacts } from './geo.ts';
-import { dedupKeyOf, type StoredEventInput } from '../event-store/stored-event.ts';
+import { dedupKeyOf, rawReadsCanonical, type StoredEventInput } from '../event-store/stored-event.ts';
 import { describeUrl, referrerHostOf, sourceOf } from './url-parts.ts';
 import type { UserAgentFacts } from './user-agent.ts';
 
@@ -20,12 +20,15 @@ export interface EnrichInput {
   revenueMinor: number | null;
   raw: string;
   visitor: VisitorContext;
+  /** The collector derived anon_id (a cookieless site): raw does not hold it, so the row must be read back. */
+  anonIdDerived?: boolean;
 }
 
 export function enrichEvent(input: EnrichInput): StoredEventInput {
   const { event, visitor } = input;
   const url = describeUrl(event.url);
   const referrerHost = referrerHostOf(event.referrer, url.host);
+  const wireUrl = typeof event.url === 'string' ? event.url : null;
   return {
     site_id: input.siteId,
     id: input.canonicalId,
@@ -51,5 +54,7 @@ export function enrichEvent(input: EnrichInput): StoredEventInput {
     revenue_minor: input.revenueMinor,
     revenue_currency: event.revenue?.currency ?? null,
     raw: input.raw,
+    // A derived anon_id is not in raw (an "anon_id" found there belongs to props): the checking path stores it.
+    raw_reads_canonical: !input.anonIdDerived && rawReadsCanonical(input.raw, wireUrl, url),
   };
 }

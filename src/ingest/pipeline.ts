@@ -56,6 +56,7 @@ export function createIngestPipeline(deps: IngestPipelineDeps): IngestPipeline {
       revenueMinor: parsed.revenueMinor,
       raw: candidate.raw,
       visitor: visitorOf(deps, request, candidate).visitor,
+      anonIdDerived: candidate.anonIdDerived === true,
     });
   }
 

@@ -4,7 +4,9 @@ import type { AppContext } from '../context.ts';
 import type { AppMetrics } from '../metrics/app-metrics.ts';
 import { loadTrackingPlan, type TrackingPlan } from '../plan/tracking-plan.ts';
 import { registerSiteDataRemover } from '../admin/site-data.ts';
+import { openDatabase } from '../db/open.ts';
 import { deleteDlqOfSite } from '../dlq/queries/dlq-rows.ts';
+import { deleteEventKeysOfSite, indexKeysAtStart } from '../event-store/queries/event-keys.ts';
 import { deleteEventsOfSite } from '../event-store/queries/event-rows.ts';
 import { createGeoLookup, defaultGeoDatabasePath, type GeoLookup } from './geo.ts';
 import { createInternalIpMatcher } from './internal-ips.ts';
@@ -15,6 +17,8 @@ import { WriteQueue, type WriteQueueOptions } from './write-queue.ts';
 import { type Committer, createInlineCommitter, createThreadCommitter, writerThreadFile } from './committer.ts';
 import { type CookielessVisitors, createCookielessVisitors, forgetCookielessSetting } from '../visitors/cookieless-ids.ts';
 
+// Before the events: it finds the site's keys through them.
+registerSiteDataRemover('event-keys', deleteEventKeysOfSite, 'derived');
 registerSiteDataRemover('events', deleteEventsOfSite);
 registerSiteDataRemover('dlq', deleteDlqOfSite);
 registerSiteDataRemover('ingest-site-cache', (_db, siteId) => forgetCachedSite(siteId));
@@ -52,6 +56,15 @@ function createCommitter(context: AppContext, choice: 'thread' | 'inline'): Comm
 export function createIngestService(context: AppContext, metrics: AppMetrics, options: IngestServiceOptions = {}): IngestService {
   const plan = context.config.schemaBundlePath ? loadTrackingPlan(context.config.schemaBundlePath) : undefined;
   const geo: GeoLookup = createGeoLookup(options.geoDatabase ?? context.config.geoipDb ?? defaultGeoDatabasePath());
+  if (!context.db.memory) {
+    // On a connection of its own, closed after: its page cache goes with it.
+    const once = openDatabase(context.db.name, { cacheMiB: 2 });
+    try {
+      indexKeysAtStart(once);
+    } finally {
+      once.close();
+    }
+  }
   const writeQueue = new WriteQueue(createCommitter(context, options.writer ?? context.config.ingestWriter), context.clock, metrics, options.writeQueue);
   const cookieless = createCookielessVisitors(context.db, context.clock, context.random);
   const pipeline = createIngestPipeline({

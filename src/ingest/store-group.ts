@@ -4,8 +4,9 @@
 import { toIso } from '../clock.ts';
 import type { Db } from '../db/open.ts';
 import { insertDlqRow, newestDlqReceivedAt, type DlqRow } from '../dlq/queries/dlq-rows.ts';
-import { eventExists, insertEvent } from '../event-store/queries/event-rows.ts';
+import { insertEvent } from '../event-store/queries/event-rows.ts';
 import type { StoredEventInput } from '../event-store/stored-event.ts';
+import type { EventDedup } from './event-dedup.ts';
 
 export type DlqInput = Omit<DlqRow, 'received_at'>;
 
@@ -31,7 +32,7 @@ export interface GroupOutcome {
   lastSeq: number;
 }
 
-const savepointWriters = new WeakMap<Db, (batch: WriteBatch, receivedAt: number) => WriteResult & { lastSeq: number }>();
+const savepointWriters = new WeakMap<Db, (batch: WriteBatch, receivedAt: number, dedup: EventDedup) => WriteResult & { lastSeq: number }>();
 
 /**
  * Throws only when the transaction as a whole fails (then nothing of the group is durable). The group is first
@@ -39,57 +40,73 @@ const savepointWriters = new WeakMap<Db, (batch: WriteBatch, receivedAt: number)
  * that are not its own (the disk), so that attempt almost never throws; when it does, it rolls back whole and the
  * group is stored again with each request in its own savepoint, so one failing request rolls back alone.
  */
-export function storeGroup(db: Db, batches: readonly WriteBatch[], receivedAt: number): GroupOutcome {
+export function storeGroup(db: Db, dedup: EventDedup, batches: readonly WriteBatch[], receivedAt: number): GroupOutcome {
   try {
     return db.transaction(() => {
+      dedup.beginGroup();
       let lastSeq = 0;
       const outcomes: WriteOutcome[] = batches.map((batch) => {
-        const { lastSeq: batchSeq, ...result } = storeBatch(db, batch, receivedAt);
+        const { lastSeq: batchSeq, ...result } = storeBatch(db, dedup, batch, receivedAt);
         lastSeq = Math.max(lastSeq, batchSeq);
         return { ok: true, result };
       });
       return { outcomes, lastSeq };
     }).immediate();
   } catch {
-    return storeGroupBySavepoints(db, batches, receivedAt);
+    // The tail may name rows that rolled back (and whose seqs the next inserts take): build it again.
+    dedup.invalidate();
+    return storeGroupBySavepoints(db, dedup, batches, receivedAt);
+  } finally {
+    dedup.endGroup();
   }
 }
 
-function storeGroupBySavepoints(db: Db, batches: readonly WriteBatch[], receivedAt: number): GroupOutcome {
+function storeGroupBySavepoints(db: Db, dedup: EventDedup, batches: readonly WriteBatch[], receivedAt: number): GroupOutcome {
   let writeOne = savepointWriters.get(db);
   if (!writeOne) {
     // Called inside the group transaction, better-sqlite3 runs it as a SAVEPOINT.
-    writeOne = db.transaction((batch: WriteBatch, at: number) => storeBatch(db, batch, at));
+    writeOne = db.transaction((batch: WriteBatch, at: number, groupDedup: EventDedup) => storeBatch(db, groupDedup, batch, at));
     savepointWriters.set(db, writeOne);
   }
   const outcomes: WriteOutcome[] = [];
   let lastSeq = 0;
-  db.transaction(() => {
-    for (const batch of batches) {
-      try {
-        const { lastSeq: batchSeq, ...result } = writeOne(batch, receivedAt);
-        lastSeq = Math.max(lastSeq, batchSeq);
-        outcomes.push({ ok: true, result });
-      } catch (error) {
-        outcomes.push({ ok: false, message: error instanceof Error ? error.message : String(error) });
+  try {
+    db.transaction(() => {
+      dedup.beginGroup();
+      for (const batch of batches) {
+        try {
+          const { lastSeq: batchSeq, ...result } = writeOne(batch, receivedAt, dedup);
+          lastSeq = Math.max(lastSeq, batchSeq);
+          outcomes.push({ ok: true, result });
+        } catch (error) {
+          // Its rows rolled back, and their seqs will be taken again: the tail is built again at the next group.
+          dedup.invalidate();
+          outcomes.push({ ok: false, message: error instanceof Error ? error.message : String(error) });
+        }
       }
-    }
-  }).immediate();
+    }).immediate();
+  } catch (error) {
+    dedup.invalidate();
+    throw error;
+  } finally {
+    dedup.endGroup();
+  }
   return { outcomes, lastSeq };
 }
 
 /** Stores one request's events: repeats of (site_id, id) are acknowledged as duplicates and not stored again. */
-function storeBatch(db: Db, batch: WriteBatch, receivedAt: number): WriteResult & { lastSeq: number } {
+function storeBatch(db: Db, dedup: EventDedup, batch: WriteBatch, receivedAt: number): WriteResult & { lastSeq: number } {
   let accepted = 0;
   let bots = 0;
   let duplicates = 0;
   let lastSeq = 0;
   for (const input of batch.events) {
-    if (eventExists(db, input)) {
+    if (dedup.isDuplicate(input)) {
       duplicates++;
       continue;
     }
     lastSeq = insertEvent(db, input, receivedAt);
+    dedup.added(input.dedup_key, lastSeq);
     accepted++;
     // Counted here, not before the write: a repeat of a stored bot event is a duplicate, not a bot.
     bots += input.is_bot;

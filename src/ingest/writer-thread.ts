@@ -4,6 +4,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { checkpointPassive } from '../db/checkpointer.ts';
 import { openEventLog, type Synchronous } from '../db/open.ts';
 import { writerCacheMiB } from './committer.ts';
+import { EventDedup } from './event-dedup.ts';
 import { type GroupOutcome, type WriteBatch, storeGroup } from './store-group.ts';
 
 export interface WriterThreadData {
@@ -21,9 +22,12 @@ const data = workerData as WriterThreadData;
 const log = openEventLog(data.databasePath, { cacheMiB: writerCacheMiB, synchronous: data.synchronous, nativeBinding: data.nativeBinding });
 // Checkpoints run on their own timer (src/db/checkpointer.ts), never inside a commit.
 log.pragma('wal_autocheckpoint = 0');
+const dedup = EventDedup.open(log, data.databasePath, { nativeBinding: data.nativeBinding });
+dedup.warm();
 
 parentPort!.on('message', (text: string) => {
   if (text === 'close') {
+    dedup.close();
     log.close();
     parentPort!.close();
     return;
@@ -36,7 +40,7 @@ parentPort!.on('message', (text: string) => {
   const started = performance.now();
   let reply: WriterReply;
   try {
-    const { outcomes, lastSeq } = storeGroup(log, message.batches, message.receivedAt);
+    const { outcomes, lastSeq } = storeGroup(log, dedup, message.batches, message.receivedAt);
     reply = { id: message.id, ok: true, outcomes, lastSeq, commitMs: performance.now() - started };
   } catch (error) {
     reply = { id: message.id, ok: false, message: error instanceof Error ? error.message : String(error) };

@@ -2,12 +2,20 @@
 
 type Labels = Record<string, string>;
 
+const needsEscape = /[\\"\n]/;
+
+function escapeLabelValue(value: string): string {
+  return needsEscape.test(value) ? value.replaceAll('\\', '\\\\').replaceAll('"', '\\"').replaceAll('\n', '\\n') : value;
+}
+
+/** The series key: labels sorted by name, values escaped. Every ingest request builds a few: no intermediate arrays. */
 function labelKey(labels: Labels | undefined): string {
   if (!labels) return '';
-  return Object.keys(labels)
-    .sort()
-    .map((name) => `${name}="${String(labels[name]).replaceAll('\\', '\\\\').replaceAll('"', '\\"').replaceAll('\n', '\\n')}"`)
-    .join(',');
+  const names = Object.keys(labels);
+  if (names.length > 1) names.sort();
+  let key = '';
+  for (const name of names) key += `${key === '' ? '' : ','}${name}="${escapeLabelValue(String(labels[name]))}"`;
+  return key;
 }
 
 export class Counter {

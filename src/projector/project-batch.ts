@@ -4,6 +4,7 @@
 // position: nothing counted twice, nothing missed. The event log is only read, so the ingest writer never waits.
 import { findSite } from '../admin/queries/find-site.ts';
 import type { Db } from '../db/open.ts';
+import { indexEventKeys } from '../event-store/queries/event-keys.ts';
 import { listEventsAfter } from '../event-store/queries/events-after.ts';
 import { highestSeqIssued } from '../event-store/queries/newest-events.ts';
 import { bindIdentity } from './queries/identity-rows.ts';
@@ -52,6 +53,7 @@ export function projectBatch(db: Db, options: BatchOptions): BatchResult {
       const end = events.length < options.maxEvents ? highestSeqIssued(db) : 0;
       if (events.length === 0) {
         if (end > position) saveProjectorPosition(db, end, options.now);
+        indexEventKeys(db, Math.max(position, end), true);
         return { events: 0, position: Math.max(position, end), oldestReceivedAt: null };
       }
       const delta = new RollupDelta();
@@ -79,6 +81,9 @@ export function projectBatch(db: Db, options: BatchOptions): BatchResult {
       announceProjectedEvents(db, events, options.now);
       const reached = Math.max(events[events.length - 1]!.seq, end);
       saveProjectorPosition(db, reached, options.now);
+      // The dedup index of what the batch passed (in chunks while a backlog lasts): the writer's in-memory tail no
+      // longer needs to hold it.
+      indexEventKeys(db, reached, events.length < options.maxEvents);
       // Seqs follow commits, so the first event read is the one committed first.
       return { events: events.length, position: reached, oldestReceivedAt: events[0]!.received_at };
     })

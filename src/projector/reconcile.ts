@@ -9,6 +9,7 @@
 import { consola } from 'consola';
 import type { Db } from '../db/open.ts';
 import { inWriteTransaction } from '../db/statements.ts';
+import { forgetEventKeysAfter } from '../event-store/queries/event-keys.ts';
 import { highestSeqIssued } from '../event-store/queries/newest-events.ts';
 import { deleteEventsBefore } from '../event-store/queries/event-rows.ts';
 import { Grain, dayMs, firstDayOfMonth, monthOfDay } from './periods.ts';
@@ -44,6 +45,9 @@ export function reconcileProjection(db: Db, now: number): boolean {
     () => {
       const position = readProjectorPosition(db);
       const issued = highestSeqIssued(db);
+      // The dedup index likewise: keys of events the log lost would make their seqs, issued again, look stored (the
+      // projector keeps keys only up to its position, so there are none past `issued` unless the position is too).
+      forgetEventKeysAfter(db, issued);
       if (position <= issued) return false;
       consola.warn(`the projector had counted events up to seq ${position} but the event log ends at ${issued}: deriving visits and reports again from the event log`);
       const purged = listPurgedSites(db).map((site): KeptPeriods => ({ site_id: site.site_id, day: site.purged_before, month: monthOfDay(site.purged_before) }));

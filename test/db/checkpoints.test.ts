@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { checkpointPassive, checkpointPeriodically, finishLeftoverFrames, settleEventLogCheckpoint } from '../../src/db/checkpointer.ts';
 import { type Db, openEventLog, walSizeLimitBytes } from '../../src/db/open.ts';
 import { createInlineCommitter } from '../../src/ingest/committer.ts';
+import { EventDedup } from '../../src/ingest/event-dedup.ts';
 import { storeGroup } from '../../src/ingest/store-group.ts';
 import { WriteQueue } from '../../src/ingest/write-queue.ts';
 import { createAppMetrics } from '../../src/metrics/app-metrics.ts';
@@ -20,7 +21,7 @@ function walRestarts(databasePath: string): number {
 }
 
 function commitOne(log: Db): void {
-  storeGroup(log, [{ events: [enrichedPageview()], quarantined: [] }], Date.now());
+  storeGroup(log, new EventDedup(log, undefined), [{ events: [enrichedPageview()], quarantined: [] }], Date.now());
 }
 
 describe('event log checkpoints', () => {

@@ -119,12 +119,14 @@ describe('the event log without stored copies of raw (schema version 9)', () => 
       { seq: 3, anon_id: 'encoded', query: 'q=a%20b', anon_id_override: null, query_override: 'q=a%20b' },
       { seq: 4, anon_id: 'url-twice', query: null, anon_id_override: null, query_override: '' },
     ]);
+    // The dedup index left the event log (a later version): every stored event's key is in event_keys instead.
     expect(upgraded.prepare("SELECT name FROM eventlog.sqlite_master WHERE type = 'index' AND tbl_name = 'events' ORDER BY name").all()).toEqual([
-      { name: 'events_by_dedup_key' },
       { name: 'events_by_site' },
       { name: 'events_by_site_ts' },
     ]);
     expect(upgraded.prepare("SELECT name, seq FROM eventlog.sqlite_sequence WHERE name LIKE 'events%'").all()).toEqual([{ name: 'events', seq: 5 }]);
+    expect(upgraded.prepare('SELECT dedup_key, seq FROM event_keys ORDER BY seq').all()).toEqual([1, 2, 3, 4].map((seq) => ({ dedup_key: seq, seq })));
+    expect(upgraded.prepare('SELECT seq FROM event_keys_through').pluck().get()).toBe(5);
     upgraded.prepare("INSERT INTO eventlog.events (site_id, dedup_key, type, ts, received_at, source, raw) VALUES ('s', 6, 'click', 1, 1, 'direct', '{}')").run();
     expect(upgraded.prepare('SELECT max(seq) AS seq FROM eventlog.events').get()).toEqual({ seq: 6 });
     upgraded.close();

@@ -95,6 +95,14 @@ describe('cookieless visitors', () => {
       expect(new Set([first.anonId, otherIp.anonId, otherAgent.anonId]).size).toBe(3);
     });
 
+    it('stores the derived id when props hold a key named anon_id (raw does not hold the event’s own)', async () => {
+      const plain = await send(browserEvent(clock, 'fresh'));
+      const withProp = await send(browserEvent(clock, 'fresh', { type: 'signup', props: { anon_id: 'from-the-page' } }));
+      expect(withProp.response.status).toBe(202);
+      expect(withProp.anonId).toBe(plain.anonId);
+      expect(JSON.parse(withProp.raw!).props).toEqual({ anon_id: 'from-the-page' });
+    });
+
     it('derives per site: the same browser on two sites has two ids', async () => {
       const there = await server.request('POST', '/workspaces/other/sites', { body: { id: 'other-fresh', name: 'Other' } });
       expect(there.status).toBe(201);

@@ -1,12 +1,12 @@
-// Inserting events and finding repeats by (site_id, id): the acknowledging transaction's only statements.
+// Inserting events and confirming repeats by (site_id, id): the acknowledging transaction's only statements. The
+// candidates come from the writer's dedup (src/ingest/event-dedup.ts): the event log has no index on dedup_key.
 import type { Db } from '../../db/open.ts';
 import { preparedOnce } from '../../db/statements.ts';
 import type { StoredEventInput } from '../stored-event.ts';
 
 const statements = preparedOnce((db) => ({
-  exists: db
-    .prepare<[dedup_key: number, site_id: string, id: string], number>('SELECT 1 FROM events WHERE dedup_key = ? AND site_id = ? AND id = ?')
-    .pluck(),
+  same: db.prepare<[seq: number, site_id: string, id: string], number>('SELECT 1 FROM events WHERE seq = ? AND site_id = ? AND id = ?').pluck(),
+  keysAfter: db.prepare<[number], [dedupKey: number, seq: number]>('SELECT dedup_key, seq FROM events WHERE seq > ? ORDER BY seq').raw(true),
   // id, anon_id and query are virtual (read from raw); the row is read back and an override is stored only where
   // that reading differs from the canonical value (a repeated key, a URL the collector normalised). Positional
   // parameters and a row as an array: on the acknowledging path, binding 22 named values from an object and
@@ -19,6 +19,12 @@ const statements = preparedOnce((db) => ({
        RETURNING seq, id, anon_id, query`,
     )
     .raw(true),
+  // The same insert when the collector checked that raw reads as the canonical values (rawReadsCanonical).
+  insertPlain: db.prepare<InsertValues>(
+    `INSERT INTO events (site_id, dedup_key, type, ts, received_at, user_id, path, source, utm_source, utm_medium,
+       utm_campaign, browser, os, device_type, country, region, city, is_bot, is_internal, revenue_minor, revenue_currency, raw)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  ),
   override: db.prepare<{ seq: number; id: string | null; anon_id: string | null; query: string | null }>(
     'UPDATE events SET id_override = :id, anon_id_override = :anon_id, query_override = :query WHERE seq = :seq',
   ),
@@ -27,8 +33,14 @@ const statements = preparedOnce((db) => ({
   deleteBefore: db.prepare<[string, number]>('DELETE FROM events WHERE site_id = ? AND ts < ?'),
 }));
 
-export function eventExists(db: Db, event: Pick<StoredEventInput, 'dedup_key' | 'site_id' | 'id'>): boolean {
-  return statements(db).exists.get(event.dedup_key, event.site_id, event.id) !== undefined;
+/** Whether the stored event `seq` is this one (site_id and id): a dedup candidate confirmed, or not. */
+export function isStoredEvent(db: Db, seq: number, event: Pick<StoredEventInput, 'site_id' | 'id'>): boolean {
+  return statements(db).same.get(seq, event.site_id, event.id) !== undefined;
+}
+
+/** The dedup key and seq of every stored event after `seq`, in ingest order. */
+export function eventKeysAfter(db: Db, seq: number): IterableIterator<[dedupKey: number, seq: number]> {
+  return statements(db).keysAfter.iterate(seq);
 }
 
 type InsertValues = [
@@ -41,7 +53,17 @@ type InsertValues = [
 
 /** Returns the new row's seq. */
 export function insertEvent(db: Db, event: StoredEventInput, receivedAt: number): number {
-  const { insert, override } = statements(db);
+  const { insert, insertPlain, override } = statements(db);
+  if (event.raw_reads_canonical === true) {
+    // Reading the virtual columns back parses raw several times: about a third of the insert.
+    return Number(
+      insertPlain.run(
+        event.site_id, event.dedup_key, event.type, event.ts, receivedAt, event.user_id, event.path, event.source,
+        event.utm_source, event.utm_medium, event.utm_campaign, event.browser, event.os, event.device_type, event.country,
+        event.region, event.city, event.is_bot, event.is_internal, event.revenue_minor, event.revenue_currency, event.raw,
+      ).lastInsertRowid,
+    );
+  }
   const [seq, id, anonId, query] = insert.get(
     event.site_id, event.dedup_key, event.type, event.ts, receivedAt, event.user_id, event.path, event.source,
     event.utm_source, event.utm_medium, event.utm_campaign, event.browser, event.os, event.device_type, event.country,
