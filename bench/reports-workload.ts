@@ -35,8 +35,8 @@ export interface WorkloadOptions {
   onProgress?: (written: number, elapsedMs: number) => void;
 }
 
-/** mulberry32: small, fast and good enough for workloads. */
-function seeded(seed: number): () => number {
+/** mulberry32: small, fast and good enough for workloads (and for tests that must replay a failure). */
+export function seeded(seed: number): () => number {
   let state = seed >>> 0;
   return () => {
     state = (state + 0x6d2b79f5) >>> 0;

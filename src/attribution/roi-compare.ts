@@ -2,16 +2,8 @@
 import { fromMinorUnits, toMinorUnits } from '../money/minor-units.ts';
 import type { CurrencyRoi, RoiAnswer } from './roi.ts';
 
-export interface CurrencyChange {
-  currency: string;
-  /** current − previous, exact decimal strings. */
-  spend: string;
-  revenue: string;
-  conversions: number;
-  /** current − previous, null when either side has no ratio. */
-  roas: number | null;
-  roi: number | null;
-}
+/** current − previous of each field (spend and revenue as exact decimal strings; a ratio null when either side has none). */
+export type CurrencyChange = CurrencyRoi;
 
 const minor = (row: CurrencyRoi | undefined, field: 'spend' | 'revenue', currency: string) => (row ? toMinorUnits(row[field], currency)! : 0);
 const difference = (current: number | null | undefined, previous: number | null | undefined) =>

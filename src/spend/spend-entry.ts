@@ -93,18 +93,7 @@ export interface SpendEntry {
 }
 
 export function toSpendEntry(row: SpendRow): SpendEntry {
-  return {
-    id: row.id,
-    date: row.day,
-    source: row.source,
-    medium: row.medium,
-    campaign: row.campaign,
-    amount: fromMinorUnits(row.amount_minor, row.currency),
-    currency: row.currency,
-    site_id: row.site_id,
-    created_at: row.created_at,
-    updated_at: row.updated_at,
-  };
+  return { id: row.id, ...toEntryInput(row), created_at: row.created_at, updated_at: row.updated_at };
 }
 
 /** The stored amount of a parsed entry (SpendEntryBody has checked it converts). */
@@ -113,7 +102,7 @@ export function amountMinorOf(input: SpendEntryInput): number {
 }
 
 /** A stored row in the input form, so a PATCH is checked by the same schema as a POST. */
-export function toEntryInput(row: SpendRow): Record<string, unknown> {
+export function toEntryInput(row: SpendRow): Omit<SpendEntry, 'id' | 'created_at' | 'updated_at'> {
   return {
     date: row.day,
     source: row.source,

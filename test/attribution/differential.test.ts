@@ -6,6 +6,7 @@ import { seedWorkspace, startTestServer, type TestServer } from '../_setup.ts';
 import { manualClock } from '../admin/_helpers.ts';
 import { send } from '../events/_helpers.ts';
 import { day, minute, purchase, utm, visit } from './_fixtures.ts';
+import { seeded } from '../../bench/reports-workload.ts';
 
 interface SentEvent {
   id: string;
@@ -18,18 +19,6 @@ interface SentEvent {
   campaign: string | null;
   revenue: { minor: number; currency: string } | null;
   order: number;
-}
-
-/** mulberry32: a small seeded generator, so a failure can be replayed. */
-function seeded(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 const seed = 20261124;
