@@ -709,3 +709,15 @@ INSERT INTO event_keys (dedup_key, seq) SELECT dedup_key, seq FROM eventlog.even
 INSERT INTO event_keys_through (id, seq)
 VALUES (1, coalesce((SELECT seq FROM eventlog.sqlite_sequence WHERE name = 'events'), 0));
 DROP INDEX eventlog.events_by_dedup_key;
+
+-- @version 18: the visitor of each event, by seq (docs/analysis.md, "Cost"). A funnel reads a range's step events
+-- through (site_id, ts) and groups them by visitor; reading anon_id (json_extract of raw) and building a string per
+-- event took most of a month's funnel. The projector writes (seq, vid) with visitor_events in its batches, so the
+-- read joins an integer by rowid instead; report_visitors gets an index by vid to find a visitor's anon_id and
+-- bindings again. Filled here from visitor_events, which holds every projected event of an existing site.
+CREATE TABLE event_visitors (
+  seq  INTEGER PRIMARY KEY,   -- eventlog.events.seq
+  vid  INTEGER NOT NULL       -- report_visitors.vid of the event's (site, anon_id)
+);
+INSERT INTO event_visitors (seq, vid) SELECT seq, vid FROM visitor_events ORDER BY seq;
+CREATE INDEX report_visitors_by_vid ON report_visitors (vid);

@@ -7,7 +7,7 @@ import { findVisitorFirstInSpan, listVisitorSpanTypes, type VisitorNextEventRow 
 import { listUserAnonIds } from '../projector/queries/user-anon-ids.ts';
 import type { FunnelQuery } from './funnel-query.ts';
 import { resolvePersons } from './persons.ts';
-import { type PersonFunnel, scanBounds } from './population.ts';
+import { anonIdsOfVisitors, type PersonFunnel, type Population, scanBounds } from './population.ts';
 
 /** An event's position in the merged (ts, seq) order of a person's events. */
 export interface EventPosition {
@@ -30,6 +30,8 @@ export interface AttemptEventsInput {
   projectedSeq: number;
   /** Every person whose events will be read (their anon_ids are resolved once, together). */
   people: readonly PersonFunnel[];
+  /** The population they come from (the anon_ids of its unnumbered visitor keys). */
+  population: Pick<Population, 'unnumbered'>;
 }
 
 /**
@@ -83,20 +85,19 @@ export function readAttemptEvents(db: Db, input: AttemptEventsInput): AttemptEve
  * that did none of the funnel's steps.
  */
 function anonIdsOfPeople(db: Db, input: AttemptEventsInput): Map<string, string[]> {
-  const candidates = new Set<string>();
+  const anonIdOfKey = anonIdsOfVisitors(db, input.siteIds, input.population, [...new Set(input.people.flatMap((person) => person.visitors))]);
+  const anonIds = new Map<string, string[]>();
+  const otherDevices = new Set<string>();
   for (const person of input.people) {
-    for (const event of person.events) candidates.add(event.anon_id);
+    anonIds.set(person.person, person.visitors.map((key) => anonIdOfKey.get(key)!));
     if (!person.person.startsWith('u:')) continue;
     const userId = person.person.slice(2);
-    for (const siteId of input.siteIds) for (const anonId of listUserAnonIds(db, { site_id: siteId, user_id: userId })) candidates.add(anonId);
+    for (const siteId of input.siteIds) for (const anonId of listUserAnonIds(db, { site_id: siteId, user_id: userId })) otherDevices.add(anonId);
   }
-  const personOf = resolvePersons(db, input.siteIds, input.watermarkSeq, input.projectedSeq, [...candidates]);
-  const anonIds = new Map<string, string[]>();
-  for (const anonId of candidates) {
-    const person = personOf(anonId);
-    const list = anonIds.get(person);
-    if (list) list.push(anonId);
-    else anonIds.set(person, [anonId]);
+  const personOf = resolvePersons(db, input.siteIds, input.watermarkSeq, input.projectedSeq, [...otherDevices]);
+  for (const anonId of otherDevices) {
+    const list = anonIds.get(personOf(anonId));
+    if (list && !list.includes(anonId)) list.push(anonId);
   }
   return anonIds;
 }

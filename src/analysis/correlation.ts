@@ -6,9 +6,8 @@
 import type { Db } from '../db/open.ts';
 import { findVisitOfEvent } from '../projector/queries/visit-of-event.ts';
 import type { FunnelQuery } from './funnel-query.ts';
-import { readFunnelEventDetails } from '../event-store/queries/funnel-events.ts';
 import type { AttemptEvents } from './attempt-events.ts';
-import type { PersonFunnel } from './population.ts';
+import { type PersonFunnel, readStepEventDetails } from './population.ts';
 import { ratio } from './stats.ts';
 import { splitAtTransition, type Transition } from './transition.ts';
 
@@ -39,22 +38,21 @@ function factorsOf(db: Db, attempts: AttemptEvents, context: FactorContext, pers
   const add = (dimension: string, value: string | null) => {
     if (value !== null && value !== '') factors.add(`${dimension}\u0000${value}`);
   };
-  const first = person.events[person.path[0]!]!;
-  const details = readFunnelEventDetails(db, first.seq);
-  if (!details) throw new Error(`event ${first.seq} of the population is gone from the snapshot`);
+  const first = person.steps[0]!;
+  const details = readStepEventDetails(db, first);
   add('browser', details.browser);
   add('os', details.os);
   add('device', details.device_type);
   add('country', details.country);
-  const visit = findVisitOfEvent(db, { site_id: details.site_id, anon_id: first.anon_id, is_internal: details.is_internal, ts: first.ts });
+  const visit = findVisitOfEvent(db, { site_id: details.site_id, anon_id: details.anon_id, is_internal: details.is_internal, ts: first.ts });
   // A visit whose entry the execution does not count (a late event past the watermark) falls back to the event's own values.
   const fromVisit = visit !== undefined && visit.entry_seq <= context.watermarkSeq;
   add('source', fromVisit ? visit.source : details.source);
   add('campaign', fromVisit ? visit.utm_campaign : details.utm_campaign);
-  add('entry_path', fromVisit ? visit.entry_path : first.path);
+  add('entry_path', fromVisit ? visit.entry_path : details.path);
   // Event types done during the attempt: after its first step, up to the conversion (converted) or the end of the
   // window (dropped); the funnel's own step types are left out (they define the groups).
-  const until = converted ? person.events[person.path[context.transition.toStep - 1]!]! : { ts: first.ts + context.query.windowMs };
+  const until = converted ? person.steps[context.transition.toStep - 1]! : { ts: first.ts + context.query.windowMs };
   for (const type of attempts.typesBetween(person, first, until)) if (!context.stepTypes.has(type)) add('event_type', type);
   return factors;
 }

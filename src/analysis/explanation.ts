@@ -26,10 +26,10 @@ export const explanationMeasures: Record<string, string> = {
 /** @example explain(attempts, people, { fromStep: 1, toStep: 2 }).data // { converted, dropped, time_to_convert, next_events_of_dropped } */
 export function explain(attempts: AttemptEvents, people: readonly PersonFunnel[], transition: Transition): { data: ExplanationData; truncated: boolean } {
   const { converted, dropped } = splitAtTransition(people, transition);
-  const durations = converted.map((person) => person.events[person.path[transition.toStep - 1]!]!.ts - person.events[person.path[transition.fromStep - 1]!]!.ts);
+  const durations = converted.map((person) => person.steps[transition.toStep - 1]!.ts - person.steps[transition.fromStep - 1]!.ts);
   const next = new Map<string, { type: string; path: string | null; count: number }>();
   for (const person of dropped) {
-    const event = attempts.nextEvent(person, person.events[person.path[transition.fromStep - 1]!]!);
+    const event = attempts.nextEvent(person, person.steps[transition.fromStep - 1]!);
     if (!event) continue;
     const key = `${event.type}\u0000${event.path ?? ''}\u0000${event.path === null ? 0 : 1}`;
     const row = next.get(key);

@@ -41,7 +41,7 @@ export function toStepRows(query: FunnelQuery, people: readonly PersonFunnel[]):
   for (const person of people) {
     for (let step = 0; step < person.depth; step++) {
       counts[step]!++;
-      if (step > 0) gaps[step]!.push(person.events[person.path[step]!]!.ts - person.events[person.path[step - 1]!]!.ts);
+      if (step > 0) gaps[step]!.push(person.steps[step]!.ts - person.steps[step - 1]!.ts);
     }
   }
   return query.steps.map((step, index) => ({
@@ -54,8 +54,6 @@ export function toStepRows(query: FunnelQuery, people: readonly PersonFunnel[]):
   }));
 }
 
-const breakdownColumn = { device: 'device_type', browser: 'browser', os: 'os', country: 'country', source: 'source', utm_campaign: 'utm_campaign' } as const;
-
 /**
  * The answer's data but the execution_id, and whether breakdown values were left out.
  * @example const { data, truncated } = funnelReport(query, people);
@@ -64,10 +62,9 @@ export function funnelReport(query: FunnelQuery, people: readonly PersonFunnel[]
   const started = people.filter((person) => person.depth > 0);
   const steps = toStepRows(query, started);
   if (!query.breakdown) return { data: { steps }, truncated: false };
-  const column = breakdownColumn[query.breakdown];
   const groups = new Map<string, PersonFunnel[]>();
   for (const person of started) {
-    const value = person.events[person.path[0]!]![column] ?? noValue;
+    const value = person.breakdownValue ?? noValue;
     const group = groups.get(value);
     if (group) group.push(person);
     else groups.set(value, [person]);

@@ -4,11 +4,9 @@ import type { Db } from '../db/open.ts';
 import { readProjectorPosition } from '../projector/queries/projector-state.ts';
 import { inSnapshot, readFreshness, type Freshness } from '../reports/snapshot.ts';
 import type { FunnelQuery } from './funnel-query.ts';
-import { resolvePersons } from './persons.ts';
-import { type PersonFunnel, readPopulation } from './population.ts';
+import { type Population, readPopulation } from './population.ts';
 
-export interface PinnedPopulation {
-  people: PersonFunnel[];
+export interface PinnedPopulation extends Population {
   /** The projector's position when read (at least the watermark unless it is rebuilding). */
   projectedSeq: number;
 }
@@ -22,14 +20,8 @@ export function readNewExecution(db: Db, siteIds: readonly string[], query: Funn
   return inSnapshot(db, () => {
     const freshness = readFreshness(db, siteIds);
     const watermarkSeq = freshness.projectedSeq;
-    const people = readPopulation(db, {
-      siteIds,
-      query,
-      watermarkSeq,
-      resolvePersons: (anonIds) => resolvePersons(db, siteIds, watermarkSeq, watermarkSeq, anonIds),
-      maxEvents,
-    });
-    return { freshness, projectedSeq: watermarkSeq, people };
+    const population = readPopulation(db, { siteIds, query, watermarkSeq, projectedSeq: watermarkSeq, maxEvents });
+    return { freshness, projectedSeq: watermarkSeq, ...population };
   });
 }
 
@@ -41,14 +33,7 @@ export function readNewExecution(db: Db, siteIds: readonly string[], query: Funn
 export function readPinnedPopulation(db: Db, siteIds: readonly string[], query: FunnelQuery, watermarkSeq: number, maxEvents?: number): PinnedPopulation {
   return inSnapshot(db, () => {
     const projectedSeq = readProjectorPosition(db);
-    const people = readPopulation(db, {
-      siteIds,
-      query,
-      watermarkSeq,
-      resolvePersons: (anonIds) => resolvePersons(db, siteIds, watermarkSeq, projectedSeq, anonIds),
-      at: '/query',
-      maxEvents,
-    });
-    return { projectedSeq, people };
+    const population = readPopulation(db, { siteIds, query, watermarkSeq, projectedSeq, withSeq: true, at: '/query', maxEvents });
+    return { projectedSeq, ...population };
   });
 }

@@ -53,7 +53,7 @@ function readPeople(context: AnalysisContext, prepared: Prepared, request: Trans
   const { watermarkSeq } = prepared.execution;
   const pinned = readPinnedPopulation(context.db, siteIds, request.query, watermarkSeq, context.limits.maxFunnelEvents);
   const atTransition = pinned.people.filter((person) => person.depth >= request.transition.fromStep);
-  const attempts = readAttemptEvents(context.db, { siteIds, query: request.query, watermarkSeq, projectedSeq: pinned.projectedSeq, people: atTransition });
+  const attempts = readAttemptEvents(context.db, { siteIds, query: request.query, watermarkSeq, projectedSeq: pinned.projectedSeq, people: atTransition, population: pinned });
   const warnings =
     pinned.projectedSeq < watermarkSeq
       ? ['The projector is behind the execution (it is rebuilding): identity bindings may be missing.']

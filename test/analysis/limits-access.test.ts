@@ -5,11 +5,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedWorkspace, startTestServer, type TestServer } from '../_setup.ts';
 import { manualClock, prefixes } from '../admin/_helpers.ts';
-import { funnelEventsSql } from '../../src/event-store/queries/funnel-events.ts';
-import { bindingsOfAnonsSql } from '../../src/projector/queries/identities-as-of.ts';
+import { funnelReadSql } from '../../src/projector/queries/funnel-rows.ts';
+import { bindingsOfAnonsSql, bindingsOfVisitorsSql } from '../../src/projector/queries/identities-as-of.ts';
 import * as v from 'valibot';
 import { FunnelQueryBody, toFunnelQuery } from '../../src/analysis/funnel-query.ts';
-import { resolvePersons } from '../../src/analysis/persons.ts';
 import { readPopulation } from '../../src/analysis/population.ts';
 import { readProjectorPosition } from '../../src/projector/queries/projector-state.ts';
 import { ApiError } from '../../src/http/errors.ts';
@@ -192,11 +191,27 @@ describe('access, on every analysis route and both prefixes', () => {
 });
 
 describe('query plan', () => {
-  it('reads a funnel’s events through (site_id, ts), never a scan of the site or the table', () => {
+  it('reads a funnel’s events through (site_id, ts) in order, and each one’s visitor by seq, never a scan or a sort', () => {
     const step = (index: number) => ({ [`type${index}`]: 'pageview', [`path${index}`]: null, [`prefix${index}`]: 0 });
-    const params = { site_id: 'l-site', start_ms: 0, end_ms: 1, max_seq: 10, with_internal: 0, ...step(0), ...step(1) };
-    const details = (server.db.prepare(`EXPLAIN QUERY PLAN ${funnelEventsSql}`).all(params) as { detail: string }[]).map((row) => row.detail);
-    expect(details.filter((detail) => /^(SEARCH|SCAN) events/.test(detail))).toEqual(['SEARCH events USING INDEX events_by_site_ts (site_id=? AND ts>? AND ts<?)']);
+    const params = { site_id: 'l-site', start_ms: 0, end_ms: 1, range_end_ms: 1, max_seq: 10, with_internal: 0, limit: 10, ts_base: 0, filter0: '["x"]', ...step(0), ...step(1) };
+    const scan = { steps: [{ type: 'pageview', path: null, prefix: false }, { type: 'pageview', path: null, prefix: false }], filters: [{ column: 'browser' as const, values: ['x'] }] };
+    const reads = [{ kind: 'visitorAndMask' }, { kind: 'ts' }, { kind: 'seq' }, { kind: 'unprojectedAnonId' }, { kind: 'props', steps: [1] }, { kind: 'startColumn', column: 'os' }] as const;
+    for (const read of reads) {
+      const details = (server.db.prepare(`EXPLAIN QUERY PLAN ${funnelReadSql(scan, read)}`).all(params) as { detail: string }[]).map((row) => row.detail);
+      expect(details.filter((detail) => /^(SEARCH|SCAN) (events|e|ev)\b/.test(detail)), read.kind).toEqual([
+        'SEARCH e USING INDEX events_by_site_ts (site_id=? AND ts>? AND ts<?)',
+        ...(read.kind === 'visitorAndMask' || read.kind === 'unprojectedAnonId' ? ['SEARCH ev USING INTEGER PRIMARY KEY (rowid=?) LEFT-JOIN'] : []),
+      ]);
+      expect(details.some((detail) => detail.includes('TEMP B-TREE')), read.kind).toBe(false);
+    }
+  });
+
+  it('looks up the bindings of the visitor numbers read through report_visitors_by_vid', () => {
+    const details = (server.db.prepare(`EXPLAIN QUERY PLAN ${bindingsOfVisitorsSql}`).all({ site_id: 'l-site', vids: '[1]' }) as { detail: string }[]).map((row) => row.detail);
+    expect(details.filter((detail) => /^(SEARCH|SCAN) (rv|i)\b/.test(detail))).toEqual([
+      'SEARCH rv USING COVERING INDEX report_visitors_by_vid (vid=? AND site_id=?)',
+      'SEARCH i USING PRIMARY KEY (site_id=? AND anon_id=?)',
+    ]);
   });
 
   it('looks up the identity bindings of the anon_ids read, never all of the site’s', () => {
@@ -215,9 +230,9 @@ describe('events held in memory', () => {
         siteIds: ['l-site'],
         query,
         watermarkSeq,
-        resolvePersons: (anonIds) => resolvePersons(server.db, ['l-site'], watermarkSeq, watermarkSeq, anonIds),
+        projectedSeq: watermarkSeq,
         maxEvents,
-      });
+      }).people;
     // "twelve" has 12 events of the steps' types.
     expect(read(12).map((person) => person.depth)).toEqual([2]);
     let refusal: unknown;

@@ -1,6 +1,7 @@
 // The retention purge's reads and deletes of derived rows, and how far it has gone per site (retention_state).
 import type { Db } from '../../db/open.ts';
 import { preparedOnce } from '../../db/statements.ts';
+import { deleteVisitorOfEvent } from './visitor-events.ts';
 
 export interface ExpiredEventRow {
   seq: number;
@@ -40,6 +41,7 @@ export function listExpiredEvents(db: Db, siteId: string, beforeMs: number, limi
 /** The visitor index row of one event (before the event goes). */
 export function deleteVisitorIndexRow(db: Db, siteId: string, event: ExpiredEventRow): void {
   statements(db).deleteIndexRow.run({ site_id: siteId, anon_id: event.anon_id, ts: event.ts, seq: event.seq });
+  deleteVisitorOfEvent(db, event.seq);
 }
 
 /** The visitor's visits that ended before `beforeMs`; returns how many. */

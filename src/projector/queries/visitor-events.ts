@@ -1,4 +1,5 @@
-// The visitor index: (visitor number, ts, seq) of every projected event of an existing site, bots included. The
+// The visitor index: (visitor number, ts, seq) of every projected event of an existing site, bots included, and its
+// reverse, event_visitors (seq → visitor number: a funnel groups a range's events by it, src/analysis/population.ts). The
 // projector writes it with its batches, so the acknowledging commit keeps no index by visitor (a random page written
 // per event: docs/ingest.md, "The visitor index"). Reads of one visitor's events go through it up to the projector's
 // position; a timeline adds the event log's tail past it (events_by_site), so it sees an event once it is
@@ -142,6 +143,7 @@ export const visitorFirstInSpanSql = `${spanSql('e.seq AS seq, e.ts AS ts, e.typ
 
 const statements = preparedOnce((db) => ({
   insert: db.prepare<[number, number, number]>('INSERT INTO visitor_events (vid, ts, seq) VALUES (?, ?, ?)'),
+  insertVisitorOfEvent: db.prepare<[number, number]>('INSERT INTO event_visitors (seq, vid) VALUES (?, ?)'),
   visitEvents: db.prepare<VisitEventsParams, VisitEventRow>(
     `SELECT e.seq, e.ts, e.type, e.path, e.query, e.revenue_minor, e.revenue_currency
        FROM visitor_events ve JOIN events e ON e.seq = ve.seq
@@ -157,16 +159,24 @@ const statements = preparedOnce((db) => ({
   timeline: db.prepare<VisitorTimelineParams, VisitorTimelineRow>(visitorTimelineSql),
   spanTypes: db.prepare<VisitorSpanParams, string>(visitorSpanTypesSql).pluck(),
   firstInSpan: db.prepare<VisitorSpanParams, VisitorNextEventRow>(visitorFirstInSpanSql),
+  // event_visitors first: its rows are found through visitor_events.
+  deleteVisitorOfEvents: db.prepare<{ vid: number; site_id: string }>(
+    `DELETE FROM event_visitors WHERE seq IN (
+       SELECT ve.seq FROM visitor_events ve JOIN events e ON e.seq = ve.seq WHERE ve.vid = :vid AND e.site_id = :site_id)`,
+  ),
   deleteOfVisitor: db.prepare<{ vid: number; site_id: string }>(
     `DELETE FROM visitor_events WHERE vid = :vid AND seq IN (
        SELECT ve.seq FROM visitor_events ve JOIN events e ON e.seq = ve.seq WHERE ve.vid = :vid AND e.site_id = :site_id)`,
   ),
+  deleteVisitorOfSiteEvents: db.prepare<[string]>('DELETE FROM event_visitors WHERE seq IN (SELECT seq FROM events WHERE site_id = ?)'),
   deleteOfSite: db.prepare<[string]>('DELETE FROM visitor_events WHERE seq IN (SELECT seq FROM events WHERE site_id = ?)'),
+  deleteOfEvent: db.prepare<[number]>('DELETE FROM event_visitors WHERE seq = ?'),
 }));
 
 /** Called by the projector for each event it reads of an existing site (in its batch's transaction). */
 export function indexVisitorEvent(db: Db, vid: number, event: Pick<LoggedEvent, 'ts' | 'seq'>): void {
   statements(db).insert.run(vid, event.ts, event.seq);
+  statements(db).insertVisitorOfEvent.run(event.seq, vid);
 }
 
 /** A visitor's non-bot events of one traffic kind inside a visit's span, up to `max_seq` (the projector's reach). */
@@ -196,10 +206,17 @@ export function findVisitorFirstInSpan(db: Db, params: VisitorSpanParams): Visit
 
 /** Before the visitor's events are deleted: its rows of this site (the number may be shared with other sites). */
 export function deleteVisitorEventsOfVisitor(db: Db, vid: number, siteId: string): void {
+  statements(db).deleteVisitorOfEvents.run({ vid, site_id: siteId });
   statements(db).deleteOfVisitor.run({ vid, site_id: siteId });
 }
 
 /** Before the site's events are deleted (a site data remover of the 'derived' phase). */
 export function deleteVisitorEventsOfSite(db: Db, siteId: string): void {
+  statements(db).deleteVisitorOfSiteEvents.run(siteId);
   statements(db).deleteOfSite.run(siteId);
+}
+
+/** The event's row of event_visitors (the retention purge deletes events one by one; visitor_events is keyed by vid). */
+export function deleteVisitorOfEvent(db: Db, seq: number): void {
+  statements(db).deleteOfEvent.run(seq);
 }

@@ -13,6 +13,11 @@ const statements = preparedOnce((db) => ({
   insert: db.prepare<[string, string, number]>('INSERT INTO report_visitors (site_id, anon_id, vid) VALUES (?, ?, ?)'),
   delete: db.prepare<[string, string]>('DELETE FROM report_visitors WHERE site_id = ? AND anon_id = ?'),
   deleteOfSite: db.prepare<[string]>('DELETE FROM report_visitors WHERE site_id = ?'),
+  // A number is shared by the sites of one workspace, never across workspaces: the sites bound the lookup.
+  anonIdsOfNumbers: db.prepare<{ sites: string; vids: string }, { vid: number; anon_id: string }>(
+    `SELECT DISTINCT vid, anon_id FROM report_visitors INDEXED BY report_visitors_by_vid
+      WHERE vid IN (SELECT value FROM json_each(:vids)) AND site_id IN (SELECT value FROM json_each(:sites))`,
+  ),
   count: db.prepare<[string], number>('SELECT next_vid FROM report_visitor_numbers WHERE workspace_id = ?').pluck(),
 }));
 
@@ -34,6 +39,17 @@ export function deleteVisitorNumber(db: Db, siteId: string, anonId: string): voi
 
 export function deleteVisitorNumbersOfSite(db: Db, siteId: string): void {
   statements(db).deleteOfSite.run(siteId);
+}
+
+/**
+ * The anon_id of each of `vids` on the sites (of one workspace).
+ * @example listAnonIdsOfVisitorNumbers(db, ['blog'], [3]) // Map { 3 => 'a1' }
+ */
+export function listAnonIdsOfVisitorNumbers(db: Db, siteIds: readonly string[], vids: readonly number[]): Map<number, string> {
+  const anonIds = new Map<number, string>();
+  if (vids.length === 0) return anonIds;
+  for (const row of statements(db).anonIdsOfNumbers.all({ sites: JSON.stringify(siteIds), vids: JSON.stringify(vids) })) anonIds.set(row.vid, row.anon_id);
+  return anonIds;
 }
 
 /** How many numbers the workspace has handed out (the size of its visitor bitsets). */
