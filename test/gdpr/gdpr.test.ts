@@ -148,6 +148,9 @@ describe('GDPR delete of a user', () => {
     expect(count(subject.server, "SELECT count(*) AS n FROM identities WHERE user_id = 'u-1' AND site_id = 'gd-a'")).toBe(0);
     // The visitor index lost exactly the subject's 7 projected rows.
     expect(count(subject.server, 'SELECT count(*) AS n FROM visitor_events')).toBe(visitorEventsBefore - 7);
+    // Its reverse (seq -> visitor number, the funnels' read) loses exactly the same rows.
+    expect(count(subject.server, 'SELECT count(*) AS n FROM event_visitors')).toBe(visitorEventsBefore - 7);
+    expect(count(subject.server, 'SELECT count(*) AS n FROM event_visitors WHERE seq NOT IN (SELECT seq FROM events)')).toBe(0);
     // The dictionary of dimension values forgot what only the subject had; shared values stay.
     expect(subject.server.db.prepare("SELECT value FROM report_values WHERE value LIKE '%u1%' OR value LIKE '%account%'").all()).toEqual([]);
     expect(count(subject.server, "SELECT count(*) AS n FROM report_values WHERE site_id = 'gd-a' AND value = '/pricing'")).toBeGreaterThan(0);

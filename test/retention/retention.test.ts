@@ -105,6 +105,8 @@ describe('retention', () => {
     // The raw rows are gone: events, their visitor index rows, the visits that ended before the cutoff.
     expect(eventsBefore(server, 'rt-a', cutoff)).toBe(0);
     expect(count(server, 'SELECT count(*) AS n FROM visitor_events')).toBe(index - purgedEvents);
+    expect(count(server, 'SELECT count(*) AS n FROM event_visitors')).toBe(index - purgedEvents);
+    expect(count(server, 'SELECT count(*) AS n FROM event_visitors WHERE seq NOT IN (SELECT seq FROM events)')).toBe(0);
     expect(count(server, "SELECT count(*) AS n FROM sessions WHERE site_id = 'rt-a' AND end_ts < ?", Date.parse(cutoff))).toBe(0);
     // The edge: the first millisecond of the first kept day stays, the last of the day before goes.
     expect(count(server, "SELECT count(*) AS n FROM events WHERE site_id = 'rt-a' AND anon_id = 'edge'")).toBe(1);
