@@ -96,10 +96,9 @@ function createThreadRunner(file: string, options: AnalysisRunnerOptions, count:
       gate: options.gate?.buffer,
       nativeBinding: options.nativeBinding,
     };
-    // V8's default young generation (16 MiB semi-spaces), not the 4 MiB the launcher sets for the process: a funnel
-    // reads a number per event (hundreds of thousands), and in 4 MiB semi-spaces scavenges took a fifth of its time.
-    // The space grows only while a job allocates, and shrinks again when the thread idles.
-    const started = new Worker(file, { workerData: data, resourceLimits: { maxYoungGenerationSizeMb: 48 } });
+    // The process's small young generation (bin/sightline): a 48 MiB one gained the funnel nothing once it read typed
+    // columns, and ingest's p99 on the 10M-event log went from 1.6-1.9 ms to 3.7-4.7 ms (docs/analysis.md, "Cost").
+    const started = new Worker(file, { workerData: data });
     started.on('message', (message: string) => {
       if (message === 'ready') return;
       if (message === 'held') return options.gate?.arrive();
