@@ -96,8 +96,8 @@ function createThreadRunner(file: string, options: AnalysisRunnerOptions, count:
       gate: options.gate?.buffer,
       nativeBinding: options.nativeBinding,
     };
-    // The process's small young generation (bin/sightline): a 48 MiB one gained the funnel nothing once it read typed
-    // columns, and ingest's p99 on the 10M-event log went from 1.6-1.9 ms to 3.7-4.7 ms (docs/analysis.md, "Cost").
+    // The process's small young generation (bin/sightline): a 48 MiB one gained the funnel nothing once it read plain
+    // values into typed arrays (docs/analysis.md, "Cost"), and would only hold more memory.
     const started = new Worker(file, { workerData: data });
     started.on('message', (message: string) => {
       if (message === 'ready') return;

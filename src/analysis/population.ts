@@ -9,7 +9,7 @@ import { readFunnelEventDetails } from '../event-store/queries/funnel-events.ts'
 import { ApiError } from '../http/errors.ts';
 import { filterColumns } from '../http/common-params.ts';
 import { dayMs } from '../projector/periods.ts';
-import { type FunnelScan, maskSpan, readFunnelColumn, tsBaseOf } from '../projector/queries/funnel-rows.ts';
+import { type FunnelScan, maskSpan, readFunnelRows, tsBaseOf } from '../projector/queries/funnel-rows.ts';
 import { findVisitorNumber, listAnonIdsOfVisitorNumbers } from '../projector/queries/visitor-number-rows.ts';
 import type { BreakdownDimension, FunnelQuery, FunnelStep } from './funnel-query.ts';
 import { FunnelMatcher } from './match-funnel.ts';
@@ -61,7 +61,7 @@ export interface PopulationInput {
  */
 export const maxFunnelEvents = 1_000_000;
 
-export const breakdownColumns: Record<BreakdownDimension, 'device_type' | 'browser' | 'os' | 'country' | 'source' | 'utm_campaign'> = {
+export const breakdownColumns: Record<BreakdownDimension, NonNullable<FunnelScan['startColumn']>> = {
   device: 'device_type',
   browser: 'browser',
   os: 'os',
@@ -110,13 +110,12 @@ export function readPopulation(db: Db, input: PopulationInput): Population {
   const withSeq = input.withSeq === true || input.siteIds.length > 1;
   let read = 0;
   for (const siteId of input.siteIds) {
-    const site = readSiteRows(db, scanOf(input, siteId, maxEvents - read + 1), input, { withSeq, unnumbered });
-    read += site.keys.length;
-    if (read > maxEvents) {
-      throw new ApiError(400, 'range_too_large', `The analysis would read more than ${maxEvents} events: narrow the range or the scope`, [
+    const tooMany = () =>
+      new ApiError(400, 'range_too_large', `The analysis would read more than ${maxEvents} events: narrow the range or the scope`, [
         { path: `${input.at ?? ''}/to`, message: `the range and scope hold more than ${maxEvents} events to read` },
       ]);
-    }
+    const site = readSiteRows(db, scanOf(input, siteId, maxEvents - read + 1), input, { withSeq, unnumbered, tooMany });
+    read += site.keys.length;
     sites.push(site);
   }
   return { people: matchPeople(db, input, joinSites(sites), unnumbered, withSeq), unnumbered };
@@ -135,82 +134,56 @@ function scanOf(input: PopulationInput, siteId: string, limit: number): FunnelSc
     limit,
     steps: query.steps.map(({ type, path, prefix }) => ({ type, path, prefix })),
     filters: (Object.entries(query.filters) as [keyof typeof filterColumns, string[]][]).map(([name, values]) => ({ column: filterColumns[name], values })),
+    propsSteps: query.steps.flatMap((step, index) => (step.props ? [index] : [])),
+    startColumn: query.breakdown ? breakdownColumns[query.breakdown] : null,
   };
 }
 
-/** One site's rows; every read of the scan must return the rows of the first (one snapshot). */
-function readSiteRows(db: Db, scan: FunnelScan, input: PopulationInput, options: { withSeq: boolean; unnumbered: Map<number, string> }): SiteRows {
-  const { query } = input;
-  const packed = readFunnelColumn<number>(db, scan, { kind: 'visitorAndMask' });
-  const count = packed.length;
-  const sameRows = <T>(values: T[], expected: number, what: string): T[] => {
-    if (values.length !== expected) throw new Error(`funnel read: ${values.length} ${what} for ${expected} rows (the snapshot moved)`);
-    return values;
-  };
+/** One site's rows, decoded. */
+function readSiteRows(
+  db: Db,
+  scan: FunnelScan,
+  input: PopulationInput,
+  options: { withSeq: boolean; unnumbered: Map<number, string>; tooMany: () => ApiError },
+): SiteRows {
+  const read = readFunnelRows(db, scan, options);
+  const count = read.visitorAndMask.length;
+  const base = tsBaseOf(scan);
   const rows: SiteRows = {
     keys: new Float64Array(count),
     masks: new Uint16Array(count),
-    ts: tsOf(sameRows(readFunnelColumn<number>(db, scan, { kind: 'ts' }), count, 'ts'), scan),
-    seqs: options.withSeq ? Float64Array.from(sameRows(readFunnelColumn<number>(db, scan, { kind: 'seq' }), count, 'seqs')) : null,
+    ts: new Float64Array(count),
+    seqs: read.seq ? Float64Array.from(read.seq) : null,
     startValues: [],
   };
-  let unprojected = 0;
-  let starts = 0;
   for (let row = 0; row < count; row++) {
-    const value = packed[row]!;
+    const value = read.visitorAndMask[row]!;
     const key = Math.floor(value / maskSpan);
-    const mask = value - key * maskSpan;
-    if (key === -1) unprojected++;
-    if (mask & 1) starts++;
     rows.keys[row] = key;
-    rows.masks[row] = mask;
+    rows.masks[row] = value - key * maskSpan;
+    rows.ts[row] = read.ts[row]! + base;
   }
-  if (unprojected > 0) numberUnprojected(db, scan, input.siteIds, rows, unprojected, options.unnumbered);
-  if (query.breakdown) {
-    const values = sameRows(readFunnelColumn<string | null>(db, scan, { kind: 'startColumn', column: breakdownColumns[query.breakdown] }), starts, 'start values');
-    let next = 0;
-    for (let row = 0; row < count; row++) if (rows.masks[row]! & 1) rows.startValues[row] = values[next++]!;
-  }
+  if (read.anonIds.length > 0) numberUnprojected(db, input.siteIds, rows, read.anonIds, options.unnumbered);
+  for (const [row, value] of read.startValues) rows.startValues[row] = value;
   // Props are tested here (JSON.parse's reading of a value, as at ingest): the SQL set each such step's bit on its
-  // type and path alone, and the props read returns exactly the rows with one of those bits.
-  const propsSteps = query.steps.flatMap((step, index) => (step.props ? [index] : []));
-  if (propsSteps.length === 0) return rows;
-  const propsMask = propsSteps.reduce((mask, step) => mask | (1 << step), 0);
-  let candidates = 0;
-  for (let row = 0; row < count; row++) if (rows.masks[row]! & propsMask) candidates++;
-  const props = sameRows(readFunnelColumn<string | null>(db, scan, { kind: 'props', steps: propsSteps }), candidates, 'props');
-  let next = 0;
-  for (let row = 0; row < count; row++) {
-    if ((rows.masks[row]! & propsMask) === 0) continue;
-    const values = parseProps(props[next++]!);
-    for (const step of propsSteps) {
-      if (rows.masks[row]! & (1 << step) && !propsMatch(query.steps[step]!, values)) rows.masks[row]! &= ~(1 << step);
+  // type and path alone, and kept the props of exactly those rows.
+  for (const [row, text] of read.props) {
+    const values = parseProps(text);
+    for (const step of scan.propsSteps) {
+      if (rows.masks[row]! & (1 << step) && !propsMatch(input.query.steps[step]!, values)) rows.masks[row]! &= ~(1 << step);
     }
   }
   return rows;
-}
-
-/** The ts read relative to tsBase (funnel-rows.ts: small integers cost the heap nothing), as epoch ms again. */
-function tsOf(relative: readonly number[], scan: FunnelScan): Float64Array {
-  const ts = new Float64Array(relative.length);
-  const base = tsBaseOf(scan);
-  for (let row = 0; row < relative.length; row++) ts[row] = relative[row]! + base;
-  return ts;
 }
 
 /**
  * Keys for the rows the projector has not passed (only while it rebuilds past an execution's watermark): the visitor
  * number of the anon_id when it has one on a site of the scope, else a negative key of its own.
  */
-function numberUnprojected(db: Db, scan: FunnelScan, siteIds: readonly string[], rows: SiteRows, expected: number, unnumbered: Map<number, string>): void {
-  const anonIds = readFunnelColumn<string>(db, scan, { kind: 'unprojectedAnonId' });
-  if (anonIds.length !== expected) throw new Error(`funnel read: ${anonIds.length} anon_ids for ${expected} unprojected rows (the snapshot moved)`);
+function numberUnprojected(db: Db, siteIds: readonly string[], rows: SiteRows, anonIds: readonly [number, string][], unnumbered: Map<number, string>): void {
   const keyOfAnon = new Map<string, number>();
   for (const [key, anonId] of unnumbered) keyOfAnon.set(anonId, key);
-  let next = 0;
-  for (let row = 0; row < rows.keys.length; row++) {
-    if (rows.keys[row] !== -1) continue;
-    const anonId = anonIds[next++]!;
+  for (const [row, anonId] of anonIds) {
     let key = keyOfAnon.get(anonId);
     if (key === undefined) {
       for (const siteId of siteIds) if ((key = findVisitorNumber(db, siteId, anonId)) !== undefined) break;

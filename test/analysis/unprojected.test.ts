@@ -90,7 +90,7 @@ it('keeps event_visitors beside the visitor index: one row per indexed event, no
     .pluck()
     .get();
   expect(mismatched).toBe(0);
-  const response = await server.request('DELETE', '/workspaces/unprojected/sites/un-b', { token: server.adminToken });
+  const response = await server.request('DELETE', '/workspaces/unprojected/sites/un-b');
   expect(response.status, response.text).toBeLessThan(300);
   server.app.projection.projectNow();
   expect(orphans()).toBe(0);
