@@ -118,7 +118,7 @@ export function readPopulation(db: Db, input: PopulationInput): Population {
     read += site.keys.length;
     sites.push(site);
   }
-  return { people: matchPeople(db, input, joinSites(sites), unnumbered, withSeq), unnumbered };
+  return { people: matchPeople(db, input, joinSites(sites), unnumbered), unnumbered };
 }
 
 function scanOf(input: PopulationInput, siteId: string, limit: number): FunnelScan {
@@ -237,7 +237,7 @@ function joinSites(sites: readonly SiteRows[]): Rows {
 }
 
 /** Groups the rows by person (row indexes only) and matches each person who did the first step. */
-function matchPeople(db: Db, input: PopulationInput, rows: Rows, unnumbered: ReadonlyMap<number, string>, withSeq: boolean): PersonFunnel[] {
+function matchPeople(db: Db, input: PopulationInput, rows: Rows, unnumbered: ReadonlyMap<number, string>): PersonFunnel[] {
   const { query } = input;
   const personOfKey = resolveKeys(db, input, rows.keys, unnumbered);
   // Dense person indexes by key index, and who started.
@@ -278,8 +278,8 @@ function matchPeople(db: Db, input: PopulationInput, rows: Rows, unnumbered: Rea
     if (!started[person]) continue;
     const from = offsets[person]!;
     const to = offsets[person + 1]!;
-    // One site's rows are in (ts, seq) order already; rows of several sites are sorted by (ts, seq).
-    if (input.siteIds.length > 1 && withSeq) grouped.subarray(from, to).sort((a, b) => rows.ts[a]! - rows.ts[b]! || rows.seqs![a]! - rows.seqs![b]!);
+    // One site's rows are in (ts, seq) order already; rows of several sites (read with seqs) are sorted by (ts, seq).
+    if (input.siteIds.length > 1) grouped.subarray(from, to).sort((a, b) => rows.ts[a]! - rows.ts[b]! || rows.seqs![a]! - rows.seqs![b]!);
     const { depth, path } = matcher.match(grouped, from, to);
     people.push({
       person: personNames[person]!,
