@@ -8,9 +8,6 @@ import { isBoundUpTo, listBindingsOfAnons, listBindingsOfVisitors } from '../pro
 /** anon_id → the person key ('u:' + user_id, or 'a:' + anon_id when it was never bound). */
 export type PersonOf = (anonId: string) => string;
 
-/** Looks up the people of the anon_ids an analysis read (one statement per site, not one per anon_id). */
-export type ResolvePersons = (anonIds: readonly string[]) => PersonOf;
-
 /**
  * The bindings of one site the projector counted past the watermark that no event up to it made, as
  * "anon_id\0user_id": they are taken back, so a later login never moves people between panels of one execution.
