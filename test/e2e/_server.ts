@@ -4,11 +4,11 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { expect } from 'vitest';
+import { afterEach, beforeAll, expect, vi } from 'vitest';
 import { readAdminTokenFile } from '../../src/admin/admin-token.ts';
 import type { AnswerChecker } from '../../src/openapi/answer-check.ts';
 import { type CheckedRequest, createCheckedRequest, fetchAnswerChecker } from '../_http.ts';
-import { type Launch, type ServerProcess, startCli, stopIfRunning } from '../cli/cli-helpers.ts';
+import { ensureBuilt, type Launch, type ServerProcess, startCli, stopIfRunning } from '../cli/cli-helpers.ts';
 
 export const e2eAdminToken = 'e2e-admin-token-0123456789abcdef';
 
@@ -144,4 +144,28 @@ export async function ingest(server: ShippedServer, endpoint: '/v1/events' | '/v
  */
 export function utcDate(offsetDays = 0): string {
   return new Date(Date.now() + offsetDays * 86_400_000).toISOString().slice(0, 10);
+}
+
+/**
+ * The shipped servers of one test file, with its hooks: the bundle built once before the file, every server stopped
+ * after each test (then `afterEachTest`), and a safety net for a hung process (nothing asserts a duration).
+ * @example const servers = useShippedServers(); it('…', async () => { const server = await servers.start(); });
+ */
+export function useShippedServers(options: { testTimeout?: number; afterEachTest?: () => unknown } = {}): ReturnType<typeof shippedServers> {
+  const servers = shippedServers();
+  vi.setConfig({ testTimeout: options.testTimeout ?? 60_000 });
+  beforeAll(ensureBuilt, 120_000);
+  afterEach(async () => {
+    await servers.disposeAll();
+    await options.afterEachTest?.();
+  });
+  return servers;
+}
+
+/**
+ * Timestamps on one UTC day.
+ * @example timesOn('2026-11-23')('09:00:00') // '2026-11-23T09:00:00Z'
+ */
+export function timesOn(day: string): (time: string) => string {
+  return (time) => `${day}T${time}Z`;
 }

@@ -2,18 +2,13 @@
 // a newsletter campaign, a purchase 10 minutes later, the campaign's spend imported as CSV over HTTP; attribution
 // results credit the purchase to the campaign, ROI divides its revenue by its spend in the one currency, and the
 // funnel's correlation answers on the analysis thread. Then SIGTERM drains and exits 0.
-import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { ensureBuilt } from '../cli/cli-helpers.ts';
-import { browserEvent, cleanExit, createSite, ingest, shippedServers, utcDate } from './_server.ts';
+import { describe, expect, it } from 'vitest';
+import { browserEvent, cleanExit, createSite, ingest, timesOn, useShippedServers, utcDate } from './_server.ts';
 
 const siteId = 'attribution-e2e';
 const day = utcDate(-1);
-const at = (time: string) => `${day}T${time}Z`;
-const servers = shippedServers();
-
-vi.setConfig({ testTimeout: 60_000 });
-beforeAll(ensureBuilt, 120_000);
-afterEach(() => servers.disposeAll());
+const at = timesOn(day);
+const servers = useShippedServers();
 
 describe('the shipped server', () => {
   it('attributes a purchase to the campaign of its visit, imports spend as CSV and answers ROI, then stops cleanly', async () => {

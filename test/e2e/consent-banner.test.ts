@@ -1,16 +1,11 @@
 // The consent banner against the shipped server (a child process started as a user starts it): the default before
 // any save, a save with the admin token and X-Workspace-Id, a replay, a stale save, and the banner still there after
 // a restart. Then SIGTERM drains and exits 0.
-import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { ensureBuilt } from '../cli/cli-helpers.ts';
-import { cleanExit, createSite, shippedServers } from './_server.ts';
+import { describe, expect, it } from 'vitest';
+import { cleanExit, createSite, useShippedServers } from './_server.ts';
 
 const siteId = 'consent-e2e';
-const servers = shippedServers();
-
-vi.setConfig({ testTimeout: 60_000 });
-beforeAll(ensureBuilt, 120_000);
-afterEach(() => servers.disposeAll());
+const servers = useShippedServers();
 
 const config = {
   title: 'Cookies on the shop',

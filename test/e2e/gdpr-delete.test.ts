@@ -2,18 +2,13 @@
 // them a logged-in user on two devices; the delete takes the user's visits, pageviews and revenue out of the reports
 // read right after it, the user's timeline no longer knows it, the other visitor is still counted, and a second delete
 // answers zeros. Then SIGTERM drains and exits 0.
-import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { ensureBuilt } from '../cli/cli-helpers.ts';
-import { browserEvent, cleanExit, createSite, ingest, shippedServers, utcDate } from './_server.ts';
+import { describe, expect, it } from 'vitest';
+import { browserEvent, cleanExit, createSite, ingest, timesOn, useShippedServers, utcDate } from './_server.ts';
 
 const siteId = 'gdpr-e2e';
 const day = utcDate(-1);
-const at = (time: string) => `${day}T${time}Z`;
-const servers = shippedServers();
-
-vi.setConfig({ testTimeout: 60_000 });
-beforeAll(ensureBuilt, 120_000);
-afterEach(() => servers.disposeAll());
+const at = timesOn(day);
+const servers = useShippedServers();
 
 describe('the shipped server', () => {
   it('deletes a user: its devices leave every report read right after, others stay, a repeat answers zeros', async () => {

@@ -2,21 +2,13 @@
 // created over HTTP, a purchase projected and a lead signal recorded, both delivered to a local receiver that verifies
 // them with the independent standardwebhooks package; a delivery refused (503) is made by the restarted server with the
 // same webhook-id. Then SIGTERM drains and exits 0.
-import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { ensureBuilt } from '../cli/cli-helpers.ts';
+import { describe, expect, it } from 'vitest';
 import { type Receiver, startReceiver, verifyDelivery } from '../integrations/_receiver.ts';
-import { browserEvent, cleanExit, createSite, ingest, shippedServers } from './_server.ts';
+import { browserEvent, cleanExit, createSite, ingest, useShippedServers } from './_server.ts';
 
 const siteId = 'bridge-e2e';
-const servers = shippedServers();
 let receiver: Receiver | undefined;
-
-vi.setConfig({ testTimeout: 60_000 });
-beforeAll(ensureBuilt, 120_000);
-afterEach(async () => {
-  await servers.disposeAll();
-  await receiver?.close();
-});
+const servers = useShippedServers({ afterEachTest: () => receiver?.close() });
 
 async function waitFor(condition: () => boolean, what: string): Promise<void> {
   for (let waited = 0; !condition(); waited += 50) {

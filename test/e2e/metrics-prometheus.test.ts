@@ -3,16 +3,11 @@
 // their latency are counted per route, method and status class (the ingest fast path's included), and the database
 // files are sized one by one, WALs included.
 import parsePrometheusTextFormat from 'parse-prometheus-text-format';
-import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { ensureBuilt } from '../cli/cli-helpers.ts';
-import { browserEvent, cleanExit, createSite, ingest, shippedServers } from './_server.ts';
+import { describe, expect, it } from 'vitest';
+import { browserEvent, cleanExit, createSite, ingest, useShippedServers } from './_server.ts';
 
 const siteId = 'metrics-e2e';
-const servers = shippedServers();
-
-vi.setConfig({ testTimeout: 60_000 });
-beforeAll(ensureBuilt, 120_000);
-afterEach(() => servers.disposeAll());
+const servers = useShippedServers();
 
 describe('the shipped server’s /metrics', () => {
   it('parses whole, with HTTP latency by route and the size of each database file', async () => {

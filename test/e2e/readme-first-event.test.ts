@@ -6,10 +6,10 @@ import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
-import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { childEnvironment, ensureBuilt, repositoryRoot } from '../cli/cli-helpers.ts';
+import { describe, expect, it } from 'vitest';
+import { childEnvironment, repositoryRoot } from '../cli/cli-helpers.ts';
 import { poll } from '../events/_helpers.ts';
-import { shippedServers } from './_server.ts';
+import { useShippedServers } from './_server.ts';
 
 const execFileAsync = promisify(execFile);
 const readmeAddress = 'http://127.0.0.1:8787';
@@ -31,10 +31,7 @@ function shownAnswer(block: string, status: number): unknown {
   return JSON.parse(line.slice(`# ${status} `.length));
 }
 
-const servers = shippedServers();
-vi.setConfig({ testTimeout: 90_000 });
-beforeAll(ensureBuilt, 120_000);
-afterEach(() => servers.disposeAll());
+const servers = useShippedServers({ testTimeout: 90_000 });
 
 describe("the README's first event", () => {
   it('is accepted as the README shows (not a bot), then listed by list-v2 and counted in the pageviews report', async () => {

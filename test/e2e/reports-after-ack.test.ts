@@ -1,21 +1,15 @@
 // Reports read right after a 202, against the shipped server: an acknowledged event is counted by the very next
 // aggregate read (CONTRACT section 2), in the V2 reports (exactly { meta, data }) and in the legacy ones; and by a
 // funnel, computed on the shipped server's analysis thread, after which SIGTERM still drains and exits 0.
-import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { ensureBuilt } from '../cli/cli-helpers.ts';
-import { browserEvent, cleanExit, createSite, ingest, type ShippedServer, shippedServers, utcDate } from './_server.ts';
+import { describe, expect, it } from 'vitest';
+import { browserEvent, cleanExit, createSite, ingest, type ShippedServer, timesOn, useShippedServers, utcDate } from './_server.ts';
 
 const siteId = 'reports-e2e';
 /** Yesterday noon and after: a whole visit inside one UTC day, whenever the suite runs. */
 const day = utcDate(-1);
-const at = (time: string) => `${day}T${time}Z`;
+const at = timesOn(day);
 
-const servers = shippedServers();
-
-// Safety nets for a hung process; nothing here asserts a duration.
-vi.setConfig({ testTimeout: 60_000 });
-beforeAll(ensureBuilt, 120_000);
-afterEach(() => servers.disposeAll());
+const servers = useShippedServers();
 
 /** Visitor `alice` lands from a newsletter, reads pricing and signs up; `bob` comes from Google and bounces. */
 const visits = [

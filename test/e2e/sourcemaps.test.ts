@@ -1,17 +1,12 @@
 // Source maps against the shipped server (a child process started as a user starts it): a real map from esbuild
 // uploaded with the site bearer, an error event thrown by the minified script ingested, and list-v2 showing its
 // frames in the TypeScript source. Then SIGTERM drains and exits 0.
-import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { ensureBuilt } from '../cli/cli-helpers.ts';
+import { describe, expect, it } from 'vitest';
 import { buildCheckout, callLine, stackOf, throwLine, uploadBody } from '../sourcemaps/_maps.ts';
-import { browserEvent, cleanExit, createSite, ingest, shippedServers, utcDate } from './_server.ts';
+import { browserEvent, cleanExit, createSite, ingest, useShippedServers, utcDate } from './_server.ts';
 
 const siteId = 'sourcemaps-e2e';
-const servers = shippedServers();
-
-vi.setConfig({ testTimeout: 60_000 });
-beforeAll(ensureBuilt, 120_000);
-afterEach(() => servers.disposeAll());
+const servers = useShippedServers();
 
 describe('the shipped server', () => {
   it('resolves the stack of an error event through the uploaded source map of its release', async () => {

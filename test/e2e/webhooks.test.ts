@@ -2,18 +2,14 @@
 // the CLI on the server's DATA_DIR while it runs, a visit from a campaign comes in, then Stripe's signed
 // charge.succeeded for that visitor; the purchase is counted once with its revenue, credited to the campaign, even
 // when Stripe delivers it twice. Then SIGTERM drains and exits 0.
-import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { ensureBuilt, runCli } from '../cli/cli-helpers.ts';
+import { describe, expect, it } from 'vitest';
+import { runCli } from '../cli/cli-helpers.ts';
 import { charge, stripeEvent, stripeHeader } from '../webhooks/_helpers.ts';
-import { browserEvent, cleanExit, createSite, ingest, shippedServers, utcDate } from './_server.ts';
+import { browserEvent, cleanExit, createSite, ingest, useShippedServers, utcDate } from './_server.ts';
 
 const siteId = 'webhooks-e2e';
 const secret = 'whsec_e2eSecret0123456789abcdefghijklmnop';
-const servers = shippedServers();
-
-vi.setConfig({ testTimeout: 60_000 });
-beforeAll(ensureBuilt, 120_000);
-afterEach(() => servers.disposeAll());
+const servers = useShippedServers();
 
 describe('the shipped server', () => {
   it('forwards a signed Stripe charge as a purchase with its revenue, once, after the CLI set the secret', async () => {
