@@ -1,9 +1,9 @@
 // The meta of an analysis answer (CONTRACT section 5), as the reports build theirs: scope, range, the filters
 // applied (with the funnel's own choices), freshness as of the execution, completeness and warnings.
 import { toIso } from '../clock.ts';
-import { appliedFilters } from '../http/common-params.ts';
-import { dayMs, dayOf } from '../projector/periods.ts';
-import type { ReportMeta } from '../reports/answers.ts';
+import { appliedFilters } from '../reading/common-params.ts';
+import { dayMs, dayOf } from '../vocabulary/periods.ts';
+import type { ReportMeta } from '../reading/meta-answer.ts';
 import type { AnalysisScope } from './analysis-scope.ts';
 import type { Execution } from './execution.ts';
 import type { FunnelQuery } from './funnel-query.ts';

@@ -3,7 +3,7 @@
 // the HTTP thread where no bundle exists (a vitest run from src/ without a build, an in-memory database).
 import { Worker } from 'node:worker_threads';
 import { overloaded } from '../ingest/write-queue.ts';
-import { type CursorContext, cursorSecretOf } from '../reports/cursor.ts';
+import { type CursorContext, cursorSecretOf } from '../reading/cursor.ts';
 import type { AnalysisLimits } from './analysis-context.ts';
 import type { AnalysisGate } from './analysis-gate.ts';
 import { type AnalysisJob, type AnalysisOutcome, answerOf, runAnalysisJob } from './analysis-job.ts';

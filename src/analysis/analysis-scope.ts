@@ -5,7 +5,7 @@ import { findSite } from '../admin/queries/find-site.ts';
 import type { WorkspaceRow } from '../admin/queries/find-workspace.ts';
 import type { Db } from '../db/open.ts';
 import { ApiError } from '../http/errors.ts';
-import type { ReportMeta } from '../reports/answers.ts';
+import type { ReportMeta } from '../reading/meta-answer.ts';
 import type { FunnelQuery } from './funnel-query.ts';
 
 export interface AnalysisScope {

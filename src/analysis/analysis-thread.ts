@@ -6,7 +6,7 @@ import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import { cryptoRandom } from '../clock.ts';
 import { openDatabase } from '../db/open.ts';
-import { adoptCursorSecret } from '../reports/cursor.ts';
+import { adoptCursorSecret } from '../reading/cursor.ts';
 import type { AnalysisLimits } from './analysis-context.ts';
 import { holdAtGate } from './analysis-gate.ts';
 import { type AnalysisJob, runAnalysisJob } from './analysis-job.ts';

@@ -1,7 +1,7 @@
 // The answer and body schemas of the analysis endpoints: they type the handlers and are published at GET /v1/schemas
 // and in GET /v1/openapi.json (src/openapi/).
 import * as v from 'valibot';
-import { reportAnswer } from '../reports/answers.ts';
+import { reportAnswer } from '../reading/meta-answer.ts';
 import { FunnelQueryBody } from './funnel-query.ts';
 
 const Count = v.pipe(v.number(), v.integer(), v.minValue(0));

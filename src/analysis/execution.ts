@@ -5,7 +5,7 @@
 // database's cursor secret), so a forged or altered token is refused (400), and a genuine one presented with
 // another query is a 409 execution_mismatch. Nothing is stored.
 import { ApiError } from '../http/errors.ts';
-import { type CursorContext, fingerprintOf, signCursor, verifyCursor } from '../reports/cursor.ts';
+import { type CursorContext, fingerprintOf, signCursor, verifyCursor } from '../reading/cursor.ts';
 import type { AnalysisScope } from './analysis-scope.ts';
 import { canonicalQuery, type FunnelQuery } from './funnel-query.ts';
 

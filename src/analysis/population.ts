@@ -7,8 +7,8 @@
 import type { Db } from '../db/open.ts';
 import { readFunnelEventDetails } from '../event-store/queries/funnel-events.ts';
 import { ApiError } from '../http/errors.ts';
-import { filterColumns } from '../http/common-params.ts';
-import { dayMs } from '../projector/periods.ts';
+import { filterColumns } from '../reading/common-params.ts';
+import { dayMs } from '../vocabulary/periods.ts';
 import { type FunnelScan, maskSpan, readFunnelRows, tsBaseOf } from '../projector/queries/funnel-rows.ts';
 import { findVisitorNumber, listAnonIdsOfVisitorNumbers } from '../projector/queries/visitor-number-rows.ts';
 import type { BreakdownDimension, FunnelQuery, FunnelStep } from './funnel-query.ts';

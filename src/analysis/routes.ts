@@ -5,7 +5,7 @@ import { getRouterParam, type H3, type H3Event } from 'h3';
 import type { AppContext } from '../context.ts';
 import { resolveWorkspace } from '../http/access.ts';
 import { readJsonBody } from '../http/body.ts';
-import { dateRangeRefusals } from '../http/common-param-errors.ts';
+import { dateRangeRefusals } from '../reading/common-param-errors.ts';
 import { jsonBody, namedInPath, needsCredential, refusals } from '../http/refusals.ts';
 import { jsonText } from '../http/respond.ts';
 import { addRoute } from '../http/routes.ts';

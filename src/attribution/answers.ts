@@ -1,6 +1,6 @@
 // The answer schemas of the attribution and ROI endpoints, published at GET /v1/schemas and /v1/openapi.json.
 import * as v from 'valibot';
-import { CompletenessAnswer, FreshnessAnswer } from '../reports/answers.ts';
+import { CompletenessAnswer, FreshnessAnswer } from '../reading/meta-answer.ts';
 import { attributionModels } from './models.ts';
 
 const IsoTime = v.pipe(v.string(), v.isoTimestamp());

@@ -1,10 +1,10 @@
 // The parameters of GET /workspaces/:slug/attribution/results: model, from and to (ISO dates or timestamps with an
 // offset, inclusive, at most 366 days), optional conversion_id, limit 1-10,000 and an opaque cursor.
 import { ApiError } from '../http/errors.ts';
-import { reportErrors } from '../http/common-param-errors.ts';
-import { parseLimit, type QueryValues, single } from '../http/common-params.ts';
+import { reportErrors } from '../reading/common-param-errors.ts';
+import { parseLimit, type QueryValues, single } from '../reading/common-params.ts';
 import { parseIsoTimestamp } from '../http/validate.ts';
-import { parseDateText } from '../projector/periods.ts';
+import { parseDateText } from '../vocabulary/periods.ts';
 import { type AttributionModel, attributionModels } from './models.ts';
 
 const dayMs = 24 * 60 * 60 * 1000;

@@ -9,7 +9,7 @@ import { readJsonBody } from '../http/body.ts';
 import { jsonBody, namedInPath, needsCredential, refusals } from '../http/refusals.ts';
 import { addRoute } from '../http/routes.ts';
 import { parseBody } from '../http/validate.ts';
-import { siteIdOf } from '../reports/scope.ts';
+import { siteIdOf } from '../reading/scope.ts';
 import { BannerAnswer } from './answers.ts';
 import { resolveBannerSite } from './banner-access.ts';
 import { SaveBannerBody } from './banner-config.ts';

@@ -1,7 +1,7 @@
 // The answer schemas of the Events v2 endpoints (CONTRACT section 5), in the V2 { meta, data } envelope; published
 // with the report schemas at GET /v1/schemas and in GET /v1/openapi.json.
 import * as v from 'valibot';
-import { reportAnswer } from '../reports/answers.ts';
+import { reportAnswer } from '../reading/meta-answer.ts';
 import { ResolvedFrame } from '../sourcemaps/answers.ts';
 
 const Count = v.pipe(v.number(), v.integer(), v.minValue(0));

@@ -1,10 +1,10 @@
 // The parameters of the Events v2 endpoints beyond the common report parameters (src/reports/params.ts): the
 // activity window's end, the stream's filters and resume cursor. Refusals are the same structured 400s.
 import { parseIsoTimestamp } from '../http/validate.ts';
-import type { ReportFilters, ReportRange } from '../http/common-params.ts';
-import { type CommonParams, maxRangeDays, parseDateRange, parseFilterParams, type QueryValues, single } from '../http/common-params.ts';
-import { dayMs } from '../projector/periods.ts';
-import { reportErrors } from '../http/common-param-errors.ts';
+import type { ReportFilters, ReportRange } from '../reading/common-params.ts';
+import { type CommonParams, maxRangeDays, parseDateRange, parseFilterParams, type QueryValues, single } from '../reading/common-params.ts';
+import { dayMs } from '../vocabulary/periods.ts';
+import { reportErrors } from '../reading/common-param-errors.ts';
 
 export const activityWindowMs = 60 * 60_000;
 export const activityBucketMs = 5 * 60_000;

@@ -5,7 +5,7 @@
 // stream holds less than its buffer's bytes for the client; a client that takes nothing while it is full is closed.
 import type { SiteRow } from '../admin/queries/find-site.ts';
 import type { AppContext } from '../context.ts';
-import { fingerprintOf, signCursor, verifyCursor } from '../reports/cursor.ts';
+import { fingerprintOf, signCursor, verifyCursor } from '../reading/cursor.ts';
 import { boundsOfRange, type StreamParams } from './event-params.ts';
 import { toEventItem } from './event-item.ts';
 import { newestEventSeq } from '../event-store/queries/newest-events.ts';

@@ -3,11 +3,11 @@
 // range counts.
 import { toIso } from '../clock.ts';
 import type { AppContext } from '../context.ts';
-import { buildMeta } from '../reports/meta.ts';
-import type { CommonParams } from '../http/common-params.ts';
-import { dayOf, toDateText } from '../projector/periods.ts';
-import type { ReportScope } from '../reports/scope.ts';
-import { inSnapshot, readFreshness } from '../reports/snapshot.ts';
+import { buildMeta } from '../reading/meta.ts';
+import type { CommonParams } from '../reading/common-params.ts';
+import { dayOf, toDateText } from '../vocabulary/periods.ts';
+import type { ReportScope } from '../reading/scope.ts';
+import { inSnapshot, readFreshness } from '../reading/snapshot.ts';
 import type { EventActivityAnswer } from './answers.ts';
 import { type ActivityParams, activityBucketMs, activityWindowMs, boundsOfRange } from './event-params.ts';
 import { eventMeasures } from './measures.ts';

@@ -1,9 +1,9 @@
 // GET /sites/:siteId/events/overview-v2: the exact number of events in the range and the most frequent types.
 import type { AppContext } from '../context.ts';
-import { buildMeta } from '../reports/meta.ts';
-import type { CommonParams } from '../http/common-params.ts';
-import type { ReportScope } from '../reports/scope.ts';
-import { inSnapshot, readFreshness } from '../reports/snapshot.ts';
+import { buildMeta } from '../reading/meta.ts';
+import type { CommonParams } from '../reading/common-params.ts';
+import type { ReportScope } from '../reading/scope.ts';
+import { inSnapshot, readFreshness } from '../reading/snapshot.ts';
 import type { EventOverviewAnswer } from './answers.ts';
 import { boundsOfRange } from './event-params.ts';
 import { eventMeasures } from './measures.ts';

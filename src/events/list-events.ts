@@ -2,11 +2,11 @@
 // the last seq shown. Events that arrive while a client pages have higher seqs, so they come on later pages:
 // nothing is lost or repeated.
 import type { AppContext } from '../context.ts';
-import { fingerprintOf, signCursor, verifyCursor } from '../reports/cursor.ts';
-import { buildMeta } from '../reports/meta.ts';
-import type { CommonParams } from '../http/common-params.ts';
-import type { ReportScope } from '../reports/scope.ts';
-import { inSnapshot, readFreshness } from '../reports/snapshot.ts';
+import { fingerprintOf, signCursor, verifyCursor } from '../reading/cursor.ts';
+import { buildMeta } from '../reading/meta.ts';
+import type { CommonParams } from '../reading/common-params.ts';
+import type { ReportScope } from '../reading/scope.ts';
+import { inSnapshot, readFreshness } from '../reading/snapshot.ts';
 import type { EventItem, EventListAnswer } from './answers.ts';
 import { boundsOfRange } from './event-params.ts';
 import { toEventItem } from './event-item.ts';

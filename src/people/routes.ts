@@ -5,8 +5,8 @@ import type { AppContext } from '../context.ts';
 import { queryParams, refusals } from '../http/refusals.ts';
 import { addRoute } from '../http/routes.ts';
 import { parseQuery } from '../http/validate.ts';
-import { reportAccessRefusals } from '../http/common-param-errors.ts';
-import { resolveReportSite } from '../reports/scope.ts';
+import { reportAccessRefusals } from '../reading/common-param-errors.ts';
+import { resolveReportSite } from '../reading/scope.ts';
 import { TimelineAnswer, TimelineQuery, timelineQueryDocs, userTimeline } from './timeline.ts';
 
 /**

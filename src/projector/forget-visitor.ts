@@ -15,7 +15,7 @@ import { deleteVisitsOfVisitor, listVisitsOfVisitor } from './queries/visitor-vi
 import { deleteVisitorEventsOfVisitor } from './queries/visitor-events.ts';
 import { deleteVisitorNumber, findVisitorNumber } from './queries/visitor-number-rows.ts';
 import { applyRollups } from './rollup/apply-rollups.ts';
-import { emptyCounters, forEachShardEntry, shardOf } from './rollup/counter-shard.ts';
+import { emptyCounters, forEachShardEntry, shardOf } from '../rollup-format/counter-shard.ts';
 import { RollupDelta } from './rollup/rollup-delta.ts';
 import { countWholeVisit } from './rollup/visit-contributions.ts';
 

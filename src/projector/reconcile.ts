@@ -12,11 +12,11 @@ import { inWriteTransaction } from '../db/statements.ts';
 import { forgetEventKeysAfter } from '../event-store/queries/event-keys.ts';
 import { highestSeqIssued } from '../event-store/queries/newest-events.ts';
 import { deleteEventsBefore } from '../event-store/queries/event-rows.ts';
-import { Grain, dayMs, firstDayOfMonth, monthOfDay } from './periods.ts';
+import { Grain, dayMs, firstDayOfMonth, monthOfDay } from '../vocabulary/periods.ts';
 import { addMonthRevenueOfDays, deleteAllProjected, deleteProjectedExceptPurged, type KeptPeriods, listDayShards } from './queries/all-projected.ts';
 import { readProjectorPosition, saveProjectorPosition } from './queries/projector-state.ts';
 import { listPurgedSites } from './queries/retention-rows.ts';
-import { emptyCounters, field, fieldCount, forEachShardEntry } from './rollup/counter-shard.ts';
+import { emptyCounters, field, fieldCount, forEachShardEntry } from '../rollup-format/counter-shard.ts';
 import { ShardChanges } from './rollup/shard-changes.ts';
 
 /** The month of a purged site's first kept day, as the sum of its purged days (visitors are never stored at months). */

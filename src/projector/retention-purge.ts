@@ -10,7 +10,7 @@ import type { Db } from '../db/open.ts';
 import { inWriteTransaction } from '../db/statements.ts';
 import { deleteDlqRowsReceivedBefore } from '../dlq/queries/dlq-rows.ts';
 import { deleteEventsBySeq } from '../event-store/queries/event-rows.ts';
-import { dayMs, dayOf } from './periods.ts';
+import { dayMs, dayOf } from '../vocabulary/periods.ts';
 import { deleteRetentionStateOfSite, deleteVisitorIndexRow, deleteVisitsEndedBefore, listExpiredEvents, savePurgedBefore } from './queries/retention-rows.ts';
 
 export interface PurgeCounts {

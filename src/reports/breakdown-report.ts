@@ -3,13 +3,13 @@
 // countries, devices, browsers and OS tables.
 import type { AppContext } from '../context.ts';
 import type { BreakdownAnswer } from './answers.ts';
-import { Dim } from '../projector/dimensions.ts';
-import { ratio } from './meta.ts';
-import type { CommonParams, QueryValues } from '../http/common-params.ts';
-import { single } from '../http/common-params.ts';
-import { reportErrors } from '../http/common-param-errors.ts';
-import { field } from '../projector/rollup/counter-shard.ts';
-import type { ReportScope } from './scope.ts';
+import { Dim } from '../vocabulary/dimensions.ts';
+import { ratio } from '../reading/meta.ts';
+import type { CommonParams, QueryValues } from '../reading/common-params.ts';
+import { single } from '../reading/common-params.ts';
+import { reportErrors } from '../reading/common-param-errors.ts';
+import { field } from '../rollup-format/counter-shard.ts';
+import type { ReportScope } from '../reading/scope.ts';
 import { rankByVisits } from './visits-ranking.ts';
 
 export const breakdownDimensions = { device: Dim.device, browser: Dim.browser, os: Dim.os, country: Dim.country, region: Dim.region, city: Dim.city } as const;

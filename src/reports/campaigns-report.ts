@@ -3,10 +3,10 @@
 import type { AppContext } from '../context.ts';
 import { fromMinorUnits } from '../money/minor-units.ts';
 import type { CampaignsAnswer } from './answers.ts';
-import { Dim, parseCampaignKey } from '../projector/dimensions.ts';
-import type { CommonParams } from '../http/common-params.ts';
-import { field } from '../projector/rollup/counter-shard.ts';
-import type { ReportScope } from './scope.ts';
+import { Dim, parseCampaignKey } from '../vocabulary/dimensions.ts';
+import type { CommonParams } from '../reading/common-params.ts';
+import { field } from '../rollup-format/counter-shard.ts';
+import type { ReportScope } from '../reading/scope.ts';
 import { rankByVisits } from './visits-ranking.ts';
 
 export function campaignsReport(context: AppContext, scope: ReportScope, params: CommonParams, limit: number, caughtUp: boolean): CampaignsAnswer {

@@ -2,17 +2,17 @@
 // bots and internal traffic left out. Empty ranges give zeros.
 import type { AppContext } from '../context.ts';
 import type { LegacyEventsAnswer, LegacyPageviewsAnswer, LegacySessionsAnswer } from './answers.ts';
-import { Dim } from '../projector/dimensions.ts';
+import { Dim } from '../vocabulary/dimensions.ts';
 import type { ReportSelection } from './grouping.ts';
-import type { ReportRange } from '../http/common-params.ts';
-import { averageSeconds, ratio } from './meta.ts';
-import { toDateText } from '../projector/periods.ts';
+import type { ReportRange } from '../reading/common-params.ts';
+import { averageSeconds, ratio } from '../reading/meta.ts';
+import { toDateText } from '../vocabulary/periods.ts';
 import { readProjectorPosition } from '../projector/queries/projector-state.ts';
 import { rankRows } from './ranked-rows.ts';
 import { groupedReport } from './read/grouped-report.ts';
-import { field } from '../projector/rollup/counter-shard.ts';
+import { field } from '../rollup-format/counter-shard.ts';
 import type { SiteRow } from '../admin/queries/find-site.ts';
-import { inSnapshot } from './snapshot.ts';
+import { inSnapshot } from '../reading/snapshot.ts';
 import { countersOf } from './summary-report.ts';
 
 function selectionOf(site: SiteRow, range: ReportRange): ReportSelection {

@@ -2,16 +2,16 @@
 // opaque cursor pinned to the first page's watermark, so paging is stable while events keep arriving.
 import type { AppContext } from '../context.ts';
 import type { PagesAnswer } from './answers.ts';
-import { fingerprintOf, signCursor, verifyCursor } from './cursor.ts';
-import { Dim } from '../projector/dimensions.ts';
-import { buildMeta } from './meta.ts';
-import { measuresOf } from './measures.ts';
-import type { CommonParams } from '../http/common-params.ts';
+import { fingerprintOf, signCursor, verifyCursor } from '../reading/cursor.ts';
+import { Dim } from '../vocabulary/dimensions.ts';
+import { buildMeta } from '../reading/meta.ts';
+import { measuresOf } from '../reading/measures.ts';
+import type { CommonParams } from '../reading/common-params.ts';
 import { rankRows } from './ranked-rows.ts';
 import { groupedReport } from './read/grouped-report.ts';
-import { field } from '../projector/rollup/counter-shard.ts';
-import type { ReportScope } from './scope.ts';
-import { inSnapshot, readFreshness } from './snapshot.ts';
+import { field } from '../rollup-format/counter-shard.ts';
+import type { ReportScope } from '../reading/scope.ts';
+import { inSnapshot, readFreshness } from '../reading/snapshot.ts';
 import { selectionOf } from './summary-report.ts';
 
 export interface PagesOptions {

@@ -2,16 +2,16 @@
 // props, events and visitors per value, the most frequent first. Read from the event log (like overview-v2), so an
 // acknowledged event counts at once; with a visit filter, as of the projector's position (src/events/).
 import type { AppContext } from '../context.ts';
-import type { CommonParams, QueryValues } from '../http/common-params.ts';
-import { single } from '../http/common-params.ts';
-import { reportErrors } from '../http/common-param-errors.ts';
+import type { CommonParams, QueryValues } from '../reading/common-params.ts';
+import { single } from '../reading/common-params.ts';
+import { reportErrors } from '../reading/common-param-errors.ts';
 import { toEventFilterParams } from '../event-store/queries/event-filter.ts';
 import { countPropValues } from '../event-store/queries/prop-value-counts.ts';
 import { boundsOfRange } from '../events/event-params.ts';
 import type { PropsAnswer } from './answers.ts';
-import { buildMeta } from './meta.ts';
-import type { ReportScope } from './scope.ts';
-import { inSnapshot, readFreshness } from './snapshot.ts';
+import { buildMeta } from '../reading/meta.ts';
+import type { ReportScope } from '../reading/scope.ts';
+import { inSnapshot, readFreshness } from '../reading/snapshot.ts';
 
 /** type and property: 1-200 characters each (the first refused length is 201). */
 export const maxPropNameLength = 200;

@@ -22,11 +22,11 @@ import { maxPropNameLength, parsePropsQuery, propsReport } from './props-report.
 import { visitFilterNames } from '../event-store/queries/event-filter.ts';
 import { legacyEvents, legacyPageviews, legacySessions } from './legacy-reports.ts';
 import { pagesReport } from './pages-report.ts';
-import { commonParams, cursorParam, dateParams, limitParam } from '../http/common-param-docs.ts';
-import { maxRangeDays, parseBoolean, parseCommonParams, parseDateRange, parseLimit, type QueryValues, single } from '../http/common-params.ts';
+import { commonParams, cursorParam, dateParams, limitParam } from '../reading/common-param-docs.ts';
+import { maxRangeDays, parseBoolean, parseCommonParams, parseDateRange, parseLimit, type QueryValues, single } from '../reading/common-params.ts';
 import { prepareReports } from './prepare-reports.ts';
-import { dateRangeRefusals, reportAccessRefusals, v2Refusals } from '../http/common-param-errors.ts';
-import { resolveReportSite, siteIdOf, toReportScope } from './scope.ts';
+import { dateRangeRefusals, reportAccessRefusals, v2Refusals } from '../reading/common-param-errors.ts';
+import { resolveReportSite, siteIdOf, toReportScope } from '../reading/scope.ts';
 import { readShareToken, resolveSharedSite } from '../ui/share-links.ts';
 import { ApiError } from '../http/errors.ts';
 import { sourcesReport } from './sources-report.ts';

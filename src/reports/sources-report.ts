@@ -1,11 +1,11 @@
 // GET /sites/:siteId/reports/sources-v2: acquisition sources of visits (their first event's), ranked by visits.
 import type { AppContext } from '../context.ts';
 import type { SourcesAnswer } from './answers.ts';
-import { Dim } from '../projector/dimensions.ts';
-import { ratio } from './meta.ts';
-import type { CommonParams } from '../http/common-params.ts';
-import { field } from '../projector/rollup/counter-shard.ts';
-import type { ReportScope } from './scope.ts';
+import { Dim } from '../vocabulary/dimensions.ts';
+import { ratio } from '../reading/meta.ts';
+import type { CommonParams } from '../reading/common-params.ts';
+import { field } from '../rollup-format/counter-shard.ts';
+import type { ReportScope } from '../reading/scope.ts';
 import { rankByVisits } from './visits-ranking.ts';
 
 export function sourcesReport(context: AppContext, scope: ReportScope, params: CommonParams, limit: number, caughtUp: boolean): SourcesAnswer {

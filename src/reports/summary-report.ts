@@ -2,14 +2,14 @@
 import type { AppContext } from '../context.ts';
 import type { SummaryAnswer } from './answers.ts';
 import { type GroupTotals, type ReportSelection } from './grouping.ts';
-import { averageSeconds, buildMeta, ratio } from './meta.ts';
-import { measuresOf } from './measures.ts';
-import type { CommonParams } from '../http/common-params.ts';
-import { toDateText } from '../projector/periods.ts';
+import { averageSeconds, buildMeta, ratio } from '../reading/meta.ts';
+import { measuresOf } from '../reading/measures.ts';
+import type { CommonParams } from '../reading/common-params.ts';
+import { toDateText } from '../vocabulary/periods.ts';
 import { groupedReport } from './read/grouped-report.ts';
-import { type Counters, emptyCounters, field } from '../projector/rollup/counter-shard.ts';
-import type { ReportScope } from './scope.ts';
-import { inSnapshot, readFreshness } from './snapshot.ts';
+import { type Counters, emptyCounters, field } from '../rollup-format/counter-shard.ts';
+import type { ReportScope } from '../reading/scope.ts';
+import { inSnapshot, readFreshness } from '../reading/snapshot.ts';
 
 export function selectionOf(scope: ReportScope, params: CommonParams): ReportSelection {
   return { siteIds: scope.siteIds, workspaceId: scope.workspaceId, range: params.range, filters: params.filters, withInternal: params.withInternal };

@@ -1,16 +1,16 @@
 // The shape sources-v2 and campaigns-v2 share: the values of one visit dimension ranked by visits (then value),
 // the first `limit` of them with their exact visitors, in the V2 envelope.
 import type { AppContext } from '../context.ts';
-import type { ReportMeta } from './answers.ts';
-import type { Dim } from '../projector/dimensions.ts';
-import { type MeasureName, measuresOf } from './measures.ts';
-import { buildMeta } from './meta.ts';
-import type { CommonParams } from '../http/common-params.ts';
+import type { ReportMeta } from '../reading/meta-answer.ts';
+import type { Dim } from '../vocabulary/dimensions.ts';
+import { type MeasureName, measuresOf } from '../reading/measures.ts';
+import { buildMeta } from '../reading/meta.ts';
+import type { CommonParams } from '../reading/common-params.ts';
 import { type RankedRow, rankRows } from './ranked-rows.ts';
 import { groupedReport } from './read/grouped-report.ts';
-import { field } from '../projector/rollup/counter-shard.ts';
-import type { ReportScope } from './scope.ts';
-import { inSnapshot, readFreshness } from './snapshot.ts';
+import { field } from '../rollup-format/counter-shard.ts';
+import type { ReportScope } from '../reading/scope.ts';
+import { inSnapshot, readFreshness } from '../reading/snapshot.ts';
 import { selectionOf } from './summary-report.ts';
 
 export interface VisitsRanking {

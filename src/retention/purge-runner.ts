@@ -6,7 +6,7 @@ import type { AppContext } from '../context.ts';
 import { recordAudit } from '../audit/record-audit.ts';
 import { listSitesWithRetention } from '../admin/queries/site-writes.ts';
 import { inWriteTransaction } from '../db/statements.ts';
-import { toDateText } from '../projector/periods.ts';
+import { toDateText } from '../vocabulary/periods.ts';
 import { firstKeptDay, type PurgeCounts, purgeSiteBatch } from '../projector/retention-purge.ts';
 
 export interface RetentionPurgeOptions {

@@ -6,7 +6,7 @@ import type { AppContext } from '../context.ts';
 import { parseJsonText, readBodyText } from '../http/body.ts';
 import { jsonBody, namedInPath, refusals } from '../http/refusals.ts';
 import { addRoute } from '../http/routes.ts';
-import { siteIdOf } from '../reports/scope.ts';
+import { siteIdOf } from '../reading/scope.ts';
 import { UploadAnswer } from './answers.ts';
 import { deleteSourcemapsOfSite } from './queries/sourcemap-rows.ts';
 import { resolveUploadSite } from './upload-access.ts';

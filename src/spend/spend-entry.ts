@@ -1,7 +1,7 @@
 // A spend entry: its input schema (JSON body and CSV row alike), its stored row and its answer form. Amounts are
 // decimal strings converted exactly to integer minor units with the currency's ISO 4217 exponent; never floats.
 import * as v from 'valibot';
-import { parseDateText } from '../projector/periods.ts';
+import { parseDateText } from '../vocabulary/periods.ts';
 import { currencyExponent, fromMinorUnits, isCurrencyCode, toMinorUnits } from '../money/minor-units.ts';
 import { SiteId } from '../admin/sites.ts';
 import type { SpendRow } from './queries/spend-writes.ts';

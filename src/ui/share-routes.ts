@@ -9,7 +9,7 @@ import { readJsonBody } from '../http/body.ts';
 import { jsonBody, namedInPath, needsCredential, refusals } from '../http/refusals.ts';
 import { addRoute } from '../http/routes.ts';
 import { parseBody } from '../http/validate.ts';
-import { siteIdOf } from '../reports/scope.ts';
+import { siteIdOf } from '../reading/scope.ts';
 import { CreateShareLinkBody, createShareLink, listShareLinks, revokeShareLink } from './share-links.ts';
 
 const IsoTime = v.pipe(v.string(), v.isoTimestamp());

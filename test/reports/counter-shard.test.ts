@@ -1,7 +1,7 @@
 // The counter-shard codec: merging changes into a stored shard equals summing both maps by value id.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { type Counters, emptyCounters, fieldCount, forEachShardEntry, mergeIntoShard } from '../../src/projector/rollup/counter-shard.ts';
+import { type Counters, emptyCounters, fieldCount, forEachShardEntry, mergeIntoShard } from '../../src/rollup-format/counter-shard.ts';
 
 function toCounters(values: number[]): Counters {
   const counters = emptyCounters();

@@ -2,7 +2,7 @@
 // visitor leaves a visit dimension's set after its visits merged or changed their first event.
 import type { Db } from '../../db/open.ts';
 import { preparedOnce } from '../../db/statements.ts';
-import { Dim, parseCampaignKey, type VisitDim, visitDimColumns } from '../dimensions.ts';
+import { Dim, parseCampaignKey, type VisitDim, visitDimColumns } from '../../vocabulary/dimensions.ts';
 
 export interface VisitorKeepsValueParams {
   site_id: string;

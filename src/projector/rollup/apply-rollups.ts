@@ -4,12 +4,12 @@
 // are checked against the visits as the batch left them and taken out, so a report never counts a visitor the
 // visits no longer support.
 import type { Db } from '../../db/open.ts';
-import { type VisitDim, visitDims, type Dim } from '../dimensions.ts';
-import { Grain, monthOfDay, periodBounds } from '../periods.ts';
+import { type VisitDim, visitDims, type Dim } from '../../vocabulary/dimensions.ts';
+import { Grain, monthOfDay, periodBounds } from '../../vocabulary/periods.ts';
 import { addRevenue } from '../queries/revenue-rows.ts';
 import { findOrInsertValueId, findValueId } from '../queries/value-rows.ts';
 import { visitorKeepsValue } from '../queries/visitor-keeps-value.ts';
-import { field, fieldCount } from './counter-shard.ts';
+import { field, fieldCount } from '../../rollup-format/counter-shard.ts';
 import type { DeltaEntry, RollupDelta, RollupKey } from './rollup-delta.ts';
 import { type PeriodAddress, ShardChanges, updateDaySet } from './shard-changes.ts';
 

@@ -5,11 +5,11 @@ import type { Db } from '../../db/open.ts';
 import type { SessionRow } from '../queries/visit-rows.ts';
 import type { LoggedEvent } from '../../event-store/stored-event.ts';
 import type { VisitChange } from '../visits.ts';
-import { Dim, keepsVisitorSets, pageKeyOf, purchaseType, visitDims, visitDimValue } from '../dimensions.ts';
-import { dayOf } from '../periods.ts';
+import { Dim, keepsVisitorSets, pageKeyOf, purchaseType, visitDims, visitDimValue } from '../../vocabulary/dimensions.ts';
+import { dayOf } from '../../vocabulary/periods.ts';
 import { findEventPage } from '../../event-store/queries/event-page.ts';
 import { listVisitEvents } from '../queries/visitor-events.ts';
-import { field } from './counter-shard.ts';
+import { field } from '../../rollup-format/counter-shard.ts';
 import { addRevenue, addVisitor, removeVisitor, type RollupDelta } from './rollup-delta.ts';
 
 /** What counting an event needs to know about it. */

@@ -2,9 +2,9 @@
 // (src/projector/rollup/apply-rollups.ts): counter deltas, visitor-set additions and removals, revenue.
 // Entries are found by (site, grain, period, internal) and then (dimension, value): the hot path builds one
 // string per period, not one per counter.
-import type { Dim } from '../dimensions.ts';
-import { type Grain, Grain as Grains } from '../periods.ts';
-import { type Counters, emptyCounters, fieldCount } from './counter-shard.ts';
+import type { Dim } from '../../vocabulary/dimensions.ts';
+import { type Grain, Grain as Grains } from '../../vocabulary/periods.ts';
+import { type Counters, emptyCounters, fieldCount } from '../../rollup-format/counter-shard.ts';
 
 /** One dimension value in one period of one site, for internal or external traffic. */
 export interface RollupKey {

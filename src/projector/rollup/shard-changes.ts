@@ -3,8 +3,8 @@
 import type { Db } from '../../db/open.ts';
 import { readCounterShard, type ShardAddress, writeCounterShard } from '../queries/counter-shard-rows.ts';
 import { readVisitorContainer, writeVisitorContainer } from '../queries/visitor-set-rows.ts';
-import { type Counters, emptyCounters, field, mergeIntoShard, shardOf } from './counter-shard.ts';
-import { chunkOf, lowOf, updateContainer } from './visitor-container.ts';
+import { type Counters, emptyCounters, field, mergeIntoShard, shardOf } from '../../rollup-format/counter-shard.ts';
+import { chunkOf, lowOf, updateContainer } from '../../rollup-format/visitor-container.ts';
 
 /** One (site, dimension, grain, period, traffic kind): where a value's counters and visitor set live. */
 export interface PeriodAddress {

@@ -2,7 +2,7 @@
 // deletion, src/projector/forget-visitor.ts).
 import type { Db } from '../../db/open.ts';
 import type { SessionRow } from '../queries/visit-rows.ts';
-import { visitDims, visitDimValue } from '../dimensions.ts';
+import { visitDims, visitDimValue } from '../../vocabulary/dimensions.ts';
 import { listVisitEvents } from '../queries/visitor-events.ts';
 import { countEvent, countVisit, eventDims, eventDimValue, type EventFacts, pageLookup } from './event-contributions.ts';
 import type { RollupDelta } from './rollup-delta.ts';

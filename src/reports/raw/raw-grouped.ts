@@ -1,12 +1,12 @@
 // Groups raw visits (src/reports/raw/raw-visits.ts) the way the rollups group them, with the same semantics
 // (docs/reports.md): visit dimensions select whole visits by their first event, the path filter selects events
 // and, for visit measures, the entry page; events count on their day, visit measures on the visit's first day.
-import { Dim, pageKeyOf, purchaseType, type VisitDim, visitDims, visitDimValue } from '../../projector/dimensions.ts';
+import { Dim, pageKeyOf, purchaseType, type VisitDim, visitDims, visitDimValue } from '../../vocabulary/dimensions.ts';
 import type { GroupedReport, GroupTotals, Grouping } from '../grouping.ts';
-import { type ReportFilters, type ReportRange, visitFilterColumns } from '../../http/common-params.ts';
-import { dayOf } from '../../projector/periods.ts';
+import { type ReportFilters, type ReportRange, visitFilterColumns } from '../../reading/common-params.ts';
+import { dayOf } from '../../vocabulary/periods.ts';
 import type { RawEventRow } from '../../event-store/queries/raw-window-events.ts';
-import { emptyCounters, field } from '../../projector/rollup/counter-shard.ts';
+import { emptyCounters, field } from '../../rollup-format/counter-shard.ts';
 import type { RawVisit } from './raw-visits.ts';
 
 export interface RawGroup extends GroupTotals {

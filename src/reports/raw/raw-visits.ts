@@ -2,7 +2,7 @@
 // filter combinations no rollup carries, and the correction of a paged report back to its first page's watermark.
 import type { Db } from '../../db/open.ts';
 import { sessionGapMs } from '../../projector/visits.ts';
-import { dayMs } from '../../projector/periods.ts';
+import { dayMs } from '../../vocabulary/periods.ts';
 import { listWindowEvents, type RawEventRow } from '../../event-store/queries/raw-window-events.ts';
 import { listVisitorWindowEvents } from '../../projector/queries/visitor-events.ts';
 

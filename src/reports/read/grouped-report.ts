@@ -3,13 +3,13 @@
 // answer count the same events. A paged report is pinned to its first page's position: the few visitors with
 // events projected since are recomputed from raw events and their difference taken out.
 import type { Db } from '../../db/open.ts';
-import { Dim, visitDimByFilter } from '../../projector/dimensions.ts';
+import { Dim, visitDimByFilter } from '../../vocabulary/dimensions.ts';
 import type { GroupedReport, GroupTotals, Grouping, ReportSelection } from '../grouping.ts';
-import type { ReportFilters } from '../../http/common-params.ts';
+import type { ReportFilters } from '../../reading/common-params.ts';
 import { listVisitorsNewerThan } from '../../event-store/queries/raw-window-events.ts';
 import { rawGroups, toGroupedReport } from '../raw/raw-grouped.ts';
 import { loadRawVisits } from '../raw/raw-visits.ts';
-import { emptyCounters, fieldCount } from '../../projector/rollup/counter-shard.ts';
+import { emptyCounters, fieldCount } from '../../rollup-format/counter-shard.ts';
 import { readRollups, type RollupRequest } from './rollup-grouped.ts';
 
 export interface GroupedQuery {

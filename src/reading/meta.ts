@@ -1,9 +1,9 @@
 // Builds the meta of a V2 answer (CONTRACT section 5): what was applied, how fresh and complete it is, and the
 // paging state.
 import { toIso } from '../clock.ts';
-import type { ReportMeta } from './answers.ts';
-import { appliedFilters, type CommonParams } from '../http/common-params.ts';
-import { dayOf, toDateText } from '../projector/periods.ts';
+import type { ReportMeta } from './meta-answer.ts';
+import { appliedFilters, type CommonParams } from './common-params.ts';
+import { dayOf, toDateText } from '../vocabulary/periods.ts';
 import type { ReportScope } from './scope.ts';
 import type { Freshness } from './snapshot.ts';
 

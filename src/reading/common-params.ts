@@ -1,7 +1,7 @@
 // The common report parameters (spec, "Common report parameters"; CONTRACT section 5): inclusive UTC dates,
 // scope, source and the seven list filters, internal traffic, timezone and bots, limit. Refusals are structured
 // 400s with stable codes (src/reports/report-errors.ts).
-import { parseDateText } from '../projector/periods.ts';
+import { parseDateText } from '../vocabulary/periods.ts';
 import { reportErrors } from './common-param-errors.ts';
 
 /** The seven list filters and the source filter (CONTRACT section 5), as applied. */

@@ -1,6 +1,19 @@
 // The dimensions rollups are kept by. Visit dimensions take the visit's value (its first event's, CONTRACT
 // section 4) for all of its events; event dimensions take each event's own. Codes are stored: never renumber.
-import type { SessionRow } from './queries/visit-rows.ts';
+
+/** What a visit carries from its first event: the values of the visit dimensions (stored visits name them alike). */
+export interface VisitAttributes {
+  source: string;
+  utm_source: string | null;
+  utm_medium: string | null;
+  utm_campaign: string | null;
+  browser: string | null;
+  os: string | null;
+  device_type: string | null;
+  country: string | null;
+  region: string | null;
+  city: string | null;
+}
 
 export const Dim = {
   total: 0,
@@ -33,7 +46,7 @@ export const visitDimByFilter = {
 } as const;
 
 /** The sessions column(s) holding a visit dimension: a fixed allow-list for the SQL that reads them. */
-export const visitDimColumns: Record<VisitDim, readonly (keyof SessionRow)[]> = {
+export const visitDimColumns: Record<VisitDim, readonly (keyof VisitAttributes)[]> = {
   [Dim.source]: ['source'],
   [Dim.device]: ['device_type'],
   [Dim.browser]: ['browser'],
@@ -60,7 +73,7 @@ export function parseCampaignKey(key: string): [string | null, string | null, st
 }
 
 /** The value of a visit dimension for a visit; null means the visit has none (and is in no row of it). */
-export function visitDimValue(visit: Pick<SessionRow, 'source' | 'device_type' | 'browser' | 'os' | 'country' | 'region' | 'city' | 'utm_source' | 'utm_medium' | 'utm_campaign'>, dim: VisitDim): string | null {
+export function visitDimValue(visit: VisitAttributes, dim: VisitDim): string | null {
   switch (dim) {
     case Dim.source:
       return visit.source;

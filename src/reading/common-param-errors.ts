@@ -1,6 +1,6 @@
 // The refusals of report and event parameters, each a structured 400 with a stable code (CONTRACT section 8).
-import { ApiError } from './errors.ts';
-import { namedInPath, needsCredential, type Refusals, refusals } from './refusals.ts';
+import { ApiError } from '../http/errors.ts';
+import { namedInPath, needsCredential, type Refusals, refusals } from '../http/refusals.ts';
 
 export const reportErrors = {
   invalidDateParam: (name: 'from' | 'to') =>

@@ -4,8 +4,8 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { AppContext } from '../context.ts';
 import type { Db } from '../db/open.ts';
-import { reportErrors } from '../http/common-param-errors.ts';
-import { insertStateValueIfMissing, readStateValue } from './queries/state-rows.ts';
+import { reportErrors } from './common-param-errors.ts';
+import { insertStateValueIfMissing, readStateValue } from '../reports/queries/state-rows.ts';
 
 const secretName = 'cursor_secret';
 const secrets = new WeakMap<Db, Buffer>();
