@@ -18,6 +18,8 @@ import { type RetentionPurgeOptions, type RetentionPurger, startRetentionPurge }
 import { createAppMetrics, type AppMetrics } from './metrics/app-metrics.ts';
 import { mountMetrics } from './metrics/routes.ts';
 import { mountReports } from './reports/routes.ts';
+import type { ReadModel } from './read-model/read-model.ts';
+import { createSqliteReadModel } from './read-model/sqlite/sqlite-read-model.ts';
 import { mountEvents } from './events/routes.ts';
 import { mountOpenApi } from './openapi/routes.ts';
 import { mountPeople } from './people/routes.ts';
@@ -84,6 +86,8 @@ export interface SightlineApp {
   metrics: AppMetrics;
   ingest: IngestService;
   projection: Projection;
+  /** Answers every analytical question (src/read-model/). */
+  readModel: ReadModel;
   analysis: AnalysisRunner;
   /** The retention purge on its timer; runNow() runs a pass at once. */
   retention: RetentionPurger;
@@ -133,13 +137,14 @@ export function createApp(options: CreateAppOptions): SightlineApp {
     onEventLogBacklog: () => ingest.writeQueue.finishCheckpoint(),
   });
   ingest.writeQueue.watchCommits({ committed: (seq) => projection.committed(seq), closed: () => undefined });
+  const readModel = createSqliteReadModel({ db: context.db, waitForProjection: () => projection.catchUp() });
   mountHealth(h3, context);
   mountAdmin(h3, context);
   mountIngest(h3, context, ingest, metrics);
   mountDlq(h3, context, ingest);
   mountGdpr(h3, context);
   mountMetrics(h3, context, metrics);
-  mountReports(h3, context, projection);
+  mountReports(h3, context, readModel);
   mountEvents(h3, context, ingest, projection, metrics.registry);
   mountPeople(h3, context);
   mountSpend(h3, context);
@@ -178,6 +183,7 @@ export function createApp(options: CreateAppOptions): SightlineApp {
     metrics,
     ingest,
     projection,
+    readModel,
     analysis,
     retention,
     deliveries,

@@ -5,7 +5,7 @@ import type { ResultsParams } from '../attribution/attribution-params.ts';
 import { attributionResults } from '../attribution/attribution-results.ts';
 import { compareRoi } from '../attribution/roi-compare.ts';
 import { roiReport, type RoiParams } from '../attribution/roi.ts';
-import { inSnapshot } from '../reading/snapshot.ts';
+import { inSnapshot } from '../read-model/sqlite/snapshot.ts';
 import { ApiError, type ErrorDetail } from '../http/errors.ts';
 import type { AnalysisContext } from './analysis-context.ts';
 import type { FunnelQuery } from './funnel-query.ts';

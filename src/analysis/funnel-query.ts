@@ -3,7 +3,7 @@
 // body. The parsed query is normalised (defaults applied, filter lists deduplicated), so equal queries hash equally.
 import * as v from 'valibot';
 import { ApiError } from '../http/errors.ts';
-import { maxFilterValues, maxRangeDays, type ReportFilters, type ReportRange } from '../reading/common-params.ts';
+import { maxFilterValues, maxRangeDays, type ReportFilters, type ReportRange } from '../vocabulary/report-filters.ts';
 import { dayMs, parseDateText } from '../vocabulary/periods.ts';
 
 export const minSteps = 2;

@@ -2,7 +2,7 @@
 // the identity bindings are taken back to it (persons.ts), so every panel of one execution sees the same people.
 import type { Db } from '../db/open.ts';
 import { readProjectorPosition } from '../projector/queries/projector-state.ts';
-import { inSnapshot, readFreshness, type Freshness } from '../reading/snapshot.ts';
+import { inSnapshot, readFreshness, type Freshness } from '../read-model/sqlite/snapshot.ts';
 import type { FunnelQuery } from './funnel-query.ts';
 import { type Population, readPopulation } from './population.ts';
 

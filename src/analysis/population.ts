@@ -7,7 +7,7 @@
 import type { Db } from '../db/open.ts';
 import { readFunnelEventDetails } from '../event-store/queries/funnel-events.ts';
 import { ApiError } from '../http/errors.ts';
-import { filterColumns } from '../reading/common-params.ts';
+import { filterColumns } from '../vocabulary/report-filters.ts';
 import { dayMs } from '../vocabulary/periods.ts';
 import { type FunnelScan, maskSpan, readFunnelRows, tsBaseOf } from '../projector/queries/funnel-rows.ts';
 import { findVisitorNumber, listAnonIdsOfVisitorNumbers } from '../projector/queries/visitor-number-rows.ts';

@@ -13,7 +13,7 @@ import { verifyExecution } from './execution.ts';
 import { explain, explanationMeasures } from './explanation.ts';
 import { readAttemptEvents } from './attempt-events.ts';
 import { readPinnedPopulation } from './pinned-population.ts';
-import { inSnapshot } from '../reading/snapshot.ts';
+import { inSnapshot } from '../read-model/sqlite/snapshot.ts';
 import type { Transition } from './transition.ts';
 
 export interface TransitionRequest {

@@ -9,7 +9,7 @@ import { listSiteIds } from '../admin/queries/list-sites.ts';
 import { dayOf } from '../vocabulary/periods.ts';
 import { fingerprintOf, signCursor, verifyCursor } from '../reading/cursor.ts';
 import { toCompleteness, toFreshness } from '../reading/meta.ts';
-import { inSnapshot, readFreshness } from '../reading/snapshot.ts';
+import { inSnapshot, readFreshness } from '../read-model/sqlite/snapshot.ts';
 import { fromMinorUnits } from '../money/minor-units.ts';
 import { toIso } from '../clock.ts';
 import { attributePage, attributeTotals, type AttributedConversion, toCredit, toMoneyList } from './attribute.ts';

@@ -8,7 +8,7 @@ import type { WorkspaceRow } from '../admin/queries/find-workspace.ts';
 import { listSiteIds } from '../admin/queries/list-sites.ts';
 import { dayOf } from '../vocabulary/periods.ts';
 import { toCompleteness, toFreshness } from '../reading/meta.ts';
-import { inSnapshot, readFreshness } from '../reading/snapshot.ts';
+import { inSnapshot, readFreshness } from '../read-model/sqlite/snapshot.ts';
 import { sumSpend } from '../spend/queries/spend-totals.ts';
 import { fromMinorUnits } from '../money/minor-units.ts';
 import { attributeTotals, compareText, toCredit, toMoneyList } from './attribute.ts';

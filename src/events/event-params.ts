@@ -1,8 +1,9 @@
 // The parameters of the Events v2 endpoints beyond the common report parameters (src/reports/params.ts): the
 // activity window's end, the stream's filters and resume cursor. Refusals are the same structured 400s.
 import { parseIsoTimestamp } from '../http/validate.ts';
-import type { ReportFilters, ReportRange } from '../reading/common-params.ts';
-import { type CommonParams, maxRangeDays, parseDateRange, parseFilterParams, type QueryValues, single } from '../reading/common-params.ts';
+import type { ReportFilters, ReportRange } from '../vocabulary/report-filters.ts';
+import { type CommonParams, parseDateRange, parseFilterParams, type QueryValues, single } from '../reading/common-params.ts';
+import { maxRangeDays } from '../vocabulary/report-filters.ts';
 import { dayMs } from '../vocabulary/periods.ts';
 import { reportErrors } from '../reading/common-param-errors.ts';
 

@@ -7,7 +7,7 @@ import { buildMeta } from '../reading/meta.ts';
 import type { CommonParams } from '../reading/common-params.ts';
 import { dayOf, toDateText } from '../vocabulary/periods.ts';
 import type { ReportScope } from '../reading/scope.ts';
-import { inSnapshot, readFreshness } from '../reading/snapshot.ts';
+import { inSnapshot, readFreshness } from '../read-model/sqlite/snapshot.ts';
 import type { EventActivityAnswer } from './answers.ts';
 import { type ActivityParams, activityBucketMs, activityWindowMs, boundsOfRange } from './event-params.ts';
 import { eventMeasures } from './measures.ts';

@@ -3,7 +3,7 @@ import type { AppContext } from '../context.ts';
 import { buildMeta } from '../reading/meta.ts';
 import type { CommonParams } from '../reading/common-params.ts';
 import type { ReportScope } from '../reading/scope.ts';
-import { inSnapshot, readFreshness } from '../reading/snapshot.ts';
+import { inSnapshot, readFreshness } from '../read-model/sqlite/snapshot.ts';
 import type { EventOverviewAnswer } from './answers.ts';
 import { boundsOfRange } from './event-params.ts';
 import { eventMeasures } from './measures.ts';

@@ -6,7 +6,7 @@ import { fingerprintOf, signCursor, verifyCursor } from '../reading/cursor.ts';
 import { buildMeta } from '../reading/meta.ts';
 import type { CommonParams } from '../reading/common-params.ts';
 import type { ReportScope } from '../reading/scope.ts';
-import { inSnapshot, readFreshness } from '../reading/snapshot.ts';
+import { inSnapshot, readFreshness } from '../read-model/sqlite/snapshot.ts';
 import type { EventItem, EventListAnswer } from './answers.ts';
 import { boundsOfRange } from './event-params.ts';
 import { toEventItem } from './event-item.ts';

@@ -7,7 +7,7 @@ import { refusals } from '../http/refusals.ts';
 import { addRoute, type QueryParameterDoc } from '../http/routes.ts';
 import type { IngestService } from '../ingest/service.ts';
 import type { Projection } from '../projector/projection.ts';
-import type { ReportFilters } from '../reading/common-params.ts';
+import type { ReportFilters } from '../vocabulary/report-filters.ts';
 import { visitFilterNames } from '../event-store/queries/event-filter.ts';
 import { commonParams, cursorParam, dateParams, filterParams, limitParam } from '../reading/common-param-docs.ts';
 import { parseCommonParams, parseLimit, type QueryValues, single } from '../reading/common-params.ts';

@@ -9,7 +9,7 @@ import { ApiError } from '../http/errors.ts';
 import type { QueryParameterDoc } from '../http/routes.ts';
 import { integerParam, parseIsoTimestamp } from '../http/validate.ts';
 import { wireFieldsOf } from '../event-store/wire-fields.ts';
-import { inSnapshot } from '../reading/snapshot.ts';
+import { inSnapshot } from '../read-model/sqlite/snapshot.ts';
 import { listVisitorTimelineEvents, type VisitorTimelineRow } from '../projector/queries/visitor-events.ts';
 import { listUserAnonIds } from '../projector/queries/user-anon-ids.ts';
 

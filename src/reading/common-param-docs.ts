@@ -1,6 +1,6 @@
 // The query parameters of the report and event endpoints, as the OpenAPI document lists them.
 import type { QueryParameterDoc } from '../http/routes.ts';
-import { maxFilterValues, maxRangeDays } from './common-params.ts';
+import { maxFilterValues, maxRangeDays } from '../vocabulary/report-filters.ts';
 
 const dateSchema = { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}$' };
 

@@ -3,47 +3,17 @@
 // 400s with stable codes (src/reports/report-errors.ts).
 import { parseDateText } from '../vocabulary/periods.ts';
 import { reportErrors } from './common-param-errors.ts';
-
-/** The seven list filters and the source filter (CONTRACT section 5), as applied. */
-export interface ReportFilters {
-  source?: string[];
-  device?: string[];
-  browser?: string[];
-  os?: string[];
-  country?: string[];
-  region?: string[];
-  city?: string[];
-  path?: string[];
-}
-
-/** The visit filters and the event column each one tests (the stored events and visits name them alike). */
-export const visitFilterColumns = {
-  source: 'source',
-  device: 'device_type',
-  browser: 'browser',
-  os: 'os',
-  country: 'country',
-  region: 'region',
-  city: 'city',
-} as const;
-
-/** Every filter and its column: the visit filters and path. */
-export const filterColumns = { ...visitFilterColumns, path: 'path' } as const;
-
-/** An inclusive range of UTC days (day numbers since the epoch). */
-export interface ReportRange {
-  fromDay: number;
-  toDay: number;
-}
+import { listFilterNames, maxFilterValues, maxRangeDays, type ReportFilters, type ReportRange } from '../vocabulary/report-filters.ts';
 
 
-export const maxRangeDays = 367;
-export const maxFilterValues = 20;
+
+
+
+
 const maxValueLength = 512;
 
 export type QueryValues = Record<string, string | string[] | undefined>;
 
-export const listFilterNames = ['device', 'browser', 'os', 'country', 'region', 'city', 'path'] as const;
 
 export interface CommonParams {
   range: ReportRange;

@@ -5,13 +5,19 @@ import type { ReportMeta } from './meta-answer.ts';
 import { appliedFilters, type CommonParams } from './common-params.ts';
 import { dayOf, toDateText } from '../vocabulary/periods.ts';
 import type { ReportScope } from './scope.ts';
-import type { Freshness } from './snapshot.ts';
+
+export interface MetaFreshness {
+  watermarkMs: number | null;
+  projectedThroughMs: number | null;
+  rawEventsFromDay?: number | undefined;
+}
 
 export interface MetaInput {
   scope: ReportScope;
   params: CommonParams;
   measures: Record<string, string>;
-  freshness: Pick<Freshness, 'watermarkMs' | 'projectedThroughMs'>;
+  /** Receive times (epoch ms) of the newest stored and counted events, and the first day raw events are kept from. */
+  freshness: MetaFreshness;
   /**
    * False when the read waited for the projector and the wait ran out before it passed every event committed
    * before the request: the answer is as of the projector's position (meta.freshness.projected_through).
@@ -31,7 +37,7 @@ export function buildMeta(input: MetaInput): ReportMeta {
     warnings.push('These filters combine dimensions that no rollup carries together: the answer was computed from raw events.');
   }
   if (input.params.range.toDay > today) warnings.push('The range ends after the current UTC day.');
-  const purgedBefore = input.scope.purgedBefore;
+  const purgedBefore = input.freshness.rawEventsFromDay;
   if (input.computedFrom !== 'rollups' && purgedBefore !== undefined && input.params.range.fromDay < purgedBefore) {
     warnings.push(`Raw events before ${toDateText(purgedBefore)} were deleted by the site's retention period: this answer, computed from raw events, does not count them.`);
   }
@@ -67,7 +73,7 @@ export function toCompleteness(caughtUp: boolean, toDay: number, today: number):
  * meta.freshness from a snapshot's freshness (epoch ms, null when the scope has no event).
  * @example toFreshness({ watermarkMs: 0, projectedThroughMs: null }) // { watermark: '1970-01-01T00:00:00.000Z', projected_through: null }
  */
-export function toFreshness(freshness: Pick<Freshness, 'watermarkMs' | 'projectedThroughMs'>): ReportMeta['freshness'] {
+export function toFreshness(freshness: MetaFreshness): ReportMeta['freshness'] {
   return { watermark: isoOrNull(freshness.watermarkMs), projected_through: isoOrNull(freshness.projectedThroughMs) };
 }
 

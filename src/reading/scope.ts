@@ -6,7 +6,6 @@ import { findWorkspaceById } from '../admin/queries/find-workspace.ts';
 import type { SiteRow } from '../admin/queries/find-site.ts';
 import type { AppContext } from '../context.ts';
 import { resolveSite } from '../http/access.ts';
-import { purgedBeforeDay } from '../projector/queries/retention-rows.ts';
 
 export interface ReportScope {
   site: SiteRow;
@@ -14,15 +13,8 @@ export interface ReportScope {
   workspaceId: string;
   /** How meta.scope shows it. */
   meta: { site_id: string } | { workspace: string; all_sites: true };
-  /** The latest first kept day (day number) of the retention purges of the scope's sites; undefined if none ran. */
-  purgedBefore: number | undefined;
 }
 
-/** Days before it lost their raw events to a site's retention period (their rollups stay). */
-function purgedBeforeOf(context: AppContext, siteIds: readonly string[]): number | undefined {
-  const days = siteIds.map((siteId) => purgedBeforeDay(context.db, siteId)).filter((day) => day !== undefined);
-  return days.length === 0 ? undefined : Math.max(...days);
-}
 
 export function siteIdOf(event: H3Event): string {
   return getRouterParam(event, 'siteId', { decode: true }) ?? '';
@@ -34,8 +26,8 @@ export function resolveReportSite(event: H3Event, context: AppContext): SiteRow 
 }
 
 export function toReportScope(context: AppContext, site: SiteRow, allSites: boolean): ReportScope {
-  if (!allSites) return { site, siteIds: [site.id], workspaceId: site.workspace_id, meta: { site_id: site.id }, purgedBefore: purgedBeforeOf(context, [site.id]) };
+  if (!allSites) return { site, siteIds: [site.id], workspaceId: site.workspace_id, meta: { site_id: site.id } };
   const workspace = findWorkspaceById(context.db, site.workspace_id)!;
   const siteIds = listSiteIds(context.db, site.workspace_id);
-  return { site, siteIds, workspaceId: site.workspace_id, meta: { workspace: workspace.slug, all_sites: true }, purgedBefore: purgedBeforeOf(context, siteIds) };
+  return { site, siteIds, workspaceId: site.workspace_id, meta: { workspace: workspace.slug, all_sites: true } };
 }

@@ -2,25 +2,24 @@
 // visits, with purchase conversions and exact revenue per currency.
 import type { AppContext } from '../context.ts';
 import { fromMinorUnits } from '../money/minor-units.ts';
-import type { CampaignsAnswer } from './answers.ts';
-import { Dim, parseCampaignKey } from '../vocabulary/dimensions.ts';
+import type { ReadModel } from '../read-model/read-model.ts';
 import type { CommonParams } from '../reading/common-params.ts';
-import { field } from '../rollup-format/counter-shard.ts';
 import type { ReportScope } from '../reading/scope.ts';
+import { parseCampaignKey } from '../vocabulary/dimensions.ts';
+import type { CampaignsAnswer } from './answers.ts';
 import { rankByVisits } from './visits-ranking.ts';
 
-export function campaignsReport(context: AppContext, scope: ReportScope, params: CommonParams, limit: number, caughtUp: boolean): CampaignsAnswer {
-  return rankByVisits(context, { scope, params, limit, caughtUp, dim: Dim.campaign, measures: ['visitors', 'visits', 'conversions', 'revenue'] }, ({ key, totals: { counters, revenue } }, visitors) => {
+export function campaignsReport(context: AppContext, readModel: ReadModel, scope: ReportScope, params: CommonParams, limit: number): Promise<CampaignsAnswer> {
+  return rankByVisits(context, readModel, { scope, params, limit, by: 'campaign', measures: ['visitors', 'visits', 'conversions', 'revenue'] }, (key, figures) => {
     const [utmSource, utmMedium, utmCampaign] = parseCampaignKey(key);
     return {
       utm_source: utmSource,
       utm_medium: utmMedium,
       utm_campaign: utmCampaign,
-      visitors,
-      visits: counters[field.visits]!,
-      conversions: counters[field.conversions]!,
-      revenue: [...revenue]
-        .filter(([, amount]) => amount !== 0)
+      visitors: figures.visitors,
+      visits: figures.visits,
+      conversions: figures.conversions,
+      revenue: [...figures.revenue]
         .sort(([a], [b]) => (a < b ? -1 : 1))
         .map(([currency, amount]) => ({ currency, amount: fromMinorUnits(amount, currency) })),
     };

@@ -1,17 +1,13 @@
 // GET /sites/:siteId/reports/pages-v2: pages ranked by pageviews (then path), with include_params, limit and an
-// opaque cursor pinned to the first page's watermark, so paging is stable while events keep arriving.
+// opaque cursor pinned to the first page's position, so paging is stable while events keep arriving.
 import type { AppContext } from '../context.ts';
-import type { PagesAnswer } from './answers.ts';
-import { fingerprintOf, signCursor, verifyCursor } from '../reading/cursor.ts';
-import { Dim } from '../vocabulary/dimensions.ts';
-import { buildMeta } from '../reading/meta.ts';
-import { measuresOf } from '../reading/measures.ts';
+import type { ReadModel } from '../read-model/read-model.ts';
 import type { CommonParams } from '../reading/common-params.ts';
-import { rankRows } from './ranked-rows.ts';
-import { groupedReport } from './read/grouped-report.ts';
-import { field } from '../rollup-format/counter-shard.ts';
+import { fingerprintOf, signCursor, verifyCursor } from '../reading/cursor.ts';
+import { measuresOf } from '../reading/measures.ts';
+import { buildMeta } from '../reading/meta.ts';
 import type { ReportScope } from '../reading/scope.ts';
-import { inSnapshot, readFreshness } from '../reading/snapshot.ts';
+import type { PagesAnswer } from './answers.ts';
 import { selectionOf } from './summary-report.ts';
 
 export interface PagesOptions {
@@ -25,50 +21,39 @@ function msOrNull(value: string | number | undefined): number | null {
   return value === undefined || value === '' ? null : Number(value);
 }
 
-export function pagesReport(context: AppContext, scope: ReportScope, params: CommonParams, options: PagesOptions, caughtUp: boolean): PagesAnswer {
+export async function pagesReport(context: AppContext, readModel: ReadModel, scope: ReportScope, params: CommonParams, options: PagesOptions): Promise<PagesAnswer> {
   const fingerprint = fingerprintOf(['pages', scope.meta, params.range, params.filters, params.withInternal, options.includeParams]);
   const state = options.cursor === undefined ? undefined : verifyCursor(context, options.cursor, 'pages', fingerprint);
-  return inSnapshot(context.db, () => {
-    const db = context.db;
-    const current = readFreshness(db, scope.siteIds);
-    const currentSeq = current.projectedSeq;
+  const offset = state ? Number(state.o) : 0;
+  const answer = await readModel.ranking({
+    ...selectionOf(scope, params),
+    by: options.includeParams ? 'page' : 'path',
+    order: 'pageviews',
+    offset,
+    limit: options.limit,
     // Later pages answer as of the first page's position, and say so.
-    const asOfSeq = state ? Number(state.w) : currentSeq;
-    const freshness = state ? { watermarkMs: msOrNull(state.r), projectedThroughMs: msOrNull(state.p) } : current;
-    const offset = state ? Number(state.o) : 0;
-    const report = groupedReport(db, {
-      selection: selectionOf(scope, params),
-      grouping: { by: 'value', dim: options.includeParams ? Dim.page : Dim.path },
-      currentSeq,
-      asOfSeq,
-    });
-    const rows = rankRows(report, (c) => c[field.events]! + c[field.visits]! + c[field.exits]! > 0, field.pageviews);
-    const page = rows.slice(offset, offset + options.limit);
-    const visitors = report.visitorsOf(page.map((row) => row.key));
-    const more = rows.length > offset + options.limit;
-    const next = more ? signCursor(context, 'pages', fingerprint, { o: offset + options.limit, w: asOfSeq, r: freshness.watermarkMs ?? '', p: freshness.projectedThroughMs ?? '' }) : null;
-    return {
-      meta: buildMeta({
-        scope,
-        params,
-        measures: measuresOf('visitors', 'pageviews', 'entries', 'exits'),
-        freshness,
-        caughtUp,
-        computedFrom: report.computedFrom,
-        truncated: more,
-        nextCursor: next,
-        limit: options.limit,
-        now: context.clock.now(),
-      }),
-      data: {
-        rows: page.map(({ key, totals: { counters } }) => ({
-          path: key,
-          visitors: visitors.get(key)!,
-          pageviews: counters[field.pageviews]!,
-          entries: counters[field.visits]!,
-          exits: counters[field.exits]!,
-        })),
-      },
-    };
+    asOf: state ? Number(state.w) : undefined,
   });
+  const asOf = state ? Number(state.w) : answer.freshness.position;
+  const freshness = state ? { ...answer.freshness, watermarkMs: msOrNull(state.r), projectedThroughMs: msOrNull(state.p) } : answer.freshness;
+  const next = answer.more
+    ? signCursor(context, 'pages', fingerprint, { o: offset + options.limit, w: asOf, r: freshness.watermarkMs ?? '', p: freshness.projectedThroughMs ?? '' })
+    : null;
+  return {
+    meta: buildMeta({
+      scope,
+      params,
+      measures: measuresOf('visitors', 'pageviews', 'entries', 'exits'),
+      freshness,
+      caughtUp: answer.freshness.caughtUp,
+      computedFrom: answer.computedFrom,
+      truncated: answer.more,
+      nextCursor: next,
+      limit: options.limit,
+      now: context.clock.now(),
+    }),
+    data: {
+      rows: answer.rows.map(({ key, figures }) => ({ path: key, visitors: figures.visitors, pageviews: figures.pageviews, entries: figures.visits, exits: figures.exits })),
+    },
+  };
 }

@@ -2,16 +2,14 @@
 // props, events and visitors per value, the most frequent first. Read from the event log (like overview-v2), so an
 // acknowledged event counts at once; with a visit filter, as of the projector's position (src/events/).
 import type { AppContext } from '../context.ts';
+import type { ReadModel } from '../read-model/read-model.ts';
+import { selectionOf } from './summary-report.ts';
 import type { CommonParams, QueryValues } from '../reading/common-params.ts';
 import { single } from '../reading/common-params.ts';
 import { reportErrors } from '../reading/common-param-errors.ts';
-import { toEventFilterParams } from '../event-store/queries/event-filter.ts';
-import { countPropValues } from '../event-store/queries/prop-value-counts.ts';
-import { boundsOfRange } from '../events/event-params.ts';
 import type { PropsAnswer } from './answers.ts';
 import { buildMeta } from '../reading/meta.ts';
 import type { ReportScope } from '../reading/scope.ts';
-import { inSnapshot, readFreshness } from '../reading/snapshot.ts';
 
 /** type and property: 1-200 characters each (the first refused length is 201). */
 export const maxPropNameLength = 200;
@@ -41,31 +39,19 @@ export function parsePropsQuery(query: QueryValues): PropsQuery {
   return { type: requiredName(query, 'type'), property: requiredName(query, 'property') };
 }
 
-export function propsReport(context: AppContext, scope: ReportScope, params: CommonParams, props: PropsQuery, limit: number, caughtUp: boolean): PropsAnswer {
-  const db = context.db;
-  const { rows, freshness } = inSnapshot(db, () => ({
-    rows: countPropValues(db, {
-      site_ids: JSON.stringify(scope.siteIds),
-      ...boundsOfRange(params.range),
-      ...toEventFilterParams(params.filters, params.withInternal),
-      type: props.type,
-      property: props.property,
-      value_chars: maxPropValueLength,
-      row_limit: limit + 1,
-    }),
-    freshness: readFreshness(db, scope.siteIds),
-  }));
+export async function propsReport(context: AppContext, readModel: ReadModel, scope: ReportScope, params: CommonParams, props: PropsQuery, limit: number): Promise<PropsAnswer> {
+  const answer = await readModel.propValues({ ...selectionOf(scope, params), ...props, valueChars: maxPropValueLength, limit });
   const meta = buildMeta({
     scope,
     params,
     measures: propMeasures,
-    freshness,
-    caughtUp,
-    computedFrom: 'event_log',
-    truncated: rows.length > limit,
+    freshness: answer.freshness,
+    caughtUp: answer.freshness.caughtUp,
+    computedFrom: answer.computedFrom,
+    truncated: answer.rows.length > limit,
     nextCursor: null,
     limit,
     now: context.clock.now(),
   });
-  return { meta, data: { type: props.type, property: props.property, rows: rows.slice(0, limit) } };
+  return { meta, data: { type: props.type, property: props.property, rows: answer.rows.slice(0, limit) } };
 }

@@ -2,7 +2,7 @@
 // campaigns with the { meta, data } envelope. Thin handlers: access → parameters → report.
 import { getQuery, type H3, type H3Event } from 'h3';
 import type { AppContext } from '../context.ts';
-import type { Projection } from '../projector/projection.ts';
+import type { ReadModel } from '../read-model/read-model.ts';
 import { refusals } from '../http/refusals.ts';
 import { addRoute } from '../http/routes.ts';
 import {
@@ -19,11 +19,11 @@ import {
 import { breakdownDimensions, breakdownReport, parseBreakdownDimension } from './breakdown-report.ts';
 import { campaignsReport } from './campaigns-report.ts';
 import { maxPropNameLength, parsePropsQuery, propsReport } from './props-report.ts';
-import { visitFilterNames } from '../event-store/queries/event-filter.ts';
 import { legacyEvents, legacyPageviews, legacySessions } from './legacy-reports.ts';
 import { pagesReport } from './pages-report.ts';
 import { commonParams, cursorParam, dateParams, limitParam } from '../reading/common-param-docs.ts';
-import { maxRangeDays, parseBoolean, parseCommonParams, parseDateRange, parseLimit, type QueryValues, single } from '../reading/common-params.ts';
+import { parseBoolean, parseCommonParams, parseDateRange, parseLimit, type QueryValues, single } from '../reading/common-params.ts';
+import { maxRangeDays } from '../vocabulary/report-filters.ts';
 import { prepareReports } from './prepare-reports.ts';
 import { dateRangeRefusals, reportAccessRefusals, v2Refusals } from '../reading/common-param-errors.ts';
 import { resolveReportSite, siteIdOf, toReportScope } from '../reading/scope.ts';
@@ -53,10 +53,10 @@ function legacy(context: AppContext, event: H3Event) {
 }
 
 /**
- * Every report reads derived data: it first waits, bounded, for the projector to pass every event committed before
- * the request (after access and parameters are checked, so a refusal never waits).
+ * Every report asks the read model after access and parameters are checked, so a refusal never waits for the
+ * projector (the read model's bounded wait).
  */
-export function mountReports(app: H3, context: AppContext, projection: Projection): void {
+export function mountReports(app: H3, context: AppContext, readModel: ReadModel): void {
   prepareReports(context);
   addRoute(app, {
     method: 'GET',
@@ -67,8 +67,7 @@ export function mountReports(app: H3, context: AppContext, projection: Projectio
     answer: LegacyPageviewsAnswer,
     handler: async (event) => {
       const { site, range } = legacy(context, event);
-      await projection.catchUp();
-      return legacyPageviews(context, site, range);
+      return legacyPageviews(readModel, site, range);
     },
   });
   addRoute(app, {
@@ -80,8 +79,7 @@ export function mountReports(app: H3, context: AppContext, projection: Projectio
     answer: LegacyEventsAnswer,
     handler: async (event) => {
       const { site, range } = legacy(context, event);
-      await projection.catchUp();
-      return legacyEvents(context, site, range);
+      return legacyEvents(readModel, site, range);
     },
   });
   addRoute(app, {
@@ -93,8 +91,7 @@ export function mountReports(app: H3, context: AppContext, projection: Projectio
     answer: LegacySessionsAnswer,
     handler: async (event) => {
       const { site, range } = legacy(context, event);
-      await projection.catchUp();
-      return legacySessions(context, site, range);
+      return legacySessions(readModel, site, range);
     },
   });
   addRoute(app, {
@@ -106,7 +103,7 @@ export function mountReports(app: H3, context: AppContext, projection: Projectio
     answer: SummaryAnswer,
     handler: async (event) => {
       const { params, scope } = v2(context, event);
-      return summaryReport(context, scope, params, await projection.catchUp());
+      return summaryReport(context, readModel, scope, params);
     },
   });
   addRoute(app, {
@@ -119,7 +116,7 @@ export function mountReports(app: H3, context: AppContext, projection: Projectio
     handler: async (event) => {
       const { query, params, scope } = v2(context, event);
       const options = { includeParams: parseBoolean(query, 'include_params'), limit: parseLimit(query, 10), cursor: single(query, 'cursor') };
-      return pagesReport(context, scope, params, options, await projection.catchUp());
+      return pagesReport(context, readModel, scope, params, options);
     },
   });
   addRoute(app, {
@@ -132,7 +129,7 @@ export function mountReports(app: H3, context: AppContext, projection: Projectio
     handler: async (event) => {
       const { query, params, scope } = v2(context, event);
       const limit = parseLimit(query, 10);
-      return sourcesReport(context, scope, params, limit, await projection.catchUp());
+      return sourcesReport(context, readModel, scope, params, limit);
     },
   });
   addRoute(app, {
@@ -145,7 +142,7 @@ export function mountReports(app: H3, context: AppContext, projection: Projectio
     handler: async (event) => {
       const { query, params, scope } = v2(context, event);
       const limit = parseLimit(query, 10);
-      return campaignsReport(context, scope, params, limit, await projection.catchUp());
+      return campaignsReport(context, readModel, scope, params, limit);
     },
   });
   addRoute(app, {
@@ -154,13 +151,13 @@ export function mountReports(app: H3, context: AppContext, projection: Projectio
     versionedOnly: true,
     refusals: v2Refusals,
     summary: 'Visits by one visit dimension (device, browser, os, country, region or city), ranked by visits',
-    query: [{ name: 'by', description: 'The dimension', required: true, schema: { enum: Object.keys(breakdownDimensions) } }, ...commonParams, limitParam(10)],
+    query: [{ name: 'by', description: 'The dimension', required: true, schema: { enum: [...breakdownDimensions] } }, ...commonParams, limitParam(10)],
     answer: BreakdownAnswer,
     handler: async (event) => {
       const { query, params, scope } = v2(context, event);
       const by = parseBreakdownDimension(query);
       const limit = parseLimit(query, 10);
-      return breakdownReport(context, scope, params, by, limit, await projection.catchUp());
+      return breakdownReport(context, readModel, scope, params, by, limit);
     },
   });
   addRoute(app, {
@@ -180,9 +177,7 @@ export function mountReports(app: H3, context: AppContext, projection: Projectio
       const { query, params, scope } = v2(context, event);
       const props = parsePropsQuery(query);
       const limit = parseLimit(query, 10);
-      // Read from the event log: only a visit filter needs the projector (its visits), as on the event endpoints.
-      const caughtUp = visitFilterNames.some((name) => params.filters[name] !== undefined) ? await projection.catchUp() : true;
-      return propsReport(context, scope, params, props, limit, caughtUp);
+      return propsReport(context, readModel, scope, params, props, limit);
     },
   });
 }

@@ -1,54 +1,47 @@
-// The shape sources-v2 and campaigns-v2 share: the values of one visit dimension ranked by visits (then value),
-// the first `limit` of them with their exact visitors, in the V2 envelope.
+// The shape sources-v2, campaigns-v2 and breakdown-v2 share: the values of one visit dimension ranked by visits
+// (then value), the first `limit` of them with their exact visitors, in the V2 envelope.
 import type { AppContext } from '../context.ts';
-import type { ReportMeta } from '../reading/meta-answer.ts';
-import type { Dim } from '../vocabulary/dimensions.ts';
-import { type MeasureName, measuresOf } from '../reading/measures.ts';
-import { buildMeta } from '../reading/meta.ts';
+import type { ReadModel } from '../read-model/read-model.ts';
+import type { Figures, RankDimension } from '../read-model/report-questions.ts';
 import type { CommonParams } from '../reading/common-params.ts';
-import { type RankedRow, rankRows } from './ranked-rows.ts';
-import { groupedReport } from './read/grouped-report.ts';
-import { field } from '../rollup-format/counter-shard.ts';
+import { type MeasureName, measuresOf } from '../reading/measures.ts';
+import type { ReportMeta } from '../reading/meta-answer.ts';
+import { buildMeta } from '../reading/meta.ts';
 import type { ReportScope } from '../reading/scope.ts';
-import { inSnapshot, readFreshness } from '../reading/snapshot.ts';
 import { selectionOf } from './summary-report.ts';
 
 export interface VisitsRanking {
   scope: ReportScope;
   params: CommonParams;
   limit: number;
-  dim: Dim;
+  by: RankDimension;
   measures: MeasureName[];
-  /** Whether the wait for the projector passed every event committed before the request. */
-  caughtUp: boolean;
 }
 
 /**
- * @example rankByVisits(context, { scope, params, limit, dim: Dim.source, measures }, (row, visitors) => ({ ... }));
+ * @example await rankByVisits(context, readModel, { scope, params, limit, by: 'source', measures }, (key, figures) => ({ ... }));
  */
-export function rankByVisits<Row>(context: AppContext, ranking: VisitsRanking, toRow: (row: RankedRow, visitors: number) => Row): { meta: ReportMeta; data: { rows: Row[] } } {
+export async function rankByVisits<Row>(
+  context: AppContext,
+  readModel: ReadModel,
+  ranking: VisitsRanking,
+  toRow: (key: string, figures: Figures) => Row,
+): Promise<{ meta: ReportMeta; data: { rows: Row[] } }> {
   const { scope, params, limit } = ranking;
-  return inSnapshot(context.db, () => {
-    const db = context.db;
-    const freshness = readFreshness(db, scope.siteIds);
-    const report = groupedReport(db, { selection: selectionOf(scope, params), grouping: { by: 'value', dim: ranking.dim }, currentSeq: freshness.projectedSeq });
-    const rows = rankRows(report, (counters) => counters[field.events]! + counters[field.visits]! > 0, field.visits);
-    const shown = rows.slice(0, limit);
-    const visitors = report.visitorsOf(shown.map((row) => row.key));
-    return {
-      meta: buildMeta({
-        scope,
-        params,
-        measures: measuresOf(...ranking.measures),
-        freshness,
-        caughtUp: ranking.caughtUp,
-        computedFrom: report.computedFrom,
-        truncated: rows.length > limit,
-        nextCursor: null,
-        limit,
-        now: context.clock.now(),
-      }),
-      data: { rows: shown.map((row) => toRow(row, visitors.get(row.key)!)) },
-    };
-  });
+  const answer = await readModel.ranking({ ...selectionOf(scope, params), by: ranking.by, order: 'visits', offset: 0, limit });
+  return {
+    meta: buildMeta({
+      scope,
+      params,
+      measures: measuresOf(...ranking.measures),
+      freshness: answer.freshness,
+      caughtUp: answer.freshness.caughtUp,
+      computedFrom: answer.computedFrom,
+      truncated: answer.more,
+      nextCursor: null,
+      limit,
+      now: context.clock.now(),
+    }),
+    data: { rows: answer.rows.map((row) => toRow(row.key, row.figures)) },
+  };
 }

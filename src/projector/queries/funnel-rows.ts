@@ -13,7 +13,7 @@
 // of the site instead.
 import type { Db } from '../../db/open.ts';
 import { preparedOnce } from '../../db/statements.ts';
-import type { filterColumns } from '../../reading/common-params.ts';
+import type { filterColumns } from '../../vocabulary/report-filters.ts';
 
 /** What one step asks of an event in SQL: its type and, when given, its path (exact, or a prefix). */
 export interface FunnelStepFilter {

@@ -1,6 +1,6 @@
 // Revenue per value and currency of one site, dimension and traffic kind over a run of periods of one grain.
-import type { Db } from '../../db/open.ts';
-import { preparedOnce } from '../../db/statements.ts';
+import type { Db } from '../../../db/open.ts';
+import { preparedOnce } from '../../../db/statements.ts';
 import type { ShardRangeParams } from './counter-shards-in-range.ts';
 
 export interface RevenueRow {

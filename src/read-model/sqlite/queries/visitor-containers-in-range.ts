@@ -1,6 +1,6 @@
 // The visitor-set containers of one dimension value over a run of periods of one grain.
-import type { Db } from '../../db/open.ts';
-import { preparedOnce } from '../../db/statements.ts';
+import type { Db } from '../../../db/open.ts';
+import { preparedOnce } from '../../../db/statements.ts';
 
 export interface ContainerRangeParams {
   site_id: string;

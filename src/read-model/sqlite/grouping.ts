@@ -1,8 +1,8 @@
 // What a report asks the rollups (or the raw fallback) for: a selection of visits and events by filters, totals
 // grouped by nothing, by day or by a dimension's values, and exact visitor counts for the groups it shows.
-import type { Counters } from '../rollup-format/counter-shard.ts';
-import type { Dim } from '../vocabulary/dimensions.ts';
-import type { ReportFilters, ReportRange } from '../reading/common-params.ts';
+import type { Counters } from '../../rollup-format/counter-shard.ts';
+import type { Dim } from '../../vocabulary/dimensions.ts';
+import type { ReportFilters, ReportRange } from '../../vocabulary/report-filters.ts';
 
 
 export type Grouping = { by: 'all' } | { by: 'day' } | { by: 'value'; dim: Dim };

@@ -1,9 +1,9 @@
 // Events of one type in a time span grouped by the value of one of their props (props-v2): events and distinct
 // anon_ids per value, the most frequent first. The property is matched as a key of raw's props object (json_each),
 // so no JSON path is ever built from input; the sites are bound as a JSON array.
-import type { Db } from '../../db/open.ts';
-import { preparedOnce } from '../../db/statements.ts';
-import { type EventFilterParams, eventFilterSql } from './event-filter.ts';
+import type { Db } from '../../../db/open.ts';
+import { preparedOnce } from '../../../db/statements.ts';
+import { type EventFilterParams, eventFilterSql } from '../../../event-store/queries/event-filter.ts';
 
 export interface PropValueCountsParams extends EventFilterParams {
   /** JSON array of the scope's site ids. */

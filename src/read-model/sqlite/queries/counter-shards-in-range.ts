@@ -1,6 +1,6 @@
 // Counter shards of one site, dimension and traffic kind over a run of periods of one grain (all shards, or one).
-import type { Db } from '../../db/open.ts';
-import { preparedOnce } from '../../db/statements.ts';
+import type { Db } from '../../../db/open.ts';
+import { preparedOnce } from '../../../db/statements.ts';
 
 export interface ShardRangeParams {
   site_id: string;

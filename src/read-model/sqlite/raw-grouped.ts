@@ -2,8 +2,8 @@
 // (docs/reports.md): visit dimensions select whole visits by their first event, the path filter selects events
 // and, for visit measures, the entry page; events count on their day, visit measures on the visit's first day.
 import { Dim, pageKeyOf, purchaseType, type VisitDim, visitDims, visitDimValue } from '../../vocabulary/dimensions.ts';
-import type { GroupedReport, GroupTotals, Grouping } from '../grouping.ts';
-import { type ReportFilters, type ReportRange, visitFilterColumns } from '../../reading/common-params.ts';
+import type { GroupedReport, GroupTotals, Grouping } from './grouping.ts';
+import { type ReportFilters, type ReportRange, visitFilterColumns } from '../../vocabulary/report-filters.ts';
 import { dayOf } from '../../vocabulary/periods.ts';
 import type { RawEventRow } from '../../event-store/queries/raw-window-events.ts';
 import { emptyCounters, field } from '../../rollup-format/counter-shard.ts';

@@ -1,6 +1,6 @@
 // Rows of a grouped report, ranked: by a measure descending, then by the group key ascending (a stable order).
 import type { GroupedReport, GroupTotals } from './grouping.ts';
-import type { Counters } from '../rollup-format/counter-shard.ts';
+import type { Counters } from '../../rollup-format/counter-shard.ts';
 
 export interface RankedRow {
   key: string;

@@ -4,12 +4,12 @@
 import { findSite } from '../../admin/queries/find-site.ts';
 import type { Db } from '../../db/open.ts';
 import { Dim } from '../../vocabulary/dimensions.ts';
-import type { GroupedReport, GroupTotals, ReportSelection } from '../grouping.ts';
+import type { GroupedReport, GroupTotals, ReportSelection } from './grouping.ts';
 import { Grain, type PeriodRun, signedCover, type SignedRun } from '../../vocabulary/periods.ts';
-import { listCounterShards } from '../../projector/queries/counter-shards-in-range.ts';
-import { listRevenue } from '../../projector/queries/revenue-in-range.ts';
+import { listCounterShards } from './queries/counter-shards-in-range.ts';
+import { listRevenue } from './queries/revenue-in-range.ts';
 import { findValueId, listValues } from '../../projector/queries/value-rows.ts';
-import { listVisitorContainers } from '../../projector/queries/visitor-containers-in-range.ts';
+import { listVisitorContainers } from './queries/visitor-containers-in-range.ts';
 import { visitorNumbersIssued } from '../../projector/queries/visitor-number-rows.ts';
 import { emptyCounters, field, fieldCount, forEachShardEntry, shardOf } from '../../rollup-format/counter-shard.ts';
 import { chunkSize, countBits, orContainerInto } from '../../rollup-format/visitor-container.ts';

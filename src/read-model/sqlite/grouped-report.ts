@@ -4,11 +4,11 @@
 // events projected since are recomputed from raw events and their difference taken out.
 import type { Db } from '../../db/open.ts';
 import { Dim, visitDimByFilter } from '../../vocabulary/dimensions.ts';
-import type { GroupedReport, GroupTotals, Grouping, ReportSelection } from '../grouping.ts';
-import type { ReportFilters } from '../../reading/common-params.ts';
+import type { GroupedReport, GroupTotals, Grouping, ReportSelection } from './grouping.ts';
+import type { ReportFilters } from '../../vocabulary/report-filters.ts';
 import { listVisitorsNewerThan } from '../../event-store/queries/raw-window-events.ts';
-import { rawGroups, toGroupedReport } from '../raw/raw-grouped.ts';
-import { loadRawVisits } from '../raw/raw-visits.ts';
+import { rawGroups, toGroupedReport } from './raw-grouped.ts';
+import { loadRawVisits } from './raw-visits.ts';
 import { emptyCounters, fieldCount } from '../../rollup-format/counter-shard.ts';
 import { readRollups, type RollupRequest } from './rollup-grouped.ts';
 

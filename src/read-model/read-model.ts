@@ -1,0 +1,8 @@
+// The read model: the one module that answers analytical questions over stored events and what the projector
+// derived from them. Reports, events, people, analysis, attribution and share links ask it and nothing beneath it.
+// Its interface is written in the questions' terms (scopes, ranges, filters, dimensions, limits, positions); no
+// statement, table row or storage format leaves it. src/read-model/sqlite/ implements it over the embedded
+// database; a second implementation (ClickHouse) passes the same contract suite (test/read-model/).
+import type { ReportQuestions } from './report-questions.ts';
+
+export interface ReadModel extends ReportQuestions {}

@@ -1,0 +1,140 @@
+// The report questions answered over the embedded database: rollups where one rollup dimension carries the
+// filters, raw events otherwise (grouped-report.ts), each question in one read snapshot with its freshness.
+import type { Db } from '../../db/open.ts';
+import { toEventFilterParams, visitFilterNames } from '../../event-store/queries/event-filter.ts';
+import { type Counters, emptyCounters, field } from '../../rollup-format/counter-shard.ts';
+import { Dim } from '../../vocabulary/dimensions.ts';
+import { dayMs } from '../../vocabulary/periods.ts';
+import type { ReportRange } from '../../vocabulary/report-filters.ts';
+import type { Answer, ComputedFrom, Freshness as AnswerFreshness, Selection } from '../questions.ts';
+import type { Figures, RankDimension, ReportQuestions } from '../report-questions.ts';
+import type { GroupTotals, ReportSelection } from './grouping.ts';
+import { groupedReport } from './grouped-report.ts';
+import { countPropValues } from './queries/prop-value-counts.ts';
+import { rankRows } from './ranked-rows.ts';
+import { type Freshness, inSnapshot, readFreshness } from './snapshot.ts';
+
+export interface SqliteReadOptions {
+  db: Db;
+  /** Waits, bounded, until the projector has passed every event stored before the call; false when the wait ran out. */
+  waitForProjection: () => Promise<boolean>;
+}
+
+const dims: Record<RankDimension, Dim> = {
+  path: Dim.path,
+  page: Dim.page,
+  source: Dim.source,
+  campaign: Dim.campaign,
+  device: Dim.device,
+  browser: Dim.browser,
+  os: Dim.os,
+  country: Dim.country,
+  region: Dim.region,
+  city: Dim.city,
+  type: Dim.type,
+};
+
+const noRevenue: ReadonlyMap<string, number> = new Map();
+
+function toFigures(totals: GroupTotals | undefined, visitors: number): Figures {
+  const counters: Counters = totals?.counters ?? emptyCounters();
+  const revenue = totals && totals.revenue.size > 0 ? new Map([...totals.revenue].filter(([, amount]) => amount !== 0)) : noRevenue;
+  return {
+    visitors,
+    visits: counters[field.visits]!,
+    pageviews: counters[field.pageviews]!,
+    events: counters[field.events]!,
+    bounces: counters[field.bounces]!,
+    durationMs: counters[field.duration_ms]!,
+    visitPageviews: counters[field.visit_pageviews]!,
+    visitEvents: counters[field.visit_events]!,
+    exits: counters[field.exits]!,
+    conversions: counters[field.conversions]!,
+    revenue,
+  };
+}
+
+function toSelection(question: Selection): ReportSelection {
+  return { siteIds: question.scope.siteIds, workspaceId: question.scope.workspaceId, range: question.range, filters: question.filters, withInternal: question.withInternal };
+}
+
+export function toAnswerFreshness(freshness: Freshness, caughtUp: boolean): AnswerFreshness {
+  return {
+    position: freshness.projectedSeq,
+    watermarkMs: freshness.watermarkMs,
+    projectedThroughMs: freshness.projectedThroughMs,
+    caughtUp,
+    rawEventsFromDay: freshness.rawEventsFromDay,
+  };
+}
+
+function answered<Figures>(figures: Figures, freshness: Freshness, caughtUp: boolean, computedFrom: ComputedFrom): Answer<Figures> {
+  return { ...figures, freshness: toAnswerFreshness(freshness, caughtUp), computedFrom };
+}
+
+function daysOf(range: ReportRange): number[] {
+  return Array.from({ length: range.toDay - range.fromDay + 1 }, (_, index) => range.fromDay + index);
+}
+
+/** The epoch-ms bounds of a range of days: its first millisecond and the first one after it. */
+function boundsOf(range: ReportRange): { start_ms: number; end_ms: number } {
+  return { start_ms: range.fromDay * dayMs, end_ms: (range.toDay + 1) * dayMs };
+}
+
+/** A row shows when anything of it counts in the range (a group whose counts all cancel out has none). */
+const counts = (counters: Counters) => counters[field.events]! + counters[field.visits]! + counters[field.exits]! > 0;
+
+export function createSqliteReportReads({ db, waitForProjection }: SqliteReadOptions): ReportQuestions {
+  return {
+    async summary(question) {
+      const caughtUp = await waitForProjection();
+      return inSnapshot(db, () => {
+        const freshness = readFreshness(db, question.scope.siteIds);
+        const selection = toSelection(question);
+        const currentSeq = freshness.projectedSeq;
+        const byDay = groupedReport(db, { selection, grouping: { by: 'day' }, currentSeq });
+        const whole = groupedReport(db, { selection, grouping: { by: 'all' }, currentSeq });
+        const days = daysOf(question.range);
+        const dayVisitors = question.visitors ? byDay.visitorsOf(days.map(String)) : undefined;
+        const total = toFigures(whole.totals.get(''), question.visitors ? whole.visitorsOf(['']).get('')! : 0);
+        const series = days.map((day) => ({ day, ...toFigures(byDay.totals.get(String(day)), dayVisitors?.get(String(day)) ?? 0) }));
+        return answered({ total, days: series }, freshness, caughtUp, whole.computedFrom);
+      });
+    },
+
+    async ranking(question) {
+      const caughtUp = await waitForProjection();
+      return inSnapshot(db, () => {
+        const freshness = readFreshness(db, question.scope.siteIds);
+        const report = groupedReport(db, {
+          selection: toSelection(question),
+          grouping: { by: 'value', dim: dims[question.by] },
+          currentSeq: freshness.projectedSeq,
+          asOfSeq: question.asOf,
+        });
+        const rows = rankRows(report, counts, field[question.order]);
+        const page = rows.slice(question.offset, question.offset + question.limit);
+        const visitors = report.visitorsOf(page.map((row) => row.key));
+        const figures = { rows: page.map((row) => ({ key: row.key, figures: toFigures(row.totals, visitors.get(row.key)!) })), more: rows.length > question.offset + question.limit };
+        return answered(figures, freshness, caughtUp, report.computedFrom);
+      });
+    },
+
+    async propValues(question) {
+      // Read from the event log: only a visit filter needs the projector (its visits), as on the event endpoints.
+      const caughtUp = visitFilterNames.some((name) => question.filters[name] !== undefined) ? await waitForProjection() : true;
+      return inSnapshot(db, () => {
+        const rows = countPropValues(db, {
+          site_ids: JSON.stringify(question.scope.siteIds),
+          ...boundsOf(question.range),
+          ...toEventFilterParams(question.filters, question.withInternal),
+          type: question.type,
+          property: question.property,
+          value_chars: question.valueChars,
+          row_limit: question.limit + 1,
+        });
+        return answered({ rows }, readFreshness(db, question.scope.siteIds), caughtUp, 'event_log');
+      });
+    },
+  };
+}
