@@ -10,9 +10,8 @@ import {
   updateSessionTail,
 } from './queries/visit-rows.ts';
 import type { LoggedEvent } from '../event-store/stored-event.ts';
+import { sessionGapMs } from '../vocabulary/visit-rule.ts';
 
-/** A gap of 30 minutes or more starts a new visit. */
-export const sessionGapMs = 30 * 60 * 1000;
 
 function isBefore(ts: number, seq: number, otherTs: number, otherSeq: number): boolean {
   return ts < otherTs || (ts === otherTs && seq < otherSeq);

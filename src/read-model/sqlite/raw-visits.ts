@@ -1,7 +1,7 @@
 // Visits computed from scratch from raw events, exactly as CONTRACT section 4 defines them: the fallback for
 // filter combinations no rollup carries, and the correction of a paged report back to its first page's watermark.
 import type { Db } from '../../db/open.ts';
-import { sessionGapMs } from '../../projector/visits.ts';
+import { sessionGapMs } from '../../vocabulary/visit-rule.ts';
 import { dayMs } from '../../vocabulary/periods.ts';
 import { listWindowEvents, type RawEventRow } from '../../event-store/queries/raw-window-events.ts';
 import { listVisitorWindowEvents } from '../../projector/queries/visitor-events.ts';
