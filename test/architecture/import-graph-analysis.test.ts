@@ -121,6 +121,13 @@ describe('analyseImports on a source tree in a temp dir', () => {
     expect(analysis.passes).toBe(false);
   });
 
+  it('refuses a table without a domains layer (the http/ rule would check nothing)', () => {
+    const renamed = layerTable.map((layer) => (layer.name === 'domains' ? { ...layer, name: 'features' } : layer));
+    const analysis = analyseImports({ root: writeTree(cleanTree), layerTable: renamed, allowed: [] });
+    expect(analysis.tableProblems).toEqual(['layer table: no layer is named "domains" (the rule that http/ imports no domain reads it)']);
+    expect(analysis.passes).toBe(false);
+  });
+
   it('places a file by the longest entry that covers it', () => {
     const table: Layer[] = [
       { name: 'foundation', why: '', entries: ['store/types.ts'] },

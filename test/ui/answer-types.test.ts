@@ -1,6 +1,6 @@
 // The admin UI's answer types (web/admin/api-answers.d.ts) are the server's: the file equals what
 // build/answer-types.mjs generates from the catalog the server publishes (GET /v1/schemas), so a route whose answer
-// changes fails here until `node build/answer-types.mjs` is run (and `npm run typecheck` then checks the UI against it).
+// changes fails here until `node build/answer-types.mjs` is run (`npm run typecheck` then checks the UI against it).
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { answerTypesOf, answerTypesPath } from '../../build/answer-types.mjs';

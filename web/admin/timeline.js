@@ -9,7 +9,8 @@ import { ApiFailure, api, messageOf, schemaKey } from './api.js';
 const pageSize = 50;
 
 /**
- * A user's timeline as read so far: `next` the cursor of the older page (null: none); `error` stays until a page is read.
+ * A user's timeline as read so far: `next` the cursor of the older page (null: none); `error` stays until a page
+ * is read.
  * @typedef {{ user: string, status: 'loading' | 'ready' | 'error', events: TimelineEvent[], next: string | null, error?: string }} Timeline
  */
 
