@@ -1,20 +1,32 @@
+// @ts-check
 // Every request of the UI: same-origin with the session cookie, the CSRF header on mutating requests, and every
 // JSON answer checked against the schema the server publishes (GET /v1/schemas) before anything is shown.
 import { signal } from '@preact/signals';
 import { mismatchOf } from './validate.js';
+/** @import { Answers, Detail, JsonSchema, RowProblem, SchemaKey, Session, SessionAnswer, SignedInSession } from './types.js' */
 
 /**
  * undefined while loading, null when signed out, else the session (kind, csrf, workspace, scopes, expires_at), or
  * { kind: 'share', token } when the page was opened from a share link (/?site=…#share=shr_…).
  */
-export const session = signal(undefined);
+export const session = signal(/** @type {Session | null | undefined} */ (undefined));
+
+/** The signed-in session; only called where one is shown (the sign-in page and shared dashboards have none). */
+export function signedIn() {
+  const current = session.value;
+  if (!current || current.kind === 'share') throw new Error('No signed-in session');
+  return current;
+}
 
 /** The share token of a shared dashboard's URL fragment (never sent to the server in the URL). */
 export function shareTokenOfPage() {
   return /^#share=(shr_[A-Za-z0-9_-]{43})$/.exec(location.hash)?.[1];
 }
 
-/** Whether the signed-in session may use a scope: the admin token, a key with admin, or a key with that scope. */
+/**
+ * Whether the signed-in session may use a scope: the admin token, a key with admin, or a key with that scope.
+ * @param {string} scope
+ */
 export function hasScope(scope) {
   const current = session.value;
   if (!current || current.kind === 'share') return false;
@@ -22,6 +34,13 @@ export function hasScope(scope) {
 }
 
 export class ApiFailure extends Error {
+  /**
+   * @param {string} message
+   * @param {number} [status] the HTTP status (0: no answer, or an answer the UI refused)
+   * @param {string} [code] the envelope's error code
+   * @param {RowProblem[]} [rows]
+   * @param {Detail[]} [details]
+   */
   constructor(message, status = 0, code = '', rows = [], details = []) {
     super(details.length > 0 ? `${message}: ${details.map((detail) => `${detail.path || 'the body'} ${detail.message}`).join('; ')}` : message);
     this.status = status;
@@ -33,28 +52,55 @@ export class ApiFailure extends Error {
   }
 }
 
+/** @type {Promise<Record<string, JsonSchema>> | undefined} */
 let schemas;
 function loadSchemas() {
-  schemas ??= fetch('/v1/schemas', { headers: { accept: 'application/json' } }).then((response) => {
+  const loading = (schemas ??= fetch('/v1/schemas', { headers: { accept: 'application/json' } }).then((response) => {
     if (!response.ok) throw new ApiFailure('The server\'s schemas could not be read', response.status);
     return response.json();
-  });
-  schemas.catch(() => (schemas = undefined));
-  return schemas;
+  }));
+  loading.catch(() => (schemas = undefined));
+  return loading;
 }
 
-/** The catalog key of a route: "GET /v1/sites/{siteId}/reports/summary-v2". */
+/**
+ * The schema the server publishes for a catalog key (GET /v1/schemas, read once), or undefined.
+ * @param {SchemaKey} key
+ */
+export async function publishedSchema(key) {
+  return (await loadSchemas())[key];
+}
+
+/**
+ * The catalog key of a route: "GET /v1/sites/{siteId}/reports/summary-v2".
+ * @template {string} Method
+ * @template {string} Template
+ * @param {Method} method
+ * @param {Template} template
+ * @returns {`${Method} /v1${Template}`}
+ */
 export const schemaKey = (method, template) => `${method} /v1${template}`;
 
-/** Either envelope: structured { error: { code, message } } or flat { error: code, message, rows? }. */
+/**
+ * A refusal's body as far as it is read: every field is checked before it is used.
+ * @typedef {{ error?: string | { code?: unknown, message?: unknown, details?: unknown }, message?: unknown, rows?: RowProblem[], details?: unknown }} ErrorBody
+ */
+
+/**
+ * Either envelope: structured { error: { code, message } } or flat { error: code, message, rows? }.
+ * @param {Response} response
+ */
 async function errorOf(response) {
   try {
+    /** @type {ErrorBody} */
     const body = await response.json();
-    const flat = typeof body.error === 'string';
-    const message = flat ? body.message : body.error?.message;
-    const code = flat ? body.error : body.error?.code;
+    const { error } = body;
+    // A string error is the flat envelope's code; an object, the structured envelope's error.
+    const message = typeof error === 'string' ? body.message : error?.message;
+    const code = typeof error === 'string' ? error : error?.code;
     const rows = Array.isArray(body.rows) ? body.rows : [];
-    const listed = flat ? body.details : body.error?.details;
+    const listed = typeof error === 'string' ? body.details : error?.details;
+    /** @type {Detail[]} */
     const details = Array.isArray(listed) ? listed.filter((detail) => typeof detail?.path === 'string' && typeof detail.message === 'string') : [];
     return new ApiFailure(typeof message === 'string' ? message : response.statusText, response.status, typeof code === 'string' ? code : '', rows, details);
   } catch {
@@ -63,15 +109,41 @@ async function errorOf(response) {
 }
 
 /**
+ * @typedef {object} RequestOptions
+ * @property {string} [method]
+ * @property {unknown} [body] sent as JSON
+ * @property {{ type: string, body: string }} [text] sent as it is, with its type
+ * @property {Record<string, string>} [headers] more request headers (X-Workspace-Id)
+ */
+
+/**
+ * A request whose answer is checked against the schema published for `schema` (its catalog key) before it is
+ * returned, so the answer has that route's type.
+ * @template {SchemaKey} Key
+ * @overload
  * @param {string} path the request path and query
- * @param {{ method?: string, body?: unknown, text?: { type: string, body: string }, schema?: string, headers?: object }} options
- *   body: sent as JSON; text: sent as it is with its type; schema: the catalog key to check the answer against;
- *   headers: more request headers (X-Workspace-Id)
+ * @param {RequestOptions & { schema: Key }} options
+ * @returns {Promise<Answers[Key]>}
+ */
+/**
+ * A request whose answer is not checked (null for a 204): the caller reads nothing of it, or checks it itself.
+ * @overload
+ * @param {string} path
+ * @param {RequestOptions & { schema?: undefined }} [options]
+ * @returns {Promise<unknown>}
+ */
+/**
+ * @param {string} path
+ * @param {RequestOptions & { schema?: SchemaKey }} [options]
+ * @returns {Promise<unknown>}
  */
 export async function api(path, { method = 'GET', body, text, schema, headers: extra = {} } = {}) {
+  /** @type {Record<string, string>} */
   const headers = { ...extra, accept: 'application/json' };
-  if (session.value?.kind === 'share') headers.authorization = `Share ${session.value.token}`;
-  if (method !== 'GET') headers['x-sightline-csrf'] = session.value?.csrf ?? '';
+  const current = session.value;
+  if (current?.kind === 'share') headers.authorization = `Share ${current.token}`;
+  // A shared dashboard has no CSRF token (and sends no mutation): the header is then empty.
+  if (method !== 'GET') headers['x-sightline-csrf'] = current && current.kind !== 'share' ? current.csrf : '';
   if (body !== undefined) headers['content-type'] = 'application/json';
   if (text !== undefined) headers['content-type'] = text.type;
   const payload = text !== undefined ? text.body : body === undefined ? undefined : JSON.stringify(body);
@@ -90,8 +162,10 @@ export async function api(path, { method = 'GET', body, text, schema, headers: e
   return answer;
 }
 
+/** @param {string} token */
 export async function signIn(token) {
-  session.value = await api('/v1/ui/session', { method: 'POST', body: { token } });
+  // The session's answers are not checked against the catalog (the sign-in page would wait for GET /v1/schemas).
+  session.value = /** @type {SignedInSession} */ (await api('/v1/ui/session', { method: 'POST', body: { token } }));
 }
 
 export async function signOut() {
@@ -109,7 +183,7 @@ export async function loadSession() {
     return;
   }
   try {
-    const answer = await api('/v1/ui/session');
+    const answer = /** @type {SessionAnswer} */ (await api('/v1/ui/session'));
     session.value = answer.signed_in ? answer : null;
   } catch {
     session.value = null;
@@ -119,6 +193,9 @@ export async function loadSession() {
 /**
  * A form or button handler: prevents the default action, clears the error, runs `action` and shows its failure.
  * @example onSubmit={reporting(setError, () => api(path, { method: 'POST', body }))}
+ * @param {(message: string) => void} setError
+ * @param {() => Promise<unknown>} action
+ * @returns {(event?: Event) => Promise<void>}
  */
 export function reporting(setError, action) {
   return async (event) => {
@@ -127,7 +204,15 @@ export function reporting(setError, action) {
     try {
       await action();
     } catch (failure) {
-      setError(failure.message);
+      setError(messageOf(failure));
     }
   };
+}
+
+/**
+ * The message of a failure to show: an Error's (ApiFailure's included), else the thrown value as text.
+ * @param {unknown} failure
+ */
+export function messageOf(failure) {
+  return failure instanceof Error ? failure.message : String(failure);
 }

@@ -1,15 +1,20 @@
+// @ts-check
 // The shell: sign-in, the header (site switcher, theme, sign-out), the sites page and the dashboard.
 import { signal } from '@preact/signals';
 import { useEffect, useState } from 'preact/hooks';
-import { html } from './html.js';
-import { loadSession, session, signIn, signOut } from './api.js';
+import { html, onValue } from './html.js';
+import { ApiFailure, loadSession, messageOf, session, signedIn, signIn, signOut } from './api.js';
 import { Dashboard } from './dashboard.js';
 import { SitesPage, useSites } from './sites.js';
 import { updateView, view } from './view-state.js';
+/** @import { SitesState } from './sites.js' */
+/** @import { View } from './view-state.js' */
 
 const themes = ['auto', 'light', 'dark'];
-const theme = signal(themes.includes(localStorage.getItem('sightline-theme')) ? localStorage.getItem('sightline-theme') : 'auto');
+const remembered = localStorage.getItem('sightline-theme') ?? '';
+const theme = signal(themes.includes(remembered) ? remembered : 'auto');
 
+/** @param {string} choice */
 function applyTheme(choice) {
   if (choice === 'auto') delete document.documentElement.dataset.theme;
   else document.documentElement.dataset.theme = choice;
@@ -17,7 +22,7 @@ function applyTheme(choice) {
 applyTheme(theme.value);
 
 function cycleTheme() {
-  const next = themes[(themes.indexOf(theme.value) + 1) % themes.length];
+  const next = themes[(themes.indexOf(theme.value) + 1) % themes.length] ?? 'auto';
   theme.value = next;
   localStorage.setItem('sightline-theme', next);
   applyTheme(next);
@@ -27,6 +32,7 @@ function SignIn() {
   const [token, setToken] = useState('');
   const [error, setError] = useState('');
   const [busy, setBusy] = useState(false);
+  /** @param {Event} event */
   const submit = async (event) => {
     event.preventDefault();
     setBusy(true);
@@ -34,7 +40,7 @@ function SignIn() {
     try {
       await signIn(token.trim());
     } catch (failure) {
-      setError(failure.status === 401 ? 'That token is not valid.' : failure.message);
+      setError(failure instanceof ApiFailure && failure.status === 401 ? 'That token is not valid.' : messageOf(failure));
     } finally {
       setBusy(false);
     }
@@ -43,7 +49,7 @@ function SignIn() {
     <form onSubmit=${submit} class="panel">
       <h1>Sightline</h1>
       <label for="token">Admin token or API key</label>
-      <input id="token" name="token" type="password" autocomplete="off" spellcheck="false" required value=${token} onInput=${(event) => setToken(event.currentTarget.value)} />
+      <input id="token" name="token" type="password" autocomplete="off" spellcheck="false" required value=${token} onInput=${onValue(setToken)} />
       <button type="submit" disabled=${busy}>Sign in</button>
       ${error ? html`<p class="state error" role="alert">${error}</p>` : null}
       <p class="hint">The token is exchanged for a session cookie that scripts cannot read; it is not stored in the browser.</p>
@@ -51,13 +57,14 @@ function SignIn() {
   </main>`;
 }
 
+/** @param {{ sites: SitesState, state: View }} props */
 function Header({ sites, state }) {
   const all = sites.groups.flatMap((group) => group.sites ?? []);
   return html`<header class="top">
-    <a class="brand" href="/" onClick=${(event) => { event.preventDefault(); updateView({ site: '', filters: {} }); }}>Sightline</a>
+    <a class="brand" href="/" onClick=${(/** @type {Event} */ event) => { event.preventDefault(); updateView({ site: '', filters: {} }); }}>Sightline</a>
     ${all.length > 0
       ? html`<label class="site-switch"><span class="visually-hidden">Site</span>
-          <select value=${state.site} onChange=${(event) => updateView({ site: event.currentTarget.value, filters: {} })}>
+          <select value=${state.site} onChange=${onValue((site) => updateView({ site, filters: {} }))}>
             <option value="">All sites</option>
             ${all.map((site) => html`<option value=${site.id}>${site.name}</option>`)}
           </select></label>`
@@ -86,8 +93,9 @@ function SignedIn() {
   const state = view.value;
   // An API key sees its own workspace only; the admin token, the workspace listing the site.
   const group = sites.groups.find((item) => item.sites?.some((site) => site.id === state.site));
-  const workspace = session.value.kind === 'api_key' ? session.value.workspace : group?.workspace;
-  const siteInfo = group?.sites.find((site) => site.id === state.site);
+  const current = signedIn();
+  const workspace = current.kind === 'api_key' ? current.workspace : group?.workspace;
+  const siteInfo = group?.sites?.find((site) => site.id === state.site);
   return html`<div class="shell">
     <${Header} sites=${sites} state=${state} />
     <main>${state.site ? html`<${Dashboard} key=${state.site} state=${state} theme=${theme.value} workspace=${workspace} siteInfo=${siteInfo} />` : html`<${SitesPage} sites=${sites} />`}</main>

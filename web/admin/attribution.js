@@ -1,26 +1,43 @@
+// @ts-check
 // Attribution and ROI of a workspace: a model switch and a range; the credited conversions and revenue per
 // (source, medium, campaign), ROI per currency against the previous period of the same length (never summed
 // across currencies), and each conversion's journey (its touchpoints and their credits), 20 at a time.
 import { useState } from 'preact/hooks';
-import { html } from './html.js';
+import { html, onValue } from './html.js';
 import { schemaKey } from './api.js';
-import { TablePanel } from './table.js';
+import { column, TablePanel } from './table.js';
 import { useAnswer } from './use-answer.js';
 import { PageState, usePages } from './use-pages.js';
 import { isoDay } from './view-state.js';
+/** @import { AttributionAnswer, Column, Loaded, Money, RoiCompareAnswer, WorkspaceRef } from './types.js' */
 
 export const attributionModels = ['last_touch', 'first_touch', 'last_non_direct', 'linear', 'position_based', 'time_decay'];
 const dayMs = 86_400_000;
+/** @param {string | null} value */
 const label = (value) => value ?? '–';
+/** @param {Money[]} list */
 const moneyText = (list) => list.map((money) => `${money.amount} ${money.currency}`).join(', ') || '–';
+/** @param {number | null | undefined} value */
 const ratioText = (value) => (value === null || value === undefined ? '–' : value.toFixed(2));
+/** @param {string} text a decimal */
 const signed = (text) => (text.startsWith('-') ? text : `+${text}`);
 
+/** @type {Column<AttributionAnswer['totals'][number]>[]} */
+const totalColumns = [
+  column('Source', (row) => row.source, label),
+  column('Medium', (row) => row.medium, label),
+  column('Campaign', (row) => row.campaign, label),
+  column('Conversions', (row) => row.conversions, (value) => String(Number(value.toFixed(6)))),
+  column('Revenue', (row) => moneyText(row.revenue), (value) => value),
+];
+
+/** @param {{ answer: Loaded<RoiCompareAnswer> }} props */
 function RoiTable({ answer }) {
   if (answer.status === 'loading') return html`<p class="state">Loading…</p>`;
   if (answer.status === 'error') return html`<p class="state error" role="alert">${answer.error}</p>`;
   const { current, change } = answer.data;
   if (current.currencies.length === 0) return html`<p class="state">No spend or revenue in this range.</p>`;
+  /** @param {string} currency */
   const changeOf = (currency) => change.currencies.find((row) => row.currency === currency);
   return html`<table class="roi">
     <thead><tr><th scope="col">Currency</th><th scope="col" class="number">Spend</th><th scope="col" class="number">Revenue</th><th scope="col" class="number">Conversions</th><th scope="col" class="number">ROAS</th><th scope="col" class="number">ROI</th></tr></thead>
@@ -40,9 +57,12 @@ function RoiTable({ answer }) {
   </table>`;
 }
 
+/** @param {string} iso */
 const when = (iso) => iso.slice(0, 16).replace('T', ' ');
 
+/** @param {{ base: string, query: Record<string, string> }} props base: the workspace's path */
 function Journeys({ base, query }) {
+  /** @param {string} [cursor] */
   const pathOf = (cursor) => `${base}/attribution/results?${new URLSearchParams({ ...query, limit: '20', ...(cursor ? { cursor } : {}) })}`;
   const page = usePages(pathOf(), pathOf, { schema: schemaKey('GET', '/workspaces/{slug}/attribution/results'), itemsOf: (answer) => answer.results, nextOf: (answer) => answer.next_cursor });
   return html`<div class="journeys">
@@ -65,6 +85,7 @@ function Journeys({ base, query }) {
   </div>`;
 }
 
+/** @param {{ workspace: WorkspaceRef }} props */
 export function AttributionPanel({ workspace }) {
   const [model, setModel] = useState('last_touch');
   const [range, setRange] = useState({ from: isoDay(Date.now() - 29 * dayMs), to: isoDay(Date.now()) });
@@ -75,11 +96,11 @@ export function AttributionPanel({ workspace }) {
   return html`<section class="panel attribution">
     <header class="panel-head"><h2>Attribution and ROI of ${workspace.name}</h2></header>
     <div class="props-form">
-      <label>Model <select name="attribution-model" value=${model} onChange=${(event) => setModel(event.currentTarget.value)}>
+      <label>Model <select name="attribution-model" value=${model} onChange=${onValue(setModel)}>
         ${attributionModels.map((name) => html`<option value=${name}>${name.replaceAll('_', ' ')}</option>`)}
       </select></label>
-      <label>From <input type="date" value=${range.from} onChange=${(event) => setRange({ ...range, from: event.currentTarget.value })} /></label>
-      <label>To <input type="date" value=${range.to} onChange=${(event) => setRange({ ...range, to: event.currentTarget.value })} /></label>
+      <label>From <input type="date" value=${range.from} onChange=${onValue((from) => setRange({ ...range, from }))} /></label>
+      <label>To <input type="date" value=${range.to} onChange=${onValue((to) => setRange({ ...range, to }))} /></label>
     </div>
     <h3>ROI per currency <span class="hint">(change from ${previous.compare_from} – ${previous.compare_to})</span></h3>
     <${RoiTable} answer=${roi} />
@@ -87,14 +108,8 @@ export function AttributionPanel({ workspace }) {
       title="Credited conversions"
       path=${`${base}/attribution/results?${new URLSearchParams({ ...range, model, limit: '1' })}`}
       schema=${schemaKey('GET', '/workspaces/{slug}/attribution/results')}
-      rowsOf=${(answer) => answer.totals}
-      columns=${[
-        { label: 'Source', value: (row) => row.source, format: label },
-        { label: 'Medium', value: (row) => row.medium, format: label },
-        { label: 'Campaign', value: (row) => row.campaign, format: label },
-        { label: 'Conversions', value: (row) => row.conversions, format: (value) => String(Number(value.toFixed(6))) },
-        { label: 'Revenue', value: (row) => moneyText(row.revenue), format: (value) => value },
-      ]}
+      rowsOf=${(/** @type {AttributionAnswer} */ answer) => answer.totals}
+      columns=${totalColumns}
     />
     <${Journeys} key=${`${model} ${range.from} ${range.to}`} base=${base} query=${{ ...range, model }} />
   </section>`;

@@ -1,12 +1,19 @@
+// @ts-check
 // The summary cards: each measure of the period, and its change from the previous period (when comparing).
 import { html } from './html.js';
 import { formatNumber, formatPercent } from './table.js';
+/** @import { SummaryData } from './types.js' */
 
+/** @param {number} seconds */
 const formatDuration = (seconds) => {
   const whole = Math.round(seconds);
   return whole >= 60 ? `${Math.floor(whole / 60)}m ${String(whole % 60).padStart(2, '0')}s` : `${whole}s`;
 };
 
+/**
+ * @type {{ key: 'visitors' | 'visits' | 'pageviews' | 'views_per_visit' | 'bounce_rate' | 'avg_visit_duration_s',
+ *   label: string, format: (value: number) => string, lowerIsBetter?: boolean }[]}
+ */
 export const cardMeasures = [
   { key: 'visitors', label: 'Visitors', format: formatNumber },
   { key: 'visits', label: 'Visits', format: formatNumber },
@@ -16,6 +23,7 @@ export const cardMeasures = [
   { key: 'avg_visit_duration_s', label: 'Visit duration', format: formatDuration },
 ];
 
+/** @param {{ current: number, previous: number, lowerIsBetter?: boolean, label: string }} props */
 function Delta({ current, previous, lowerIsBetter, label }) {
   if (previous === 0) return html`<span class="delta none" title=${`No data in the comparison (${label.toLowerCase()})`}>—</span>`;
   const change = (current - previous) / previous;
@@ -25,6 +33,7 @@ function Delta({ current, previous, lowerIsBetter, label }) {
   return html`<span class=${`delta ${tone}`} title=${`Change from: ${label.toLowerCase()}`}>${sign}${(change * 100).toFixed(0)}%</span>`;
 }
 
+/** @param {{ data: SummaryData, previous?: SummaryData, previousLabel: string }} props */
 export function SummaryCards({ data, previous, previousLabel }) {
   return html`<div class="cards">
     ${cardMeasures.map(

@@ -1,18 +1,27 @@
+// @ts-check
 // The visitors/pageviews chart (uPlot): one line per measure for the period, and the previous period's visitors as a
 // dashed line on the same days' positions. Colours come from the stylesheet, so light and dark both hold.
 import { useEffect, useRef } from 'preact/hooks';
 import uPlot from 'uplot';
 import { html } from './html.js';
+/** @import { SummaryData } from './types.js' */
 
+/** @param {string} name a custom property of the stylesheet (--accent) */
 const cssColour = (name) => getComputedStyle(document.documentElement).getPropertyValue(name).trim();
 
+/**
+ * @param {{ series: SummaryData['series'], previous?: SummaryData['series'], previousLabel: string, theme: string }} props
+ *   theme: redraws the chart when it changes (its colours are the stylesheet's)
+ */
 export function VisitsChart({ series, previous, previousLabel, theme }) {
-  const container = useRef(null);
+  const container = useRef(/** @type {HTMLDivElement | null} */ (null));
   useEffect(() => {
     const element = container.current;
     if (!element) return undefined;
     const xs = series.map((day) => Date.parse(`${day.date}T00:00:00Z`) / 1000);
+    /** @type {[number[], ...(number | null)[][]]} */
     const data = [xs, series.map((day) => day.visitors), series.map((day) => day.pageviews)];
+    /** @type {uPlot.Series[]} */
     const lines = [
       { label: 'Visitors', stroke: cssColour('--accent'), width: 2, fill: cssColour('--accent-fill') },
       { label: 'Pageviews', stroke: cssColour('--second'), width: 1.5 },

@@ -1,7 +1,8 @@
+// @ts-check
 // A site's dashboard: period, comparison, filters as chips (all in the URL), summary cards, the chart, the ranked
 // tables, custom properties and the realtime panel.
 import { useEffect } from 'preact/hooks';
-import { html } from './html.js';
+import { html, onValue } from './html.js';
 import { schemaKey } from './api.js';
 import { SummaryCards } from './cards.js';
 import { ConsentPanel } from './consent.js';
@@ -14,36 +15,53 @@ import { RealtimePanel } from './realtime.js';
 import { SharePanel } from './share-panel.js';
 import { SnippetLine } from './site-settings.js';
 import { hasScope, session } from './api.js';
-import { formatNumber, formatPercent, TablePanel } from './table.js';
+import { column, formatNumber, formatPercent, TablePanel } from './table.js';
 import { useAnswer } from './use-answer.js';
 import { compareModes, periods, rangeOf, reportQuery, updateView, view } from './view-state.js';
+/** @import { Answers, Column, ReportName, Site, WorkspaceRef } from './types.js' */
+/** @import { Range, View } from './view-state.js' */
 
+/** @param {string} site @param {ReportName} report */
 const reportPath = (site, report) => `/v1/sites/${encodeURIComponent(site)}/reports/${report}`;
+/**
+ * @template {ReportName} Name
+ * @param {Name} report
+ */
 const reportSchema = (report) => schemaKey('GET', `/sites/{siteId}/reports/${report}`);
+/**
+ * The rows of a ranked report.
+ * @template {{ data: { rows: unknown[] } }} Answer
+ * @param {Answer} answer
+ * @returns {Answer['data']['rows']}
+ */
+const reportRows = (answer) => answer.data.rows;
 
+/** @param {{ state: View, range: Range }} props */
 function PeriodPicker({ state, range }) {
   return html`<div class="period" role="group" aria-label="Period">
     <label class="visually-hidden" for="period">Period</label>
-    <select id="period" value=${state.period} onChange=${(event) => updateView({ period: event.currentTarget.value })}>
+    <select id="period" value=${state.period} onChange=${onValue((period) => updateView({ period }))}>
       ${periods.map((period) => html`<option value=${period.id}>${period.label} (${period.key})</option>`)}
     </select>
     ${state.period === 'custom'
       ? html`<span class="custom-range">
-          <label>From <input type="date" value=${state.from || range.from} max=${state.to || range.to} onChange=${(event) => updateView({ from: event.currentTarget.value })} /></label>
-          <label>To <input type="date" value=${state.to || range.to} min=${state.from || range.from} onChange=${(event) => updateView({ to: event.currentTarget.value })} /></label>
+          <label>From <input type="date" value=${state.from || range.from} max=${state.to || range.to} onChange=${onValue((from) => updateView({ from }))} /></label>
+          <label>To <input type="date" value=${state.to || range.to} min=${state.from || range.from} onChange=${onValue((to) => updateView({ to }))} /></label>
         </span>`
       : html`<span class="range-text">${range.from === range.to ? range.from : `${range.from} – ${range.to}`}</span>`}
     <label class="compare">Compare with (x)
-      <select value=${state.compare} onChange=${(event) => updateView({ compare: event.currentTarget.value })}>
+      <select value=${state.compare} onChange=${onValue((compare) => updateView({ compare }))}>
         ${compareModes.map((mode) => html`<option value=${mode.id}>${mode.label}</option>`)}
       </select>
     </label>
   </div>`;
 }
 
+/** @param {{ filters: Record<string, string> }} props */
 function FilterChips({ filters }) {
   const entries = Object.entries(filters);
   if (entries.length === 0) return null;
+  /** @param {string} name */
   const remove = (name) => {
     const next = { ...filters };
     delete next[name];
@@ -60,6 +78,10 @@ function FilterChips({ filters }) {
   </ul>`;
 }
 
+/**
+ * @param {{ site: string, range: Range, filters: Record<string, string>, compare: boolean, compareLabel: string,
+ *   theme: string, siteInfo?: Site }} props
+ */
 function Overview({ site, range, filters, compare, compareLabel, theme, siteInfo }) {
   const current = useAnswer(`${reportPath(site, 'summary-v2')}?${reportQuery(range, filters)}`, reportSchema('summary-v2'));
   const previous = useAnswer(compare ? `${reportPath(site, 'summary-v2')}?${reportQuery(range.previous, filters)}` : '', reportSchema('summary-v2'));
@@ -67,48 +89,85 @@ function Overview({ site, range, filters, compare, compareLabel, theme, siteInfo
   if (current.status === 'error') return html`<section class="panel overview"><p class="state error" role="alert">${current.error}</p></section>`;
   if (compare && previous.status === 'error') return html`<section class="panel overview"><p class="state error" role="alert">${previous.error}</p></section>`;
   const before = compare && previous.status === 'ready' ? previous.data.data : undefined;
+  const shared = session.value?.kind === 'share';
   const data = current.data.data;
   const warnings = current.data.meta.warnings;
   return html`<section class="panel overview">
     <${SummaryCards} data=${data} previous=${before} previousLabel=${compareLabel} />
     ${data.events === 0 && data.visits === 0 ? html`<p class="state">No visits in this period yet.</p>` : null}
-    ${data.events === 0 && data.visits === 0 && session.value.kind !== 'share' ? html`<${SnippetLine} site=${siteInfo ?? { id: site, cookieless: true }} known=${siteInfo !== undefined} />` : null}
+    ${data.events === 0 && data.visits === 0 && !shared ? html`<${SnippetLine} site=${siteInfo ?? { id: site, cookieless: true }} known=${siteInfo !== undefined} />` : null}
     <${VisitsChart} series=${data.series} previous=${before?.series} previousLabel=${`Visitors, ${compareLabel.toLowerCase()}`} theme=${theme} />
     ${warnings.length > 0 ? html`<ul class="warnings">${warnings.map((warning) => html`<li>${warning}</li>`)}</ul>` : null}
   </section>`;
 }
 
+/**
+ * The columns of a report ranked by visits: the row's `key` (its label), visitors, visits and bounce rate.
+ * @template {string} Key
+ * @param {string} label
+ * @param {Key} key
+ * @returns {Column<Record<Key, string> & { visitors: number, visits: number, bounce_rate: number }>[]}
+ */
 const visitColumns = (label, key) => [
-  { label, value: (row) => row[key] },
-  { label: 'Visitors', value: (row) => row.visitors, format: formatNumber },
-  { label: 'Visits', value: (row) => row.visits, format: formatNumber },
-  { label: 'Bounce', value: (row) => row.bounce_rate, format: formatPercent },
+  column(label, (row) => row[key]),
+  column('Visitors', (row) => row.visitors, formatNumber),
+  column('Visits', (row) => row.visits, formatNumber),
+  column('Bounce', (row) => row.bounce_rate, formatPercent),
 ];
 
+/** @type {Column<Answers['GET /v1/sites/{siteId}/reports/pages-v2']['data']['rows'][number]>[]} */
+const pageColumns = [
+  column('Page', (row) => row.path),
+  column('Visitors', (row) => row.visitors, formatNumber),
+  column('Views', (row) => row.pageviews, formatNumber),
+  column('Entries', (row) => row.entries, formatNumber),
+  column('Exits', (row) => row.exits, formatNumber),
+];
+
+/** @type {Column<Answers['GET /v1/sites/{siteId}/reports/campaigns-v2']['data']['rows'][number]>[]} */
+const campaignColumns = [
+  column('Campaign', (row) => [row.utm_source, row.utm_medium, row.utm_campaign].map((part) => part ?? '–').join(' / ')),
+  column('Visitors', (row) => row.visitors, formatNumber),
+  column('Visits', (row) => row.visits, formatNumber),
+  column('Conversions', (row) => row.conversions, formatNumber),
+  column('Revenue', (row) => row.revenue.map((money) => `${money.amount} ${money.currency}`).join(', ') || '–', (value) => value),
+];
+
+/**
+ * workspace: the site's, when the session can see it (the funnel and consent panels need it); siteInfo: the listed
+ * site, when the session can read it.
+ * @param {{ state: View, theme: string, workspace?: WorkspaceRef | null, siteInfo?: Site }} props
+ */
 export function Dashboard({ state, theme, workspace, siteInfo }) {
   const { site, filters } = state;
   const compare = state.compare !== 'off';
   const range = rangeOf(state);
+  /** @param {string} name @param {string} value */
   const onFilter = (name, value) => updateView({ filters: { ...filters, [name]: value } });
   // A shared dashboard reads the reports alone: no stream, no share links.
-  const shared = session.value.kind === 'share';
+  const kind = session.value?.kind;
+  const shared = kind === 'share';
   const canShare = hasScope('admin');
   useEffect(() => {
+    /** @param {KeyboardEvent} event */
     const onKey = (event) => {
-      if (event.ctrlKey || event.metaKey || event.altKey || event.target.closest?.('input, select, textarea, [contenteditable]')) return;
+      if (event.ctrlKey || event.metaKey || event.altKey || (event.target instanceof Element && event.target.closest('input, select, textarea, [contenteditable]'))) return;
       const period = periods.find((item) => item.key === event.key);
       if (period) updateView({ period: period.id });
       // The view as it is now (keys pressed faster than a render read the current one, not this render's).
-      else if (event.key === 'x') updateView({ compare: compareModes[(compareModes.findIndex((mode) => mode.id === view.value.compare) + 1) % compareModes.length].id });
+      else if (event.key === 'x') updateView({ compare: compareModes[(compareModes.findIndex((mode) => mode.id === view.value.compare) + 1) % compareModes.length]?.id });
     };
     addEventListener('keydown', onKey);
     return () => removeEventListener('keydown', onKey);
   }, []);
+  /** @param {Record<string, string | number>} [extra] */
   const query = (extra) => reportQuery(range, filters, extra);
+  /** @param {string} by @param {string} title @param {string} label */
   const breakdown = (by, title, label) => html`<${TablePanel}
     title=${title}
     path=${`${reportPath(site, 'breakdown-v2')}?${query({ by, limit: 10 })}`}
     schema=${reportSchema('breakdown-v2')}
+    rowsOf=${reportRows}
     columns=${visitColumns(label, 'value')}
     filter=${by}
     onFilter=${onFilter}
@@ -116,19 +175,14 @@ export function Dashboard({ state, theme, workspace, siteInfo }) {
   return html`<div class="dashboard">
     <${PeriodPicker} state=${state} range=${range} />
     <${FilterChips} filters=${filters} />
-    <${Overview} site=${site} range=${range} filters=${filters} compare=${compare} compareLabel=${compareModes.find((mode) => mode.id === state.compare).label} theme=${theme} siteInfo=${siteInfo} />
+    <${Overview} site=${site} range=${range} filters=${filters} compare=${compare} compareLabel=${compareModes.find((mode) => mode.id === state.compare)?.label ?? ''} theme=${theme} siteInfo=${siteInfo} />
     <div class="grid">
       <${TablePanel}
         title="Pages"
         path=${`${reportPath(site, 'pages-v2')}?${query({ limit: 10 })}`}
         schema=${reportSchema('pages-v2')}
-        columns=${[
-          { label: 'Page', value: (row) => row.path },
-          { label: 'Visitors', value: (row) => row.visitors, format: formatNumber },
-          { label: 'Views', value: (row) => row.pageviews, format: formatNumber },
-          { label: 'Entries', value: (row) => row.entries, format: formatNumber },
-          { label: 'Exits', value: (row) => row.exits, format: formatNumber },
-        ]}
+        rowsOf=${reportRows}
+        columns=${pageColumns}
         filter="path"
         onFilter=${onFilter}
       />
@@ -136,6 +190,7 @@ export function Dashboard({ state, theme, workspace, siteInfo }) {
         title="Sources"
         path=${`${reportPath(site, 'sources-v2')}?${query({ limit: 10 })}`}
         schema=${reportSchema('sources-v2')}
+        rowsOf=${reportRows}
         columns=${visitColumns('Source', 'source')}
         filter="source"
         onFilter=${onFilter}
@@ -144,13 +199,8 @@ export function Dashboard({ state, theme, workspace, siteInfo }) {
         title="Campaigns"
         path=${`${reportPath(site, 'campaigns-v2')}?${query({ limit: 10 })}`}
         schema=${reportSchema('campaigns-v2')}
-        columns=${[
-          { label: 'Campaign', value: (row) => [row.utm_source, row.utm_medium, row.utm_campaign].map((part) => part ?? '–').join(' / ') },
-          { label: 'Visitors', value: (row) => row.visitors, format: formatNumber },
-          { label: 'Visits', value: (row) => row.visits, format: formatNumber },
-          { label: 'Conversions', value: (row) => row.conversions, format: formatNumber },
-          { label: 'Revenue', value: (row) => row.revenue.map((money) => `${money.amount} ${money.currency}`).join(', ') || '–', format: (value) => value },
-        ]}
+        rowsOf=${reportRows}
+        columns=${campaignColumns}
       />
       ${breakdown('country', 'Countries', 'Country')}
       ${breakdown('device', 'Devices', 'Device')}
@@ -163,7 +213,7 @@ export function Dashboard({ state, theme, workspace, siteInfo }) {
     </div>
     ${shared || !workspace ? null : html`<${FunnelPanel} site=${site} workspace=${workspace} range=${range} filters=${filters} />`}
     ${shared ? null : html`<${EventsSection} site=${site} range=${range} filters=${filters} />`}
-    ${session.value.kind === 'api_key' && canShare && workspace
+    ${kind === 'api_key' && canShare && workspace
       ? html`<section class="panel"><header class="panel-head"><h2>Consent banner</h2></header><${ConsentPanel} workspace=${workspace} site=${{ id: site }} /></section>`
       : null}
   </div>`;

@@ -1,3 +1,4 @@
+// @ts-check
 // The site's dead-letter queue: events the tracking plan quarantined, newest first, with their payload and errors,
 // and a Replay button that sends one through the ingest pipeline again (under the current plan).
 import { useState } from 'preact/hooks';
@@ -5,13 +6,17 @@ import { html } from './html.js';
 import { api, reporting, schemaKey } from './api.js';
 import { PageState, usePages } from './use-pages.js';
 
+/** @param {string} site */
 const dlqPath = (site) => `/v1/sites/${encodeURIComponent(site)}/dlq`;
 
+/** @param {{ site: string }} props */
 export function DlqPanel({ site }) {
+  /** @param {string} [cursor] */
   const pathOf = (cursor) => `${dlqPath(site)}?${new URLSearchParams({ limit: '20', ...(cursor ? { cursor } : {}) })}`;
   const rows = usePages(pathOf(), pathOf, { schema: schemaKey('GET', '/sites/{siteId}/dlq'), itemsOf: (answer) => answer.events, nextOf: (answer) => answer.next_cursor });
   const [error, setError] = useState('');
   const [replayed, setReplayed] = useState('');
+  /** @param {string} id */
   const replay = (id) =>
     reporting(setError, async () => {
       setReplayed('');

@@ -1,20 +1,49 @@
+// @ts-check
 // The events explorer: overview-v2 (the period's total and its event types), the activity-v2 heat strip (the last
 // hour per path in 5-minute buckets), list-v2 (the period's events in arrival order, a page at a time) and the
 // per-user timeline.
 import { html } from './html.js';
 import { schemaKey } from './api.js';
 import { PageState, usePages } from './use-pages.js';
-import { DataTable, formatNumber, TablePanel } from './table.js';
+import { column, DataTable, formatNumber, TablePanel } from './table.js';
 import { TimelinePanel } from './timeline.js';
 import { useAnswer } from './use-answer.js';
 import { reportQuery } from './view-state.js';
+/** @import { Answers, Column, EventsEndpoint, ListedEvent } from './types.js' */
+/** @import { Range } from './view-state.js' */
 
+/** @typedef {Answers['GET /v1/sites/{siteId}/events/overview-v2']} OverviewAnswer */
+
+/** @param {string} site @param {EventsEndpoint} endpoint */
 const eventsPath = (site, endpoint) => `/v1/sites/${encodeURIComponent(site)}/events/${endpoint}`;
+/**
+ * @template {EventsEndpoint} Endpoint
+ * @param {Endpoint} endpoint
+ */
 const eventsSchema = (endpoint) => schemaKey('GET', `/sites/{siteId}/events/${endpoint}`);
 
-/** The heat of a bucket: 0 (none) to 4 (the busiest bucket of the strip). */
+/**
+ * The heat of a bucket: 0 (none) to 4 (the busiest bucket of the strip).
+ * @param {number} count
+ * @param {number} max
+ */
 const levelOf = (count, max) => (count === 0 ? 0 : Math.min(4, Math.ceil((count / max) * 4)));
 
+/** @type {Column<ListedEvent>[]} */
+const eventColumns = [
+  { label: 'Time (UTC)', value: (event) => event.ts.slice(0, 19).replace('T', ' '), className: 'time' },
+  { label: 'Type', value: (event) => event.type },
+  { label: 'Path', value: (event) => event.path, className: 'cut' },
+  { label: 'Source', value: (event) => event.source },
+  { label: 'Country', value: (event) => event.country },
+  { label: 'Browser', value: (event) => event.browser },
+  { label: 'Visitor', value: (event) => event.anon_id, className: 'cut' },
+];
+
+/** @type {Column<OverviewAnswer['data']['types'][number]>[]} */
+const typeColumns = [column('Type', (row) => row.type), column('Events', (row) => row.count, formatNumber)];
+
+/** @param {{ site: string, filters: Record<string, string> }} props */
 function ActivityStrip({ site, filters }) {
   const answer = useAnswer(`${eventsPath(site, 'activity-v2')}?${new URLSearchParams({ ...filters, limit: '10' })}`, eventsSchema('activity-v2'));
   const paths = answer.status === 'ready' ? answer.data.data.paths : [];
@@ -24,7 +53,7 @@ function ActivityStrip({ site, filters }) {
     ${answer.status === 'loading' ? html`<p class="state">Loading…</p>` : null}
     ${answer.status === 'error' ? html`<p class="state error" role="alert">${answer.error}</p>` : null}
     ${answer.status === 'ready' && paths.length === 0 ? html`<p class="state">No events in the last hour.</p>` : null}
-    ${paths.length > 0
+    ${answer.status === 'ready' && paths.length > 0
       ? html`<table class="heat">
           <thead><tr><th scope="col">Path</th><th scope="col" class="number">Events</th><th scope="col">${answer.data.data.window.start.slice(11, 16)} → ${answer.data.data.window.end.slice(11, 16)} UTC, 5-minute buckets</th></tr></thead>
           <tbody>
@@ -41,7 +70,9 @@ function ActivityStrip({ site, filters }) {
   </section>`;
 }
 
+/** @param {{ site: string, range: Range, filters: Record<string, string> }} props */
 function EventList({ site, range, filters }) {
+  /** @param {string} [cursor] */
   const pathOf = (cursor) => `${eventsPath(site, 'list-v2')}?${reportQuery(range, filters, { limit: 50, ...(cursor ? { cursor } : {}) })}`;
   const pages = usePages(pathOf(), pathOf, { schema: eventsSchema('list-v2'), itemsOf: (answer) => answer.data.events, nextOf: (answer) => answer.meta.cursor.next });
   return html`<section class="panel event-list">
@@ -50,21 +81,14 @@ function EventList({ site, range, filters }) {
     ${pages.items.length > 0
       ? html`<${DataTable}
           rows=${pages.items}
-          columns=${[
-            { label: 'Time (UTC)', value: (event) => event.ts.slice(0, 19).replace('T', ' '), className: 'time' },
-            { label: 'Type', value: (event) => event.type },
-            { label: 'Path', value: (event) => event.path, className: 'cut' },
-            { label: 'Source', value: (event) => event.source },
-            { label: 'Country', value: (event) => event.country },
-            { label: 'Browser', value: (event) => event.browser },
-            { label: 'Visitor', value: (event) => event.anon_id, className: 'cut' },
-          ]}
+          columns=${eventColumns}
         />`
       : null}
     <${PageState} pages=${pages} label="Load more" />
   </section>`;
 }
 
+/** @param {{ site: string, range: Range, filters: Record<string, string> }} props */
 export function EventsSection({ site, range, filters }) {
   return html`<div class="events-section">
     <h2 class="section-title">Events</h2>
@@ -73,11 +97,8 @@ export function EventsSection({ site, range, filters }) {
         title="Event types"
         path=${`${eventsPath(site, 'overview-v2')}?${reportQuery(range, filters)}`}
         schema=${eventsSchema('overview-v2')}
-        rowsOf=${(answer) => answer.data.types}
-        columns=${[
-          { label: 'Type', value: (row) => row.type },
-          { label: 'Events', value: (row) => row.count, format: formatNumber },
-        ]}
+        rowsOf=${(/** @type {OverviewAnswer} */ answer) => answer.data.types}
+        columns=${typeColumns}
       />
       <${ActivityStrip} site=${site} filters=${filters} />
     </div>

@@ -1,33 +1,47 @@
+// @ts-check
 // The realtime panel: stream-v2 (Server-Sent Events, authenticated by the session cookie) tailed while the panel is
 // open; each event is checked against list-v2's published event schema before it is shown.
 import { useEffect, useState } from 'preact/hooks';
 import { html } from './html.js';
-import { schemaKey } from './api.js';
+import { publishedSchema, schemaKey } from './api.js';
 import { mismatchOf } from './validate.js';
+/** @import { JsonSchema, ListedEvent } from './types.js' */
 
 const shown = 20;
 const currentWindowMs = 5 * 60 * 1000;
 
+/**
+ * The schema of a property of an object's schema.
+ * @param {JsonSchema | undefined} schema
+ * @param {string} name
+ */
+const propertyOf = (schema, name) => (typeof schema === 'object' ? schema.properties?.[name] : undefined);
+
+/** The schema of one event of list-v2 (a streamed event has the same shape), from the catalog api.js reads. */
 async function eventSchema() {
-  const catalog = await fetch('/v1/schemas').then((response) => response.json());
-  return catalog[schemaKey('GET', '/sites/{siteId}/events/list-v2')]?.properties?.data?.properties?.events?.items;
+  const events = propertyOf(propertyOf(await publishedSchema(schemaKey('GET', '/sites/{siteId}/events/list-v2')), 'data'), 'events');
+  return typeof events === 'object' ? events.items : undefined;
 }
 
+/** @param {{ site: string }} props */
 export function RealtimePanel({ site }) {
-  const [events, setEvents] = useState([]);
+  const [events, setEvents] = useState(/** @type {(ListedEvent & { seenAt: number })[]} */ ([]));
   const [status, setStatus] = useState('connecting');
   const [problem, setProblem] = useState('');
   const [now, setNow] = useState(Date.now());
   useEffect(() => {
+    /** @type {EventSource | undefined} */
     let source;
     let closed = false;
     setEvents([]);
     eventSchema().then((schema) => {
       if (closed) return;
-      source = new EventSource(`/v1/sites/${encodeURIComponent(site)}/events/stream-v2`);
-      source.addEventListener('open', () => setStatus('live'));
-      source.addEventListener('error', () => setStatus(source.readyState === EventSource.CLOSED ? 'closed' : 'reconnecting'));
-      source.addEventListener('event', (message) => {
+      const stream = new EventSource(`/v1/sites/${encodeURIComponent(site)}/events/stream-v2`);
+      source = stream;
+      stream.addEventListener('open', () => setStatus('live'));
+      stream.addEventListener('error', () => setStatus(stream.readyState === EventSource.CLOSED ? 'closed' : 'reconnecting'));
+      stream.addEventListener('event', (message) => {
+        /** @type {unknown} */
         let item;
         try {
           item = JSON.parse(message.data);
@@ -40,7 +54,9 @@ export function RealtimePanel({ site }) {
           setProblem(`A streamed event does not match the published schema (${mismatch}): not shown`);
           return;
         }
-        setEvents((list) => [{ ...item, seenAt: Date.now() }, ...list].slice(0, 200));
+        // The schema check just passed: the item has list-v2's event shape.
+        const event = /** @type {ListedEvent} */ (item);
+        setEvents((list) => [{ ...event, seenAt: Date.now() }, ...list].slice(0, 200));
       });
     }, () => setStatus('closed'));
     const timer = setInterval(() => setNow(Date.now()), 15_000);

@@ -1,20 +1,26 @@
+// @ts-check
 // Share links of a site: create one (its link shown once, with a copy button), list them, revoke them.
 import { useEffect, useState } from 'preact/hooks';
-import { html } from './html.js';
-import { api, reporting, schemaKey } from './api.js';
+import { html, onValue } from './html.js';
+import { api, messageOf, reporting, schemaKey } from './api.js';
 import { SecretOnce } from './secret-once.js';
+/** @import { CreatedShareLink, ShareLink } from './types.js' */
 
+/** @param {string} site */
 const linksPath = (site) => `/v1/sites/${encodeURIComponent(site)}/share-links`;
 
+/** @param {{ site: string }} props */
 export function SharePanel({ site }) {
-  const [links, setLinks] = useState({ status: 'loading', rows: [] });
+  /** @type {{ status: 'loading' | 'ready' | 'error', rows: ShareLink[], error?: string }} */
+  const initial = { status: 'loading', rows: [] };
+  const [links, setLinks] = useState(initial);
   const [label, setLabel] = useState('');
-  const [created, setCreated] = useState(null);
+  const [created, setCreated] = useState(/** @type {(CreatedShareLink & { url: string }) | null} */ (null));
   const [error, setError] = useState('');
   const load = () =>
     api(linksPath(site), { schema: schemaKey('GET', '/sites/{siteId}/share-links') }).then(
       (answer) => setLinks({ status: 'ready', rows: answer.share_links }),
-      (failure) => setLinks({ status: 'error', rows: [], error: failure.message }),
+      (failure) => setLinks({ status: 'error', rows: [], error: messageOf(failure) }),
     );
   useEffect(() => {
     load();
@@ -25,6 +31,7 @@ export function SharePanel({ site }) {
     setLabel('');
     load();
   });
+  /** @param {string} id */
   const revoke = (id) =>
     reporting(setError, async () => {
       await api(`${linksPath(site)}/${encodeURIComponent(id)}`, { method: 'DELETE', schema: schemaKey('DELETE', '/sites/{siteId}/share-links/{linkId}') });
@@ -34,7 +41,7 @@ export function SharePanel({ site }) {
   return html`<section class="panel share">
     <header class="panel-head"><h2>Share links</h2></header>
     <form class="props-form" onSubmit=${create}>
-      <label>Label <input name="share-label" value=${label} onInput=${(event) => setLabel(event.currentTarget.value)} required maxlength="200" /></label>
+      <label>Label <input name="share-label" value=${label} onInput=${onValue(setLabel)} required maxlength="200" /></label>
       <button type="submit">Create link</button>
     </form>
     ${created

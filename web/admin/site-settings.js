@@ -1,35 +1,44 @@
+// @ts-check
 // One site's settings on the sites page (the admin token: the API reads and changes sites for it alone): the tracker
 // snippet to copy, the cookieless and retention settings (PATCH …/sites/:id, the API's validation errors shown as
 // they come), the consent banner, and deleting the site after a confirmation.
 import { useState } from 'preact/hooks';
-import { html } from './html.js';
+import { html, onChecked, onValue, selectField } from './html.js';
 import { api, reporting, schemaKey } from './api.js';
 import { ConsentPanel } from './consent.js';
 import { CopyButton } from './secret-once.js';
+/** @import { Site, WorkspaceRef } from './types.js' */
 
+/** @param {string} slug @param {string} id */
 const sitePath = (slug, id) => `/v1/workspaces/${encodeURIComponent(slug)}/sites/${encodeURIComponent(id)}`;
 
 /**
  * The tracker's one line (docs/tracker.md), served by this server: the events go to the script's origin. A site whose
  * cookieless setting is off gets `data-cookieless="false"`, so the tracker keeps its visitor id.
+ * @param {string} origin
+ * @param {{ id: string, cookieless: boolean }} site
  */
 export function snippetOf(origin, site) {
   const cookieless = site.cookieless ? '' : ' data-cookieless="false"';
   return `<script defer src="${origin}/sdk.js" data-site="${site.id}"${cookieless}></script>`;
 }
 
-/** The snippet in a read-only field with a copy button; `known`: whether the site's cookieless setting was read. */
+/**
+ * The snippet in a read-only field with a copy button; `known`: whether the site's cookieless setting was read.
+ * @param {{ site: { id: string, cookieless: boolean }, known?: boolean }} props
+ */
 export function SnippetLine({ site, known = true }) {
   const snippet = snippetOf(location.origin, site);
   return html`<div class="snippet">
     <p class="hint">Paste the tracker into every page's <code>head</code>. ${!known ? 'If the site\'s cookieless setting is off, add data-cookieless="false".' : site.cookieless ? 'Cookieless: nothing is stored in the visitor\'s browser.' : 'Cookieless is off: the tracker keeps a random visitor id in localStorage.'}</p>
     <div class="created-link">
-      <input readonly class="share-url" name="tracker-snippet" value=${snippet} onFocus=${(event) => event.currentTarget.select()} aria-label="Tracker snippet" />
+      <input readonly class="share-url" name="tracker-snippet" value=${snippet} onFocus=${selectField} aria-label="Tracker snippet" />
       <${CopyButton} value=${snippet} />
     </div>
   </div>`;
 }
 
+/** @param {{ workspace: WorkspaceRef, site: Site, onSaved: (saved: Site) => void }} props */
 function Settings({ workspace, site, onSaved }) {
   const [cookieless, setCookieless] = useState(site.cookieless);
   const [retention, setRetention] = useState(site.retention_days === null ? '' : String(site.retention_days));
@@ -44,14 +53,15 @@ function Settings({ workspace, site, onSaved }) {
     onSaved(saved);
   });
   return html`<form class="props-form site-settings" onSubmit=${save} aria-label="Site settings" novalidate>
-    <label class="check"><input type="checkbox" name="site-cookieless" checked=${cookieless} onChange=${(event) => setCookieless(event.currentTarget.checked)} /> Cookieless visitors</label>
-    <label>Keep events (days, 1-3650; empty: forever) <input name="site-retention" inputmode="numeric" value=${retention} onInput=${(event) => setRetention(event.currentTarget.value)} placeholder="forever" /></label>
+    <label class="check"><input type="checkbox" name="site-cookieless" checked=${cookieless} onChange=${onChecked(setCookieless)} /> Cookieless visitors</label>
+    <label>Keep events (days, 1-3650; empty: forever) <input name="site-retention" inputmode="numeric" value=${retention} onInput=${onValue(setRetention)} placeholder="forever" /></label>
     <button type="submit">Save settings</button>
     ${done ? html`<p class="state" role="status">${done}</p>` : null}
     ${error ? html`<p class="state error" role="alert">${error}</p>` : null}
   </form>`;
 }
 
+/** @param {{ workspace: WorkspaceRef, site: Site, onDeleted: () => void }} props */
 function DeleteSite({ workspace, site, onDeleted }) {
   const [asking, setAsking] = useState(false);
   const [error, setError] = useState('');
@@ -68,7 +78,10 @@ function DeleteSite({ workspace, site, onDeleted }) {
   </div>`;
 }
 
-/** site: the listed site object; onChanged(): the list is read again (after a save or a deletion). */
+/**
+ * site: the listed site object; onChanged(): the list is read again (after a save or a deletion).
+ * @param {{ workspace: WorkspaceRef, site: Site, onChanged: () => void, onDeleted: () => void }} props
+ */
 export function SiteSettings({ workspace, site, onChanged, onDeleted }) {
   const [current, setCurrent] = useState(site);
   return html`<section class="panel site-panel">
@@ -76,7 +89,7 @@ export function SiteSettings({ workspace, site, onChanged, onDeleted }) {
     <h3>Tracker snippet</h3>
     <${SnippetLine} site=${current} />
     <h3>Privacy</h3>
-    <${Settings} workspace=${workspace} site=${current} onSaved=${(saved) => { setCurrent(saved); onChanged(); }} />
+    <${Settings} workspace=${workspace} site=${current} onSaved=${(/** @type {Site} */ saved) => { setCurrent(saved); onChanged(); }} />
     <${ConsentPanel} workspace=${workspace} site=${current} />
     <h3>Delete</h3>
     <${DeleteSite} workspace=${workspace} site=${current} onDeleted=${onDeleted} />

@@ -1,10 +1,11 @@
+// @ts-check
 // The sites page. With the admin token: every workspace and its sites, and the forms that create a workspace and a
 // site (both need the admin token). With an API key: its workspace, whose sites the API lists only to the admin
 // token, so a site is opened by its id. Then each workspace's keys, spend, attribution and audit log, as the
 // session's scopes allow.
 import { useEffect, useState } from 'preact/hooks';
-import { html } from './html.js';
-import { api, hasScope, reporting, schemaKey, session } from './api.js';
+import { html, onValue } from './html.js';
+import { api, hasScope, messageOf, reporting, schemaKey, signedIn } from './api.js';
 import { AttributionPanel } from './attribution.js';
 import { AuditPanel } from './audit.js';
 import { KeysPanel } from './keys.js';
@@ -12,9 +13,20 @@ import { SiteSettings } from './site-settings.js';
 import { SpendPanel } from './spend.js';
 import { WebhooksPanel } from './webhooks.js';
 import { updateView } from './view-state.js';
+/** @import { SignedInSession, Site, WorkspaceRef } from './types.js' */
+
+/**
+ * A workspace and its sites; sites null: the key's workspace, whose sites only the admin token may list.
+ * @typedef {{ workspace: WorkspaceRef, sites: Site[] | null }} SiteGroup
+ */
+/** @typedef {{ status: 'loading' | 'ready' | 'error', groups: SiteGroup[], error?: string, reload: () => void }} SitesState */
 
 const listLimit = 100;
 
+/**
+ * @param {SignedInSession} current
+ * @returns {Promise<SiteGroup[]>}
+ */
 async function loadSites(current) {
   // sites null: the key's workspace, whose sites only the admin token may list.
   if (current.kind !== 'admin') return current.workspace ? [{ workspace: current.workspace, sites: null }] : [];
@@ -27,15 +39,20 @@ async function loadSites(current) {
   return groups;
 }
 
-/** Loads the session's workspaces and sites: { status, groups, error, reload }. */
+/**
+ * Loads the session's workspaces and sites: { status, groups, error, reload }.
+ * @returns {SitesState}
+ */
 export function useSites() {
-  const [state, setState] = useState({ status: 'loading', groups: [] });
+  /** @type {Omit<SitesState, 'reload'>} */
+  const initial = { status: 'loading', groups: [] };
+  const [state, setState] = useState(initial);
   const [version, setVersion] = useState(0);
   useEffect(() => {
     let current = true;
-    loadSites(session.value).then(
+    loadSites(signedIn()).then(
       (groups) => current && setState({ status: 'ready', groups }),
-      (error) => current && setState({ status: 'error', groups: [], error: error.message }),
+      (error) => current && setState({ status: 'error', groups: [], error: messageOf(error) }),
     );
     return () => {
       current = false;
@@ -44,10 +61,12 @@ export function useSites() {
   return { ...state, reload: () => setVersion((value) => value + 1) };
 }
 
+/** @param {{ label: string, value: string, onInput: (value: string) => void, name: string }} props */
 function Field({ label, value, onInput, ...rest }) {
-  return html`<label>${label} <input value=${value} onInput=${(event) => onInput(event.currentTarget.value)} required ...${rest} /></label>`;
+  return html`<label>${label} <input value=${value} onInput=${onValue(onInput)} required ...${rest} /></label>`;
 }
 
+/** @param {{ onCreated: () => void }} props */
 function CreateWorkspace({ onCreated }) {
   const [name, setName] = useState('');
   const [slug, setSlug] = useState('');
@@ -67,6 +86,7 @@ function CreateWorkspace({ onCreated }) {
   </form>`;
 }
 
+/** @param {{ groups: { workspace: WorkspaceRef }[], onCreated: () => void }} props */
 function CreateSite({ groups, onCreated }) {
   const [workspace, setWorkspace] = useState(groups[0]?.workspace.slug ?? '');
   const [id, setId] = useState('');
@@ -79,7 +99,7 @@ function CreateSite({ groups, onCreated }) {
   });
   return html`<form class="inline-form" onSubmit=${submit} aria-label="Create a site">
     <h3>New site</h3>
-    <label>Workspace <select value=${workspace} onChange=${(event) => setWorkspace(event.currentTarget.value)} name="site-workspace">
+    <label>Workspace <select value=${workspace} onChange=${onValue(setWorkspace)} name="site-workspace">
       ${groups.map((group) => html`<option value=${group.workspace.slug}>${group.workspace.name}</option>`)}
     </select></label>
     <${Field} label="Site id" value=${id} onInput=${setId} name="site-id" />
@@ -89,8 +109,9 @@ function CreateSite({ groups, onCreated }) {
   </form>`;
 }
 
+/** @param {{ workspace: WorkspaceRef, onRenamed: () => void }} props */
 function RenameWorkspace({ workspace, onRenamed }) {
-  const [name, setName] = useState(null);
+  const [name, setName] = useState(/** @type {string | null} */ (null));
   const [error, setError] = useState('');
   const submit = reporting(setError, async () => {
     await api(`/v1/workspaces/${encodeURIComponent(workspace.slug)}`, { method: 'PATCH', body: { name }, schema: schemaKey('PATCH', '/workspaces/{slug}') });
@@ -99,7 +120,7 @@ function RenameWorkspace({ workspace, onRenamed }) {
   });
   if (name === null) return html`<button type="button" class="link" onClick=${() => setName(workspace.name)}>Rename</button>`;
   return html`<form class="props-form" onSubmit=${submit} aria-label="Rename the workspace" novalidate>
-    <label>Name <input name="workspace-rename" value=${name} onInput=${(event) => setName(event.currentTarget.value)} /></label>
+    <label>Name <input name="workspace-rename" value=${name} onInput=${onValue(setName)} /></label>
     <button type="submit">Save name</button>
     <button type="button" class="link" onClick=${() => setName(null)}>Cancel</button>
     ${error ? html`<p class="state error" role="alert">${error}</p>` : null}
@@ -108,23 +129,25 @@ function RenameWorkspace({ workspace, onRenamed }) {
 
 function OpenSite() {
   const [id, setId] = useState('');
+  /** @param {Event} event */
   const open = (event) => {
     event.preventDefault();
     if (id.trim()) updateView({ site: id.trim(), filters: {} });
   };
   return html`<form class="props-form" onSubmit=${open} aria-label="Open a site">
-    <label>Site id <input name="open-site" value=${id} onInput=${(event) => setId(event.currentTarget.value)} required maxlength="64" /></label>
+    <label>Site id <input name="open-site" value=${id} onInput=${onValue(setId)} required maxlength="64" /></label>
     <button type="submit">Open</button>
   </form>`;
 }
 
+/** @param {{ sites: SitesState }} props */
 export function SitesPage({ sites }) {
-  const adminToken = session.value.kind === 'admin';
-  const listed = sites.groups.filter((group) => group.sites !== null);
-  // The site whose settings are open: { slug, id }.
-  const [selected, setSelected] = useState(null);
+  const adminToken = signedIn().kind === 'admin';
+  const listed = sites.groups.flatMap(({ workspace, sites: list }) => (list === null ? [] : [{ workspace, sites: list }]));
+  // The site whose settings are open.
+  const [selected, setSelected] = useState(/** @type {{ slug: string, id: string } | null} */ (null));
   const selectedGroup = listed.find((group) => group.workspace.slug === selected?.slug);
-  const selectedSite = selectedGroup?.sites.find((site) => site.id === selected.id);
+  const selectedSite = selectedGroup?.sites.find((site) => site.id === selected?.id);
   return html`<div class="sites-page">
     <h1>Sites</h1>
     ${sites.status === 'loading' ? html`<p class="state">Loading…</p>` : null}
@@ -137,13 +160,13 @@ export function SitesPage({ sites }) {
           ? html`<${OpenSite} />`
           : html`<ul class="site-list">
               ${group.sites.map(
-                (site) => html`<li key=${site.id}><a href=${`?site=${encodeURIComponent(site.id)}`} onClick=${(event) => { event.preventDefault(); updateView({ site: site.id, filters: {} }); }}>${site.name}</a> <code>${site.id}</code>
+                (site) => html`<li key=${site.id}><a href=${`?site=${encodeURIComponent(site.id)}`} onClick=${(/** @type {Event} */ event) => { event.preventDefault(); updateView({ site: site.id, filters: {} }); }}>${site.name}</a> <code>${site.id}</code>
                   <button type="button" class="link" aria-label=${`Settings of ${site.name}`} onClick=${() => setSelected({ slug: group.workspace.slug, id: site.id })}>Settings</button></li>`,
               )}
             </ul>`}
       </section>`,
     )}
-    ${selectedSite
+    ${selected && selectedGroup && selectedSite
       ? html`<${SiteSettings} key=${`${selected.slug}/${selected.id}`} workspace=${selectedGroup.workspace} site=${selectedSite} onChanged=${sites.reload} onDeleted=${() => { setSelected(null); sites.reload(); }} />`
       : null}
     ${adminToken && sites.status === 'ready'

@@ -1,17 +1,41 @@
+// @ts-check
 // A ranked table panel: loading, error and empty states, rows that filter the dashboard when clicked (or with Enter),
 // and a CSV export. Every value is rendered as text.
 import { html } from './html.js';
 import { downloadCsv } from './csv.js';
 import { useAnswer } from './use-answer.js';
+/** @import { Answers, Column, SchemaKey } from './types.js' */
 
+/** @param {number} value */
 export const formatNumber = (value) => new Intl.NumberFormat('en').format(value);
+/** @param {number} value a ratio (0.5: 50.0%) */
 export const formatPercent = (value) => `${(value * 100).toFixed(1)}%`;
 
 /**
- * columns: [{ label, value: (row) => unknown, format?: (value) => string }] (the first is the row's label);
- * filter: the dashboard filter a click sets to the first column's value (absent: rows are not clickable).
+ * A column of TablePanel or DataTable: its label, the value of a row (what the CSV export writes) and, optionally, how
+ * that value is shown.
+ * @template Row, Value
+ * @param {string} label
+ * @param {(row: Row) => Value} value
+ * @param {(value: Value) => string} [format]
+ * @returns {Column<Row>}
  */
-export function TablePanel({ title, path, schema, columns, filter, onFilter, rowsOf = (data) => data.data.rows }) {
+export function column(label, value, format) {
+  return format ? { label, value, text: (row) => format(value(row)) } : { label, value };
+}
+
+/** A cell's text when its column has no format: null and '' as (none). @param {unknown} value */
+const rankedText = (value) => (value === null || value === '' ? '(none)' : String(value));
+
+/**
+ * columns: the first is the row's label; rowsOf: the rows of the answer;
+ * filter: the dashboard filter a click sets to the first column's value (absent: rows are not clickable).
+ * @template {SchemaKey} Key
+ * @template Row
+ * @param {{ title: string, path: string, schema: Key, columns: Column<Row>[], rowsOf: (answer: Answers[Key]) => Row[],
+ *   filter?: string, onFilter?: (name: string, value: string) => void }} props
+ */
+export function TablePanel({ title, path, schema, columns, filter, onFilter, rowsOf }) {
   const answer = useAnswer(path, schema);
   const rows = answer.status === 'ready' ? rowsOf(answer.data) : [];
   const exportCsv = () => downloadCsv(`${title.toLowerCase().replaceAll(/\W+/g, '-')}.csv`, columns.map((column) => column.label), rows.map((row) => columns.map((column) => column.value(row))));
@@ -28,19 +52,18 @@ export function TablePanel({ title, path, schema, columns, filter, onFilter, row
           <thead><tr>${columns.map((column, index) => html`<th class=${index ? 'number' : ''} scope="col">${column.label}</th>`)}</tr></thead>
           <tbody>
             ${rows.map((row) => {
-              const label = columns[0].value(row);
+              const label = columns[0]?.value(row);
               const clickable = filter && label !== null && label !== '';
-              const choose = () => onFilter(filter, String(label));
+              const choose = () => filter && onFilter?.(filter, String(label));
               return html`<tr
                 class=${clickable ? 'clickable' : ''}
                 tabindex=${clickable ? 0 : undefined}
                 title=${clickable ? `Filter by ${filter}` : undefined}
                 onClick=${clickable ? choose : undefined}
-                onKeyDown=${clickable ? (event) => event.key === 'Enter' && choose() : undefined}
+                onKeyDown=${clickable ? (/** @type {KeyboardEvent} */ event) => event.key === 'Enter' && choose() : undefined}
               >
                 ${columns.map((column, index) => {
-                  const value = column.value(row);
-                  const text = column.format ? column.format(value) : value === null || value === '' ? '(none)' : String(value);
+                  const text = column.text ? column.text(row) : rankedText(column.value(row));
                   return index ? html`<td class="number">${text}</td>` : html`<th scope="row" class="label">${text}</th>`;
                 })}
               </tr>`;
@@ -54,6 +77,8 @@ export function TablePanel({ title, path, schema, columns, filter, onFilter, row
 /**
  * A plain table of rows (lists of events, entries): columns [{ label, value: (row) => unknown, className?, render? }],
  * the first column the row's header; values shown as text, null as nothing; render(row): the cell's controls instead.
+ * @template {{ id: string }} Row
+ * @param {{ columns: Column<Row>[], rows: Row[] }} props
  */
 export function DataTable({ columns, rows }) {
   return html`<div class="scroll"><table>

@@ -1,9 +1,18 @@
+// @ts-check
 // A small JSON Schema (2020-12) checker for the subset GET /v1/schemas publishes: type, properties, required,
 // additionalProperties, items, enum, const, anyOf/oneOf/allOf, pattern, numeric and length bounds. It answers the
 // first mismatch's path, or null. Unknown keywords are ignored (they only ever narrow what is accepted).
+/** @import { JsonSchema } from './types.js' */
 
+/**
+ * @param {unknown} value
+ * @returns {value is Record<string, unknown>}
+ */
+const isObject = (value) => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** @type {Record<string, (value: unknown) => boolean>} */
 const typeChecks = {
-  object: (value) => typeof value === 'object' && value !== null && !Array.isArray(value),
+  object: isObject,
   array: (value) => Array.isArray(value),
   string: (value) => typeof value === 'string',
   number: (value) => typeof value === 'number' && Number.isFinite(value),
@@ -12,7 +21,9 @@ const typeChecks = {
   null: (value) => value === null,
 };
 
+/** @type {Map<string, RegExp>} */
 const patterns = new Map();
+/** @param {string} source */
 function patternOf(source) {
   let pattern = patterns.get(source);
   if (!pattern) {
@@ -22,7 +33,12 @@ function patternOf(source) {
   return pattern;
 }
 
-/** @returns {string | null} where the value first fails the schema (a JSON Pointer and why), or null */
+/**
+ * @param {JsonSchema | undefined} schema
+ * @param {unknown} value
+ * @param {string} [path] the JSON Pointer of `value` in the answer
+ * @returns {string | null} where the value first fails the schema (a JSON Pointer and why), or null
+ */
 export function mismatchOf(schema, value, path = '') {
   if (schema === true || schema === undefined) return null;
   if (schema === false) return `${path || '/'}: not allowed`;
@@ -38,7 +54,7 @@ export function mismatchOf(schema, value, path = '') {
       if (mismatch) return mismatch;
     }
   }
-  for (const key of ['anyOf', 'oneOf']) {
+  for (const key of /** @type {const} */ (['anyOf', 'oneOf'])) {
     if (schema[key] && !schema[key].some((part) => mismatchOf(part, value, path) === null)) return `${path || '/'}: matches none of the allowed shapes`;
   }
   if (typeof value === 'string') {
@@ -59,7 +75,7 @@ export function mismatchOf(schema, value, path = '') {
         if (mismatch) return mismatch;
       }
     }
-  } else if (typeChecks.object(value)) {
+  } else if (isObject(value)) {
     const properties = schema.properties ?? {};
     for (const name of schema.required ?? []) if (!Object.hasOwn(value, name)) return `${path}/${name}: missing`;
     for (const [name, item] of Object.entries(value)) {

@@ -1,5 +1,15 @@
+// @ts-check
 // What the dashboard shows, kept in the URL so a view can be bookmarked: ?site=&period=&from=&to=&compare=&f.<name>=
 import { signal } from '@preact/signals';
+
+/**
+ * What the dashboard shows; the period and comparison are ids of `periods` and `compareModes`.
+ * @typedef {{ site: string, period: string, from: string, to: string, compare: string, filters: Record<string, string> }} View
+ */
+/**
+ * The UTC days of a period, inclusive, and of its comparison.
+ * @typedef {{ from: string, to: string, days: number, previous: { from: string, to: string } }} Range
+ */
 
 export const filterNames = ['source', 'path', 'country', 'region', 'city', 'device', 'browser', 'os'];
 export const periods = [
@@ -19,26 +29,30 @@ export const compareModes = [
 const dayMs = 86_400_000;
 const datePattern = /^\d{4}-\d{2}-\d{2}$/;
 
+/** @returns {View} */
 function readUrl() {
   const query = new URLSearchParams(location.search);
+  /** @type {Record<string, string>} */
   const filters = {};
   for (const name of filterNames) {
     const value = query.get(`f.${name}`);
     if (value) filters[name] = value;
   }
-  const period = periods.some((item) => item.id === query.get('period')) ? query.get('period') : '7d';
+  /** @param {string} name */
+  const read = (name) => query.get(name) ?? '';
   return {
-    site: query.get('site') ?? '',
-    period,
-    from: datePattern.test(query.get('from') ?? '') ? query.get('from') : '',
-    to: datePattern.test(query.get('to') ?? '') ? query.get('to') : '',
-    compare: compareModes.some((mode) => mode.id === query.get('compare')) ? query.get('compare') : 'previous',
+    site: read('site'),
+    period: periods.some((item) => item.id === read('period')) ? read('period') : '7d',
+    from: datePattern.test(read('from')) ? read('from') : '',
+    to: datePattern.test(read('to')) ? read('to') : '',
+    compare: compareModes.some((mode) => mode.id === read('compare')) ? read('compare') : 'previous',
     filters,
   };
 }
 
 export const view = signal(readUrl());
 
+/** @param {View} state */
 function writeUrl(state) {
   const query = new URLSearchParams();
   if (state.site) query.set('site', state.site);
@@ -54,7 +68,10 @@ function writeUrl(state) {
   return `${text ? `?${text}` : location.pathname}${location.hash}`;
 }
 
-/** Changes the view and records it in the browser's history. */
+/**
+ * Changes the view and records it in the browser's history.
+ * @param {Partial<View>} change
+ */
 export function updateView(change) {
   const next = { ...view.value, ...change };
   view.value = next;
@@ -65,12 +82,16 @@ addEventListener('popstate', () => {
   view.value = readUrl();
 });
 
+/** @param {number} ms */
 export const isoDay = (ms) => new Date(ms).toISOString().slice(0, 10);
+/** @param {string} text */
 const dayOf = (text) => Date.parse(`${text}T00:00:00Z`);
 
 /**
  * The UTC days of a period: { from, to } inclusive, and the comparison's (`previous`): the same number of days just
  * before, or with compare=year the same days 364 days earlier (52 weeks: the same weekdays).
+ * @param {View} state
+ * @returns {Range}
  */
 export function rangeOf(state, now = Date.now()) {
   const today = dayOf(isoDay(now));
@@ -97,7 +118,12 @@ export function rangeOf(state, now = Date.now()) {
   };
 }
 
-/** The query string of a report: the range and the view's filters. */
+/**
+ * The query string of a report: the range and the view's filters.
+ * @param {{ from: string, to: string }} range
+ * @param {Record<string, string>} filters
+ * @param {Record<string, string | number>} [extra]
+ */
 export function reportQuery(range, filters, extra = {}) {
   const query = new URLSearchParams({ from: range.from, to: range.to });
   for (const [name, value] of Object.entries(filters)) query.set(name, value);

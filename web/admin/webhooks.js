@@ -1,26 +1,35 @@
+// @ts-check
 // A workspace's outbound webhook endpoints (/v1/workspaces/:slug/integrations/endpoints, docs/integrations.md): list,
 // create (the whsec_ signing secret shown once, with the server's warning and a copy button), edit the URL and event
 // types, disable or enable, delete after a confirmation, send a test delivery, and each endpoint's delivery history
 // (every attempt's outcome, status, latency and the answer's first bytes, as text). Needs the admin scope.
 import { useState } from 'preact/hooks';
-import { html } from './html.js';
+import { html, onValue } from './html.js';
 import { api, reporting, schemaKey } from './api.js';
 import { SecretOnce } from './secret-once.js';
 import { useList } from './use-answer.js';
 import { PageState, usePages } from './use-pages.js';
+/** @import { CreatedEndpoint, Endpoint, WorkspaceRef } from './types.js' */
 
-const eventTypes = ['bridge.action_recorded', 'event.purchase'];
+const eventTypes = /** @type {const} */ (['bridge.action_recorded', 'event.purchase']);
+/** @typedef {(typeof eventTypes)[number]} EventType */
+/** @param {string} slug */
 const endpointsPath = (slug) => `/v1/workspaces/${encodeURIComponent(slug)}/integrations/endpoints`;
+/** @param {string} slug @param {string} id */
 const endpointPath = (slug, id) => `${endpointsPath(slug)}/${encodeURIComponent(id)}`;
+/** @param {string} iso */
 const when = (iso) => iso.slice(0, 19).replace('T', ' ');
 
+/** @param {{ chosen: EventType[], setChosen: (types: EventType[]) => void, prefix: string }} props prefix: of the checkboxes' names */
 function TypeChoice({ chosen, setChosen, prefix }) {
+  /** @param {EventType} type */
   const toggle = (type) => setChosen(chosen.includes(type) ? chosen.filter((item) => item !== type) : [...chosen, type]);
   return html`<fieldset class="scopes"><legend>Event types</legend>
     ${eventTypes.map((type) => html`<label><input type="checkbox" name=${`${prefix}-${type}`} checked=${chosen.includes(type)} onChange=${() => toggle(type)} /> ${type}</label>`)}
   </fieldset>`;
 }
 
+/** @param {{ workspace: WorkspaceRef, endpoint: Endpoint, onSaved: (saved: Endpoint) => void, onCancel: () => void }} props */
 function EditEndpoint({ workspace, endpoint, onSaved, onCancel }) {
   const [url, setUrl] = useState(endpoint.url);
   const [chosen, setChosen] = useState(endpoint.event_types);
@@ -29,7 +38,7 @@ function EditEndpoint({ workspace, endpoint, onSaved, onCancel }) {
     onSaved(await api(endpointPath(workspace.slug, endpoint.id), { method: 'PATCH', body: { url, event_types: chosen }, schema: schemaKey('PATCH', '/workspaces/{slug}/integrations/endpoints/{id}') }));
   });
   return html`<form class="props-form" onSubmit=${save} aria-label="Edit the endpoint" novalidate>
-    <label>URL <input name="edit-endpoint-url" value=${url} onInput=${(event) => setUrl(event.currentTarget.value)} size="40" /></label>
+    <label>URL <input name="edit-endpoint-url" value=${url} onInput=${onValue(setUrl)} size="40" /></label>
     <${TypeChoice} chosen=${chosen} setChosen=${setChosen} prefix="edit-type" />
     <button type="submit">Save endpoint</button>
     <button type="button" class="link" onClick=${onCancel}>Cancel</button>
@@ -37,7 +46,9 @@ function EditEndpoint({ workspace, endpoint, onSaved, onCancel }) {
   </form>`;
 }
 
+/** @param {{ workspace: WorkspaceRef, endpoint: Endpoint, version: number }} props version: read again when it changes */
 function Deliveries({ workspace, endpoint, version }) {
+  /** @param {string} [cursor] */
   const pathOf = (cursor) => `${endpointPath(workspace.slug, endpoint.id)}/deliveries?${new URLSearchParams({ limit: '20', ...(cursor ? { cursor } : {}) })}`;
   const page = usePages(`${pathOf()}#${version}`, pathOf, { schema: schemaKey('GET', '/workspaces/{slug}/integrations/endpoints/{id}/deliveries'), itemsOf: (answer) => answer.deliveries, nextOf: (answer) => answer.next_cursor });
   return html`<div class="deliveries">
@@ -69,19 +80,22 @@ function Deliveries({ workspace, endpoint, version }) {
   </div>`;
 }
 
+/** @param {{ workspace: WorkspaceRef }} props */
 export function WebhooksPanel({ workspace }) {
   const [url, setUrl] = useState('');
   const [description, setDescription] = useState('');
-  const [chosen, setChosen] = useState(['event.purchase']);
-  const [created, setCreated] = useState(null);
-  const [editing, setEditing] = useState(null);
-  const [deleting, setDeleting] = useState(null);
-  const [shown, setShown] = useState(null);
+  const [chosen, setChosen] = useState(/** @type {EventType[]} */ (['event.purchase']));
+  const [created, setCreated] = useState(/** @type {CreatedEndpoint | null} */ (null));
+  // The ids of the endpoint being edited, asked about before its deletion, and whose deliveries are shown.
+  const [editing, setEditing] = useState(/** @type {string | null} */ (null));
+  const [deleting, setDeleting] = useState(/** @type {string | null} */ (null));
+  const [shown, setShown] = useState(/** @type {string | null} */ (null));
   const [version, setVersion] = useState(0);
   const [error, setError] = useState('');
   const [done, setDone] = useState('');
   const list = useList(`${endpointsPath(workspace.slug)}?limit=100`, schemaKey('GET', '/workspaces/{slug}/integrations/endpoints'), (answer) => answer.endpoints);
   const load = list.load;
+  /** @param {() => Promise<unknown>} action */
   const act = (action) =>
     reporting(setError, async () => {
       setDone('');
@@ -94,7 +108,9 @@ export function WebhooksPanel({ workspace }) {
     setUrl('');
     setDescription('');
   });
+  /** @param {Endpoint} endpoint @param {Endpoint['status']} status */
   const setStatus = (endpoint, status) => act(() => api(endpointPath(workspace.slug, endpoint.id), { method: 'PATCH', body: { status }, schema: schemaKey('PATCH', '/workspaces/{slug}/integrations/endpoints/{id}') }));
+  /** @param {Endpoint} endpoint */
   const remove = (endpoint) =>
     act(async () => {
       await api(endpointPath(workspace.slug, endpoint.id), { method: 'DELETE' });
@@ -102,6 +118,7 @@ export function WebhooksPanel({ workspace }) {
       if (shown === endpoint.id) setShown(null);
       if (created?.id === endpoint.id) setCreated(null);
     });
+  /** @param {Endpoint} endpoint */
   const test = (endpoint) =>
     act(async () => {
       const delivery = await api(`${endpointPath(workspace.slug, endpoint.id)}/test`, { method: 'POST', schema: schemaKey('POST', '/workspaces/{slug}/integrations/endpoints/{id}/test') });
@@ -114,8 +131,8 @@ export function WebhooksPanel({ workspace }) {
   return html`<section class="panel webhooks">
     <header class="panel-head"><h2>Webhooks of ${workspace.name}</h2></header>
     <form class="props-form" onSubmit=${create} aria-label="Add a webhook endpoint" novalidate>
-      <label>URL <input name="endpoint-url" value=${url} onInput=${(event) => setUrl(event.currentTarget.value)} placeholder="https://example.com/hooks/sightline" size="40" /></label>
-      <label>Description <input name="endpoint-description" value=${description} onInput=${(event) => setDescription(event.currentTarget.value)} maxlength="200" /></label>
+      <label>URL <input name="endpoint-url" value=${url} onInput=${onValue(setUrl)} placeholder="https://example.com/hooks/sightline" size="40" /></label>
+      <label>Description <input name="endpoint-description" value=${description} onInput=${onValue(setDescription)} maxlength="200" /></label>
       <${TypeChoice} chosen=${chosen} setChosen=${setChosen} prefix="endpoint-type" />
       <button type="submit">Add endpoint</button>
     </form>
