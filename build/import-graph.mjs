@@ -27,8 +27,8 @@ export const layers = [
   },
   {
     name: 'vocabulary',
-    why: 'the neutral words storage and domains share (periods, dimensions, …): issue 25 gives them a folder, add it here',
-    entries: [],
+    why: 'the neutral words storage and domains share (periods, dimensions, filters, the visit rule) and the rollups\' binary formats',
+    entries: ['vocabulary/', 'rollup-format/'],
   },
   {
     name: 'storage',
@@ -36,12 +36,17 @@ export const layers = [
     entries: ['event-store/', 'projector/', 'audit/', 'visitors/'],
   },
   {
+    name: 'read model',
+    why: 'the one module that answers analytical questions over stored events and derived data (src/read-model/)',
+    entries: ['read-model/'],
+  },
+  {
     name: 'domains',
     why: 'one folder per domain: its routes, actions and queries (admin/ too: workspaces, sites, keys)',
     entries: [
       'admin/', 'analysis/', 'attribution/', 'consent/', 'dlq/', 'events/', 'gdpr/', 'health/', 'ingest/',
-      'integrations/', 'metrics/', 'openapi/', 'people/', 'plan/', 'reports/', 'retention/', 'sourcemaps/', 'spend/',
-      'tracker/', 'ui/', 'webhooks/',
+      'integrations/', 'metrics/', 'openapi/', 'people/', 'plan/', 'reading/', 'reports/', 'retention/', 'sourcemaps/',
+      'spend/', 'tracker/', 'ui/', 'webhooks/',
     ],
   },
   {
