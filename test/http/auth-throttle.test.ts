@@ -183,6 +183,15 @@ describe('one allowance per address', () => {
     for (const family of families) expectThrottled(await family.wrong(address), family.envelope, '10');
   });
 
+  it('webhooks: a site without a secret (401, the same as a missing site) counts as a refused signature does', async () => {
+    const address = freshAddress();
+    const post = (site: string) => server.request('POST', `/v1/webhooks/stripe/${site}`, { token: null, rawBody: '{}', headers: from(address, { 'content-type': 'application/json', 'stripe-signature': 't=1,v1=00' }) });
+    for (const site of ['blog', 'no-such-site', 'blog']) expectCode(await post(site), [401, 'unauthorized'], 'flat');
+    expectThrottled(await webhook(address, secretA), 'flat', '10');
+    // An adapter that does not exist is a 404 before anything secret: neither counted nor throttled.
+    expect((await server.request('POST', '/v1/webhooks/paypal/shop', { token: null, rawBody: '{}', headers: from(address, { 'content-type': 'application/json' }) })).status).toBe(404);
+  });
+
   it('without TRUST_PROXY, a client cannot step to a fresh allowance by writing X-Forwarded-For', async () => {
     const direct = await startTestServer({ clock, env: { AUTH_FAILURE_BURST: String(burst) } });
     try {
