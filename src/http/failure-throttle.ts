@@ -9,7 +9,7 @@ export interface FailureThrottleOptions {
   failuresPerMinute: number;
   burst: number;
   clock: Clock;
-  /** Keys remembered at most (default 100,000: a few MiB). */
+  /** Keys remembered at most (default 100,000: about 25 MiB of heap when full of IPv6 keys, measured). */
   maxKeys?: number;
 }
 
@@ -62,7 +62,7 @@ export class FailureThrottle {
     if (this.buckets.size > this.maxKeys) this.buckets.delete(this.buckets.keys().next().value!);
   }
 
-  /** Keys remembered now (for tests of the bound, and for /metrics). */
+  /** Keys remembered now (for tests of the bound). */
   get size(): number {
     return this.buckets.size;
   }
