@@ -29,6 +29,8 @@ const ConfigSchema = v.object({
   ALLOW_PRIVATE_WEBHOOK_TARGETS: v.optional(booleanText, 'false'),
   RATE_LIMIT_SITE: v.optional(integerText(1, 10_000_000), '5000'),
   RATE_LIMIT_IP: v.optional(integerText(1, 10_000_000), '200'),
+  AUTH_FAILURES_PER_MINUTE: v.optional(integerText(1, 1_000_000), '10'),
+  AUTH_FAILURE_BURST: v.optional(integerText(1, 1_000_000), '20'),
   EVENT_STREAMS_PER_SITE: v.optional(integerText(1, 10_000), '5'),
   EVENT_STREAMS_PER_CREDENTIAL: v.optional(integerText(1, 100_000), '20'),
   EVENT_STREAMS_TOTAL: v.optional(integerText(1, 100_000), '200'),
@@ -58,6 +60,13 @@ export interface Config {
   allowPrivateWebhookTargets: boolean;
   rateLimitSite: number;
   rateLimitIp: number;
+  /**
+   * Failed authentications one client address may make per minute, sustained, once its burst is spent; the next is
+   * 429 rate_limited (src/http/auth-throttle.ts, docs/deploy.md "Throttling failed authentication").
+   */
+  authFailuresPerMinute: number;
+  /** Failed authentications one client address may make at once, before the per-minute rate applies. */
+  authFailureBurst: number;
   /** Open stream-v2 connections per site at most; one more is refused with 429 too_many_streams. */
   eventStreamsPerSite: number;
   /** Per credential (one API key, or the admin token) across all sites, likewise. */
@@ -116,6 +125,8 @@ export function loadConfig(env: Record<string, string | undefined>, flags: Recor
     allowPrivateWebhookTargets: parsed.ALLOW_PRIVATE_WEBHOOK_TARGETS,
     rateLimitSite: parsed.RATE_LIMIT_SITE,
     rateLimitIp: parsed.RATE_LIMIT_IP,
+    authFailuresPerMinute: parsed.AUTH_FAILURES_PER_MINUTE,
+    authFailureBurst: parsed.AUTH_FAILURE_BURST,
     eventStreamsPerSite: parsed.EVENT_STREAMS_PER_SITE,
     eventStreamsPerCredential: parsed.EVENT_STREAMS_PER_CREDENTIAL,
     eventStreamsTotal: parsed.EVENT_STREAMS_TOTAL,

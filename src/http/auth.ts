@@ -1,5 +1,5 @@
 // Who is calling: the admin token (constant-time over fixed-length digests) or an API key (looked up by its hash),
-// as a bearer or through the admin UI's session cookie.
+// as a bearer (failures throttled per client address: auth-throttle.ts) or through the admin UI's session cookie.
 import { timingSafeEqual } from 'node:crypto';
 import type { H3Event } from 'h3';
 import { hashSecret } from '../admin/api-key-token.ts';
@@ -7,6 +7,7 @@ import { findKeyByHash, touchKeyLastUsed } from '../admin/queries/find-key-by-ha
 import { toIso } from '../clock.ts';
 import type { AppContext } from '../context.ts';
 import type { Db } from '../db/open.ts';
+import { checkSecret, clientIpOf, clientKeyOf } from './auth-throttle.ts';
 import { ApiError } from './errors.ts';
 import { runWithoutWaiting } from '../db/statements.ts';
 import { sessionCallerOf } from '../ui/session.ts';
@@ -48,9 +49,17 @@ export function authenticateApiKey(context: AppContext, token: string): Caller |
   return { kind: 'apiKey', keyId: row.id, workspaceId: row.workspace_id, scopes: JSON.parse(row.scopes) as Scope[] };
 }
 
+/** The admin token or an API key, whichever `token` is; undefined for neither. */
+export function callerOfSecret(context: AppContext, token: string): Caller | undefined {
+  return isAdminToken(context, token) ? { kind: 'admin' } : authenticateApiKey(context, token);
+}
+
 /**
  * The admin token or an API key as a bearer, else the admin UI's session cookie standing for one of them (same-site,
- * and with the CSRF header on a mutating request: src/ui/session.ts); anything else is a 401. Ingest never calls it.
+ * and with the CSRF header on a mutating request: src/ui/session.ts); anything else is a 401. A bearer is a guess
+ * of a secret: from a client address that failed too often it is 429 rate_limited, right or wrong alike. The
+ * session cookie (256 random bits, given only after a sign-in that was itself throttled) is not, so a browser
+ * already signed in keeps working there. Ingest never calls it.
  */
 export function authenticate(event: H3Event, context: AppContext): Caller {
   const token = readBearer(event);
@@ -59,8 +68,7 @@ export function authenticate(event: H3Event, context: AppContext): Caller {
     if (!sessionCaller) throw ApiError.unauthorized();
     return sessionCaller;
   }
-  if (isAdminToken(context, token)) return { kind: 'admin' };
-  const caller = authenticateApiKey(context, token);
+  const caller = checkSecret(context, clientKeyOf(clientIpOf(event, context)), () => callerOfSecret(context, token));
   if (!caller) throw ApiError.unauthorized();
   return caller;
 }

@@ -17,8 +17,11 @@ export function refusals(...sets: Refusals[]): Refusals {
   return merged;
 }
 
-/** A bearer credential is asked for, and it may lack the scope or role the route needs. */
-export const needsCredential: Refusals = { 401: ['unauthorized'], 403: ['forbidden_scope'] };
+/** A secret is checked, and a client address that failed too often is refused before it (src/http/auth-throttle.ts). */
+export const throttledCredential: Refusals = { 429: ['rate_limited'] };
+
+/** A bearer credential is asked for (its failures throttled), and it may lack the scope or role the route needs. */
+export const needsCredential: Refusals = { 401: ['unauthorized'], 403: ['forbidden_scope'], ...throttledCredential };
 
 /** A resource named in the path that is missing or belongs to another tenant (the same answer for both). */
 export const namedInPath: Refusals = { 404: ['not_found'] };

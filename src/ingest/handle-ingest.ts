@@ -13,7 +13,7 @@ export const ingestMediaTypes = ['application/json', 'text/plain'];
 export interface IngestHttpRequest {
   endpoint: IngestEndpoint;
   header: HeaderReader;
-  /** The browser's address as the adapter sees it (socket peer or trusted X-Forwarded-For). */
+  /** The client's address as the adapter sees it (socket peer or trusted X-Forwarded-For): the browser's on /events. */
   clientIp: string | null;
   /** Reads the body, refusing with 413 past `limitBytes` and with 400 invalid_json unless it is UTF-8. */
   readBody(limitBytes: number): Promise<string>;
@@ -31,7 +31,7 @@ export interface IngestHttpAnswer {
  */
 export async function handleIngest(context: AppContext, ingest: IngestService, request: IngestHttpRequest): Promise<IngestHttpAnswer> {
   try {
-    const credential = authenticateIngest(request.header, context, request.endpoint);
+    const credential = authenticateIngest(request.header, context, request.endpoint, request.clientIp);
     checkBodyDeclaration(request.header, ingestMediaTypes);
     const bodyText = await request.readBody(context.config.maxBodyBytes);
     const outcome = await ingest.pipeline.ingest({

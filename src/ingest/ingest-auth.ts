@@ -1,10 +1,13 @@
 // Who may ingest, by REQUIRE_API_KEY (spec, Authentication): the legacy site-id bearer, or an API key with
-// ingest:write for a site of its workspace (named by X-Site-Id, or by the events' own site_id).
+// ingest:write for a site of its workspace (named by X-Site-Id, or by the events' own site_id). A bearer checked as
+// an API key is a secret, its failures throttled per client address (src/http/auth-throttle.ts); the site id is
+// public (it sits in every tracked page), so a site bearer is neither counted nor throttled.
 import type { RequestHeader } from '../http/content-type.ts';
 import { findSite } from '../admin/queries/find-site.ts';
 import type { AppContext } from '../context.ts';
 import { resolveSiteForCaller } from '../http/access.ts';
 import { authenticateApiKey, bearerOf, type Caller } from '../http/auth.ts';
+import { authRateLimited, authThrottleOf, checkSecret, clientKeyOf, recordAuthFailure } from '../http/auth-throttle.ts';
 import { ApiError } from '../http/errors.ts';
 
 export type IngestEndpoint = 'events' | 's2s';
@@ -39,17 +42,42 @@ function legacySite(context: AppContext, token: string): IngestCredential | unde
   return entry.exists ? { kind: 'site', siteId: token } : undefined;
 }
 
-function apiKey(context: AppContext, header: HeaderReader, token: string): IngestCredential | undefined {
-  const caller = authenticateApiKey(context, token);
-  if (!caller) return undefined;
+function apiKeyCredential(caller: Caller, header: HeaderReader): IngestCredential {
   return { kind: 'apiKey', caller, siteIdHeader: header('x-site-id') };
+}
+
+/** Only an sk_ bearer can be a key: anything else is no guess of one, so it is neither looked up nor counted. */
+function apiKey(context: AppContext, header: HeaderReader, token: string, clientIp: string | null): IngestCredential | undefined {
+  if (!token.startsWith('sk_')) return undefined;
+  const caller = checkSecret(context, clientKeyOf(clientIp), () => authenticateApiKey(context, token));
+  return caller && apiKeyCredential(caller, header);
+}
+
+/**
+ * Where both are taken, an sk_ bearer is tried as a key first, and a site id may start with sk_ too: so a failure
+ * counts only when it is no site either, and a throttled address still reaches its site by the (public) site id.
+ */
+function apiKeyOrSite(context: AppContext, header: HeaderReader, token: string, clientIp: string | null): IngestCredential | undefined {
+  if (!token.startsWith('sk_')) return legacySite(context, token);
+  const throttleKey = clientKeyOf(clientIp);
+  const verdict = authThrottleOf(context).check(throttleKey);
+  if (!verdict.allowed) {
+    const site = legacySite(context, token);
+    if (site) return site;
+    throw authRateLimited(verdict.retryAfterSeconds);
+  }
+  const caller = authenticateApiKey(context, token);
+  if (caller) return apiKeyCredential(caller, header);
+  const site = legacySite(context, token);
+  if (!site) recordAuthFailure(context, throttleKey);
+  return site;
 }
 
 /**
  * none: /events takes the site bearer only, /s2s/events both; tag: /events both, /s2s/events API keys;
  * require: API keys only. Anything else is a 401.
  */
-export function authenticateIngest(header: HeaderReader, context: AppContext, endpoint: IngestEndpoint): IngestCredential {
+export function authenticateIngest(header: HeaderReader, context: AppContext, endpoint: IngestEndpoint, clientIp: string | null): IngestCredential {
   const token = bearerOf(header('authorization'));
   if (!token) throw ApiError.unauthorized();
   const mode = context.config.requireApiKey;
@@ -57,9 +85,9 @@ export function authenticateIngest(header: HeaderReader, context: AppContext, en
   if (mode === 'none' && endpoint === 'events') {
     credential = legacySite(context, token);
   } else if ((mode === 'none' && endpoint === 's2s') || (mode === 'tag' && endpoint === 'events')) {
-    credential = (token.startsWith('sk_') ? apiKey(context, header, token) : undefined) ?? legacySite(context, token);
+    credential = apiKeyOrSite(context, header, token, clientIp);
   } else {
-    credential = apiKey(context, header, token);
+    credential = apiKey(context, header, token, clientIp);
   }
   if (!credential) throw ApiError.unauthorized();
   return credential;

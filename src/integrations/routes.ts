@@ -10,7 +10,7 @@ import { authenticate, hasScope } from '../http/auth.ts';
 import { readJsonBody } from '../http/body.ts';
 import { ApiError } from '../http/errors.ts';
 import { ListQuery } from '../http/pagination.ts';
-import { jsonBody, namedInPath, needsCredential, queryParams, refusals } from '../http/refusals.ts';
+import { jsonBody, namedInPath, needsCredential, queryParams, refusals, throttledCredential } from '../http/refusals.ts';
 import { noContent } from '../http/respond.ts';
 import { addRoute, type QueryParameterDoc } from '../http/routes.ts';
 import { integerParam, parseBody, parseQuery } from '../http/validate.ts';
@@ -41,7 +41,7 @@ export function mountIntegrations(app: H3, context: AppContext, worker: Delivery
     method: 'POST',
     path: '/workspaces/:slug/integrations/bridge/actions',
     // 401 for a key that lacks integrations:write (spec, Automation bridge): never 403.
-    refusals: refusals({ 401: ['unauthorized'] }, namedInPath, jsonBody),
+    refusals: refusals({ 401: ['unauthorized'] }, throttledCredential, namedInPath, jsonBody),
     summary: 'Record a lead signal from an automation platform (integrations:write; idempotent by idempotency_key)',
     body: BridgeActionBody,
     answer: BridgeActionAnswer,

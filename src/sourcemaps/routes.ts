@@ -4,7 +4,7 @@ import type { H3 } from 'h3';
 import { registerSiteDataRemover } from '../admin/site-data.ts';
 import type { AppContext } from '../context.ts';
 import { parseJsonText, readBodyText } from '../http/body.ts';
-import { jsonBody, namedInPath, refusals } from '../http/refusals.ts';
+import { jsonBody, namedInPath, refusals, throttledCredential } from '../http/refusals.ts';
 import { addRoute } from '../http/routes.ts';
 import { siteIdOf } from '../reading/scope.ts';
 import { UploadAnswer } from './answers.ts';
@@ -27,7 +27,7 @@ export function mountSourcemaps(app: H3, context: AppContext): void {
     method: 'POST',
     path: '/sites/:siteId/sourcemaps',
     // No 403: a caller without access is a 401 (spec, Authentication 5); only the admin token learns of a missing site.
-    refusals: refusals({ 401: ['unauthorized'] }, namedInPath, jsonBody, { 503: ['overloaded'] }),
+    refusals: refusals({ 401: ['unauthorized'] }, throttledCredential, namedInPath, jsonBody, { 503: ['overloaded'] }),
     summary:
       `Upload the source map of one script of a release: { release, file, map (base64, at most ${maxMapBytes} bytes decoded) }; ` +
       'an upsert on (site, release, file). Site bearer (while REQUIRE_API_KEY is none), an ingest:write or admin key, or the admin token',

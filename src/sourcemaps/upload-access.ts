@@ -4,7 +4,8 @@
 import type { H3Event } from 'h3';
 import { findSite, type SiteRow } from '../admin/queries/find-site.ts';
 import type { AppContext } from '../context.ts';
-import { authenticateApiKey, hasScope, isAdminToken, readBearer } from '../http/auth.ts';
+import { callerOfSecret, hasScope, readBearer } from '../http/auth.ts';
+import { checkSecret, clientIpOf, clientKeyOf } from '../http/auth-throttle.ts';
 import { ApiError } from '../http/errors.ts';
 
 /**
@@ -15,22 +16,23 @@ import { ApiError } from '../http/errors.ts';
 export function resolveUploadSite(event: H3Event, context: AppContext, siteId: string): SiteRow {
   const token = readBearer(event);
   if (!token) throw ApiError.unauthorized();
-  if (isAdminToken(context, token)) {
+  // The legacy site bearer is the site id itself, which is public: nothing secret to compare in constant time, and
+  // nothing to throttle. (A site id may itself start with sk_, as at ingest: it is tried first.)
+  if (context.config.requireApiKey === 'none' && token === siteId) {
+    const site = findSite(context.db, siteId);
+    if (site) return site;
+    throw ApiError.unauthorized();
+  }
+  // Anything else is a guess of the admin token or a key: throttled per client address (src/http/auth-throttle.ts).
+  const caller = checkSecret(context, clientKeyOf(clientIpOf(event, context)), () => callerOfSecret(context, token));
+  if (caller?.kind === 'admin') {
     const site = findSite(context.db, siteId);
     if (!site) throw ApiError.notFound();
     return site;
   }
-  // A site id may itself start with sk_ (as at ingest): a token that is no key may still be the site bearer.
-  const caller = token.startsWith('sk_') ? authenticateApiKey(context, token) : undefined;
   if (caller?.kind === 'apiKey') {
     const site = findSite(context.db, siteId);
     if (site && site.workspace_id === caller.workspaceId && hasScope(caller, 'ingest:write')) return site;
-    throw ApiError.unauthorized();
-  }
-  // The legacy site bearer is the site id itself, which is public: nothing secret to compare in constant time.
-  if (context.config.requireApiKey === 'none' && token === siteId) {
-    const site = findSite(context.db, siteId);
-    if (site) return site;
   }
   throw ApiError.unauthorized();
 }

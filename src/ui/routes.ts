@@ -5,10 +5,11 @@ import type { H3, H3Event } from 'h3';
 import * as v from 'valibot';
 import { findWorkspaceById } from '../admin/queries/find-workspace.ts';
 import type { AppContext } from '../context.ts';
-import { authenticateApiKey, type Caller, isAdminToken } from '../http/auth.ts';
+import { type Caller, callerOfSecret } from '../http/auth.ts';
+import { checkSecret, clientIpOf, clientKeyOf } from '../http/auth-throttle.ts';
 import { readJsonBody } from '../http/body.ts';
 import { ApiError, renderError } from '../http/errors.ts';
-import { jsonBody, refusals } from '../http/refusals.ts';
+import { jsonBody, refusals, throttledCredential } from '../http/refusals.ts';
 import { finishResponse, json } from '../http/respond.ts';
 import { addRoute } from '../http/routes.ts';
 import { parseBody } from '../http/validate.ts';
@@ -96,7 +97,8 @@ async function signIn(event: H3Event, context: AppContext): Promise<Response> {
   // another site is refused outright (login CSRF).
   if (isCrossSite(event, context)) throw ApiError.unauthorized();
   const { token } = parseBody(SignInBody, await readJsonBody(event, { limitBytes: 4096, accept: ['application/json'] }));
-  const caller: Caller | undefined = isAdminToken(context, token) ? { kind: 'admin' } : authenticateApiKey(context, token);
+  // A wrong token counts against the client's address; once it is throttled, even the right one is 429 (no oracle).
+  const caller = checkSecret(context, clientKeyOf(clientIpOf(event, context)), () => callerOfSecret(context, token));
   if (!caller) throw ApiError.unauthorized();
   const session = createSession(context, caller);
   const response = json(describeSession(context, caller, session.csrf, session.expiresAt), 201);
@@ -145,7 +147,7 @@ export function mountUi(app: H3, context: AppContext): void {
     versionedOnly: true,
     auth: 'none',
     headers: sessionHeaders,
-    refusals: refusals(jsonBody, { 401: ['unauthorized'] }),
+    refusals: refusals(jsonBody, { 401: ['unauthorized'] }, throttledCredential),
     summary: 'Admin UI: exchange the admin token or an API key for an HttpOnly session cookie (docs/admin-ui.md)',
     body: SignInBody,
     status: 201,

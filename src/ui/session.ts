@@ -71,20 +71,37 @@ export function readSessionCookie(event: H3Event): string | undefined {
 
 /**
  * Whether a browser sent the request from another site: Sec-Fetch-Site says so (every current browser sends it on
- * every request), or, from a browser that does not send it, an Origin header names another host than the request's
- * (X-Forwarded-Host when TRUST_PROXY is set: a proxy may rewrite Host). Such a request is never authenticated by the
- * cookie. A same-site subdomain counts as another site.
+ * every request), or, from a browser that does not send it, an Origin header that is not exactly the request's own
+ * origin: scheme, host and port (see requestOrigin). Such a request is never authenticated by the cookie. A
+ * same-site subdomain, the same host on another port or under another scheme, count as another site.
  */
 export function isCrossSite(event: H3Event, context: AppContext): boolean {
   const fetchSite = event.req.headers.get('sec-fetch-site');
   if (fetchSite !== null) return fetchSite !== 'same-origin' && fetchSite !== 'none';
   const origin = event.req.headers.get('origin');
   if (origin === null) return false;
-  const forwardedHost = context.config.trustProxy > 0 ? event.req.headers.get('x-forwarded-host')?.split(',')[0]?.trim() : undefined;
+  const own = requestOrigin(event, context);
   try {
-    return new URL(origin).host !== (forwardedHost || event.req.headers.get('host'));
+    return own === undefined || new URL(origin).origin !== own;
   } catch {
     return true;
+  }
+}
+
+/**
+ * The origin the browser addressed, as URL serialises it (a default port left out): the scheme of isSecureRequest,
+ * and the host with its port from Host, or from X-Forwarded-Host when TRUST_PROXY is set (a proxy may rewrite Host).
+ * Undefined when there is no usable host.
+ * @example requestOrigin(event, context) // 'https://analytics.example.com' behind a trusted TLS proxy
+ */
+export function requestOrigin(event: H3Event, context: AppContext): string | undefined {
+  const forwardedHost = context.config.trustProxy > 0 ? event.req.headers.get('x-forwarded-host')?.split(',')[0]?.trim() : undefined;
+  const host = forwardedHost || event.req.headers.get('host');
+  if (!host) return undefined;
+  try {
+    return new URL(`${isSecureRequest(event, context) ? 'https' : 'http'}://${host}`).origin;
+  } catch {
+    return undefined;
   }
 }
 

@@ -11,6 +11,7 @@ import { type Actor, recordAudit } from '../audit/record-audit.ts';
 import { toIso } from '../clock.ts';
 import type { AppContext } from '../context.ts';
 import { inWriteTransaction } from '../db/statements.ts';
+import { checkSecret, clientIpOf, clientKeyOf } from '../http/auth-throttle.ts';
 import { ApiError } from '../http/errors.ts';
 import { TrimmedName } from '../http/validate.ts';
 import { deleteShareLinksOfSite, findShareLink, findShareLinkByHash, insertShareLink, listShareLinkRows, revokeShareLinkRow, type ShareLinkRow } from './queries/share-link-rows.ts';
@@ -41,12 +42,13 @@ export function readShareToken(event: H3Event): string | undefined {
 
 /**
  * The site a share token reaches when it is live and names this very site (of the same workspace): an unknown or
- * revoked token is 401 as a wrong bearer is; a live one used on any other site is that site's 404 (missing and
- * foreign alike).
+ * revoked token is 401 as a wrong bearer is, and counts against the client's address like one (429 once it is
+ * throttled); a live one used on any other site is that site's 404 (missing and foreign alike).
  */
-export function resolveSharedSite(context: AppContext, token: string, siteId: string): SiteRow {
-  const link = findShareLinkByHash(context.db, hashSecret(token));
-  if (!link || link.revoked_at !== null) throw ApiError.unauthorized();
+export function resolveSharedSite(event: H3Event, context: AppContext, token: string, siteId: string): SiteRow {
+  const live = (link: ShareLinkRow | undefined) => (link && link.revoked_at === null ? link : undefined);
+  const link = checkSecret(context, clientKeyOf(clientIpOf(event, context)), () => live(findShareLinkByHash(context.db, hashSecret(token))));
+  if (!link) throw ApiError.unauthorized();
   const site = link.site_id === siteId ? findSite(context.db, siteId) : undefined;
   if (!site || site.workspace_id !== link.workspace_id) throw ApiError.notFound();
   return site;

@@ -1,8 +1,10 @@
-// One inbound webhook: adapter → configured secret (401) → bounded raw bytes (413) → signature (400) → well-formed
-// JSON event (400) → mapped wire events → the ingest pipeline of POST /s2s/events (500 when it cannot take them).
+// One inbound webhook: adapter → the sender's address not throttled (429) → configured secret (401) → bounded raw
+// bytes (413) → signature (400) → well-formed JSON event (400) → mapped wire events → the ingest pipeline of POST
+// /s2s/events (500 when it cannot take them). A 401 or a refused signature counts as a failed authentication.
 import { consola } from 'consola';
 import * as v from 'valibot';
 import type { AppContext } from '../context.ts';
+import { clientKeyOf, recordAuthFailure, refuseIfThrottled } from '../http/auth-throttle.ts';
 import { toBodyText } from '../http/body-bytes.ts';
 import { parseJsonText } from '../http/body.ts';
 import { ApiError } from '../http/errors.ts';
@@ -20,6 +22,8 @@ export interface WebhookRequest {
   adapter: string;
   siteId: string;
   header(name: string): string | undefined;
+  /** The sender's address as ingest resolves it (TRUST_PROXY), which failed signatures are throttled by. */
+  clientIp: string | null;
   /** The body's bytes as received; 413 past `limitBytes`. */
   readBody(limitBytes: number): Promise<Buffer>;
 }
@@ -29,11 +33,21 @@ export interface WebhookRequest {
  */
 export async function receiveWebhook(context: AppContext, ingest: IngestService, request: WebhookRequest): Promise<WebhookAnswer> {
   if (!isWebhookAdapter(request.adapter)) throw ApiError.notFound('No such webhook adapter');
+  const throttleKey = clientKeyOf(request.clientIp);
+  refuseIfThrottled(context, throttleKey);
   const secrets = acceptedWebhookSecrets(context, request.siteId, request.adapter);
   // The same answer as any failed authentication: nothing tells a missing site from one without a secret.
-  if (!secrets) throw ApiError.unauthorized();
+  if (!secrets) {
+    recordAuthFailure(context, throttleKey);
+    throw ApiError.unauthorized();
+  }
   const body = await request.readBody(context.config.maxBodyBytes);
-  verifyStripeSignature(request.header('stripe-signature'), body, secrets, context.clock.now());
+  try {
+    verifyStripeSignature(request.header('stripe-signature'), body, secrets, context.clock.now());
+  } catch (error) {
+    recordAuthFailure(context, throttleKey);
+    throw error;
+  }
   const document = parseJsonText(toBodyText(body));
   const illFormed = findIllFormedStrings(document, '');
   if (illFormed.length > 0) throw ApiError.invalidPayload(illFormed);

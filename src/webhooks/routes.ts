@@ -4,7 +4,9 @@ import { getRouterParam, type H3 } from 'h3';
 import type { AppContext } from '../context.ts';
 import { registerSiteDataRemover } from '../admin/site-data.ts';
 import { readBodyBytes } from '../http/body.ts';
+import { clientIpOf } from '../http/auth-throttle.ts';
 import { ApiError } from '../http/errors.ts';
+import { throttledCredential } from '../http/refusals.ts';
 import { addRoute } from '../http/routes.ts';
 import type { IngestService } from '../ingest/service.ts';
 import type { AppMetrics } from '../metrics/app-metrics.ts';
@@ -34,6 +36,7 @@ export function mountWebhooks(app: H3, context: AppContext, ingest: IngestServic
       401: ['unauthorized'],
       404: ['not_found'],
       413: ['payload_too_large'],
+      ...throttledCredential,
     },
     handler: async (event) => {
       const adapter = getRouterParam(event, 'adapter', { decode: true }) ?? '';
@@ -44,6 +47,7 @@ export function mountWebhooks(app: H3, context: AppContext, ingest: IngestServic
           adapter,
           siteId: getRouterParam(event, 'siteId', { decode: true }) ?? '',
           header: (name) => event.req.headers.get(name) ?? undefined,
+          clientIp: clientIpOf(event, context),
           readBody: (limitBytes) => readBodyBytes(event, limitBytes),
         });
         received.inc({ adapter: label, outcome: answer.forwarded > 0 ? 'forwarded' : 'unmapped' });

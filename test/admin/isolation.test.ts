@@ -40,7 +40,9 @@ describe.each(prefixes)('isolation under "%s"', (prefix) => {
   let unauthorizedText: string;
 
   beforeAll(async () => {
-    server = await startTestServer({ clock: manualClock('2026-07-01T00:00:00.000Z') });
+    // Hundreds of failed authentications from one address: the throttle of failures (test/http/auth-throttle.test.ts)
+    // is opened wide so that each answer here is the 401 itself.
+    server = await startTestServer({ clock: manualClock('2026-07-01T00:00:00.000Z'), env: { AUTH_FAILURE_BURST: '1000000' } });
     const alpha = await seedWorkspace(server, 'alpha', { sites: ['alpha-site'], scopes: ['admin'] });
     const beta = await seedWorkspace(server, 'beta', { sites: ['beta-site'], scopes: ['admin'] });
     tokens.alphaAdmin = alpha.key!;

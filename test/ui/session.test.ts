@@ -97,14 +97,68 @@ describe('UI sessions', () => {
     expect((await server.request('GET', report('blog'), withCookie(session.cookie, { 'sec-fetch-site': 'none' }))).status).toBe(200);
     // Sec-Fetch-Site decides when a browser sends it (a proxy may have rewritten Host, so Origin would not match it).
     expect((await server.request('GET', report('blog'), withCookie(session.cookie, { 'sec-fetch-site': 'same-origin', origin: 'https://dash.example' }))).status).toBe(200);
-    // Without it, Origin must name the request's host: X-Forwarded-Host behind a trusted proxy (TRUST_PROXY=1 here).
-    expect((await server.request('GET', report('blog'), withCookie(session.cookie, { origin: 'https://dash.example', 'x-forwarded-host': 'dash.example' }))).status).toBe(200);
-    expect((await server.request('GET', report('blog'), withCookie(session.cookie, { origin: 'https://evil.example', 'x-forwarded-host': 'dash.example' }))).status).toBe(401);
+    // Without it, Origin must be the request's own origin: X-Forwarded-Host and -Proto behind a trusted proxy
+    // (TRUST_PROXY=1 here); the edges of that comparison are the next test's.
+    const proxied = { 'x-forwarded-host': 'dash.example', 'x-forwarded-proto': 'https' };
+    expect((await server.request('GET', report('blog'), withCookie(session.cookie, { origin: 'https://dash.example', ...proxied }))).status).toBe(200);
+    expect((await server.request('GET', report('blog'), withCookie(session.cookie, { origin: 'https://evil.example', ...proxied }))).status).toBe(401);
     const created = await server.request('POST', '/v1/workspaces', {
       ...withCookie(session.cookie, { 'x-sightline-csrf': session.csrf, 'sec-fetch-site': 'cross-site' }),
       body: { name: 'Evil', slug: 'evil' },
     });
     expect(created.status).toBe(401);
+  });
+
+  describe('without Sec-Fetch-Site, Origin must be exactly the request\'s own origin: scheme, host and port', () => {
+    const own = () => server.url;
+    const port = () => Number(new URL(server.url).port);
+    const proxied = { 'x-forwarded-host': 'dash.example', 'x-forwarded-proto': 'https' };
+    const cases: { name: string; origin: () => string; headers?: Record<string, string>; accepted: boolean }[] = [
+      { name: 'the exact origin', origin: own, accepted: true },
+      { name: 'the same host over https while the server is plain http', origin: () => own().replace('http:', 'https:'), accepted: false },
+      { name: 'the same host on the next port', origin: () => `http://127.0.0.1:${port() + 1}`, accepted: false },
+      { name: 'the same host without the port (80)', origin: () => 'http://127.0.0.1', accepted: false },
+      { name: 'another name of the same address', origin: () => `http://localhost:${port()}`, accepted: false },
+      { name: 'an opaque origin (null)', origin: () => 'null', accepted: false },
+      { name: 'behind a trusted TLS proxy: its public origin', origin: () => 'https://dash.example', headers: proxied, accepted: true },
+      { name: 'behind a trusted TLS proxy: its default port written out', origin: () => 'https://dash.example:443', headers: proxied, accepted: true },
+      { name: 'behind a trusted TLS proxy: the public host over http', origin: () => 'http://dash.example', headers: proxied, accepted: false },
+      { name: 'behind a trusted TLS proxy: the public host on another port', origin: () => 'https://dash.example:8443', headers: proxied, accepted: false },
+      { name: 'behind a trusted proxy without X-Forwarded-Proto: https is not the scheme', origin: () => 'https://dash.example', headers: { 'x-forwarded-host': 'dash.example' }, accepted: false },
+      { name: 'behind a trusted proxy that sends its port in X-Forwarded-Host', origin: () => 'https://dash.example:8443', headers: { 'x-forwarded-host': 'dash.example:8443', 'x-forwarded-proto': 'https' }, accepted: true },
+    ];
+
+    it.each(cases)('$name: sign-in accepted $accepted', async ({ origin, headers, accepted }) => {
+      const response = await fetch(`${server.url}/v1/ui/session`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', origin: origin(), ...headers },
+        body: JSON.stringify({ token: testAdminToken }),
+      });
+      expect(response.status).toBe(accepted ? 201 : 401);
+    });
+
+    it.each(cases)('$name: a cookie-authenticated mutation accepted $accepted', async ({ name, origin, headers, accepted }) => {
+      const session = await signIn(server.url, testAdminToken);
+      const slug = `w${cases.findIndex((item) => item.name === name)}`;
+      const created = await server.request('POST', '/v1/workspaces', {
+        ...withCookie(session.cookie, { 'x-sightline-csrf': session.csrf, origin: origin(), ...headers }),
+        body: { name: slug, slug },
+      });
+      expect(created.status, created.text).toBe(accepted ? 201 : 401);
+    });
+
+    it('believes X-Forwarded-Proto and -Host only from trusted proxies', async () => {
+      const direct = await startTestServer({ clock });
+      try {
+        const signInFrom = (origin: string, headers: Record<string, string>) =>
+          fetch(`${direct.url}/v1/ui/session`, { method: 'POST', headers: { 'content-type': 'application/json', origin, ...headers }, body: JSON.stringify({ token: testAdminToken }) });
+        expect((await signInFrom(direct.url.replace('http:', 'https:'), { 'x-forwarded-proto': 'https' })).status).toBe(401);
+        expect((await signInFrom('https://dash.example', proxied)).status).toBe(401);
+        expect((await signInFrom(direct.url, proxied)).status).toBe(201);
+      } finally {
+        await direct.close();
+      }
+    });
   });
 
   it('refuses a mutation without the CSRF header or with a wrong one, and accepts it with the session\'s', async () => {

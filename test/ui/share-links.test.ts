@@ -127,4 +127,26 @@ describe('share links', () => {
     expect((await server.request('GET', `/v1/sites/temp-site/reports/summary-v2?${range}`, share(link.token))).status).toBe(401);
     expect(server.db.prepare("SELECT count(*) AS n FROM ui_share_links WHERE site_id = 'temp-site'").get()).toEqual({ n: 0 });
   });
+
+  it('a revoked or unknown token is a failed authentication: throttled per address like a wrong bearer', async () => {
+    const throttled = await startTestServer({ env: { TRUST_PROXY: '1', AUTH_FAILURE_BURST: '2', AUTH_FAILURES_PER_MINUTE: '1' } });
+    try {
+      await seedWorkspace(throttled, 'acme', { sites: ['blog'] });
+      const created = await throttled.request('POST', '/v1/sites/blog/share-links', { body: { label: 'soon revoked' } });
+      const live = await throttled.request('POST', '/v1/sites/blog/share-links', { body: { label: 'live' } });
+      expect((await throttled.request('DELETE', `/v1/sites/blog/share-links/${created.body.id}`)).status).toBe(200);
+      const read = (token: string, address: string) =>
+        throttled.request('GET', `/v1/sites/blog/reports/summary-v2?${range}`, { token: null, headers: { authorization: `Share ${token}`, 'x-forwarded-for': address } });
+      expect((await read(created.body.token, '192.0.2.1')).status).toBe(401);
+      expect((await read(`shr_${'B'.repeat(43)}`, '192.0.2.1')).status).toBe(401);
+      const refused = await read(live.body.token, '192.0.2.1');
+      expect([refused.status, refused.body.error.code, refused.headers.get('retry-after')]).toEqual([429, 'rate_limited', '60']);
+      expect((await read(live.body.token, '192.0.2.2')).status).toBe(200);
+      // A live link on another site is a 404, not a failed authentication: it is not counted.
+      for (let attempt = 0; attempt < 3; attempt++) expect((await throttled.request('GET', `/v1/sites/elsewhere/reports/summary-v2?${range}`, { token: null, headers: { authorization: `Share ${live.body.token}`, 'x-forwarded-for': '192.0.2.3' } })).status).toBe(404);
+      expect((await read(live.body.token, '192.0.2.3')).status).toBe(200);
+    } finally {
+      await throttled.close();
+    }
+  });
 });

@@ -12,7 +12,9 @@ const clock = manualClock('2026-03-01T12:00:00.000Z');
 let server: TestServer;
 
 beforeAll(async () => {
-  server = await startTestServer({ clock });
+  // Dozens of refused signatures from one address: the throttle of failures (test/http/auth-throttle.test.ts) is
+  // opened wide so that each refusal here is the signature check's own.
+  server = await startTestServer({ clock, env: { AUTH_FAILURE_BURST: '1000000' } });
   await seedWorkspace(server, 'ws-sig', { sites: ['shop', 'rotating'] });
   setWebhookSecret(server.app.context, systemActor, 'shop', { adapter: 'stripe', secret: secretA });
 });
