@@ -1,10 +1,11 @@
 // Before a schema upgrade touches a database, both of its files are copied to DATA_DIR/backups/ (0700, files 0600):
 // an upgrade that goes wrong, or a release rolled back, restores from there (docs/deploy.md, "Upgrades"). No copy,
 // no upgrade: a failed backup (a full disk) stops the upgrade with the database untouched.
+// The driver's connection type, not open.ts's Db: open.ts applies the schema, which calls this module (no circle).
+import type Database from 'better-sqlite3';
 import { existsSync, rmSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { createPrivateDirectory, createPrivateFile } from './file-modes.ts';
-import type { Db } from './open.ts';
 
 /** What a backup wrote: sightline.db's copy and the event log's beside it. */
 export interface BackupFiles {
@@ -33,7 +34,7 @@ function backupPath(databasePath: string, fromVersion: number, now: Date): strin
  * 0600 first, as SQLite would give them the process's umask. Prints the files on stderr (stdout may be --json).
  * @example backupBeforeUpgrade(db, 9, 10, new Date()) // { to: 'data/backups/sightline-schema-9-20261124T080000Z.db', eventsTo: '….events.db' }
  */
-export function backupBeforeUpgrade(db: Db, fromVersion: number, toVersion: number, now: Date): BackupFiles {
+export function backupBeforeUpgrade(db: Database.Database, fromVersion: number, toVersion: number, now: Date): BackupFiles {
   const to = backupPath(db.name, fromVersion, now);
   const eventsTo = eventLogBackupPath(to);
   process.stderr.write(`Schema upgrade ${fromVersion} → ${toVersion}: backing up ${db.name} to ${to} and its event log to ${eventsTo} first\n`);
@@ -60,6 +61,6 @@ function removeIfPossible(path: string): void {
   }
 }
 
-function isAttached(db: Db, schema: string): boolean {
+function isAttached(db: Database.Database, schema: string): boolean {
   return (db.pragma('database_list') as { name: string }[]).some((entry) => entry.name === schema);
 }

@@ -10,7 +10,7 @@ import { checkpointPassive } from '../db/checkpointer.ts';
 import { openEventLog, type Synchronous } from '../db/open.ts';
 import { EventDedup } from './event-dedup.ts';
 import { storeGroup, type WriteBatch, type WriteOutcome } from './store-group.ts';
-import type { WriterReply, WriterRequest, WriterThreadData } from './writer-thread.ts';
+import { writerCacheMiB, type WriterReply, type WriterRequest, type WriterThreadData } from './writer-protocol.ts';
 
 export interface CommitResult {
   outcomes: WriteOutcome[];
@@ -37,9 +37,6 @@ export interface CommitterOptions {
   synchronous?: Synchronous;
   nativeBinding?: string;
 }
-
-/** The writer's page cache: a commit touches the rightmost pages and one leaf per random index entry. */
-export const writerCacheMiB = 4;
 
 export function createInlineCommitter(options: CommitterOptions): Committer {
   const log = openEventLog(options.databasePath, { cacheMiB: writerCacheMiB, synchronous: options.synchronous, nativeBinding: options.nativeBinding });

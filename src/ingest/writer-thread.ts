@@ -2,21 +2,10 @@
 // dist/writer-thread.mjs.
 import { parentPort, workerData } from 'node:worker_threads';
 import { checkpointPassive } from '../db/checkpointer.ts';
-import { openEventLog, type Synchronous } from '../db/open.ts';
-import { writerCacheMiB } from './committer.ts';
+import { openEventLog } from '../db/open.ts';
 import { EventDedup } from './event-dedup.ts';
-import { type GroupOutcome, type WriteBatch, storeGroup } from './store-group.ts';
-
-export interface WriterThreadData {
-  databasePath: string;
-  synchronous?: Synchronous;
-  nativeBinding?: string;
-}
-
-export type WriterRequest = { id: number; batches: WriteBatch[]; receivedAt: number };
-export type WriterReply =
-  | ({ id: number; ok: true; commitMs: number } & GroupOutcome)
-  | { id: number; ok: false; message: string };
+import { storeGroup } from './store-group.ts';
+import { writerCacheMiB, type WriterReply, type WriterRequest, type WriterThreadData } from './writer-protocol.ts';
 
 const data = workerData as WriterThreadData;
 const log = openEventLog(data.databasePath, { cacheMiB: writerCacheMiB, synchronous: data.synchronous, nativeBinding: data.nativeBinding });

@@ -1,17 +1,8 @@
 // Compares two tracking plan bundles: every change, whether it breaks senders, and whether the version says so.
 import { escapePointerToken, wildcardEventType, type TrackingPlanBundle } from './bundle.ts';
+import type { PlanChange } from './plan-change.ts';
 import { diffSchemas } from './schema-diff.ts';
 import { parseSemanticVersion, versionBump, type VersionBump } from './semver.ts';
-
-export interface PlanChange {
-  /** JSON Pointer into the bundle (the new one, or the old one for what was removed). */
-  path: string;
-  /** e.g. event-removed, type-narrowed, required-added, enum-values-added, unclassified, version. */
-  kind: string;
-  /** True when an event the old plan accepted may be rejected by the new one (or the version hides such a change). */
-  breaking: boolean;
-  message: string;
-}
 
 /**
  * Every change from `oldBundle` to `newBundle`, in bundle order, then the version check.

@@ -1,7 +1,7 @@
 // Plan diff rules for the keywords that hold values, not subschemas: type, enum/const, required, bounds, pattern…
 import { escapePointerToken } from './bundle.ts';
 import { describeValues, isJsonEqual, valuesMissingFrom } from './schema-compare.ts';
-import type { DiffContext, KeywordDiff } from './schema-diff.ts';
+import type { DiffContext, KeywordDiff } from './keyword-diff.ts';
 import { isSchemaObject, type SchemaObject } from './schema-walk.ts';
 
 function typesOf(schema: SchemaObject): string[] | undefined {

@@ -2,7 +2,7 @@
 // composition (allOf, anyOf, if/then/else) and the other applicators. Subschemas are compared recursively.
 import { escapePointerToken } from './bundle.ts';
 import { isUnconstrained, isJsonEqual } from './schema-compare.ts';
-import type { DiffContext, KeywordDiff } from './schema-diff.ts';
+import type { DiffContext, KeywordDiff } from './keyword-diff.ts';
 import { isSchemaObject, type SchemaObject } from './schema-walk.ts';
 
 const mapOf = (value: unknown): SchemaObject => (isSchemaObject(value) ? value : {});

@@ -1,24 +1,12 @@
 // Compares two JSON Schemas keyword by keyword. A change is breaking when an event the old schema accepted may be
 // rejected by the new one (the spec's "tightening validation" rule); what cannot be proven safe counts as breaking.
 import { escapePointerToken } from './bundle.ts';
-import type { PlanChange } from './plan-diff.ts';
+import type { DiffContext, KeywordDiff } from './keyword-diff.ts';
+import type { PlanChange } from './plan-change.ts';
 import { annotationKeywords, isJsonEqual } from './schema-compare.ts';
 import { keywordDiffs } from './schema-diff-keywords.ts';
 import { structureDiffs } from './schema-diff-structure.ts';
 import { isSchemaObject, type SchemaObject } from './schema-walk.ts';
-
-/** What every keyword comparison gets: where to report, and how to compare the subschemas it holds. */
-export interface DiffContext {
-  report(path: string, kind: string, breaking: boolean, message: string): void;
-  /** Compares two subschemas; `true` stands for an absent one (it accepts everything). */
-  diff(oldSchema: unknown, newSchema: unknown, path: string): void;
-}
-
-/** Compares the keywords it names; the rest of the schema is somebody else's. */
-export interface KeywordDiff {
-  keywords: readonly string[];
-  compare(oldSchema: SchemaObject, newSchema: SchemaObject, path: string, context: DiffContext): void;
-}
 
 const allDiffs: KeywordDiff[] = [...keywordDiffs, ...structureDiffs];
 const handledKeywords = new Set(allDiffs.flatMap((keywordDiff) => keywordDiff.keywords));

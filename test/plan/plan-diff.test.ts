@@ -1,7 +1,8 @@
 // The plan diff as a table: every rule on both sides (breaking and not), then the version check.
 import { describe, expect, it } from 'vitest';
 import type { TrackingPlanBundle } from '../../src/plan/bundle.ts';
-import { diffTrackingPlans, type PlanChange } from '../../src/plan/plan-diff.ts';
+import { diffTrackingPlans } from '../../src/plan/plan-diff.ts';
+import type { PlanChange } from '../../src/plan/plan-change.ts';
 import { compileTrackingPlan } from '../../src/plan/tracking-plan.ts';
 import { contractBundle } from './fixtures.ts';
 
