@@ -31,6 +31,11 @@ export const layers = [
     entries: ['vocabulary/', 'rollup-format/'],
   },
   {
+    name: 'tenancy',
+    why: 'who owns what: the workspaces, sites and API keys tables, which storage, the read model and every domain look up',
+    entries: ['tenants/'],
+  },
+  {
     name: 'storage',
     why: 'the owners of shared tables: the event log, the projector (sole writer of derived data), the audit log, salts',
     entries: ['event-store/', 'projector/', 'audit/', 'visitors/'],
@@ -42,7 +47,7 @@ export const layers = [
   },
   {
     name: 'domains',
-    why: 'one folder per domain: its routes, actions and queries (admin/ too: workspaces, sites, keys)',
+    why: 'one folder per domain: its routes, actions and queries (admin/: the routes and actions over tenants/)',
     entries: [
       'admin/', 'analysis/', 'attribution/', 'consent/', 'dlq/', 'events/', 'gdpr/', 'health/', 'ingest/',
       'integrations/', 'metrics/', 'openapi/', 'people/', 'plan/', 'reading/', 'reports/', 'retention/', 'sourcemaps/',

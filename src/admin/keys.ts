@@ -8,9 +8,9 @@ import { ApiError } from '../http/errors.ts';
 import { afterParams, decodePageCursor, toPage } from '../http/pagination.ts';
 import { TrimmedName } from '../http/validate.ts';
 import { type Actor, recordAudit } from '../audit/record-audit.ts';
-import { generateKeyPlaintext, hashSecret } from './api-key-token.ts';
-import type { WorkspaceRow } from './queries/find-workspace.ts';
-import { findKeyInWorkspace, insertKey, type KeyRow, listKeyRows, revokeKeyRow } from './queries/key-rows.ts';
+import { generateKeyPlaintext, hashSecret } from '../tenants/api-key-token.ts';
+import type { WorkspaceRow } from '../tenants/queries/find-workspace.ts';
+import { findKeyInWorkspace, insertKey, type KeyRow, listKeyRows, revokeKeyRow } from '../tenants/queries/key-rows.ts';
 
 export const CreateKeyBody = v.object({
   label: TrimmedName,

@@ -8,10 +8,10 @@ import { ApiError } from '../http/errors.ts';
 import { afterParams, decodePageCursor, toPage } from '../http/pagination.ts';
 import { TrimmedName } from '../http/validate.ts';
 import { type Actor, recordAudit } from '../audit/record-audit.ts';
-import type { WorkspaceRow } from './queries/find-workspace.ts';
-import { findSite, type SiteRow } from './queries/find-site.ts';
-import { listSiteRows } from './queries/list-sites.ts';
-import { deleteSiteRow, insertSite, updateSiteRow } from './queries/site-writes.ts';
+import type { WorkspaceRow } from '../tenants/queries/find-workspace.ts';
+import { findSite, type SiteRow } from '../tenants/queries/find-site.ts';
+import { listSiteRows } from '../tenants/queries/list-sites.ts';
+import { deleteSiteRow, insertSite, updateSiteRow } from '../tenants/queries/site-writes.ts';
 import { removeSiteData } from './site-data.ts';
 import { forgetCookielessSetting } from '../visitors/cookieless-ids.ts';
 

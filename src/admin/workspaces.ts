@@ -7,9 +7,9 @@ import { ApiError } from '../http/errors.ts';
 import { afterParams, decodePageCursor, toPage } from '../http/pagination.ts';
 import { TrimmedName } from '../http/validate.ts';
 import { type Actor, recordAudit } from '../audit/record-audit.ts';
-import { findWorkspaceBySlug, type WorkspaceRow } from './queries/find-workspace.ts';
-import { listWorkspaceRows } from './queries/list-workspaces.ts';
-import { insertWorkspace, renameWorkspace } from './queries/workspace-writes.ts';
+import { findWorkspaceBySlug, type WorkspaceRow } from '../tenants/queries/find-workspace.ts';
+import { listWorkspaceRows } from '../tenants/queries/list-workspaces.ts';
+import { insertWorkspace, renameWorkspace } from '../tenants/queries/workspace-writes.ts';
 
 export const WorkspaceSlug = v.pipe(
   v.string('must be a string'),

@@ -1,6 +1,6 @@
 // One analysis computation as plain data (it crosses to the analysis thread as a JSON string), the function that runs
 // it on either side, and how its outcome, an answer or a refusal, travels back.
-import type { WorkspaceRow } from '../admin/queries/find-workspace.ts';
+import type { WorkspaceRow } from '../tenants/queries/find-workspace.ts';
 import type { ResultsParams } from '../attribution/attribution-params.ts';
 import { attributionResults } from '../attribution/attribution-results.ts';
 import { compareRoi } from '../attribution/roi-compare.ts';

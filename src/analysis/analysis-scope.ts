@@ -1,8 +1,8 @@
 // The population's sites: the query's site_id, which must belong to the path's workspace (a missing or foreign site
 // is the same 404, like a missing workspace), or with scope "all-sites" every site of the workspace.
-import { listSiteIds } from '../admin/queries/list-sites.ts';
-import { findSite } from '../admin/queries/find-site.ts';
-import type { WorkspaceRow } from '../admin/queries/find-workspace.ts';
+import { listSiteIds } from '../tenants/queries/list-sites.ts';
+import { findSite } from '../tenants/queries/find-site.ts';
+import type { WorkspaceRow } from '../tenants/queries/find-workspace.ts';
 import type { Db } from '../db/open.ts';
 import { ApiError } from '../http/errors.ts';
 import type { ReportMeta } from '../reading/meta-answer.ts';

@@ -1,6 +1,6 @@
 // POST /workspaces/:slug/analysis/funnels-v2: runs the funnel as of the projector's position (after the bounded
 // wait) and returns the step counts with an execution_id pinning the query and that watermark.
-import type { WorkspaceRow } from '../admin/queries/find-workspace.ts';
+import type { WorkspaceRow } from '../tenants/queries/find-workspace.ts';
 import type { AnalysisContext } from './analysis-context.ts';
 import { buildAnalysisMeta } from './analysis-meta.ts';
 import { resolveAnalysisScope } from './analysis-scope.ts';

@@ -1,6 +1,6 @@
 // POST …/funnels-v2/correlation and …/funnels-v2/explanation: the execution's population (verified execution_id,
 // same query), split at the chosen transition.
-import type { WorkspaceRow } from '../admin/queries/find-workspace.ts';
+import type { WorkspaceRow } from '../tenants/queries/find-workspace.ts';
 import type { AppContext } from '../context.ts';
 import type { AnalysisContext } from './analysis-context.ts';
 import type { FunnelQuery } from './funnel-query.ts';

@@ -4,8 +4,8 @@ import type { AppContext } from '../context.ts';
 
 /** What the computation reads: it runs on the analysis thread (src/analysis/analysis-job.ts) or inline. */
 type ComputeContext = Pick<AppContext, 'db' | 'clock' | 'random'>;
-import type { WorkspaceRow } from '../admin/queries/find-workspace.ts';
-import { listSiteIds } from '../admin/queries/list-sites.ts';
+import type { WorkspaceRow } from '../tenants/queries/find-workspace.ts';
+import { listSiteIds } from '../tenants/queries/list-sites.ts';
 import { dayOf } from '../vocabulary/periods.ts';
 import { toCompleteness, toFreshness } from '../reading/meta.ts';
 import { inSnapshot, readFreshness } from '../read-model/sqlite/snapshot.ts';

@@ -6,7 +6,7 @@ import type { AppContext } from '../context.ts';
 import { openDatabase } from '../db/open.ts';
 import { ApiError } from '../http/errors.ts';
 import { databasePath } from '../server.ts';
-import { findWorkspaceBySlug, type WorkspaceRow } from '../admin/queries/find-workspace.ts';
+import { findWorkspaceBySlug, type WorkspaceRow } from '../tenants/queries/find-workspace.ts';
 import type { Actor } from '../audit/record-audit.ts';
 
 export const commonArgs = {

@@ -1,6 +1,6 @@
 // `sightline site create|list|update|retention`.
 import { defineCommand } from 'citty';
-import { findSite } from '../admin/queries/find-site.ts';
+import { findSite } from '../tenants/queries/find-site.ts';
 import { createSite, CreateSiteBody, listSites, retentionDaysRange, updateSite, UpdateSiteBody } from '../admin/sites.ts';
 import { ApiError } from '../http/errors.ts';
 import { parseBody } from '../http/validate.ts';

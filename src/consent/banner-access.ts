@@ -2,8 +2,8 @@
 // (spec, Consent banner configuration), or a key of the site's workspace with the scope. Every refusal about the
 // site or the workspace is the one 404 of a missing site.
 import type { H3Event } from 'h3';
-import { findWorkspaceById } from '../admin/queries/find-workspace.ts';
-import { findSite, type SiteRow } from '../admin/queries/find-site.ts';
+import { findWorkspaceById } from '../tenants/queries/find-workspace.ts';
+import { findSite, type SiteRow } from '../tenants/queries/find-site.ts';
 import type { AppContext } from '../context.ts';
 import type { SiteAccess } from '../http/access.ts';
 import { authenticate, hasScope, type Scope } from '../http/auth.ts';

@@ -1,6 +1,6 @@
 // GET /v2/sites/:siteId/consent-banner/config: the saved banner, or before the first save a default one at
 // config_version 0 (the version the first save sends).
-import type { SiteRow } from '../admin/queries/find-site.ts';
+import type { SiteRow } from '../tenants/queries/find-site.ts';
 import type { AppContext } from '../context.ts';
 import type { BannerAnswer } from './answers.ts';
 import { type BannerConfig, defaultBannerConfig } from './banner-config.ts';

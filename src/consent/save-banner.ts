@@ -1,7 +1,7 @@
 // PUT /v2/sites/:siteId/consent-banner/config: optimistic concurrency on config_version, idempotent by
 // idempotency_key, request_reconsent bumping consent_revision; one audited transaction.
 import { createHash } from 'node:crypto';
-import type { SiteRow } from '../admin/queries/find-site.ts';
+import type { SiteRow } from '../tenants/queries/find-site.ts';
 import { type Actor, recordAudit } from '../audit/record-audit.ts';
 import { toIso } from '../clock.ts';
 import type { AppContext } from '../context.ts';

@@ -3,7 +3,7 @@
 // keeps an idle connection open. The cursor holds the last seq looked at, so a resume (cursor parameter or
 // Last-Event-ID) loses and repeats nothing. New rows are read after each commit, in bounded batches, only while the
 // stream holds less than its buffer's bytes for the client; a client that takes nothing while it is full is closed.
-import type { SiteRow } from '../admin/queries/find-site.ts';
+import type { SiteRow } from '../tenants/queries/find-site.ts';
 import type { AppContext } from '../context.ts';
 import { fingerprintOf, signCursor, verifyCursor } from '../reading/cursor.ts';
 import { boundsOfRange, type StreamParams } from './event-params.ts';

@@ -7,7 +7,7 @@ import { toIso } from '../clock.ts';
 import type { AppContext } from '../context.ts';
 import type { Actor } from '../audit/record-audit.ts';
 import { recordAudit } from '../audit/record-audit.ts';
-import type { SiteRow } from '../admin/queries/find-site.ts';
+import type { SiteRow } from '../tenants/queries/find-site.ts';
 import { inWriteTransaction } from '../db/statements.ts';
 import { deleteDlqRow, listDlqRowsOfSubject } from '../dlq/queries/dlq-rows.ts';
 import { deleteEventsBySeq } from '../event-store/queries/event-rows.ts';

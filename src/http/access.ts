@@ -1,7 +1,7 @@
 // The one access resolver: a workspace or site the caller may not see answers exactly like a missing one (404).
 import type { H3Event } from 'h3';
-import { findWorkspaceBySlug, type WorkspaceRow } from '../admin/queries/find-workspace.ts';
-import { findSite, type SiteRow } from '../admin/queries/find-site.ts';
+import { findWorkspaceBySlug, type WorkspaceRow } from '../tenants/queries/find-workspace.ts';
+import { findSite, type SiteRow } from '../tenants/queries/find-site.ts';
 import type { AppContext } from '../context.ts';
 import { authenticate, type Caller, hasScope, type Scope } from './auth.ts';
 import { ApiError } from './errors.ts';

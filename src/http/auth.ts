@@ -2,8 +2,8 @@
 // as a bearer (failures throttled per client address: auth-throttle.ts) or through the admin UI's session cookie.
 import { timingSafeEqual } from 'node:crypto';
 import type { H3Event } from 'h3';
-import { hashSecret } from '../admin/api-key-token.ts';
-import { findKeyByHash, touchKeyLastUsed } from '../admin/queries/find-key-by-hash.ts';
+import { hashSecret } from '../tenants/api-key-token.ts';
+import { findKeyByHash, touchKeyLastUsed } from '../tenants/queries/find-key-by-hash.ts';
 import { toIso } from '../clock.ts';
 import type { AppContext } from '../context.ts';
 import type { Db } from '../db/open.ts';

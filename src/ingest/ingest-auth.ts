@@ -3,7 +3,7 @@
 // an API key is a secret, its failures throttled per client address (src/http/auth-throttle.ts); the site id is
 // public (it sits in every tracked page), so a site bearer is neither counted nor throttled.
 import type { RequestHeader } from '../http/content-type.ts';
-import { findSite } from '../admin/queries/find-site.ts';
+import { findSite } from '../tenants/queries/find-site.ts';
 import type { AppContext } from '../context.ts';
 import { resolveSiteForCaller } from '../http/access.ts';
 import { authenticateApiKey, bearerOf, type Caller } from '../http/auth.ts';

@@ -7,7 +7,7 @@ import type { AppContext } from '../context.ts';
 import { inWriteTransaction } from '../db/statements.ts';
 import { ApiError } from '../http/errors.ts';
 import { isUserInWorkspace } from '../projector/queries/user-in-workspace.ts';
-import type { WorkspaceRow } from '../admin/queries/find-workspace.ts';
+import type { WorkspaceRow } from '../tenants/queries/find-workspace.ts';
 import { bridgeActionRecorded } from './event-types.ts';
 import { announce } from './outbox.ts';
 import { type BridgeActionRow, findBridgeActionByKey, insertBridgeAction } from './queries/bridge-action-rows.ts';

@@ -3,7 +3,7 @@ import { toIso } from '../clock.ts';
 import type { AppContext } from '../context.ts';
 import { inWriteTransaction } from '../db/statements.ts';
 import { decodePageCursor, encodePageCursor } from '../http/pagination.ts';
-import type { WorkspaceRow } from '../admin/queries/find-workspace.ts';
+import type { WorkspaceRow } from '../tenants/queries/find-workspace.ts';
 import type { DeliveryWorker } from './delivery-worker.ts';
 import { findEndpoint } from './endpoints.ts';
 import { messageIdOf } from './outbox.ts';

@@ -7,7 +7,7 @@ import { inWriteTransaction } from '../db/statements.ts';
 import { ApiError } from '../http/errors.ts';
 import { afterParams, decodePageCursor, toPage } from '../http/pagination.ts';
 import { type Actor, recordAudit } from '../audit/record-audit.ts';
-import type { WorkspaceRow } from '../admin/queries/find-workspace.ts';
+import type { WorkspaceRow } from '../tenants/queries/find-workspace.ts';
 import { sealSecret } from '../secrets/secret-box.ts';
 import { isRefusedLiteralHost } from './address-guard.ts';
 import { type SubscribableEventType, subscribableEventTypes } from './event-types.ts';

@@ -2,7 +2,7 @@
 // purchase event of the batch is announced to the endpoints subscribed to event.purchase. The batch commits its
 // position and these rows together, so an event is announced exactly once: never lost across a restart (the batch
 // rolls back and runs again), never twice (the position has passed it; the row's id would collide anyway).
-import { findSite } from '../admin/queries/find-site.ts';
+import { findSite } from '../tenants/queries/find-site.ts';
 import { toIso } from '../clock.ts';
 import type { Db } from '../db/open.ts';
 import type { LoggedEvent } from '../event-store/stored-event.ts';

@@ -3,7 +3,7 @@
 import { getQuery, getRouterParam, type H3, type H3Event } from 'h3';
 import * as v from 'valibot';
 import type { AppContext } from '../context.ts';
-import { findWorkspaceBySlug } from '../admin/queries/find-workspace.ts';
+import { findWorkspaceBySlug } from '../tenants/queries/find-workspace.ts';
 import { actorOf } from '../audit/record-audit.ts';
 import { resolveWorkspace } from '../http/access.ts';
 import { authenticate, hasScope } from '../http/auth.ts';

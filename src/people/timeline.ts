@@ -1,7 +1,7 @@
 // GET /sites/:siteId/users/:userId/timeline: every event of every anon_id ever bound to the user on the site,
 // newest first, paged by `before` (an ISO time) without ever splitting the events of one millisecond across pages.
 import * as v from 'valibot';
-import type { SiteRow } from '../admin/queries/find-site.ts';
+import type { SiteRow } from '../tenants/queries/find-site.ts';
 import { toIso } from '../clock.ts';
 import type { AppContext } from '../context.ts';
 import type { Db } from '../db/open.ts';

@@ -2,7 +2,7 @@
 // bindings, visitor numbers and rollup changes, aggregated in memory and written with the new position in one
 // transaction on sightline.db. A crash anywhere in it rolls it all back, so the next batch starts from the same
 // position: nothing counted twice, nothing missed. The event log is only read, so the ingest writer never waits.
-import { findSite } from '../admin/queries/find-site.ts';
+import { findSite } from '../tenants/queries/find-site.ts';
 import type { Db } from '../db/open.ts';
 import { indexEventKeys } from '../event-store/queries/event-keys.ts';
 import { listEventsAfter } from '../event-store/queries/events-after.ts';

@@ -4,7 +4,7 @@
 // the event log), so it never interleaves with a projector batch, and it is short (at most `maxEvents` events) so
 // the ingest writer waits for it only briefly. Events the projector has not counted yet are left for a later pass.
 import { registerSiteDataRemover } from '../admin/site-data.ts';
-import type { SiteRow } from '../admin/queries/find-site.ts';
+import type { SiteRow } from '../tenants/queries/find-site.ts';
 import { toIso } from '../clock.ts';
 import type { Db } from '../db/open.ts';
 import { inWriteTransaction } from '../db/statements.ts';

@@ -1,9 +1,9 @@
 // Who may read what: a site endpoint's population is its site, or with scope=all-sites every site of the site's
 // workspace (an API key sees only its own workspace; the admin token the site's). Missing and foreign are one 404.
 import { getRouterParam, type H3Event } from 'h3';
-import { listSiteIds } from '../admin/queries/list-sites.ts';
-import { findWorkspaceById } from '../admin/queries/find-workspace.ts';
-import type { SiteRow } from '../admin/queries/find-site.ts';
+import { listSiteIds } from '../tenants/queries/list-sites.ts';
+import { findWorkspaceById } from '../tenants/queries/find-workspace.ts';
+import type { SiteRow } from '../tenants/queries/find-site.ts';
 import type { AppContext } from '../context.ts';
 import { resolveSite } from '../http/access.ts';
 

@@ -1,6 +1,6 @@
 // The legacy reports (spec, "Legacy report shapes"): pageviews, events and sessions of one site, from and to only,
 // bots and internal traffic left out. Empty ranges give zeros.
-import type { SiteRow } from '../admin/queries/find-site.ts';
+import type { SiteRow } from '../tenants/queries/find-site.ts';
 import type { ReadModel } from '../read-model/read-model.ts';
 import type { ReadScope } from '../read-model/questions.ts';
 import { legacySelection } from '../read-model/report-questions.ts';

@@ -4,7 +4,7 @@
 // pass that deleted something is audited (retention.purge, actor system) with its counts.
 import type { AppContext } from '../context.ts';
 import { recordAudit } from '../audit/record-audit.ts';
-import { listSitesWithRetention } from '../admin/queries/site-writes.ts';
+import { listSitesWithRetention } from '../tenants/queries/site-writes.ts';
 import { inWriteTransaction } from '../db/statements.ts';
 import { toDateText } from '../vocabulary/periods.ts';
 import { firstKeptDay, type PurgeCounts, purgeSiteBatch } from '../projector/retention-purge.ts';

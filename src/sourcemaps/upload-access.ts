@@ -2,7 +2,7 @@
 // it sits in every tracked page), an API key of the site's workspace with ingest:write or admin, and the admin
 // token, in every mode. Every other caller, a key of another workspace included, is a 401 (spec, Authentication 5).
 import type { H3Event } from 'h3';
-import { findSite, type SiteRow } from '../admin/queries/find-site.ts';
+import { findSite, type SiteRow } from '../tenants/queries/find-site.ts';
 import type { AppContext } from '../context.ts';
 import { callerOfSecret, hasScope, readBearer } from '../http/auth.ts';
 import { checkSecret, clientIpOf, clientKeyOf } from '../http/auth-throttle.ts';

@@ -3,7 +3,7 @@
 import { createHash } from 'node:crypto';
 import { promisify } from 'node:util';
 import { gzip } from 'node:zlib';
-import { findSite, type SiteRow } from '../admin/queries/find-site.ts';
+import { findSite, type SiteRow } from '../tenants/queries/find-site.ts';
 import { toIso } from '../clock.ts';
 import type { AppContext } from '../context.ts';
 import { inWriteTransaction } from '../db/statements.ts';

@@ -1,7 +1,7 @@
 // DELETE /workspaces/:slug/spend: removes the entries of a day range, optionally of one source and/or campaign.
 import type { AppContext } from '../context.ts';
 import { inWriteTransaction } from '../db/statements.ts';
-import type { WorkspaceRow } from '../admin/queries/find-workspace.ts';
+import type { WorkspaceRow } from '../tenants/queries/find-workspace.ts';
 import { type Actor, recordAudit } from '../audit/record-audit.ts';
 import { deleteSpendRange } from './queries/spend-writes.ts';
 

@@ -6,7 +6,7 @@ import { toIso } from '../clock.ts';
 import type { AppContext } from '../context.ts';
 import { inWriteTransaction } from '../db/statements.ts';
 import { ApiError } from '../http/errors.ts';
-import type { WorkspaceRow } from '../admin/queries/find-workspace.ts';
+import type { WorkspaceRow } from '../tenants/queries/find-workspace.ts';
 import { type Actor, recordAudit } from '../audit/record-audit.ts';
 import { insertSpendRow } from './queries/spend-writes.ts';
 import { SpendEntryBody, type SpendEntryInput } from './spend-entry.ts';

@@ -2,7 +2,7 @@
 // paged by an opaque cursor that names the last entry shown.
 import type { AppContext } from '../context.ts';
 import { ApiError } from '../http/errors.ts';
-import type { WorkspaceRow } from '../admin/queries/find-workspace.ts';
+import type { WorkspaceRow } from '../tenants/queries/find-workspace.ts';
 import { listSpendRows } from './queries/list-spend.ts';
 import { type SpendEntry, toSpendEntry } from './spend-entry.ts';
 

@@ -5,7 +5,7 @@ import type { AppContext } from '../context.ts';
 import { inWriteTransaction } from '../db/statements.ts';
 import { ApiError } from '../http/errors.ts';
 import { toErrorDetails } from '../http/validate.ts';
-import type { WorkspaceRow } from '../admin/queries/find-workspace.ts';
+import type { WorkspaceRow } from '../tenants/queries/find-workspace.ts';
 import { type Actor, recordAudit } from '../audit/record-audit.ts';
 import { findSpendRow } from './queries/find-spend.ts';
 import { updateSpendRow } from './queries/spend-writes.ts';

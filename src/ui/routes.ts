@@ -3,7 +3,7 @@
 // documented routes).
 import type { H3, H3Event } from 'h3';
 import * as v from 'valibot';
-import { findWorkspaceById } from '../admin/queries/find-workspace.ts';
+import { findWorkspaceById } from '../tenants/queries/find-workspace.ts';
 import type { AppContext } from '../context.ts';
 import { type Caller, callerOfSecret } from '../http/auth.ts';
 import { checkSecret, clientIpOf, clientKeyOf } from '../http/auth-throttle.ts';

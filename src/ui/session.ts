@@ -4,7 +4,7 @@
 // mutating request carries X-Sightline-CSRF, a per-session token derived from the cookie (docs/admin-ui.md).
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { H3Event } from 'h3';
-import { hashSecret } from '../admin/api-key-token.ts';
+import { hashSecret } from '../tenants/api-key-token.ts';
 import { toIso } from '../clock.ts';
 import type { AppContext } from '../context.ts';
 import type { Caller, Scope } from '../http/auth.ts';

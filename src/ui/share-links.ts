@@ -4,8 +4,8 @@
 // events, the stream, other sites) answers it as it answers no credential.
 import type { H3Event } from 'h3';
 import * as v from 'valibot';
-import { hashSecret } from '../admin/api-key-token.ts';
-import { findSite, type SiteRow } from '../admin/queries/find-site.ts';
+import { hashSecret } from '../tenants/api-key-token.ts';
+import { findSite, type SiteRow } from '../tenants/queries/find-site.ts';
 import { registerSiteDataRemover } from '../admin/site-data.ts';
 import { type Actor, recordAudit } from '../audit/record-audit.ts';
 import { toIso } from '../clock.ts';

@@ -5,8 +5,8 @@
 import { createHmac } from 'node:crypto';
 import { type Clock, type Random, toIso } from '../clock.ts';
 import type { Db } from '../db/open.ts';
+import { findSite } from '../tenants/queries/find-site.ts';
 import { deleteSaltsBefore, saltOfDay } from './queries/salts.ts';
-import { readCookieless } from './queries/site-cookieless.ts';
 
 const dayMs = 24 * 60 * 60 * 1000;
 /** As the ingest site cache: a setting changed by another process (the CLI) applies at most a second later. */
@@ -84,7 +84,8 @@ export function createCookielessVisitors(db: Db, clock: Clock, random: Random): 
       let entry = settings.get(siteId);
       if (!entry || now - entry.checkedAt >= settingTtlMs) {
         if (settings.size >= settingCacheLimit) settings.clear();
-        entry = { cookieless: readCookieless(db, siteId) === true, checkedAt: now };
+        // The setting is a column of the site's row, whose SQL tenants/ owns (admin/sites.ts writes it).
+        entry = { cookieless: findSite(db, siteId)?.cookieless === 1, checkedAt: now };
         settings.set(siteId, entry);
       }
       return entry.cookieless;

@@ -3,7 +3,7 @@
 import * as v from 'valibot';
 import { toIso } from '../clock.ts';
 import type { AppContext } from '../context.ts';
-import { findSite } from '../admin/queries/find-site.ts';
+import { findSite } from '../tenants/queries/find-site.ts';
 import { type Actor, recordAudit } from '../audit/record-audit.ts';
 import { inWriteTransaction } from '../db/statements.ts';
 import { ApiError } from '../http/errors.ts';

@@ -5,7 +5,7 @@
 // (500) and a new one starts; and the app stops while a job runs.
 import * as v from 'valibot';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { findWorkspaceBySlug } from '../../src/admin/queries/find-workspace.ts';
+import { findWorkspaceBySlug } from '../../src/tenants/queries/find-workspace.ts';
 import { FunnelQueryBody, toFunnelQuery } from '../../src/analysis/funnel-query.ts';
 import { createAnalysisGate } from '../../src/analysis/analysis-gate.ts';
 import { ApiError } from '../../src/http/errors.ts';

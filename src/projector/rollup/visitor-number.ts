@@ -1,7 +1,7 @@
 // The dense number of a visitor, allocated on first sight: an anon_id already seen on another site of the
 // workspace keeps its number, so workspace-wide reports count it once.
-import { findSite } from '../../admin/queries/find-site.ts';
-import { listSiteIds } from '../../admin/queries/list-sites.ts';
+import { findSite } from '../../tenants/queries/find-site.ts';
+import { listSiteIds } from '../../tenants/queries/list-sites.ts';
 import type { Db } from '../../db/open.ts';
 import {
   allocateVisitorNumber,

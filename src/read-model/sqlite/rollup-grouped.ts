@@ -1,7 +1,7 @@
 // Reads a report's totals from the rollups the projector keeps: counter shards over the periods covering the range
 // (whole months as months, the rest as days), summed per group; exact visitors by OR-ing the groups' daily visitor
 // containers. Everything read is as of the projector's position, in the report's read snapshot.
-import { findSite } from '../../admin/queries/find-site.ts';
+import { findSite } from '../../tenants/queries/find-site.ts';
 import type { Db } from '../../db/open.ts';
 import { Dim } from '../../vocabulary/dimensions.ts';
 import type { GroupedReport, GroupTotals, ReportSelection } from './grouping.ts';
