@@ -19,7 +19,7 @@ export const layers = [
     name: 'foundation',
     why: 'plumbing that knows no domain: time, configuration, the database, HTTP routing and errors, money, secrets',
     entries: [
-      'clock.ts', 'config.ts', 'context.ts', 'version.ts',
+      'clock.ts', 'config.ts', 'version.ts',
       'db/', 'binary/', 'http/', 'money/', 'secrets/',
       // The metric types and the app's counters; metrics/ itself (GET /metrics) is a domain.
       'metrics/registry.ts', 'metrics/app-metrics.ts',
@@ -32,8 +32,10 @@ export const layers = [
   },
   {
     name: 'tenancy',
-    why: 'who owns what: the workspaces, sites and API keys tables, which storage, the read model and every domain look up',
-    entries: ['tenants/'],
+    why:
+      'who owns what and who may see it: the workspaces, sites and API keys tables (tenants/), the caller vocabulary and the one ' +
+      'access resolver, which looks credentials up through functions the app hands in (access/), and the context every action gets',
+    entries: ['tenants/', 'access/', 'context.ts'],
   },
   {
     name: 'storage',

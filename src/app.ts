@@ -5,6 +5,7 @@ import { toNodeHandler } from 'h3/node';
 import { IncomingMessage, ServerResponse } from 'node:http';
 import { type Clock, cryptoRandom, type Random, systemClock } from './clock.ts';
 import type { Config } from './config.ts';
+import type { AccessLookups } from './access/lookups.ts';
 import type { AppContext } from './context.ts';
 import type { Db } from './db/open.ts';
 import { mountAdmin } from './admin/routes.ts';
@@ -41,7 +42,25 @@ import { type CheckpointMode, startCheckpointer } from './db/checkpointer.ts';
 import { newestEventSeq } from './event-store/queries/newest-events.ts';
 import { builtWorkerFile } from './ingest/committer.ts';
 import { type Projection, type ProjectionOptions, startProjection } from './projector/projection.ts';
-import './projector/site-projection.ts';
+import type { SiteDataRemover } from './tenants/site-data.ts';
+import { findSite } from './tenants/queries/find-site.ts';
+import { findWorkspaceBySlug } from './tenants/queries/find-workspace.ts';
+import { findKeyByHash } from './tenants/queries/key-credentials.ts';
+import { recordKeyUse } from './tenants/key-use.ts';
+import { sessionCallerOf } from './ui/session.ts';
+import { deleteShareLinksOfSite, findShareLinkByHash } from './ui/queries/share-link-rows.ts';
+import { deleteEventKeysOfSite } from './event-store/queries/event-keys.ts';
+import { deleteEventsOfSite } from './event-store/queries/event-rows.ts';
+import { deleteDlqOfSite } from './dlq/queries/dlq-rows.ts';
+import { deleteSiteProjection } from './projector/site-projection.ts';
+import { deleteRetentionStateOfSite } from './projector/queries/retention-rows.ts';
+import { forgetCachedSite } from './ingest/ingest-auth.ts';
+import { forgetCookielessSetting } from './visitors/cookieless-ids.ts';
+import { deleteSpendOfSite } from './spend/queries/spend-writes.ts';
+import { deleteWebhookSecretsOfSite } from './webhooks/queries/webhook-secret-rows.ts';
+import { deleteBannerOfSite } from './consent/queries/banner-rows.ts';
+import { deleteSourcemapsOfSite } from './sourcemaps/queries/sourcemap-rows.ts';
+import type { Scope } from './access/caller.ts';
 import { closeUnreadConnection } from './http/close-unread.ts';
 import { ApiError, renderError } from './http/errors.ts';
 import { finishResponse } from './http/respond.ts';
@@ -101,16 +120,70 @@ export interface SightlineApp {
 }
 
 /**
+ * What deleting a site removes, whatever modules a process loaded: one list, which the HTTP route and the CLI both
+ * run through their context (createAppContext). The 'derived' phase runs first: its removers find their rows through
+ * the site's events. A table with a site_id column that no entry names fails test/admin/site-data-removers.test.ts.
+ */
+export const siteDataRemovers: readonly SiteDataRemover[] = [
+  // Before the events: it finds the site's keys through them.
+  { name: 'event-keys', phase: 'derived', tables: ['event_keys'], remove: deleteEventKeysOfSite },
+  { name: 'retention', phase: 'derived', tables: ['retention_state'], remove: deleteRetentionStateOfSite },
+  {
+    name: 'projection',
+    phase: 'derived',
+    tables: ['sessions', 'identities', 'report_counters', 'report_visitor_sets', 'report_revenue', 'report_values', 'visitor_events', 'event_visitors', 'report_visitors'],
+    remove: deleteSiteProjection,
+  },
+  { name: 'events', phase: 'stored', tables: ['events'], remove: deleteEventsOfSite },
+  { name: 'dlq', phase: 'stored', tables: ['dlq'], remove: deleteDlqOfSite },
+  // In-memory caches of this process (another process, the CLI, forgets within a second).
+  { name: 'ingest-site-cache', phase: 'stored', tables: [], remove: (_db, siteId) => forgetCachedSite(siteId) },
+  { name: 'cookieless-setting-cache', phase: 'stored', tables: [], remove: forgetCookielessSetting },
+  { name: 'ui-share-links', phase: 'stored', tables: ['ui_share_links'], remove: deleteShareLinksOfSite },
+  { name: 'spend', phase: 'stored', tables: ['spend'], remove: deleteSpendOfSite },
+  { name: 'webhook-secrets', phase: 'stored', tables: ['webhook_secrets'], remove: deleteWebhookSecretsOfSite },
+  { name: 'consent-banner', phase: 'stored', tables: ['consent_banners', 'consent_banner_saves'], remove: deleteBannerOfSite },
+  { name: 'sourcemaps', phase: 'stored', tables: ['sourcemaps'], remove: deleteSourcemapsOfSite },
+];
+
+/**
+ * The context every action receives, for the server and for each CLI command alike: the access resolver's lookups
+ * (keys, sessions, share links, sites, workspaces, from their owners) and the site data removers above.
+ * @example const context = createAppContext({ db, config, clock: systemClock, random: cryptoRandom, adminToken });
+ */
+export function createAppContext(parts: Omit<AppContext, 'access' | 'siteDataRemovers'>): AppContext {
+  const context: AppContext = { ...parts, access: accessLookupsOf(parts, (event) => sessionCallerOf(event, context)), siteDataRemovers };
+  return context;
+}
+
+function accessLookupsOf({ db, clock }: Pick<AppContext, 'db' | 'clock'>, sessionCaller: AccessLookups['sessionCallerOf']): AccessLookups {
+  return {
+    findKeyByHash: (keyHash) => {
+      const row = findKeyByHash(db, keyHash);
+      return row && { id: row.id, workspaceId: row.workspace_id, scopes: JSON.parse(row.scopes) as Scope[], revoked: row.revoked_at !== null };
+    },
+    recordKeyUse: (keyId) => recordKeyUse(db, keyId, clock.now()),
+    sessionCallerOf: sessionCaller,
+    findShareLinkByHash: (tokenHash) => {
+      const row = findShareLinkByHash(db, tokenHash);
+      return row && { siteId: row.site_id, workspaceId: row.workspace_id, revoked: row.revoked_at !== null };
+    },
+    findSite: (siteId) => findSite(db, siteId),
+    findWorkspaceBySlug: (slug) => findWorkspaceBySlug(db, slug),
+  };
+}
+
+/**
  * @example const app = createApp({ db, config, adminToken }); const response = await app.fetch(new Request(url));
  */
 export function createApp(options: CreateAppOptions): SightlineApp {
-  const context: AppContext = {
+  const context = createAppContext({
     db: options.db,
     config: options.config,
     clock: options.clock ?? systemClock,
     random: options.random ?? cryptoRandom,
     adminToken: options.adminToken,
-  };
+  });
   const h3 = new H3({
     // Reached only by what no route handled (unknown paths and methods, malformed URLs): structured envelope.
     onError: (error) => finishResponse(renderError(fromFrameworkError(error), 'structured')),

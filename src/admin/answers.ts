@@ -1,7 +1,7 @@
 // The answer schemas of the administration endpoints (workspaces, sites, keys, audit), defined once: they type the
 // handlers and are published at GET /v1/schemas and in GET /v1/openapi.json (src/openapi/).
 import * as v from 'valibot';
-import { allScopes } from '../http/auth.ts';
+import { allScopes } from '../access/caller.ts';
 
 const Uuid = v.pipe(v.string(), v.uuid());
 const IsoTime = v.pipe(v.string(), v.isoTimestamp());

@@ -3,7 +3,7 @@ import * as v from 'valibot';
 import { toIso } from '../clock.ts';
 import type { AppContext } from '../context.ts';
 import { inWriteTransaction } from '../db/statements.ts';
-import { allScopes, type Scope } from '../http/auth.ts';
+import { allScopes, type Scope } from '../access/caller.ts';
 import { ApiError } from '../http/errors.ts';
 import { afterParams, decodePageCursor, toPage } from '../http/pagination.ts';
 import { TrimmedName } from '../http/validate.ts';

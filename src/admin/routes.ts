@@ -3,7 +3,7 @@ import { getQuery, getRouterParam, type H3, type H3Event } from 'h3';
 import type { AppContext } from '../context.ts';
 import { actorOf } from '../audit/record-audit.ts';
 import { handleListAudit } from '../audit/list-audit.ts';
-import { requireAdminToken, resolveWorkspace } from '../http/access.ts';
+import { requireAdminToken, resolveWorkspace } from '../access/resolve-access.ts';
 import { readJsonBody } from '../http/body.ts';
 import { noContent } from '../http/respond.ts';
 import { ListQuery } from '../http/pagination.ts';

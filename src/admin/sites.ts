@@ -12,7 +12,7 @@ import type { WorkspaceRow } from '../tenants/queries/find-workspace.ts';
 import { findSite, type SiteRow } from '../tenants/queries/find-site.ts';
 import { listSiteRows } from '../tenants/queries/list-sites.ts';
 import { deleteSiteRow, insertSite, updateSiteRow } from '../tenants/queries/site-writes.ts';
-import { removeSiteData } from './site-data.ts';
+import { removeSiteData } from '../tenants/site-data.ts';
 import { forgetCookielessSetting } from '../visitors/cookieless-ids.ts';
 
 export const SiteId = v.pipe(v.string('must be a string'), v.regex(/^[A-Za-z0-9_-]{1,64}$/, 'must match ^[A-Za-z0-9_-]{1,64}$'));
@@ -117,11 +117,14 @@ export function listSites(context: AppContext, workspace: WorkspaceRow, limit: n
   return { sites: page.rows.map(toSite), next_cursor: page.nextCursor };
 }
 
-/** Deletes the site and every row derived from it in one transaction; a site of another workspace is a 404. */
+/**
+ * Deletes the site and every row any domain keeps for it (the context's siteDataRemovers, src/app.ts) in one
+ * transaction; a site of another workspace is a 404.
+ */
 export function deleteSite(context: AppContext, actor: Actor, workspace: WorkspaceRow, siteId: string): void {
   inWriteTransaction(context.db, () => {
     const site = siteOfWorkspace(context, workspace.id, siteId);
-    removeSiteData(context.db, site.id);
+    removeSiteData(context.db, context.siteDataRemovers, site.id);
     deleteSiteRow(context.db, site.id);
     recordAudit(context, { workspaceId: workspace.id, actor, action: 'site.delete', target: site.id, metadata: { name: site.name } });
   }, { eventLog: true });

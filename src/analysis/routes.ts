@@ -3,7 +3,7 @@
 // last on the analysis thread (analysis-runner.ts) so this thread keeps answering and committing meanwhile.
 import { getRouterParam, type H3, type H3Event } from 'h3';
 import type { AppContext } from '../context.ts';
-import { resolveWorkspace } from '../http/access.ts';
+import { resolveWorkspace } from '../access/resolve-access.ts';
 import { readJsonBody } from '../http/body.ts';
 import { dateRangeRefusals } from '../reading/common-param-errors.ts';
 import { jsonBody, namedInPath, needsCredential, refusals } from '../http/refusals.ts';

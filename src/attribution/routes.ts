@@ -4,7 +4,7 @@
 import { getQuery, getRouterParam, type H3, type H3Event } from 'h3';
 import type { AppContext } from '../context.ts';
 import type { Projection } from '../projector/projection.ts';
-import { resolveWorkspace } from '../http/access.ts';
+import { resolveWorkspace } from '../access/resolve-access.ts';
 import { parseDateRange, type QueryValues, single } from '../reading/common-params.ts';
 import { ApiError } from '../http/errors.ts';
 import { namedInPath, needsCredential, refusals } from '../http/refusals.ts';

@@ -3,7 +3,7 @@ import { getQuery, getRouterParam, type H3Event } from 'h3';
 import * as v from 'valibot';
 import { toIso } from '../clock.ts';
 import type { AppContext } from '../context.ts';
-import { resolveWorkspace } from '../http/access.ts';
+import { resolveWorkspace } from '../access/resolve-access.ts';
 import { integerParam, IsoTimestampParam, parseQuery } from '../http/validate.ts';
 import { listAuditEntries } from './queries/list-audit-entries.ts';
 

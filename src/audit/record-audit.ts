@@ -1,5 +1,5 @@
 // Writes one audit row inside the caller's transaction, so the row commits or rolls back with the mutation.
-import type { Caller } from '../http/auth.ts';
+import type { Caller } from '../access/caller.ts';
 import type { AppContext } from '../context.ts';
 import { insertAuditRow, newestAuditTs } from './queries/insert-audit-row.ts';
 import { toIso } from '../clock.ts';

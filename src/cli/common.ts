@@ -6,6 +6,7 @@ import type { AppContext } from '../context.ts';
 import { openDatabase } from '../db/open.ts';
 import { ApiError } from '../http/errors.ts';
 import { databasePath } from '../server.ts';
+import { createAppContext } from '../app.ts';
 import { findWorkspaceBySlug, type WorkspaceRow } from '../tenants/queries/find-workspace.ts';
 import type { Actor } from '../audit/record-audit.ts';
 
@@ -27,7 +28,8 @@ export async function withContext<T>(args: { 'data-dir'?: string | undefined }, 
   const db = openDatabase(databasePath(config.dataDir));
   try {
     // The CLI never authenticates HTTP callers; the token is unused here.
-    return await work({ db, config, clock: systemClock, random: cryptoRandom, adminToken: cryptoRandom.bytes(32).toString('hex') });
+    // The app's own context (its lookups, and the one list of what deleting a site removes: src/app.ts).
+    return await work(createAppContext({ db, config, clock: systemClock, random: cryptoRandom, adminToken: cryptoRandom.bytes(32).toString('hex') }));
   } finally {
     db.close();
   }

@@ -5,8 +5,9 @@ import type { H3Event } from 'h3';
 import { findWorkspaceById } from '../tenants/queries/find-workspace.ts';
 import { findSite, type SiteRow } from '../tenants/queries/find-site.ts';
 import type { AppContext } from '../context.ts';
-import type { SiteAccess } from '../http/access.ts';
-import { authenticate, hasScope, type Scope } from '../http/auth.ts';
+import type { SiteAccess } from '../access/resolve-access.ts';
+import { authenticate } from '../access/authenticate.ts';
+import { hasScope, type Scope } from '../access/caller.ts';
 import { ApiError } from '../http/errors.ts';
 
 /**

@@ -2,7 +2,6 @@
 // also names the site's workspace in X-Workspace-Id. The path carries its own version (/v2), and like every route
 // it is also served under /v1 (spec, Versioning).
 import type { H3 } from 'h3';
-import { registerSiteDataRemover } from '../admin/site-data.ts';
 import { actorOf } from '../audit/record-audit.ts';
 import type { AppContext } from '../context.ts';
 import { readJsonBody } from '../http/body.ts';
@@ -13,7 +12,6 @@ import { siteIdOf } from '../reading/scope.ts';
 import { BannerAnswer } from './answers.ts';
 import { resolveBannerSite } from './banner-access.ts';
 import { SaveBannerBody } from './banner-config.ts';
-import { deleteBannerOfSite } from './queries/banner-rows.ts';
 import { readBanner } from './read-banner.ts';
 import { saveBanner } from './save-banner.ts';
 
@@ -21,9 +19,6 @@ import { saveBanner } from './save-banner.ts';
 const maxSaveBytes = 256 * 1024;
 
 const path = '/v2/sites/:siteId/consent-banner/config';
-
-// Deleting a site removes its banner and the answers of its saves, in the same transaction.
-registerSiteDataRemover('consent-banner', deleteBannerOfSite);
 
 export function mountConsent(app: H3, context: AppContext): void {
   addRoute(app, {

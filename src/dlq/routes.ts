@@ -5,7 +5,7 @@ import { toIso } from '../clock.ts';
 import type { AppContext } from '../context.ts';
 import { actorOf, recordAudit } from '../audit/record-audit.ts';
 import { inWriteTransaction } from '../db/statements.ts';
-import { resolveSite } from '../http/access.ts';
+import { resolveSite } from '../access/resolve-access.ts';
 import { ApiError, type ErrorDetail } from '../http/errors.ts';
 import { namedInPath, needsCredential, queryParams, refusals } from '../http/refusals.ts';
 import { addRoute } from '../http/routes.ts';

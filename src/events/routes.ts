@@ -13,8 +13,8 @@ import { commonParams, cursorParam, dateParams, filterParams, limitParam } from 
 import { parseCommonParams, parseLimit, type QueryValues, single } from '../reading/common-params.ts';
 import { dateRangeRefusals, filterRefusals, reportAccessRefusals, v2Refusals } from '../reading/common-param-errors.ts';
 import { resolveReportSite, siteIdOf, toReportScope } from '../reading/scope.ts';
-import { resolveSite } from '../http/access.ts';
-import type { Caller } from '../http/auth.ts';
+import { resolveSite } from '../access/resolve-access.ts';
+import type { Caller } from '../access/caller.ts';
 import type { MetricsRegistry } from '../metrics/registry.ts';
 import { EventActivityAnswer, EventListAnswer, EventOverviewAnswer } from './answers.ts';
 import { parseActivityParams, parseStreamParams } from './event-params.ts';

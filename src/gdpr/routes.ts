@@ -3,7 +3,7 @@
 import { getRouterParam, type H3 } from 'h3';
 import type { AppContext } from '../context.ts';
 import { actorOf } from '../audit/record-audit.ts';
-import { resolveSite } from '../http/access.ts';
+import { resolveSite } from '../access/resolve-access.ts';
 import { readJsonBody } from '../http/body.ts';
 import { jsonBody, namedInPath, needsCredential, refusals } from '../http/refusals.ts';
 import { addRoute } from '../http/routes.ts';

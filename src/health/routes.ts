@@ -5,7 +5,7 @@ import * as v from 'valibot';
 import type { AppContext } from '../context.ts';
 import { addRoute } from '../http/routes.ts';
 import { preparedOnce } from '../db/statements.ts';
-import { requireAdminToken } from '../http/access.ts';
+import { requireAdminToken } from '../access/resolve-access.ts';
 import { needsCredential } from '../http/refusals.ts';
 import { runtimeVersions } from '../version.ts';
 

@@ -5,9 +5,10 @@
 import type { RequestHeader } from '../http/content-type.ts';
 import { findSite } from '../tenants/queries/find-site.ts';
 import type { AppContext } from '../context.ts';
-import { resolveSiteForCaller } from '../http/access.ts';
-import { authenticateApiKey, bearerOf, type Caller } from '../http/auth.ts';
-import { authRateLimited, authThrottleOf, checkSecret, clientKeyOf, recordAuthFailure } from '../http/auth-throttle.ts';
+import { resolveSiteForCaller } from '../access/resolve-access.ts';
+import { authenticateApiKey, bearerOf } from '../access/authenticate.ts';
+import type { Caller } from '../access/caller.ts';
+import { authRateLimited, authThrottleOf, checkSecret, clientKeyOf, recordAuthFailure } from '../access/auth-throttle.ts';
 import { ApiError } from '../http/errors.ts';
 
 export type IngestEndpoint = 'events' | 's2s';

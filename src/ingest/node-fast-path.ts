@@ -6,7 +6,7 @@ import { readNodeBody } from '../http/body-bytes.ts';
 import { closeUnreadConnection } from '../http/close-unread.ts';
 import { toErrorParts } from '../http/errors.ts';
 import type { AppMetrics } from '../metrics/app-metrics.ts';
-import { clientIpFrom } from './client-ip.ts';
+import { clientIpFrom } from '../http/client-ip.ts';
 import { handleIngest } from './handle-ingest.ts';
 import type { IngestEndpoint } from './ingest-auth.ts';
 import type { IngestService } from './service.ts';

@@ -7,7 +7,7 @@ import { jsonBody, namedInPath, needsCredential, refusals } from '../http/refusa
 import { addRoute } from '../http/routes.ts';
 import type { AppMetrics } from '../metrics/app-metrics.ts';
 import { IngestAnswer, IngestBody } from './answers.ts';
-import { clientIpFrom } from './client-ip.ts';
+import { clientIpFrom } from '../http/client-ip.ts';
 import { handleIngest, ingestCorsHeaders, ingestMediaTypes } from './handle-ingest.ts';
 import type { IngestEndpoint } from './ingest-auth.ts';
 import type { IngestService } from './service.ts';

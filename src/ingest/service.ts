@@ -3,26 +3,15 @@
 import type { AppContext } from '../context.ts';
 import type { AppMetrics } from '../metrics/app-metrics.ts';
 import { loadTrackingPlan, type TrackingPlan } from '../plan/tracking-plan.ts';
-import { registerSiteDataRemover } from '../admin/site-data.ts';
 import { openDatabase } from '../db/open.ts';
-import { deleteDlqOfSite } from '../dlq/queries/dlq-rows.ts';
-import { deleteEventKeysOfSite, indexKeysAtStart } from '../event-store/queries/event-keys.ts';
-import { deleteEventsOfSite } from '../event-store/queries/event-rows.ts';
+import { indexKeysAtStart } from '../event-store/queries/event-keys.ts';
 import { createGeoLookup, defaultGeoDatabasePath, type GeoLookup } from './geo.ts';
 import { createInternalIpMatcher } from './internal-ips.ts';
 import { createIngestPipeline, type IngestPipeline } from './pipeline.ts';
 import { TokenBuckets } from './rate-limit.ts';
-import { forgetCachedSite } from './ingest-auth.ts';
 import { WriteQueue, type WriteQueueOptions } from './write-queue.ts';
 import { type Committer, createInlineCommitter, createThreadCommitter, writerThreadFile } from './committer.ts';
-import { type CookielessVisitors, createCookielessVisitors, forgetCookielessSetting } from '../visitors/cookieless-ids.ts';
-
-// Before the events: it finds the site's keys through them.
-registerSiteDataRemover('event-keys', deleteEventKeysOfSite, 'derived');
-registerSiteDataRemover('events', deleteEventsOfSite);
-registerSiteDataRemover('dlq', deleteDlqOfSite);
-registerSiteDataRemover('ingest-site-cache', (_db, siteId) => forgetCachedSite(siteId));
-registerSiteDataRemover('cookieless-setting-cache', forgetCookielessSetting);
+import { type CookielessVisitors, createCookielessVisitors } from '../visitors/cookieless-ids.ts';
 
 export interface IngestService {
   pipeline: IngestPipeline;

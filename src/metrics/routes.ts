@@ -1,7 +1,7 @@
 // GET /metrics: Prometheus text; needs the admin token unless METRICS_PUBLIC is true.
 import type { H3 } from 'h3';
 import type { AppContext } from '../context.ts';
-import { requireAdminToken } from '../http/access.ts';
+import { requireAdminToken } from '../access/resolve-access.ts';
 import { needsCredential } from '../http/refusals.ts';
 import { addRoute } from '../http/routes.ts';
 import type { AppMetrics } from './app-metrics.ts';

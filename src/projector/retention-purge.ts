@@ -3,7 +3,6 @@
 // purged days keep their numbers. Each batch is one transaction locking both files from its start (it deletes from
 // the event log), so it never interleaves with a projector batch, and it is short (at most `maxEvents` events) so
 // the ingest writer waits for it only briefly. Events the projector has not counted yet are left for a later pass.
-import { registerSiteDataRemover } from '../admin/site-data.ts';
 import type { SiteRow } from '../tenants/queries/find-site.ts';
 import { toIso } from '../clock.ts';
 import type { Db } from '../db/open.ts';
@@ -11,7 +10,7 @@ import { inWriteTransaction } from '../db/statements.ts';
 import { deleteDlqRowsReceivedBefore } from '../dlq/queries/dlq-rows.ts';
 import { deleteEventsBySeq } from '../event-store/queries/event-rows.ts';
 import { dayMs, dayOf } from '../vocabulary/periods.ts';
-import { deleteRetentionStateOfSite, deleteVisitorIndexRow, deleteVisitsEndedBefore, listExpiredEvents, savePurgedBefore } from './queries/retention-rows.ts';
+import { deleteVisitorIndexRow, deleteVisitsEndedBefore, listExpiredEvents, savePurgedBefore } from './queries/retention-rows.ts';
 
 export interface PurgeCounts {
   events: number;
@@ -49,5 +48,3 @@ export function purgeSiteBatch(db: Db, site: Pick<SiteRow, 'id' | 'retention_day
     { eventLog: true },
   );
 }
-
-registerSiteDataRemover('retention', deleteRetentionStateOfSite, 'derived');

@@ -1,7 +1,6 @@
 // Deleting a site removes everything the projector derived from its events, in the site deletion's transaction
 // (src/admin/site-data.ts). A projector batch that read the site's events before cannot interleave: both hold
 // sightline.db's write lock, and a batch skips events of a site that no longer exists.
-import { registerSiteDataRemover } from '../admin/site-data.ts';
 import type { Db } from '../db/open.ts';
 import { deleteCounterShardsOfSite } from './queries/counter-shard-rows.ts';
 import { deleteIdentitiesOfSite } from './queries/identity-rows.ts';
@@ -22,6 +21,3 @@ export function deleteSiteProjection(db: Db, siteId: string): void {
   deleteVisitorEventsOfSite(db, siteId);
   deleteVisitorNumbersOfSite(db, siteId);
 }
-
-// 'derived': before the events go, since the visitor index finds its rows of the site through them.
-registerSiteDataRemover('projection', deleteSiteProjection, 'derived');

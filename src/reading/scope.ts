@@ -5,7 +5,7 @@ import { listSiteIds } from '../tenants/queries/list-sites.ts';
 import { findWorkspaceById } from '../tenants/queries/find-workspace.ts';
 import type { SiteRow } from '../tenants/queries/find-site.ts';
 import type { AppContext } from '../context.ts';
-import { resolveSite } from '../http/access.ts';
+import { resolveSite } from '../access/resolve-access.ts';
 
 export interface ReportScope {
   site: SiteRow;

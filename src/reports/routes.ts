@@ -27,7 +27,7 @@ import { maxRangeDays } from '../vocabulary/report-filters.ts';
 import { prepareReports } from './prepare-reports.ts';
 import { dateRangeRefusals, reportAccessRefusals, v2Refusals } from '../reading/common-param-errors.ts';
 import { resolveReportSite, siteIdOf, toReportScope } from '../reading/scope.ts';
-import { readShareToken, resolveSharedSite } from '../ui/share-links.ts';
+import { readShareToken, resolveSharedSite } from '../access/share-token.ts';
 import { ApiError } from '../http/errors.ts';
 import { sourcesReport } from './sources-report.ts';
 import { summaryReport } from './summary-report.ts';

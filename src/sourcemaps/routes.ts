@@ -1,14 +1,12 @@
 // POST /sites/:siteId/sourcemaps (structured envelope): 401 for any caller without access to the site, 400 for a
 // bad release, file or map, 413 past 25 MB decoded; 201 { size } for a new map and for one replaced alike.
 import type { H3 } from 'h3';
-import { registerSiteDataRemover } from '../admin/site-data.ts';
 import type { AppContext } from '../context.ts';
 import { parseJsonText, readBodyText } from '../http/body.ts';
 import { jsonBody, namedInPath, refusals, throttledCredential } from '../http/refusals.ts';
 import { addRoute } from '../http/routes.ts';
 import { siteIdOf } from '../reading/scope.ts';
 import { UploadAnswer } from './answers.ts';
-import { deleteSourcemapsOfSite } from './queries/sourcemap-rows.ts';
 import { resolveUploadSite } from './upload-access.ts';
 import { checkUpload, maxMapBytes, maxUploadBodyBytes, UploadBody } from './upload-body.ts';
 import { createUploadSlots } from './upload-slots.ts';
@@ -17,9 +15,6 @@ import { uploadSourcemap } from './upload-sourcemap.ts';
 /** One upload at a time, sixteen waiting (src/sourcemaps/upload-slots.ts). */
 const activeUploads = 1;
 const waitingUploads = 16;
-
-// Deleting a site removes its source maps, in the same transaction.
-registerSiteDataRemover('sourcemaps', deleteSourcemapsOfSite);
 
 export function mountSourcemaps(app: H3, context: AppContext): void {
   const slots = createUploadSlots(activeUploads, waitingUploads);

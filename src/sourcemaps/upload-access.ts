@@ -4,8 +4,9 @@
 import type { H3Event } from 'h3';
 import { findSite, type SiteRow } from '../tenants/queries/find-site.ts';
 import type { AppContext } from '../context.ts';
-import { callerOfSecret, hasScope, readBearer } from '../http/auth.ts';
-import { checkSecret, clientIpOf, clientKeyOf } from '../http/auth-throttle.ts';
+import { callerOfSecret, readBearer } from '../access/authenticate.ts';
+import { hasScope } from '../access/caller.ts';
+import { checkSecret, clientIpOf, clientKeyOf } from '../access/auth-throttle.ts';
 import { ApiError } from '../http/errors.ts';
 
 /**

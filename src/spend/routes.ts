@@ -2,7 +2,7 @@
 import { getQuery, getRouterParam, type H3, type H3Event } from 'h3';
 import type { AppContext } from '../context.ts';
 import { actorOf } from '../audit/record-audit.ts';
-import { resolveWorkspace } from '../http/access.ts';
+import { resolveWorkspace } from '../access/resolve-access.ts';
 import { readBodyText, readJsonBody } from '../http/body.ts';
 import { parseDateRange, parseLimit, type QueryValues, single } from '../reading/common-params.ts';
 import { dateRangeRefusals, reportErrors } from '../reading/common-param-errors.ts';
@@ -10,13 +10,11 @@ import { json } from '../http/respond.ts';
 import { jsonBody, namedInPath, needsCredential, queryParams, refusals } from '../http/refusals.ts';
 import { addRoute, type QueryParameterDoc } from '../http/routes.ts';
 import { parseBody } from '../http/validate.ts';
-import { registerSiteDataRemover } from '../admin/site-data.ts';
 import { CreatedSpendAnswer, SpendDeleteAnswer, SpendEntryAnswer, SpendImportAnswer, SpendPageAnswer } from './answers.ts';
 import { createSpend } from './create-spend.ts';
 import { deleteSpend } from './delete-spend.ts';
 import { importSpendCsv, maxCsvBytes } from './import-spend-csv.ts';
 import { listSpend } from './list-spend.ts';
-import { deleteSpendOfSite } from './queries/spend-writes.ts';
 import { maxLabelLength, SpendArrayBody, SpendEntryBody, SpendPatchBody, SpendPostBody } from './spend-entry.ts';
 import { updateSpend } from './update-spend.ts';
 
@@ -44,9 +42,6 @@ function parseRangeFilter(query: QueryValues) {
   const { from, to } = parseDateRange(query, maxSpendRangeDays);
   return { from, to, source: optionalLabel(query, 'source'), campaign: optionalLabel(query, 'campaign') };
 }
-
-// Deleting a site removes the spend entries that name it, in the same transaction.
-registerSiteDataRemover('spend', deleteSpendOfSite);
 
 export function mountSpend(app: H3, context: AppContext): void {
   addRoute(app, {

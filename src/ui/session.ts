@@ -5,9 +5,10 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { H3Event } from 'h3';
 import { hashSecret } from '../tenants/api-key-token.ts';
+import { findKeyById } from '../tenants/queries/key-credentials.ts';
 import { toIso } from '../clock.ts';
 import type { AppContext } from '../context.ts';
-import type { Caller, Scope } from '../http/auth.ts';
+import type { Caller, Scope } from '../access/caller.ts';
 import { deleteExpiredSessions, deleteSession, findSessionByHash, insertSession, type SessionRow, touchSession } from './queries/session-rows.ts';
 
 export const sessionCookieName = 'sightline_session';
@@ -142,8 +143,11 @@ function callerOfRow(context: AppContext, row: SessionRow): Caller | undefined {
   if (row.kind === 'admin') {
     return row.admin_hash !== null && timingSafeEqual(row.admin_hash, hashSecret(context.adminToken)) ? { kind: 'admin' } : undefined;
   }
-  if (row.key_id === null || row.key_workspace_id === null || row.key_revoked_at !== null || row.key_scopes === null) return undefined;
-  return { kind: 'apiKey', keyId: row.key_id, workspaceId: row.key_workspace_id, scopes: JSON.parse(row.key_scopes) as Scope[] };
+  if (row.key_id === null) return undefined;
+  // A key revoked (or gone) since the sign-in ends its sessions too.
+  const key = findKeyById(context.db, row.key_id);
+  if (!key || key.revoked_at !== null) return undefined;
+  return { kind: 'apiKey', keyId: key.id, workspaceId: key.workspace_id, scopes: JSON.parse(key.scopes) as Scope[] };
 }
 
 function touch(context: AppContext, row: SessionRow): void {

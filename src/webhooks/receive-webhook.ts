@@ -4,7 +4,7 @@
 import { consola } from 'consola';
 import * as v from 'valibot';
 import type { AppContext } from '../context.ts';
-import { clientKeyOf, recordAuthFailure, refuseIfThrottled } from '../http/auth-throttle.ts';
+import { clientKeyOf, recordAuthFailure, refuseIfThrottled } from '../access/auth-throttle.ts';
 import { toBodyText } from '../http/body-bytes.ts';
 import { parseJsonText } from '../http/body.ts';
 import { ApiError } from '../http/errors.ts';

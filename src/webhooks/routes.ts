@@ -2,20 +2,16 @@
 // analytics. Authenticated by the adapter's signature, not by a bearer credential.
 import { getRouterParam, type H3 } from 'h3';
 import type { AppContext } from '../context.ts';
-import { registerSiteDataRemover } from '../admin/site-data.ts';
 import { readBodyBytes } from '../http/body.ts';
-import { clientIpOf } from '../http/auth-throttle.ts';
+import { clientIpOf } from '../access/auth-throttle.ts';
 import { ApiError } from '../http/errors.ts';
 import { throttledCredential } from '../http/refusals.ts';
 import { addRoute } from '../http/routes.ts';
 import type { IngestService } from '../ingest/service.ts';
 import type { AppMetrics } from '../metrics/app-metrics.ts';
-import { deleteWebhookSecretsOfSite } from './queries/webhook-secret-rows.ts';
 import { receiveWebhook, WebhookAnswer } from './receive-webhook.ts';
 import { StripeEventBody } from './stripe-events.ts';
 import { isWebhookAdapter } from './webhook-secrets.ts';
-
-registerSiteDataRemover('webhook-secrets', deleteWebhookSecretsOfSite);
 
 /** The /metrics outcome of an answer: its error code, or forwarded/unmapped. */
 function outcomeOf(error: unknown): string {

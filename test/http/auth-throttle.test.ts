@@ -6,7 +6,7 @@
 // throttle's memory bound and its configuration.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
-import { clientKeyOf } from '../../src/http/auth-throttle.ts';
+import { clientKeyOf } from '../../src/access/auth-throttle.ts';
 import { FailureThrottle } from '../../src/http/failure-throttle.ts';
 import { setWebhookSecret } from '../../src/webhooks/webhook-secrets.ts';
 import { systemActor } from '../../src/cli/common.ts';

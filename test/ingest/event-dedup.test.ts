@@ -2,7 +2,8 @@
 // event_keys_through) or in event_keys (extended by the projector's batches), across restarts, other writers and
 // rolled-back inserts, and a site's deletion or a log that lost commits leaves no key that could refuse a new event.
 import { describe, expect, it } from 'vitest';
-import { removeSiteData } from '../../src/admin/site-data.ts';
+import { siteDataRemovers } from '../../src/app.ts';
+import { removeSiteData } from '../../src/tenants/site-data.ts';
 import { type Db, openEventLog } from '../../src/db/open.ts';
 import { eventKeysThrough } from '../../src/event-store/queries/event-keys.ts';
 import { EventDedup } from '../../src/ingest/event-dedup.ts';
@@ -142,7 +143,7 @@ describe('dedup by (site_id, id)', () => {
       expect(reconcileProjection(db, Date.now())).toBe(true);
       expect(keys()).toBe(1);
       expect(eventKeysThrough(db)).toBe(1);
-      db.transaction(() => removeSiteData(db, 'blog'))();
+      db.transaction(() => removeSiteData(db, siteDataRemovers, 'blog'))();
       expect(keys()).toBe(0);
       expect(store([a])).toEqual([[1, 0]]);
     }));

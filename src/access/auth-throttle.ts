@@ -3,19 +3,22 @@
 // from the address's allowance; once it is spent, every further attempt at a secret from that address is 429
 // rate_limited with Retry-After, before the credential is even looked at, so the answer says nothing about it.
 import type { H3Event } from 'h3';
-import type { AppContext } from '../context.ts';
-import { clientIpFrom } from '../ingest/client-ip.ts';
-import { ApiError } from './errors.ts';
-import { FailureThrottle } from './failure-throttle.ts';
+import { clientIpFrom } from '../http/client-ip.ts';
+import type { AccessContext } from './lookups.ts';
+import { ApiError } from '../http/errors.ts';
+import { FailureThrottle } from '../http/failure-throttle.ts';
+
+/** What the throttle reads of the app's context: its settings and clock. */
+type ThrottleContext = Pick<AccessContext, 'config' | 'clock'>;
 
 /** One throttle per app (a test's apps each have their own), created on first use. */
-const throttles = new WeakMap<AppContext, FailureThrottle>();
+const throttles = new WeakMap<ThrottleContext, FailureThrottle>();
 
 /**
  * The app's throttle of failed authentication; other keys (`account:<id>`) may share it.
  * @example authThrottleOf(context).recordFailure(`account:${user.id}`);
  */
-export function authThrottleOf(context: AppContext): FailureThrottle {
+export function authThrottleOf(context: ThrottleContext): FailureThrottle {
   let throttle = throttles.get(context);
   if (!throttle) {
     throttle = new FailureThrottle({ failuresPerMinute: context.config.authFailuresPerMinute, burst: context.config.authFailureBurst, clock: context.clock });
@@ -25,7 +28,7 @@ export function authThrottleOf(context: AppContext): FailureThrottle {
 }
 
 /** The client's address as ingest resolves it (TRUST_PROXY decides whether X-Forwarded-For counts). */
-export function clientIpOf(event: H3Event, context: AppContext): string | null {
+export function clientIpOf(event: H3Event, context: Pick<AccessContext, 'config'>): string | null {
   return clientIpFrom(event.req.headers.get('x-forwarded-for') ?? undefined, event.req.ip, context.config.trustProxy);
 }
 
@@ -64,13 +67,13 @@ export function authRateLimited(retryAfterSeconds: number): ApiError {
 }
 
 /** Throws 429 when `key` has spent its allowance of failures; call it before looking at the credential. */
-export function refuseIfThrottled(context: AppContext, key: string): void {
+export function refuseIfThrottled(context: ThrottleContext, key: string): void {
   const verdict = authThrottleOf(context).check(key);
   if (!verdict.allowed) throw authRateLimited(verdict.retryAfterSeconds);
 }
 
 /** Counts one failed authentication of `key`. */
-export function recordAuthFailure(context: AppContext, key: string): void {
+export function recordAuthFailure(context: ThrottleContext, key: string): void {
   authThrottleOf(context).recordFailure(key);
 }
 
@@ -79,7 +82,7 @@ export function recordAuthFailure(context: AppContext, key: string): void {
  * throttled; `check` answering undefined (the secret is wrong) is counted; a success is neither counted nor slowed.
  * @example const caller = checkSecret(context, clientKeyOf(ip), () => authenticateApiKey(context, token));
  */
-export function checkSecret<T>(context: AppContext, key: string, check: () => T | undefined): T | undefined {
+export function checkSecret<T>(context: ThrottleContext, key: string, check: () => T | undefined): T | undefined {
   refuseIfThrottled(context, key);
   const result = check();
   if (result === undefined) recordAuthFailure(context, key);
