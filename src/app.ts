@@ -14,6 +14,7 @@ import { createIngestService, type IngestServiceOptions, type IngestService } fr
 import { mountIngest } from './ingest/routes.ts';
 import { createIngestFastPath } from './ingest/node-fast-path.ts';
 import { mountDlq } from './dlq/routes.ts';
+import { replayQuarantinedEvent } from './ingest/replay-quarantined.ts';
 import { mountGdpr } from './gdpr/routes.ts';
 import { type RetentionPurgeOptions, type RetentionPurger, startRetentionPurge } from './retention/purge-runner.ts';
 import { createAppMetrics, type AppMetrics } from './metrics/app-metrics.ts';
@@ -51,7 +52,7 @@ import { sessionCallerOf } from './ui/session.ts';
 import { deleteShareLinksOfSite, findShareLinkByHash } from './ui/queries/share-link-rows.ts';
 import { deleteEventKeysOfSite } from './event-store/queries/event-keys.ts';
 import { deleteEventsOfSite } from './event-store/queries/event-rows.ts';
-import { deleteDlqOfSite } from './dlq/queries/dlq-rows.ts';
+import { deleteDlqOfSite } from './event-store/queries/dlq-rows.ts';
 import { deleteSiteProjection } from './projector/site-projection.ts';
 import { deleteRetentionStateOfSite } from './projector/queries/retention-rows.ts';
 import { forgetCachedSite } from './ingest/ingest-auth.ts';
@@ -214,7 +215,7 @@ export function createApp(options: CreateAppOptions): SightlineApp {
   mountHealth(h3, context);
   mountAdmin(h3, context);
   mountIngest(h3, context, ingest, metrics);
-  mountDlq(h3, context, ingest);
+  mountDlq(h3, context, (row) => replayQuarantinedEvent(ingest.pipeline, row));
   mountGdpr(h3, context);
   mountMetrics(h3, context, metrics);
   mountReports(h3, context, readModel);

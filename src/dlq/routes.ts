@@ -10,9 +10,7 @@ import { ApiError, type ErrorDetail } from '../http/errors.ts';
 import { namedInPath, needsCredential, queryParams, refusals } from '../http/refusals.ts';
 import { addRoute } from '../http/routes.ts';
 import { integerParam, IsoTimestampParam, parseQuery } from '../http/validate.ts';
-import type { StoredVisitorContext } from '../ingest/pipeline.ts';
-import type { IngestService } from '../ingest/service.ts';
-import { deleteDlqRow, findDlqRow, listDlqRows } from './queries/dlq-rows.ts';
+import { deleteDlqRow, type DlqRow, findDlqRow, listDlqRows } from '../event-store/queries/dlq-rows.ts';
 import { DlqListAnswer, DlqReplayAnswer } from './answers.ts';
 
 const DlqQuery = v.object({
@@ -29,6 +27,12 @@ export interface DlqEntry {
   received_at: string;
 }
 
+/**
+ * Runs a quarantined event through the full ingest pipeline with reject semantics; resolves once it committed, throws
+ * the pipeline's refusal. The app hands it in (src/ingest/replay-quarantined.ts), so this domain imports no ingest.
+ */
+export type ReplayQuarantined = (row: DlqRow) => Promise<unknown>;
+
 /** Why a replay failed, for the 502's details: the pipeline's own code first, then its details. */
 function replayFailure(error: unknown): ApiError {
   if (error instanceof ApiError && error.status >= 400 && error.status < 500) {
@@ -41,7 +45,7 @@ function replayFailure(error: unknown): ApiError {
   return new ApiError(502, 'ingest_unreachable', `The ingest pipeline is unavailable (${reason}); the row is kept`);
 }
 
-export function mountDlq(app: H3, context: AppContext, ingest: IngestService): void {
+export function mountDlq(app: H3, context: AppContext, replay: ReplayQuarantined): void {
   addRoute(app, {
     method: 'GET',
     path: '/sites/:siteId/dlq',
@@ -84,15 +88,7 @@ export function mountDlq(app: H3, context: AppContext, ingest: IngestService): v
       const row = findDlqRow(context.db, site.id, getRouterParam(event, 'eventId', { decode: true }) ?? '');
       if (!row) throw ApiError.notFound();
       try {
-        await ingest.pipeline.ingest({
-          siteId: site.id,
-          bodyText: row.payload,
-          channel: 'replay',
-          clientIp: null,
-          userAgent: null,
-          schemaMode: 'reject',
-          storedVisitor: JSON.parse(row.context) as StoredVisitorContext,
-        });
+        await replay(row);
       } catch (error) {
         throw replayFailure(error);
       }

@@ -9,7 +9,7 @@ import type { Actor } from '../audit/record-audit.ts';
 import { recordAudit } from '../audit/record-audit.ts';
 import type { SiteRow } from '../tenants/queries/find-site.ts';
 import { inWriteTransaction } from '../db/statements.ts';
-import { deleteDlqRow, listDlqRowsOfSubject } from '../dlq/queries/dlq-rows.ts';
+import { deleteDlqRow, listDlqRowsOfSubject } from '../event-store/queries/dlq-rows.ts';
 import { deleteEventsBySeq } from '../event-store/queries/event-rows.ts';
 import { ApiError, type ErrorDetail } from '../http/errors.ts';
 import { forgetVisitor } from '../projector/forget-visitor.ts';

@@ -1,7 +1,7 @@
 // The published shapes of POST /events and POST /s2s/events (CONTRACT section 2): the body (one event or 1-500) and
 // the 202 answer, for GET /v1/schemas and GET /v1/openapi.json (src/openapi/).
 import * as v from 'valibot';
-import { WireEventSchema } from './wire.ts';
+import { WireEventSchema } from '../event-store/wire-event.ts';
 
 const Count = v.pipe(v.number(), v.integer(), v.minValue(0));
 

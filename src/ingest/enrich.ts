@@ -1,5 +1,5 @@
 // Server-side enrichment: from a validated wire event and its request context to the row the writer stores.
-import type { WireEvent } from './wire.ts';
+import type { WireEvent } from '../event-store/wire-event.ts';
 import type { GeoFacts } from './geo.ts';
 import { dedupKeyOf, rawReadsCanonical, type StoredEventInput } from '../event-store/stored-event.ts';
 import { describeUrl, referrerHostOf, sourceOf } from './url-parts.ts';

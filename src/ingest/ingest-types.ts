@@ -1,5 +1,5 @@
 // The shapes the ingest pipeline and its steps share.
-import type { ParsedWireEvent } from './wire.ts';
+import type { ParsedWireEvent } from '../event-store/wire-event.ts';
 
 export type IngestChannel = 'browser' | 's2s' | 'replay';
 

@@ -4,7 +4,7 @@ import { ApiError, type ErrorDetail } from '../http/errors.ts';
 import { findIllFormedStrings, mayHoldLoneSurrogate } from '../http/well-formed.ts';
 import type { CandidateEvent, IngestRequest } from './ingest-types.ts';
 import { splitJsonArray } from './split-json-array.ts';
-import { parseWireEvent } from './wire.ts';
+import { parseWireEvent } from '../event-store/wire-event.ts';
 
 export const maxEventsPerRequest = 500;
 

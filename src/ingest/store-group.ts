@@ -3,7 +3,7 @@
 // derived from them: the projector (src/projector/) derives visits and reports later, from the stored events.
 import { toIso } from '../clock.ts';
 import type { Db } from '../db/open.ts';
-import { insertDlqRow, newestDlqReceivedAt, type DlqRow } from '../dlq/queries/dlq-rows.ts';
+import { insertDlqRow, newestDlqReceivedAt, type DlqRow } from '../event-store/queries/dlq-rows.ts';
 import { insertEvent } from '../event-store/queries/event-rows.ts';
 import type { StoredEventInput } from '../event-store/stored-event.ts';
 import type { EventDedup } from './event-dedup.ts';

@@ -2,7 +2,7 @@
 import * as v from 'valibot';
 import type { ErrorDetail } from '../http/errors.ts';
 import { toErrorDetails } from '../http/validate.ts';
-import { eventTypePattern } from '../ingest/wire.ts';
+import { eventTypePattern } from '../event-store/wire-event.ts';
 
 /** A JSON Schema 2020-12 document: an object of keywords, or `true` / `false`. */
 export type JsonSchema = boolean | { [keyword: string]: unknown };

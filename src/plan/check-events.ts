@@ -1,6 +1,6 @@
 // Offline check of recorded events (NDJSON) against the wire format and a tracking plan, as ingest would judge them.
 import { parseIsoTimestamp } from '../http/validate.ts';
-import { parseWireEvent } from '../ingest/wire.ts';
+import { parseWireEvent } from '../event-store/wire-event.ts';
 import type { TrackingPlan } from './tracking-plan.ts';
 
 export interface EventLineFailure {

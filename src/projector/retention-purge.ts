@@ -7,7 +7,7 @@ import type { SiteRow } from '../tenants/queries/find-site.ts';
 import { toIso } from '../clock.ts';
 import type { Db } from '../db/open.ts';
 import { inWriteTransaction } from '../db/statements.ts';
-import { deleteDlqRowsReceivedBefore } from '../dlq/queries/dlq-rows.ts';
+import { deleteDlqRowsReceivedBefore } from '../event-store/queries/dlq-rows.ts';
 import { deleteEventsBySeq } from '../event-store/queries/event-rows.ts';
 import { dayMs, dayOf } from '../vocabulary/periods.ts';
 import { deleteVisitorIndexRow, deleteVisitsEndedBefore, listExpiredEvents, savePurgedBefore } from './queries/retention-rows.ts';

@@ -1,4 +1,6 @@
-// Dead-letter rows: insert (with strictly increasing received_at per site), page, find, delete.
+// The dead-letter queue's rows (the event log's dlq table, beside the events in events.db): inserted by the ingest
+// writer in the acknowledging commit (strictly increasing received_at per site), paged and replayed by src/dlq/, purged
+// by retention, deleted with their site or GDPR subject.
 import type { Db } from '../../db/open.ts';
 import { preparedOnce } from '../../db/statements.ts';
 

@@ -1,4 +1,6 @@
-// The ingest wire format (CONTRACT section 2): one event object, validated with valibot at the boundary.
+// The event wire format (CONTRACT section 2): one event object, validated with valibot at the boundary. Ingest checks
+// every event it receives with it; the tracking plan's offline check (src/plan/check-events.ts) judges recorded events
+// as ingest would, and the plan's event types follow its pattern. The stored row keeps the wire text (raw).
 import * as v from 'valibot';
 import type { ErrorDetail } from '../http/errors.ts';
 import { parseIsoTimestamp, toErrorDetails, toJsonPointer } from '../http/validate.ts';
