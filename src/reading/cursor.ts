@@ -5,13 +5,21 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { AppContext } from '../context.ts';
 import type { Db } from '../db/open.ts';
 import { reportErrors } from './common-param-errors.ts';
-import { insertStateValueIfMissing, readStateValue } from '../reports/queries/state-rows.ts';
+import { insertStateValueIfMissing, readStateValue } from './queries/state-rows.ts';
 
 const secretName = 'cursor_secret';
 const secrets = new WeakMap<Db, Buffer>();
 
 /** What signing and verifying need: the database holding the secret, and randomness to generate it the first time. */
 export type CursorContext = Pick<AppContext, 'db' | 'random'>;
+
+/**
+ * Once per app start: the cursor secret exists (created here, outside any read's snapshot, so reading a cursor never
+ * has to write).
+ */
+export function prepareCursorSecret(context: CursorContext): void {
+  insertStateValueIfMissing(context.db, secretName, context.random.bytes(32));
+}
 
 /**
  * The database's cursor secret, generated and stored on first use: a worker thread with a read-only connection is

@@ -24,8 +24,8 @@ import { pagesReport } from './pages-report.ts';
 import { commonParams, cursorParam, dateParams, limitParam } from '../reading/common-param-docs.ts';
 import { parseBoolean, parseCommonParams, parseDateRange, parseLimit, type QueryValues, single } from '../reading/common-params.ts';
 import { maxRangeDays } from '../vocabulary/report-filters.ts';
-import { prepareReports } from './prepare-reports.ts';
 import { dateRangeRefusals, reportAccessRefusals, v2Refusals } from '../reading/common-param-errors.ts';
+import { prepareCursorSecret } from '../reading/cursor.ts';
 import { resolveReportSite, siteIdOf, toReportScope } from '../reading/scope.ts';
 import { readShareToken, resolveSharedSite } from '../access/share-token.ts';
 import { ApiError } from '../http/errors.ts';
@@ -57,7 +57,7 @@ function legacy(context: AppContext, event: H3Event) {
  * projector (the read model's bounded wait).
  */
 export function mountReports(app: H3, context: AppContext, readModel: ReadModel): void {
-  prepareReports(context);
+  prepareCursorSecret(context);
   addRoute(app, {
     method: 'GET',
     path: '/sites/:siteId/pageviews',

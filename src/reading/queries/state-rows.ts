@@ -1,4 +1,4 @@
-// The reports domain's named values: the cursor signing secret.
+// The read side's named values (report_state): the cursor signing secret (src/reading/cursor.ts).
 import type { Db } from '../../db/open.ts';
 import { preparedOnce } from '../../db/statements.ts';
 
