@@ -146,7 +146,7 @@ await step('bundled the server and its worker threads (esbuild, CommonJS)', () =
       ...bundleOptions,
       entryPoints: {
         'writer-thread': join(root, 'src', 'ingest', 'writer-thread.ts'),
-        'projector-thread': join(root, 'src', 'projector', 'projector-thread.ts'),
+        'projector-thread': join(root, 'src', 'projector-thread.ts'),
         'analysis-thread': join(root, 'src', 'analysis', 'analysis-thread.ts'),
       },
       outdir: join(work, 'workers'),

@@ -42,7 +42,7 @@ await build({
   entryPoints: {
     main: join(root, 'src', 'main.ts'),
     'writer-thread': join(root, 'src', 'ingest', 'writer-thread.ts'),
-    'projector-thread': join(root, 'src', 'projector', 'projector-thread.ts'),
+    'projector-thread': join(root, 'src', 'projector-thread.ts'),
     'analysis-thread': join(root, 'src', 'analysis', 'analysis-thread.ts'),
   },
   outdir: join(root, 'dist'),

@@ -58,8 +58,8 @@ export const layers = [
   },
   {
     name: 'composition',
-    why: 'what assembles the domains into a server and a CLI',
-    entries: ['app.ts', 'server.ts', 'main.ts', 'cli/'],
+    why: 'what assembles the domains into a server, its worker threads\' entries and a CLI',
+    entries: ['app.ts', 'server.ts', 'main.ts', 'cli/', 'projector-thread.ts', 'batch-subscribers.ts'],
   },
 ];
 

@@ -43,6 +43,7 @@ import { type CheckpointMode, startCheckpointer } from './db/checkpointer.ts';
 import { newestEventSeq } from './event-store/queries/newest-events.ts';
 import { builtWorkerFile } from './ingest/committer.ts';
 import { type Projection, type ProjectionOptions, startProjection } from './projector/projection.ts';
+import { batchSubscribers } from './batch-subscribers.ts';
 import type { SiteDataRemover } from './tenants/site-data.ts';
 import { findSite } from './tenants/queries/find-site.ts';
 import { findWorkspaceBySlug } from './tenants/queries/find-workspace.ts';
@@ -209,6 +210,7 @@ export function createApp(options: CreateAppOptions): SightlineApp {
     metrics,
     checkpoints: options.checkpoint === 'projector-thread',
     onEventLogBacklog: () => ingest.writeQueue.finishCheckpoint(),
+    subscribers: batchSubscribers,
   });
   ingest.writeQueue.watchCommits({ committed: (seq) => projection.committed(seq), closed: () => undefined });
   const readModel = createSqliteReadModel({ db: context.db, waitForProjection: () => projection.catchUp() });

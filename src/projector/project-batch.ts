@@ -7,6 +7,7 @@ import type { Db } from '../db/open.ts';
 import { indexEventKeys } from '../event-store/queries/event-keys.ts';
 import { listEventsAfter } from '../event-store/queries/events-after.ts';
 import { highestSeqIssued } from '../event-store/queries/newest-events.ts';
+import type { LoggedEvent } from '../event-store/stored-event.ts';
 import { bindIdentity } from './queries/identity-rows.ts';
 import { indexVisitorEvent } from './queries/visitor-events.ts';
 import { readProjectorPosition, saveProjectorPosition, touchProjectorState } from './queries/projector-state.ts';
@@ -15,12 +16,19 @@ import { addProjectedEvent } from './rollup/event-contributions.ts';
 import { RollupDelta } from './rollup/rollup-delta.ts';
 import { visitorNumberOf } from './rollup/visitor-number.ts';
 import { assignToVisit } from './visits.ts';
-import { announceProjectedEvents } from '../integrations/outbox-from-events.ts';
+
+/**
+ * Hears what a batch projected (its events, bots and deleted sites' included), inside the batch's transaction and
+ * before its position is saved: what it writes commits with the position, so each event reaches it exactly once.
+ * A throw rolls the batch back. The app composes them (src/batch-subscribers.ts).
+ */
+export type BatchSubscriber = (db: Db, events: readonly LoggedEvent[], now: number) => void;
 
 export interface BatchOptions {
   /** Events per batch at most: one transaction, holding sightline.db's write lock (never the event log's). */
   maxEvents: number;
   now: number;
+  subscribers?: readonly BatchSubscriber[];
   /**
    * Called inside the transaction after each event is projected; a throw rolls the whole batch back, as a crash
    * would (the differential test stops the projector mid-batch with it).
@@ -77,8 +85,7 @@ export function projectBatch(db: Db, options: BatchOptions): BatchResult {
         options.afterEvent?.(index + 1);
       });
       applyRollups(db, delta);
-      // Outbound webhooks of purchases, committed with the position that passes them (docs/integrations.md).
-      announceProjectedEvents(db, events, options.now);
+      for (const subscriber of options.subscribers ?? []) subscriber(db, events, options.now);
       const reached = Math.max(events[events.length - 1]!.seq, end);
       saveProjectorPosition(db, reached, options.now);
       // The dedup index of what the batch passed (in chunks while a backlog lasts): the writer's in-memory tail no

@@ -3,7 +3,7 @@
 // the event loop between batches, until it has caught up. The same loop runs on the projector thread and, where no
 // worker bundle exists (tests of src/ without a build), inline.
 import type { Db } from '../db/open.ts';
-import { projectBatch } from './project-batch.ts';
+import { type BatchSubscriber, projectBatch } from './project-batch.ts';
 import { readProjectorPosition } from './queries/projector-state.ts';
 
 export interface ProjectorProgress {
@@ -22,6 +22,8 @@ export interface ProjectorLoopOptions {
   /** How often to look for committed events (a waiting read does not wait for it). */
   intervalMs: number;
   maxEventsPerBatch: number;
+  /** Told what each batch projected, inside its transaction (project-batch.ts). */
+  subscribers?: readonly BatchSubscriber[];
   onProgress(progress: ProjectorProgress): void;
   onError(error: unknown): void;
 }
@@ -64,7 +66,7 @@ export class ProjectorLoop {
     const started = performance.now();
     let events: number;
     try {
-      const result = projectBatch(this.options.db, { maxEvents: this.options.maxEventsPerBatch, now: this.options.now() });
+      const result = projectBatch(this.options.db, { maxEvents: this.options.maxEventsPerBatch, now: this.options.now(), subscribers: this.options.subscribers });
       events = result.events;
       const moved = result.position > this.position;
       this.position = result.position;

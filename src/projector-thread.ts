@@ -1,34 +1,14 @@
 // The projector thread's entry: its own connection to sightline.db (the event log attached; it only reads it), the
-// projector loop, and progress reported to the HTTP thread. Bundled to dist/projector-thread.mjs.
+// projector loop with the batch subscribers the app composes (src/batch-subscribers.ts), and progress reported to the
+// HTTP thread (src/projector/projection.ts). Bundled to dist/projector-thread.mjs.
 import { readlinkSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
-import { checkpointPeriodically } from '../db/checkpointer.ts';
-import { openDatabase } from '../db/open.ts';
-import { ProjectorLoop, type ProjectorProgress } from './projector-loop.ts';
-
-export interface ProjectorThreadData {
-  databasePath: string;
-  intervalMs: number;
-  maxEventsPerBatch: number;
-  /** Nice value of this thread: acknowledgements and reads go first when the cores are busy. */
-  niceness: number;
-  /** [0]: the highest committed seq, written by the HTTP thread after each group commit. */
-  committedSeq: SharedArrayBuffer;
-  /** Also checkpoint both files' WALs every second (the server): this thread is background work already. */
-  checkpoints: boolean;
-  nativeBinding?: string;
-}
-
-/** From the HTTP thread: a read waits, or stop. */
-export type ProjectorCommand = { type: 'urgent' } | { type: 'close' };
-/** To the HTTP thread. */
-export type ProjectorReport =
-  | ({ type: 'progress' } & ProjectorProgress)
-  | { type: 'error'; message: string }
-  | { type: 'ready' }
-  /** The event log's WAL is still long after a checkpoint: its writer should finish it (src/db/checkpointer.ts). */
-  | { type: 'event-log-backlog' };
+import { batchSubscribers } from './batch-subscribers.ts';
+import { checkpointPeriodically } from './db/checkpointer.ts';
+import { openDatabase } from './db/open.ts';
+import type { ProjectorCommand, ProjectorReport, ProjectorThreadData } from './projector/projector-protocol.ts';
+import { ProjectorLoop } from './projector/projector-loop.ts';
 
 const data = workerData as ProjectorThreadData;
 try {
@@ -50,6 +30,7 @@ const loop = new ProjectorLoop({
   committedSeq: () => Number(Atomics.load(committed, 0)),
   intervalMs: data.intervalMs,
   maxEventsPerBatch: data.maxEventsPerBatch,
+  subscribers: batchSubscribers,
   onProgress: (progress) => report({ type: 'progress', ...progress }),
   onError: (error) => report({ type: 'error', message: error instanceof Error ? (error.stack ?? error.message) : String(error) }),
 });
