@@ -19,6 +19,7 @@ export function preparedOnce<T>(build: (db: Db) => T): (db: Db) => T {
   };
 }
 
+// Any table of sightline.db would do: workspaces always exists, and WHERE 0 reads and writes none of its rows.
 const mainWriteLocks = preparedOnce((db) => db.prepare('UPDATE main.workspaces SET id = id WHERE 0'));
 
 export interface WriteTransactionOptions {

@@ -6,7 +6,8 @@ import { toIso } from '../clock.ts';
 import type { AppContext } from '../context.ts';
 import { inWriteTransaction } from '../db/statements.ts';
 import { ApiError } from '../http/errors.ts';
-import { isUserInWorkspace } from '../projector/queries/user-in-workspace.ts';
+import { isUserOnSites } from '../projector/queries/user-on-sites.ts';
+import { listSiteIds } from '../tenants/queries/list-sites.ts';
 import type { WorkspaceRow } from '../tenants/queries/find-workspace.ts';
 import { bridgeActionRecorded } from './event-types.ts';
 import { announce } from './outbox.ts';
@@ -59,7 +60,7 @@ export function recordBridgeAction(context: AppContext, workspace: WorkspaceRow,
   return inWriteTransaction(context.db, () => {
     const earlier = findBridgeActionByKey(context.db, workspace.id, input.idempotency_key);
     if (earlier) return toResult(earlier, true);
-    if (!isUserInWorkspace(context.db, { workspace_id: workspace.id, user_id: input.lead_id })) throw ApiError.notFound('No such lead in this workspace');
+    if (!isUserOnSites(context.db, listSiteIds(context.db, workspace.id), input.lead_id)) throw ApiError.notFound('No such lead in this workspace');
     const now = context.clock.now();
     const row: BridgeActionRow = {
       id: context.random.uuid(),

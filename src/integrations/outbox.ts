@@ -4,6 +4,7 @@
 import { createHash } from 'node:crypto';
 import { toIso } from '../clock.ts';
 import type { Db } from '../db/open.ts';
+import { findWorkspaceById } from '../tenants/queries/find-workspace.ts';
 import { toPayloadText } from './event-types.ts';
 import { insertOutboxRow, listSubscribedEndpoints } from './queries/outbox-rows.ts';
 import { maxAttempts } from './retry-schedule.ts';
@@ -36,9 +37,13 @@ export function announce(db: Db, announcement: Announcement): number {
   let written = 0;
   const createdAt = toIso(announcement.now);
   const changedAt = toIso(announcement.changedAt ?? announcement.now);
-  for (const endpoint of listSubscribedEndpoints(db, announcement.workspaceId, announcement.type, changedAt)) {
+  const endpoints = listSubscribedEndpoints(db, announcement.workspaceId, announcement.type, changedAt);
+  // The payload names the workspace by its slug too: looked up once, and only when some endpoint listens.
+  const workspaceSlug = endpoints.length === 0 ? undefined : findWorkspaceById(db, announcement.workspaceId)?.slug;
+  if (workspaceSlug === undefined) return 0;
+  for (const endpoint of endpoints) {
     const id = messageIdOf(endpoint.id, announcement.changeKey);
-    const body = toPayloadText({ id, type: announcement.type, createdAt, workspaceId: announcement.workspaceId, workspaceSlug: endpoint.workspace_slug, data: announcement.data });
+    const body = toPayloadText({ id, type: announcement.type, createdAt, workspaceId: announcement.workspaceId, workspaceSlug, data: announcement.data });
     const row = { id, endpoint_id: endpoint.id, type: announcement.type, body, created_at: createdAt, status: 'pending' as const, attempts: 0, max_attempts: maxAttempts, next_attempt_at: announcement.now };
     if (insertOutboxRow(db, row)) written++;
   }

@@ -17,7 +17,6 @@ export interface OutboxRow {
 
 export interface SubscribedEndpointRow {
   id: string;
-  workspace_slug: string;
 }
 
 export interface OutboxPageParams {
@@ -31,7 +30,7 @@ const columns = 'id, endpoint_id, type, body, created_at, status, attempts, max_
 
 const statements = preparedOnce((db) => ({
   subscribed: db.prepare<{ workspace_id: string; type: string; changed_at: string }, SubscribedEndpointRow>(
-    `SELECT e.id, w.slug AS workspace_slug FROM webhook_endpoints e JOIN workspaces w ON w.id = e.workspace_id
+    `SELECT e.id FROM webhook_endpoints e
      WHERE e.workspace_id = :workspace_id AND e.status = 'active' AND e.created_at <= :changed_at
        AND EXISTS (SELECT 1 FROM json_each(e.event_types) WHERE value = :type)
      ORDER BY e.id`,
@@ -55,10 +54,7 @@ const statements = preparedOnce((db) => ({
   ),
 }));
 
-/**
- * Active endpoints of the workspace subscribed to `type` that existed when the change happened (ISO `changedAt`), with
- * the workspace's slug for the payload.
- */
+/** Active endpoints of the workspace subscribed to `type` that existed when the change happened (ISO `changedAt`). */
 export function listSubscribedEndpoints(db: Db, workspaceId: string, type: string, changedAt: string): SubscribedEndpointRow[] {
   return statements(db).subscribed.all({ workspace_id: workspaceId, type, changed_at: changedAt });
 }
