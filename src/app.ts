@@ -39,7 +39,7 @@ import { mountShareLinks } from './ui/share-routes.ts';
 import { type AnalysisLimits, defaultAnalysisLimits } from './analysis/analysis-context.ts';
 import type { AnalysisGate } from './analysis/analysis-gate.ts';
 import { type AnalysisRunner, type AnalysisRunnerOptions, createAnalysisRunner } from './analysis/analysis-runner.ts';
-import { type CheckpointMode, startCheckpointer } from './db/checkpointer.ts';
+import { type Checkpointer, type CheckpointMode, startCheckpointer } from './db/checkpointer.ts';
 import { newestEventSeq } from './event-store/queries/newest-events.ts';
 import { builtWorkerFile } from './ingest/committer.ts';
 import { type Projection, type ProjectionOptions, startProjection } from './projector/projection.ts';
@@ -186,33 +186,11 @@ export function createApp(options: CreateAppOptions): SightlineApp {
     random: options.random ?? cryptoRandom,
     adminToken: options.adminToken,
   });
-  const h3 = new H3({
-    // Reached only by what no route handled (unknown paths and methods, malformed URLs): structured envelope.
-    onError: (error) => finishResponse(renderError(fromFrameworkError(error), 'structured')),
-    // Any answer given before its body was read to the end (a 413, a refusal before reading) closes the
-    // connection instead of draining the rest, as on the ingest fast path.
-    onResponse: (_response, event) => {
-      const node = event.runtime?.node;
-      if (node?.req instanceof IncomingMessage && node.res instanceof ServerResponse) closeUnreadConnection(node.req, node.res);
-    },
-  });
+  const h3 = createRouter();
   const metrics = createAppMetrics(context.db);
   observeRoutes(h3, metrics.observeRoute);
   const ingest = createIngestService(context, metrics, options.ingest);
-  // Events stored before this start count as committed: reads wait for the projector to pass them too.
-  const storedAtStart = newestEventSeq(context.db);
-  const projection = startProjection({
-    db: context.db,
-    mode: projectorMode(options.projector, context.db),
-    waitMs: options.projectionWaitMs,
-    committedSeq: () => ingest.writeQueue.committedSeq(storedAtStart),
-    clock: context.clock,
-    metrics,
-    checkpoints: options.checkpoint === 'projector-thread',
-    onEventLogBacklog: () => ingest.writeQueue.finishCheckpoint(),
-    subscribers: batchSubscribers,
-  });
-  ingest.writeQueue.watchCommits({ committed: (seq) => projection.committed(seq), closed: () => undefined });
+  const projection = startAppProjection(options, context, metrics, ingest);
   const readModel = createSqliteReadModel({ db: context.db, waitForProjection: () => projection.catchUp() });
   mountHealth(h3, context);
   mountAdmin(h3, context);
@@ -251,18 +229,51 @@ export function createApp(options: CreateAppOptions): SightlineApp {
   mountOpenApi(h3, context);
   const checkpointer = startCheckpointer(context.db, options.checkpoint === 'projector-thread' && projection.kind === 'thread' ? 'projector-thread' : 'here');
   const retention = startRetentionPurge(context, options.retentionPurge, (error) => consola.error('retention purge failed:', error));
+  return assembleApp({ h3, context, metrics, ingest, projection, readModel, analysis, retention, deliveries }, checkpointer);
+}
+
+/** The h3 app before any route: how what no route handled is answered, and how an unread body ends the connection. */
+function createRouter(): H3 {
+  return new H3({
+    // Reached only by what no route handled (unknown paths and methods, malformed URLs): structured envelope.
+    onError: (error) => finishResponse(renderError(fromFrameworkError(error), 'structured')),
+    // Any answer given before its body was read to the end (a 413, a refusal before reading) closes the
+    // connection instead of draining the rest, as on the ingest fast path.
+    onResponse: (_response, event) => {
+      const node = event.runtime?.node;
+      if (node?.req instanceof IncomingMessage && node.res instanceof ServerResponse) closeUnreadConnection(node.req, node.res);
+    },
+  });
+}
+
+/** The projector, woken by every group commit; what it projects is announced to the app's batch subscribers. */
+function startAppProjection(options: CreateAppOptions, context: AppContext, metrics: AppMetrics, ingest: IngestService): Projection {
+  // Events stored before this start count as committed: reads wait for the projector to pass them too.
+  const storedAtStart = newestEventSeq(context.db);
+  const projection = startProjection({
+    db: context.db,
+    mode: projectorMode(options.projector, context.db),
+    waitMs: options.projectionWaitMs,
+    committedSeq: () => ingest.writeQueue.committedSeq(storedAtStart),
+    clock: context.clock,
+    metrics,
+    checkpoints: options.checkpoint === 'projector-thread',
+    onEventLogBacklog: () => ingest.writeQueue.finishCheckpoint(),
+    subscribers: batchSubscribers,
+  });
+  ingest.writeQueue.watchCommits({ committed: (seq) => projection.committed(seq), closed: () => undefined });
+  return projection;
+}
+
+type AppParts = Omit<SightlineApp, 'fetch' | 'nodeListener' | 'close'>;
+
+/** The app's ways in (fetch; the Node listener with the ingest fast path) and its orderly stop. */
+function assembleApp(parts: AppParts, checkpointer: Checkpointer): SightlineApp {
+  const { h3, context, metrics, ingest, projection, analysis, retention, deliveries } = parts;
   const ingestFastPath = createIngestFastPath(context, ingest, metrics);
   const h3Listener = toNodeHandler(h3);
   return {
-    h3,
-    context,
-    metrics,
-    ingest,
-    projection,
-    readModel,
-    analysis,
-    retention,
-    deliveries,
+    ...parts,
     fetch: async (request) => h3.fetch(request),
     nodeListener: (request, response) => {
       if (!ingestFastPath(request, response)) void h3Listener(request, response);
