@@ -70,7 +70,8 @@ export const layers = [
  */
 export const allowedUpward = [];
 
-export const maxAllowedUpward = 5;
+/** Issue 25's bound: an upward import is an exception to justify, not a way to file one. */
+export const maxAllowedUpward = 2;
 
 /** The HTTP plumbing folder, which must import no domain (not even through the allow-list). */
 const plumbing = 'http/';

@@ -6,13 +6,13 @@ import { deleteCounterShardsOfSite } from './queries/counter-shard-rows.ts';
 import { deleteIdentitiesOfSite } from './queries/identity-rows.ts';
 import { deleteRevenueOfSite } from './queries/revenue-rows.ts';
 import { deleteValuesOfSite } from './queries/value-rows.ts';
-import { deleteSessionsOfSite } from './queries/visit-rows.ts';
+import { deleteVisitsOfSite } from './queries/visit-rows.ts';
 import { deleteVisitorEventsOfSite } from './queries/visitor-events.ts';
 import { deleteVisitorNumbersOfSite } from './queries/visitor-number-rows.ts';
 import { deleteVisitorSetsOfSite } from './queries/visitor-set-rows.ts';
 
 export function deleteSiteProjection(db: Db, siteId: string): void {
-  deleteSessionsOfSite(db, siteId);
+  deleteVisitsOfSite(db, siteId);
   deleteIdentitiesOfSite(db, siteId);
   deleteCounterShardsOfSite(db, siteId);
   deleteVisitorSetsOfSite(db, siteId);

@@ -45,7 +45,7 @@ export const visitDimByFilter = {
   city: Dim.city,
 } as const;
 
-/** The sessions column(s) holding a visit dimension: a fixed allow-list for the SQL that reads them. */
+/** The visits table's (`sessions`) column(s) holding a visit dimension: a fixed allow-list for the SQL that reads them. */
 export const visitDimColumns: Record<VisitDim, readonly (keyof VisitAttributes)[]> = {
   [Dim.source]: ['source'],
   [Dim.device]: ['device_type'],

@@ -1,8 +1,9 @@
-// Visit rows: find the ones an event may join, insert, update, delete.
+// Visit rows: find the ones an event may join, insert, update, delete. Visits live in the `sessions` table (its name
+// since schema version 2; schema.sql is only appended to, so it keeps it): the code calls them visits.
 import type { Db } from '../../db/open.ts';
 import { preparedOnce } from '../../db/statements.ts';
 
-export interface SessionRow {
+export interface VisitRow {
   id: number;
   site_id: string;
   anon_id: string;
@@ -28,11 +29,11 @@ export interface SessionRow {
   exit_path: string | null;
 }
 
-export interface NearbySessionsParams {
+export interface NearbyVisitsParams {
   site_id: string;
   anon_id: string;
   is_internal: 0 | 1;
-  /** Sessions starting before this (event ts + gap) are candidates. */
+  /** Visits starting before this (event ts + gap) are candidates. */
   start_before: number;
 }
 
@@ -43,20 +44,20 @@ const values = columns.replace(/(\w+)/g, ':$1');
 
 const statements = preparedOnce((db) => ({
   // Visits are disjoint and 30 minutes apart, so only the latest two that start before ts + gap can be in reach.
-  nearby: db.prepare<NearbySessionsParams, SessionRow>(
+  nearby: db.prepare<NearbyVisitsParams, VisitRow>(
     `SELECT id, ${columns} FROM sessions
       WHERE site_id = :site_id AND anon_id = :anon_id AND is_internal = :is_internal AND start_ts < :start_before
       ORDER BY start_ts DESC LIMIT 2`,
   ),
-  insert: db.prepare<Omit<SessionRow, 'id'>>(`INSERT INTO sessions (${columns}) VALUES (${values})`),
-  update: db.prepare<SessionRow>(
+  insert: db.prepare<Omit<VisitRow, 'id'>>(`INSERT INTO sessions (${columns}) VALUES (${values})`),
+  update: db.prepare<VisitRow>(
     `UPDATE sessions SET ${columns
       .split(',')
       .map((column) => `${column.trim()} = :${column.trim()}`)
       .join(', ')} WHERE id = :id`,
   ),
   // Only columns no index holds: SQLite rewrites the entries of every index whose columns an UPDATE names.
-  updateTail: db.prepare<Pick<SessionRow, 'id' | 'end_ts' | 'events' | 'pageviews' | 'exit_ts' | 'exit_seq' | 'exit_path'>>(
+  updateTail: db.prepare<Pick<VisitRow, 'id' | 'end_ts' | 'events' | 'pageviews' | 'exit_ts' | 'exit_seq' | 'exit_path'>>(
     `UPDATE sessions SET end_ts = :end_ts, events = :events, pageviews = :pageviews, exit_ts = :exit_ts,
        exit_seq = :exit_seq, exit_path = :exit_path WHERE id = :id`,
   ),
@@ -64,28 +65,28 @@ const statements = preparedOnce((db) => ({
   deleteOfSite: db.prepare<[string]>('DELETE FROM sessions WHERE site_id = ?'),
 }));
 
-export function findNearbySessions(db: Db, params: NearbySessionsParams): SessionRow[] {
+export function findNearbyVisits(db: Db, params: NearbyVisitsParams): VisitRow[] {
   return statements(db).nearby.all(params);
 }
 
-export function insertSession(db: Db, row: Omit<SessionRow, 'id'>): number {
+export function insertVisit(db: Db, row: Omit<VisitRow, 'id'>): number {
   return Number(statements(db).insert.run(row).lastInsertRowid);
 }
 
-export function updateSession(db: Db, row: SessionRow): void {
+export function updateVisit(db: Db, row: VisitRow): void {
   statements(db).update.run(row);
 }
 
 /** For a visit whose start and entry did not move (the common case: a later event extends it). */
-export function updateSessionTail(db: Db, row: SessionRow): void {
+export function updateVisitTail(db: Db, row: VisitRow): void {
   const { id, end_ts, events, pageviews, exit_ts, exit_seq, exit_path } = row;
   statements(db).updateTail.run({ id, end_ts, events, pageviews, exit_ts, exit_seq, exit_path });
 }
 
-export function deleteSession(db: Db, id: number): void {
+export function deleteVisit(db: Db, id: number): void {
   statements(db).delete.run(id);
 }
 
-export function deleteSessionsOfSite(db: Db, siteId: string): void {
+export function deleteVisitsOfSite(db: Db, siteId: string): void {
   statements(db).deleteOfSite.run(siteId);
 }

@@ -2,7 +2,7 @@
 // its visit), the measures of the visits it replaced and of the visit it is now part of, and, when visits merged
 // or gained an earlier first event, the move of their other events' counts to the visit's new values.
 import type { Db } from '../../db/open.ts';
-import type { SessionRow } from '../queries/visit-rows.ts';
+import type { VisitRow } from '../queries/visit-rows.ts';
 import type { LoggedEvent } from '../../event-store/stored-event.ts';
 import type { VisitChange } from '../visits.ts';
 import { Dim, keepsVisitorSets, pageKeyOf, purchaseType, visitDims, visitDimValue } from '../../vocabulary/dimensions.ts';
@@ -84,7 +84,7 @@ export function pageLookup(db: Db, current?: LoggedEvent): PageOfSeq {
   };
 }
 
-function visitMeasures(visit: SessionRow): [number, number][] {
+function visitMeasures(visit: VisitRow): [number, number][] {
   return [
     [field.visits, 1],
     [field.bounces, visit.pageviews === 1 && visit.events === 1 ? 1 : 0],
@@ -95,7 +95,7 @@ function visitMeasures(visit: SessionRow): [number, number][] {
 }
 
 /** Where a visit's measures are counted: the total, its visit dimension values, its entry path and page. */
-function entryValuesOf(visit: SessionRow, pageOf: PageOfSeq): [Dim, string | null][] {
+function entryValuesOf(visit: VisitRow, pageOf: PageOfSeq): [Dim, string | null][] {
   return [
     [Dim.total, ''],
     ...visitDims.map((dim): [Dim, string | null] => [dim, visitDimValue(visit, dim)]),
@@ -105,7 +105,7 @@ function entryValuesOf(visit: SessionRow, pageOf: PageOfSeq): [Dim, string | nul
   ];
 }
 
-function addMeasures(delta: RollupDelta, visit: SessionRow, values: [Dim, string | null][], measures: [number, number][], sign: 1 | -1): void {
+function addMeasures(delta: RollupDelta, visit: VisitRow, values: [Dim, string | null][], measures: [number, number][], sign: 1 | -1): void {
   const period = delta.day(visit.site_id, dayOf(visit.start_ts), visit.is_internal);
   for (const [dim, value] of values) {
     if (value === null) continue;
@@ -114,18 +114,18 @@ function addMeasures(delta: RollupDelta, visit: SessionRow, values: [Dim, string
   }
 }
 
-function addExit(delta: RollupDelta, visit: SessionRow, pageOf: PageOfSeq, sign: 1 | -1): void {
+function addExit(delta: RollupDelta, visit: VisitRow, pageOf: PageOfSeq, sign: 1 | -1): void {
   addMeasures(delta, visit, [[Dim.path, visit.exit_path], [Dim.page, pageOf(visit.exit_seq)]], [[field.exits, 1]], sign);
 }
 
 /** Counts (1) or uncounts (-1) a visit's measures at the day it starts. */
-export function countVisit(delta: RollupDelta, visit: SessionRow, sign: 1 | -1, pageOf: PageOfSeq): void {
+export function countVisit(delta: RollupDelta, visit: VisitRow, sign: 1 | -1, pageOf: PageOfSeq): void {
   addMeasures(delta, visit, entryValuesOf(visit, pageOf), visitMeasures(visit), sign);
   addExit(delta, visit, pageOf, sign);
 }
 
 /** The common case, a visit extended by one event: only its measures (and maybe its exit) change. */
-function isExtension(before: SessionRow, after: SessionRow): boolean {
+function isExtension(before: VisitRow, after: VisitRow): boolean {
   return (
     before.entry_seq === after.entry_seq &&
     before.is_internal === after.is_internal &&
@@ -154,7 +154,7 @@ export function countVisitChange(delta: RollupDelta, change: VisitChange, pageOf
 }
 
 /** A replaced visit whose values differ from its successor's: its other events now count under the new values. */
-function moveVisitEvents(db: Db, delta: RollupDelta, before: SessionRow, after: SessionRow, vid: number, currentSeq: number): void {
+function moveVisitEvents(db: Db, delta: RollupDelta, before: VisitRow, after: VisitRow, vid: number, currentSeq: number): void {
   const changed = visitDims.filter((dim) => visitDimValue(before, dim) !== visitDimValue(after, dim));
   if (changed.length === 0) return;
   const events = listVisitEvents(db, {

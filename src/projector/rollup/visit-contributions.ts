@@ -1,7 +1,7 @@
 // Counts or uncounts a whole visit with all of its projected events: takes a visitor out of the rollups (a GDPR
 // deletion, src/projector/forget-visitor.ts).
 import type { Db } from '../../db/open.ts';
-import type { SessionRow } from '../queries/visit-rows.ts';
+import type { VisitRow } from '../queries/visit-rows.ts';
 import { visitDims, visitDimValue } from '../../vocabulary/dimensions.ts';
 import { listVisitEvents } from '../queries/visitor-events.ts';
 import { countEvent, countVisit, eventDims, eventDimValue, type EventFacts, pageLookup } from './event-contributions.ts';
@@ -11,7 +11,7 @@ import type { RollupDelta } from './rollup-delta.ts';
  * sign 1 adds the visit and its events (visitors join the sets); -1 removes them (visitors leave the sets).
  * `projectedThrough`: the projector's position, the last event the visit can hold.
  */
-export function countWholeVisit(db: Db, delta: RollupDelta, visit: SessionRow, vid: number, sign: 1 | -1, projectedThrough: number): void {
+export function countWholeVisit(db: Db, delta: RollupDelta, visit: VisitRow, vid: number, sign: 1 | -1, projectedThrough: number): void {
   countVisit(delta, visit, sign, pageLookup(db));
   const membership = sign === 1 ? 'add' : 'remove';
   const events = listVisitEvents(db, {
