@@ -66,7 +66,7 @@ export const layers = [
 /**
  * Upward imports allowed anyway: at most `maxAllowedUpward`, each a file-to-file import (paths under src/) with the
  * reason it cannot point down. An entry whose import no longer exists, or no longer points up, fails the check.
- * @example { from: 'projector/site-projection.ts', to: 'admin/site-data.ts', why: 'the removers registry is …' }
+ * @example { from: 'projector/some-step.ts', to: 'admin/some-action.ts', why: 'what keeps it from pointing down, …' }
  */
 export const allowedUpward = [];
 

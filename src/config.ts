@@ -51,7 +51,7 @@ export interface Config {
   schemaMode: 'reject' | 'quarantine';
   /**
    * Proxies in front of the server (TRUST_PROXY): 0 takes the socket's address, N the Nth X-Forwarded-For entry from
-   * the right, the address the outermost of them saw (src/ingest/client-ip.ts).
+   * the right, the address the outermost of them saw (src/http/client-ip.ts).
    */
   trustProxy: number;
   geoipDb: string | undefined;
@@ -62,7 +62,7 @@ export interface Config {
   rateLimitIp: number;
   /**
    * Failed authentications one client address may make per minute, sustained, once its burst is spent; the next is
-   * 429 rate_limited (src/http/auth-throttle.ts, docs/deploy.md "Throttling failed authentication").
+   * 429 rate_limited (src/access/auth-throttle.ts, docs/deploy.md "Throttling failed authentication").
    */
   authFailuresPerMinute: number;
   /** Failed authentications one client address may make at once, before the per-minute rate applies. */

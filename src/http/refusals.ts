@@ -17,7 +17,7 @@ export function refusals(...sets: Refusals[]): Refusals {
   return merged;
 }
 
-/** A secret is checked, and a client address that failed too often is refused before it (src/http/auth-throttle.ts). */
+/** A secret is checked, and a client address that failed too often is refused before it (src/access/auth-throttle.ts). */
 export const throttledCredential: Refusals = { 429: ['rate_limited'] };
 
 /** A bearer credential is asked for (its failures throttled), and it may lack the scope or role the route needs. */

@@ -1,6 +1,6 @@
 // Who may ingest, by REQUIRE_API_KEY (spec, Authentication): the legacy site-id bearer, or an API key with
 // ingest:write for a site of its workspace (named by X-Site-Id, or by the events' own site_id). A bearer checked as
-// an API key is a secret, its failures throttled per client address (src/http/auth-throttle.ts); the site id is
+// an API key is a secret, its failures throttled per client address (src/access/auth-throttle.ts); the site id is
 // public (it sits in every tracked page), so a site bearer is neither counted nor throttled.
 import type { RequestHeader } from '../http/content-type.ts';
 import { findSite } from '../tenants/queries/find-site.ts';

@@ -1,6 +1,7 @@
 // Deleting a site removes everything the projector derived from its events, in the site deletion's transaction
-// (src/admin/site-data.ts). A projector batch that read the site's events before cannot interleave: both hold
-// sightline.db's write lock, and a batch skips events of a site that no longer exists.
+// (the app's siteDataRemovers, src/app.ts, run deleteSiteProjection). A projector batch that read the site's events
+// before cannot interleave: both hold sightline.db's write lock, and a batch skips events of a site that no longer
+// exists.
 import type { Db } from '../db/open.ts';
 import { deleteCounterShardsOfSite } from './queries/counter-shard-rows.ts';
 import { deleteIdentitiesOfSite } from './queries/identity-rows.ts';

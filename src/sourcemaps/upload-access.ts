@@ -24,7 +24,7 @@ export function resolveUploadSite(event: H3Event, context: AppContext, siteId: s
     if (site) return site;
     throw ApiError.unauthorized();
   }
-  // Anything else is a guess of the admin token or a key: throttled per client address (src/http/auth-throttle.ts).
+  // Anything else is a guess of the admin token or a key: throttled per client address (src/access/auth-throttle.ts).
   const caller = checkSecret(context, clientKeyOf(clientIpOf(event, context)), () => callerOfSecret(context, token));
   if (caller?.kind === 'admin') {
     const site = findSite(context.db, siteId);
