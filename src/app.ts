@@ -145,8 +145,8 @@ export function createApp(options: CreateAppOptions): SightlineApp {
   mountGdpr(h3, context);
   mountMetrics(h3, context, metrics);
   mountReports(h3, context, readModel);
-  mountEvents(h3, context, ingest, projection, metrics.registry);
-  mountPeople(h3, context);
+  mountEvents(h3, context, readModel, ingest, projection, metrics.registry);
+  mountPeople(h3, context, readModel);
   mountSpend(h3, context);
   mountWebhooks(h3, context, ingest, metrics);
   mountConsent(h3, context);

@@ -5,12 +5,16 @@ import type { AppContext } from '../context.ts';
 import { ApiError } from '../http/errors.ts';
 import { type CommitWatcher, overloaded } from '../ingest/write-queue.ts';
 import type { MetricsRegistry } from '../metrics/registry.ts';
-import type { Projection } from '../projector/projection.ts';
 import { defineStreamMetrics, type StreamCap, type StreamMetrics } from './stream-metrics.ts';
 
 /** Where commits are announced (the ingest write queue). */
 export interface CommitSource {
   watchCommits(watcher: CommitWatcher): () => void;
+}
+
+/** Where the projector's progress is announced (its handle): once per batch it committed. */
+export interface ProgressSource {
+  watchProgress(listener: () => void): () => void;
 }
 
 export interface StreamSubscriber {
@@ -40,8 +44,8 @@ export interface StreamHubOptions {
   /** Without one (an app without ingest), open streams look for new rows every `pollMs`. */
   commits?: CommitSource;
   pollMs?: number;
-  /** Streams with visit filters deliver an event once its visit is projected: they wake on its progress too. */
-  projection?: Pick<Projection, 'position' | 'watchProgress'>;
+  /** Streams with visit filters deliver an event once its visit is projected: they wake on the projector's progress too. */
+  progress?: ProgressSource;
   /** Where the streams' figures are published (/metrics). */
   metrics?: MetricsRegistry;
 }
@@ -139,13 +143,8 @@ export class StreamHub {
     });
   }
 
-  /** How far the projector has got (every seq when there is no projector: nothing derived to wait for). */
-  projectedSeq(): number {
-    return this.options.projection?.position() ?? Number.MAX_SAFE_INTEGER;
-  }
-
   private watch(): void {
-    const stopProgress = this.options.projection?.watchProgress(() => this.wakeSoon());
+    const stopProgress = this.options.progress?.watchProgress(() => this.wakeSoon());
     if (this.options.commits) {
       const stopCommits = this.options.commits.watchCommits({ committed: () => this.wakeSoon(), closed: () => this.closeAll() });
       this.stopWatching = () => {
