@@ -1,5 +1,6 @@
 // One inbound webhook: adapter → configured secret (401) → bounded raw bytes (413) → signature (400) → well-formed
-// JSON event (400) → mapped wire events → the ingest pipeline of POST /s2s/events (500 when it cannot take them).
+// JSON event, no member name repeated (400) → mapped wire events → the ingest pipeline of POST /s2s/events (500 when
+// it cannot take them).
 import { consola } from 'consola';
 import * as v from 'valibot';
 import type { AppContext } from '../context.ts';
@@ -8,6 +9,7 @@ import { parseJsonText } from '../http/body.ts';
 import { ApiError } from '../http/errors.ts';
 import { parseBody } from '../http/validate.ts';
 import { findIllFormedStrings } from '../http/well-formed.ts';
+import { findRepeatedMembers } from '../ingest/repeated-members.ts';
 import type { IngestService } from '../ingest/service.ts';
 import { StripeEventBody, toWireEvents } from './stripe-events.ts';
 import { verifyStripeSignature } from './stripe-signature.ts';
@@ -34,9 +36,11 @@ export async function receiveWebhook(context: AppContext, ingest: IngestService,
   if (!secrets) throw ApiError.unauthorized();
   const body = await request.readBody(context.config.maxBodyBytes);
   verifyStripeSignature(request.header('stripe-signature'), body, secrets, context.clock.now());
-  const document = parseJsonText(toBodyText(body));
-  const illFormed = findIllFormedStrings(document, '');
-  if (illFormed.length > 0) throw ApiError.invalidPayload(illFormed);
+  const text = toBodyText(body);
+  const document = parseJsonText(text);
+  // A repeated name ("amount" twice) would leave the revenue mapped to a guess, as for ingest (docs/ingest.md).
+  const refused = [...findRepeatedMembers(text, document, ''), ...findIllFormedStrings(document, '')];
+  if (refused.length > 0) throw ApiError.invalidPayload(refused);
   const events = toWireEvents(request.siteId, parseBody(StripeEventBody, document));
   if (events.length === 0) return { ok: true, forwarded: 0 };
   await forward(ingest, request.siteId, events);
