@@ -8,6 +8,8 @@ import { countWrittenMembers, splitJsonArray } from './split-json-array.ts';
 import { parseWireEvent } from './wire.ts';
 
 export const maxEventsPerRequest = 500;
+/** A body refused for repeated names points at this many of them at most (as at most 20 lone surrogates). */
+const maxRepeatDetails = 20;
 
 export interface BodyItem {
   raw: string;
@@ -38,11 +40,11 @@ export function splitBody(bodyText: string): BodyItem[] {
  * each: `/3/props/plan`). Before anything reads the events (the site they name, the plan, the store): which of the
  * values counts would be a guess.
  */
-export function refuseRepeatedMembers(items: BodyItem[]): void {
+function refuseRepeatedMembers(items: BodyItem[]): void {
   const details: ErrorDetail[] = [];
   for (const item of items) {
-    details.push(...findRepeatedMembers(item.raw, item.value, item.pointer, item.members, 20 - details.length));
-    if (details.length >= 20) break;
+    details.push(...findRepeatedMembers(item.raw, item.value, item.pointer, item.members, maxRepeatDetails - details.length));
+    if (details.length >= maxRepeatDetails) break;
   }
   if (details.length > 0) throw ApiError.invalidPayload(details, 'An event repeats a member name; nothing was stored');
 }

@@ -88,6 +88,23 @@ describe('repeated member names on the collector', () => {
     }
   });
 
+  it('points at 20 repeated members at most, and spells a pointer out to 100 levels (then names the ancestor)', async () => {
+    const send = async (text: string) => {
+      const response = await server.request('POST', '/s2s/events', { token: 'shop', rawBody: text, headers: { 'content-type': 'application/json' } });
+      expect(response.status).toBe(400);
+      return response.body.error.details as { path: string; message: string }[];
+    };
+    const names = (count: number) => Array.from({ length: count }, (_, index) => `"n${index}":1,"n${index}":2`).join(',');
+    for (const [count, pointed] of [[20, 20], [21, 20]]) {
+      const details = await send(eventWith(`"props":{${names(count)}}`).text);
+      expect(details).toEqual(Array.from({ length: pointed }, (_, index) => ({ path: `/props/n${index}`, message })));
+    }
+    // "future", then `levels` objects "a", then the repeated "x": a pointer of levels + 2 names.
+    const nested = (levels: number) => eventWith(`"future":${'{"a":'.repeat(levels)}{"x":1,"x":2}${'}'.repeat(levels)}`).text;
+    expect(await send(nested(98))).toEqual([{ path: `/future${'/a'.repeat(98)}/x`, message }]);
+    expect(await send(nested(99))).toEqual([{ path: `/future${'/a'.repeat(99)}`, message: `${message} (deeper than 100 levels)` }]);
+  });
+
   it('keeps the plan: one "props" with the value the plan refuses is refused by the plan, as before', async () => {
     const gold = eventWith('"props":{"plan":"gold"}', { type: 'signup', url: null });
     const response = await server.request('POST', '/events', { token: 'shop', rawBody: gold.text, headers: { 'content-type': 'application/json' } });
