@@ -95,7 +95,7 @@ describe('repeated member names on the collector', () => {
       return response.body.error.details as { path: string; message: string }[];
     };
     const names = (count: number) => Array.from({ length: count }, (_, index) => `"n${index}":1,"n${index}":2`).join(',');
-    for (const [count, pointed] of [[20, 20], [21, 20]]) {
+    for (const [count, pointed] of [[20, 20], [21, 20]] as const) {
       const details = await send(eventWith(`"props":{${names(count)}}`).text);
       expect(details).toEqual(Array.from({ length: pointed }, (_, index) => ({ path: `/props/n${index}`, message })));
     }
