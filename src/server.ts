@@ -1,5 +1,6 @@
 // Starts the HTTP server on the configured address, prints the ready line, and drains on SIGTERM/SIGINT.
 import { createServer, type Server } from 'node:http';
+import type { Socket } from 'node:net';
 import { consola } from 'consola';
 import { join } from 'node:path';
 import { createApp, type SightlineApp } from './app.ts';
@@ -17,9 +18,36 @@ export interface RunningServer {
   stop(): Promise<void>;
 }
 
-/** A Node HTTP server around the app, with bounded request times. */
+/**
+ * A Node HTTP server around the app, bounded by the configuration's `http` (docs/deploy.md, "Connection limits"):
+ * a connection that sends no request headers within the headers timeout, or not its whole request within the request
+ * timeout, is answered 408 and closed; an idle keep-alive connection is closed after the keep-alive timeout; past
+ * maxConnections a new connection is closed at once, unanswered. The request timeout ends once the request has been
+ * read, so a response still being sent (a stream-v2 tail, hours long) is never cut by it.
+ */
 export function createHttpServer(app: SightlineApp): Server {
-  const server = createServer({ requestTimeout: 30_000, headersTimeout: 20_000, keepAliveTimeout: 5_000 }, app.nodeListener);
+  const { http } = app.context.config;
+  const server = createServer(
+    {
+      headersTimeout: http.headersTimeoutMs,
+      requestTimeout: http.requestTimeoutMs,
+      keepAliveTimeout: http.keepAliveTimeoutMs,
+      // Node checks both timeouts on this timer (30 s by default, which would let a silent socket stay 30 s past
+      // its timeout): a check is a walk over the connections still reading a request, cheap at any interval.
+      connectionsCheckingInterval: Math.max(10, Math.min(1_000, Math.floor(http.headersTimeoutMs / 4))),
+    },
+    app.nodeListener,
+  );
+  server.maxConnections = http.maxConnections;
+  let open = 0;
+  server.on('connection', (socket: Socket) => {
+    open++;
+    socket.once('close', () => open--);
+  });
+  const registry = app.metrics.registry;
+  registry.gauge('sightline_http_connections_open', 'Open HTTP connections (stream-v2 ones included)', () => open);
+  const dropped = registry.counter('sightline_http_connections_dropped_total', 'Connections closed unanswered because HTTP_MAX_CONNECTIONS were open');
+  server.on('drop', () => dropped.inc());
   return server;
 }
 
