@@ -37,7 +37,7 @@ const ConfigSchema = v.object({
   EVENT_STREAM_HEARTBEAT_MS: v.optional(integerText(10, 3_600_000), '15000'),
   HTTP_HEADERS_TIMEOUT_MS: v.optional(integerText(10, 3_600_000), '10000'),
   HTTP_REQUEST_TIMEOUT_MS: v.optional(integerText(10, 3_600_000), '60000'),
-  HTTP_KEEP_ALIVE_TIMEOUT_MS: v.optional(integerText(10, 3_600_000), '5000'),
+  HTTP_KEEP_ALIVE_TIMEOUT_MS: v.optional(integerText(10, 3_600_000), '125000'),
   HTTP_MAX_CONNECTIONS: v.optional(integerText(1, 1_000_000), '2048'),
   SYNCHRONOUS: v.optional(v.picklist(['normal', 'full']), 'normal'),
   INGEST_WRITER: v.optional(v.picklist(['inline', 'thread']), 'inline'),

@@ -14,6 +14,8 @@ export interface RunningServer {
   url: string;
   app: SightlineApp;
   db: Db;
+  /** The Node server: its timeouts and connection cap are the configuration's `http`. */
+  http: Server;
   /** Stops accepting, lets in-flight requests finish, flushes the ingest queue and closes the database. */
   stop(): Promise<void>;
 }
@@ -89,7 +91,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
   if (adminToken.generated) {
     printLine(`Admin token (saved to ${adminToken.path}, shown only this once): ${adminToken.token}`);
   }
-  return { url, app, db, stop };
+  return { url, app, db, http: server, stop };
 }
 
 /**
