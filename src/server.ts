@@ -75,6 +75,10 @@ export async function startServer(config: Config): Promise<RunningServer> {
   const stop = () => {
     stopping ??= (async () => {
       await new Promise<void>((resolve) => {
+        // A request still in flight leaves its connection idle once answered: closed at once, not after the keep-alive
+        // timeout (125 s by default, which would keep this stop, and a supervisor's stop timeout, waiting). 0 would
+        // mean no timeout at all.
+        server.keepAliveTimeout = 1;
         server.close(() => resolve());
         server.closeIdleConnections();
         // An event stream never finishes by itself: end them, or close() would wait forever.

@@ -1,8 +1,8 @@
 // The HTTP server's own bounds, on the real server as `sightline serve` starts it (src/server.ts, port 0): a socket that
 // sends nothing, or only part of its headers, or not its whole body, gets 408 and is closed after the configured
 // timeout; a stream-v2 response is not cut by the request timeout however long it lasts; an idle keep-alive connection
-// is closed; and past HTTP_MAX_CONNECTIONS a new connection is closed unanswered while those under it (/healthz among
-// many silent sockets) are served, and closing one frees its slot. No timing decides: each test waits for the close
+// is closed, and a stopping server does not wait for it; and past HTTP_MAX_CONNECTIONS a new connection is closed
+// unanswered while those under it (/healthz among many silent sockets) are served, and closing one frees its slot. No timing decides: each test waits for the close
 // (or the answer) itself, with a generous bound that only turns a hang into a failure.
 import { Agent, get, type IncomingMessage } from 'node:http';
 import { connect, type Socket } from 'node:net';
@@ -161,6 +161,32 @@ describe('the timeouts', () => {
     // One answer, then the end of the connection: no 408, the request had been served.
     expect(received).toMatch(/^HTTP\/1\.1 200 /);
     expect(received).not.toContain('408');
+  });
+});
+
+describe('a stopping server', () => {
+  it('answers a request in flight, then closes its keep-alive connection instead of waiting for the keep-alive timeout', async () => {
+    // The default keep-alive timeout (125 s) is far longer than the bound: waiting for it would fail the test.
+    const server = await start({});
+    const admin = { authorization: `Bearer ${testAdminToken}`, 'content-type': 'application/json' };
+    expect((await fetch(`${server.url}/workspaces`, { method: 'POST', headers: admin, body: JSON.stringify({ name: 'Stop', slug: 'stop' }) })).status).toBe(201);
+    expect((await fetch(`${server.url}/workspaces/stop/sites`, { method: 'POST', headers: admin, body: JSON.stringify({ id: 'late', name: 'Late' }) })).status).toBe(201);
+    const body = JSON.stringify([wireEvent('late')]);
+    const half = Math.floor(body.length / 2);
+    // In flight: headers and half of the body sent when the server is told to stop (SIGTERM does the same).
+    const connection = await rawConnection(
+      server,
+      `POST /s2s/events HTTP/1.1\r\nHost: example\r\nAuthorization: Bearer late\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body.slice(0, half)}`,
+    );
+    // A connection made after it is answered: the server accepts connections in the order they arrived, so it holds
+    // this one too (one still in the listen queue would be reset by the stop instead).
+    expect(await httpGet(server, '/healthz')).toMatchObject({ status: 200 });
+    const stopped = server.stop();
+    connection.socket.write(body.slice(half));
+    // Answered (accepted, with keep-alive), then closed by the server; and the stop completes.
+    const received = await within(connection.closed, 'the answered connection closing');
+    expect(received).toMatch(/^HTTP\/1\.1 202 /);
+    await within(stopped, 'the server stopping');
   });
 });
 
