@@ -1,5 +1,5 @@
 // Starts the HTTP server on the configured address, prints the ready line, and drains on SIGTERM/SIGINT.
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { consola } from 'consola';
 import { join } from 'node:path';
@@ -41,16 +41,54 @@ export function createHttpServer(app: SightlineApp): Server {
     app.nodeListener,
   );
   server.maxConnections = http.maxConnections;
-  let open = 0;
+  // Every open connection, with the request it is handling (undefined before its first request and between two).
+  const connections = new Map<Socket, IncomingMessage | undefined>();
   server.on('connection', (socket: Socket) => {
-    open++;
-    socket.once('close', () => open--);
+    connections.set(socket, undefined);
+    socket.once('close', () => connections.delete(socket));
   });
+  server.on('request', (request: IncomingMessage, response: ServerResponse) => {
+    const socket = request.socket;
+    connections.set(socket, request);
+    // A response may close after its socket: a closed socket is not put back.
+    response.once('close', () => {
+      if (connections.get(socket) === request) connections.set(socket, undefined);
+    });
+  });
+  drainers.set(server, () => drain(server, connections, http.requestTimeoutMs));
   const registry = app.metrics.registry;
-  registry.gauge('sightline_http_connections_open', 'Open HTTP connections (stream-v2 ones included)', () => open);
+  registry.gauge('sightline_http_connections_open', 'Open HTTP connections (stream-v2 ones included)', () => connections.size);
   const dropped = registry.counter('sightline_http_connections_dropped_total', 'Connections closed unanswered because HTTP_MAX_CONNECTIONS were open');
   server.on('drop', () => dropped.inc());
   return server;
+}
+
+const drainers = new WeakMap<Server, () => void>();
+
+/**
+ * Stops a server made by createHttpServer from taking connections and closes the ones it need not wait for; its
+ * close() callback runs once the requests in flight are answered. Node stops checking its timeouts once the server
+ * is closing, so nothing else would ever close a connection that has not sent a request (a silent socket, one that
+ * drips its headers, a client's spare connection), or one whose body stops arriving: close() would wait for ever.
+ * @example drainHttpServer(server, () => console.log('every connection is closed'));
+ */
+export function drainHttpServer(server: Server, closed: () => void): void {
+  // A request still in flight leaves its connection idle once answered: closed at once, not after the keep-alive
+  // timeout (125 s by default, which would keep a stop, and a supervisor's stop timeout, waiting). 0 means none.
+  server.keepAliveTimeout = 1;
+  server.close(() => closed());
+  drainers.get(server)?.();
+}
+
+function drain(server: Server, connections: Map<Socket, IncomingMessage | undefined>, requestTimeoutMs: number): void {
+  server.closeIdleConnections();
+  for (const [socket, request] of connections) if (!request) socket.destroy();
+  // What the request timeout would have cut: a request whose body has still not arrived.
+  const late = setTimeout(() => {
+    for (const [socket, request] of connections) if (request && !request.complete) socket.destroy();
+  }, requestTimeoutMs);
+  late.unref();
+  server.once('close', () => clearTimeout(late));
 }
 
 export function databasePath(dataDir: string): string {
@@ -75,12 +113,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
   const stop = () => {
     stopping ??= (async () => {
       await new Promise<void>((resolve) => {
-        // A request still in flight leaves its connection idle once answered: closed at once, not after the keep-alive
-        // timeout (125 s by default, which would keep this stop, and a supervisor's stop timeout, waiting). 0 would
-        // mean no timeout at all.
-        server.keepAliveTimeout = 1;
-        server.close(() => resolve());
-        server.closeIdleConnections();
+        drainHttpServer(server, resolve);
         // An event stream never finishes by itself: end them, or close() would wait forever.
         closeEventStreams(app.context);
       });

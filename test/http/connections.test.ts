@@ -63,6 +63,15 @@ function httpGet(server: RunningServer, path: string, agent?: Agent): Promise<{ 
   });
 }
 
+/** A workspace named after the site, and the site, through the API. */
+async function createSite(server: RunningServer, id: string): Promise<void> {
+  const admin = { authorization: `Bearer ${testAdminToken}`, 'content-type': 'application/json' };
+  const workspace = await fetch(`${server.url}/workspaces`, { method: 'POST', headers: admin, body: JSON.stringify({ name: id, slug: id }) });
+  expect(workspace.status).toBe(201);
+  const site = await fetch(`${server.url}/workspaces/${id}/sites`, { method: 'POST', headers: admin, body: JSON.stringify({ id, name: id }) });
+  expect(site.status).toBe(201);
+}
+
 /** One series of GET /metrics as printed, read over `agent`. */
 async function metricOver(server: RunningServer, series: string, agent?: Agent): Promise<number> {
   const answer = await httpGet(server, '/metrics', agent);
@@ -115,9 +124,7 @@ describe('the timeouts', () => {
 
   beforeAll(async () => {
     server = await start({ HTTP_HEADERS_TIMEOUT_MS: '300', HTTP_REQUEST_TIMEOUT_MS: '300', HTTP_KEEP_ALIVE_TIMEOUT_MS: '300' });
-    const admin = { authorization: `Bearer ${testAdminToken}`, 'content-type': 'application/json' };
-    expect((await fetch(`${server.url}/workspaces`, { method: 'POST', headers: admin, body: JSON.stringify({ name: 'Conn', slug: 'conn' }) })).status).toBe(201);
-    expect((await fetch(`${server.url}/workspaces/conn/sites`, { method: 'POST', headers: admin, body: JSON.stringify({ id: 'tail', name: 'Tail' }) })).status).toBe(201);
+    await createSite(server, 'tail');
   });
   afterAll(async () => {
     for (const connection of connections) connection.socket.destroy();
@@ -168,9 +175,7 @@ describe('a stopping server', () => {
   it('answers a request in flight, then closes its keep-alive connection instead of waiting for the keep-alive timeout', async () => {
     // The default keep-alive timeout (125 s) is far longer than the bound: waiting for it would fail the test.
     const server = await start({});
-    const admin = { authorization: `Bearer ${testAdminToken}`, 'content-type': 'application/json' };
-    expect((await fetch(`${server.url}/workspaces`, { method: 'POST', headers: admin, body: JSON.stringify({ name: 'Stop', slug: 'stop' }) })).status).toBe(201);
-    expect((await fetch(`${server.url}/workspaces/stop/sites`, { method: 'POST', headers: admin, body: JSON.stringify({ id: 'late', name: 'Late' }) })).status).toBe(201);
+    await createSite(server, 'late');
     const body = JSON.stringify([wireEvent('late')]);
     const half = Math.floor(body.length / 2);
     // In flight: headers and half of the body sent when the server is told to stop (SIGTERM does the same).
@@ -186,6 +191,32 @@ describe('a stopping server', () => {
     // Answered (accepted, with keep-alive), then closed by the server; and the stop completes.
     const received = await within(connection.closed, 'the answered connection closing');
     expect(received).toMatch(/^HTTP\/1\.1 202 /);
+    await within(stopped, 'the server stopping');
+  });
+
+  it('closes the connections that have not sent a request (Node stops its own timeout checks once closing)', async () => {
+    // Default timeouts: nothing but the stop itself may close these before the bound.
+    const server = await start({});
+    const silent = await rawConnection(server);
+    const dripping = await rawConnection(server, 'GET /healthz HTTP/1.1\r\nHost: example\r\nX-Slow: ');
+    // Connections made after them are answered: the server holds them (see above).
+    expect(await httpGet(server, '/healthz')).toMatchObject({ status: 200 });
+    const stopped = server.stop();
+    // Closed unanswered: no request of theirs was ever taken.
+    expect(await within(silent.closed, 'the silent connection closing')).toBe('');
+    expect(await within(dripping.closed, 'the dripping connection closing')).toBe('');
+    await within(stopped, 'the server stopping');
+  });
+
+  it('cuts a request whose body stops arriving once the request timeout has passed, as it would have without the stop', async () => {
+    // Stopped long before the 2 s have passed: without the stop, Node would cut it with a 408 at 2 s.
+    const server = await start({ HTTP_HEADERS_TIMEOUT_MS: '300', HTTP_REQUEST_TIMEOUT_MS: '2000' });
+    await createSite(server, 'stalled');
+    // A site's own bearer: the collector reads the body (an unknown one would be refused before it, and closed).
+    const stalled = await rawConnection(server, 'POST /s2s/events HTTP/1.1\r\nHost: example\r\nAuthorization: Bearer stalled\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n[{');
+    expect(await httpGet(server, '/healthz')).toMatchObject({ status: 200 });
+    const stopped = server.stop();
+    await within(stalled.closed, 'the stalled request closing');
     await within(stopped, 'the server stopping');
   });
 });
