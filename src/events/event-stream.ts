@@ -154,7 +154,7 @@ export function openEventStream(
   };
 
   const leave = hub.join(
-    { siteId: site.id, credential },
+    { siteId: site.id, workspaceId: site.workspace_id, credential },
     {
       wake: () => {
         dirty = true;

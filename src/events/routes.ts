@@ -85,7 +85,12 @@ function nodeResponseOf(event: H3Event): StreamResponse | undefined {
 export function mountEvents(app: H3, context: AppContext, ingest?: Pick<IngestService, 'writeQueue'>, projection?: Projection, metrics?: MetricsRegistry): void {
   const { config } = context;
   const hub = createStreamHub(context, {
-    limits: { perSite: config.eventStreamsPerSite, perCredential: config.eventStreamsPerCredential, total: config.eventStreamsTotal },
+    limits: {
+      perSite: config.eventStreamsPerSite,
+      perCredential: config.eventStreamsPerCredential,
+      perWorkspace: config.eventStreamsPerWorkspace,
+      total: config.eventStreamsTotal,
+    },
     ...(ingest ? { commits: ingest.writeQueue } : {}),
     ...(projection ? { projection } : {}),
     ...(metrics ? { metrics } : {}),
