@@ -3,8 +3,10 @@ import { defineCommand } from 'citty';
 // Registers every domain's site-data remover, as the server does: `site delete` removes what the API's deletion does.
 import '../app.ts';
 import { findSite, type SiteRow } from '../admin/queries/find-site.ts';
+import { removeSiteData } from '../admin/site-data.ts';
 import { createSite, CreateSiteBody, deleteSite, listSites, retentionDaysRange, type Site, updateSite, UpdateSiteBody } from '../admin/sites.ts';
 import type { AppContext } from '../context.ts';
+import { inWriteTransaction } from '../db/statements.ts';
 import { ApiError } from '../http/errors.ts';
 import { parseBody } from '../http/validate.ts';
 import { commonArgs, output, parseFlags, requireSite, requireWorkspace, collectPages, runCommandSafely, systemActor, table, withContext } from './common.ts';
@@ -131,6 +133,20 @@ function siteOfRetentionArgs(context: AppContext, args: { workspace?: string; id
   return requireSite(context, requireWorkspace(context, args.workspace), args.id);
 }
 
+/**
+ * A server running on the directory knows site ids from a cache that lives a second (src/ingest/ingest-auth.ts): in
+ * that second it may still accept and store the deleted site's events. Once the cache has certainly expired, the
+ * removers run again, unless a site of that id was created meanwhile, so that nothing of the site is left behind.
+ */
+const serverSiteCacheMs = 1500;
+
+async function sweepAfterServerCache(context: AppContext, siteId: string): Promise<void> {
+  await new Promise((done) => setTimeout(done, serverSiteCacheMs));
+  inWriteTransaction(context.db, () => {
+    if (!findSite(context.db, siteId)) removeSiteData(context.db, siteId);
+  }, { eventLog: true });
+}
+
 const remove = defineCommand({
   meta: { name: 'delete', description: 'Delete a site and all of its data (events, visits, reports, share links, secrets…); cannot be undone' },
   args: {
@@ -141,7 +157,7 @@ const remove = defineCommand({
   },
   run: ({ args }) =>
     runCommandSafely(args, () =>
-      withContext(args, (context) => {
+      withContext(args, async (context) => {
         const workspace = requireWorkspace(context, args.workspace);
         const site = requireSite(context, workspace, args.id);
         if (!args.yes) {
@@ -149,6 +165,7 @@ const remove = defineCommand({
         }
         // The API's own action: every domain's site-data remover (registered by importing the app) in one transaction.
         deleteSite(context, systemActor, workspace, site.id);
+        await sweepAfterServerCache(context, site.id);
         output(args, { deleted: site.id }, () => `Deleted site ${site.id} of ${workspace.slug} and all of its data`);
       }),
     ),
