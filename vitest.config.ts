@@ -1,5 +1,6 @@
 // Test runner configuration: schema.sql and the built admin UI are imported as text, and the browser tracker as its
 // minified text, exactly as esbuild does for the bundle.
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 import { trackerModuleId, trackerModuleText } from './build/tracker.mjs';
 
@@ -25,5 +26,9 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // vitest runs one file fewer than the cores at a time: one on 2 cores. Most files spend much of their time waiting
+    // (on a child server or CLI, chromium, a projector poll), so two at a time fill those waits; the build is locked
+    // (test/cli/cli-helpers.ts) and every file has its own temp directories and ports.
+    maxWorkers: Math.max(2, availableParallelism() - 1),
   },
 });
