@@ -89,10 +89,13 @@ describe('a data directory that does not exist', () => {
 });
 
 describe('a data directory that exists but holds no Sightline data', () => {
-  it('every data command refuses, and nothing is written into it', async () => {
+  // One command of each way in: withContext (most), the token file, a destination checked first, a secret read first,
+  // a file argument.
+  const oneOfEach = [['workspace', 'list'], ['admin-token'], ['backup', '--to', join(scratch, 'backup.db')], ['webhook-secret', 'set', '--site', 'blog', '--adapter', 'stripe', '--secret', 'whsec_0123456789abcdef0123'], ['spend', 'import', '--workspace', 'acme', csvFile]];
+  it('the data commands refuse, and nothing is written into it', async () => {
     const dataDir = join(scratch, 'empty');
     mkdirSync(dataDir, { mode: 0o700 });
-    const results = await inBatches(dataCommands, 4, async (args) => ({ args, result: await runCli(args, { DATA_DIR: dataDir }) }));
+    const results = await inBatches(oneOfEach, 5, async (args) => ({ args, result: await runCli(args, { DATA_DIR: dataDir }) }));
     for (const { args, result } of results) expect({ args, code: result.code, stderr: result.stderr }).toEqual({ args, code: 1, stderr: expect.stringContaining(`No Sightline data in ${dataDir}`) });
     expect(readdirSync(dataDir)).toEqual([]);
   });
