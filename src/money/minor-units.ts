@@ -7,7 +7,10 @@ export function isCurrencyCode(code: string): boolean {
   return /^[A-Z]{3}$/.test(code) && knownCurrencies.has(code);
 }
 
-/** Digits after the decimal point of a currency (JPY 0, EUR 2, BHD 3), from the platform's ISO 4217 data. */
+/**
+ * Digits after the decimal point of a currency (JPY 0, EUR 2, BHD 3), from the platform's ISO 4217 data. Only for
+ * a code isCurrencyCode accepts: Intl throws a RangeError on a malformed one ("EURO").
+ */
 export function currencyExponent(code: string): number {
   let exponent = exponentCache.get(code);
   if (exponent === undefined) {
@@ -21,10 +24,12 @@ const decimalPattern = /^(-?)(\d{1,15})(?:\.(\d+))?$/;
 
 /**
  * Parses a decimal amount ("19.99", 19.99, "5") into minor units of `currency`; undefined when it is not an exact
- * amount of that currency (too many decimals, not a number, out of the safe range).
- * @example toMinorUnits('19.99', 'EUR') === 1999; toMinorUnits('1.5', 'JPY') === undefined
+ * amount of that currency (too many decimals, not a number, out of the safe range) or `currency` is no ISO 4217
+ * code: callers validate fields one by one, so the currency's own refusal may not have stopped them.
+ * @example toMinorUnits('19.99', 'EUR') === 1999; toMinorUnits('1.5', 'JPY') === undefined; toMinorUnits('1', 'EURO') === undefined
  */
 export function toMinorUnits(amount: string | number, currency: string): number | undefined {
+  if (!isCurrencyCode(currency)) return undefined;
   const text = typeof amount === 'number' ? (Number.isFinite(amount) ? String(amount) : '') : amount.trim();
   const match = decimalPattern.exec(text);
   if (!match) return undefined;

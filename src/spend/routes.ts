@@ -9,7 +9,6 @@ import { dateRangeRefusals, reportErrors } from '../http/common-param-errors.ts'
 import { json } from '../http/respond.ts';
 import { jsonBody, namedInPath, needsCredential, queryParams, refusals } from '../http/refusals.ts';
 import { addRoute, type QueryParameterDoc } from '../http/routes.ts';
-import { parseBody } from '../http/validate.ts';
 import { registerSiteDataRemover } from '../admin/site-data.ts';
 import { CreatedSpendAnswer, SpendDeleteAnswer, SpendEntryAnswer, SpendImportAnswer, SpendPageAnswer } from './answers.ts';
 import { createSpend } from './create-spend.ts';
@@ -17,7 +16,7 @@ import { deleteSpend } from './delete-spend.ts';
 import { importSpendCsv, maxCsvBytes } from './import-spend-csv.ts';
 import { listSpend } from './list-spend.ts';
 import { deleteSpendOfSite } from './queries/spend-writes.ts';
-import { maxLabelLength, SpendArrayBody, SpendEntryBody, SpendPatchBody, SpendPostBody } from './spend-entry.ts';
+import { maxLabelLength, parseSpendBody, SpendArrayBody, SpendEntryBody, SpendPatchBody, SpendPostBody } from './spend-entry.ts';
 import { updateSpend } from './update-spend.ts';
 
 /** Spend reads and deletes cover at most 366 inclusive days (spec, Limits). */
@@ -75,7 +74,7 @@ export function mountSpend(app: H3, context: AppContext): void {
       const { caller, workspace } = resolveWorkspace(event, context, slugOf(event), { scope: 'admin' });
       const body = await readJsonBody(event);
       const batch = Array.isArray(body);
-      const inputs = batch ? parseBody(SpendArrayBody, body) : [parseBody(SpendEntryBody, body)];
+      const inputs = batch ? parseSpendBody(SpendArrayBody, body) : [parseSpendBody(SpendEntryBody, body)];
       const entries = createSpend(context, actorOf(caller), workspace, inputs, batch);
       return batch ? { entries } : entries[0]!;
     },
@@ -102,7 +101,7 @@ export function mountSpend(app: H3, context: AppContext): void {
     answer: SpendEntryAnswer,
     handler: async (event) => {
       const { caller, workspace } = resolveWorkspace(event, context, slugOf(event), { scope: 'admin' });
-      const patch = parseBody(SpendPatchBody, await readJsonBody(event));
+      const patch = parseSpendBody(SpendPatchBody, await readJsonBody(event));
       return updateSpend(context, actorOf(caller), workspace, getRouterParam(event, 'id', { decode: true }) ?? '', patch);
     },
   });

@@ -104,6 +104,17 @@ describe('all or nothing', () => {
     expect(spendRowCount(server)).toBe(0);
   });
 
+  it('a currency Intl cannot parse ("EURO") is a refused line, not a 500', async () => {
+    const response = await postCsv(server, 'alpha', `${csvHeader}\n2026-01-01,google,cpc,a,1.00,USD\n2026-01-02,google,cpc,b,1.00,EURO\n`);
+    expect(response.status, response.text).toBe(400);
+    expect(response.body).toEqual({
+      error: 'invalid_payload',
+      message: expect.stringContaining('1 of 2 lines are invalid'),
+      rows: [{ line: 3, message: 'currency: must be a known ISO 4217 currency code in upper case, such as USD' }],
+    });
+    expect(spendRowCount(server)).toBe(0);
+  });
+
   it('refuses another media type with 415', async () => {
     expectFlatError(await postCsv(server, 'alpha', `${csvHeader}\n`, { contentType: 'application/json' }), 415, 'unsupported_media_type');
   });
