@@ -42,11 +42,28 @@ export function toMinorUnits(amount: string | number, currency: string): number 
   return sign === '-' ? -minor : minor;
 }
 
-/** Formats minor units back to a decimal string ("1999", "EUR" → "19.99"). */
-export function fromMinorUnits(minor: number, currency: string): string {
+/**
+ * Formats minor units back to a decimal string ("1999", "EUR" → "19.99"). A bigint is formatted exactly, however
+ * large (sums of many amounts pass 2^53).
+ */
+export function fromMinorUnits(minor: number | bigint, currency: string): string {
   const exponent = currencyExponent(currency);
-  const negative = minor < 0;
-  const digits = String(Math.abs(minor)).padStart(exponent + 1, '0');
+  const value = BigInt(minor);
+  const negative = value < 0n;
+  const digits = (negative ? -value : value).toString().padStart(exponent + 1, '0');
   const text = exponent === 0 ? digits : `${digits.slice(0, -exponent)}.${digits.slice(-exponent)}`;
   return negative ? `-${text}` : text;
+}
+
+/**
+ * Parses a decimal string of any size that fromMinorUnits wrote back into exact minor units; undefined otherwise.
+ * @example decimalToMinorUnits('-99079191802150901.00', 'USD') === -9907919180215090100n
+ */
+export function decimalToMinorUnits(text: string, currency: string): bigint | undefined {
+  if (!isCurrencyCode(currency)) return undefined;
+  const match = /^(-?)(\d+)(?:\.(\d+))?$/.exec(text);
+  const exponent = currencyExponent(currency);
+  if (!match || (match[3] ?? '').length > exponent) return undefined;
+  const minor = BigInt(match[2]! + (match[3] ?? '').padEnd(exponent, '0'));
+  return match[1] === '-' ? -minor : minor;
 }

@@ -3,7 +3,8 @@ import { getQuery, getRouterParam, type H3, type H3Event } from 'h3';
 import type { AppContext } from '../context.ts';
 import { actorOf } from '../audit/record-audit.ts';
 import { resolveWorkspace } from '../http/access.ts';
-import { readBodyText, readJsonBody } from '../http/body.ts';
+import { readBodyBytes, readJsonBody } from '../http/body.ts';
+import { checkBodyDeclaration } from '../http/content-type.ts';
 import { parseDateRange, parseLimit, type QueryValues, single } from '../http/common-params.ts';
 import { dateRangeRefusals, reportErrors } from '../http/common-param-errors.ts';
 import { json } from '../http/respond.ts';
@@ -13,7 +14,7 @@ import { registerSiteDataRemover } from '../admin/site-data.ts';
 import { CreatedSpendAnswer, SpendDeleteAnswer, SpendEntryAnswer, SpendImportAnswer, SpendPageAnswer } from './answers.ts';
 import { createSpend } from './create-spend.ts';
 import { deleteSpend } from './delete-spend.ts';
-import { importSpendCsv, maxCsvBytes } from './import-spend-csv.ts';
+import { decodeSpendCsv, importSpendCsv, maxCsvBytes } from './import-spend-csv.ts';
 import { listSpend } from './list-spend.ts';
 import { deleteSpendOfSite } from './queries/spend-writes.ts';
 import { maxLabelLength, parseSpendBody, SpendArrayBody, SpendEntryBody, SpendPatchBody, SpendPostBody } from './spend-entry.ts';
@@ -88,7 +89,9 @@ export function mountSpend(app: H3, context: AppContext): void {
     answer: SpendImportAnswer,
     handler: async (event) => {
       const { caller, workspace } = resolveWorkspace(event, context, slugOf(event), { scope: 'admin' });
-      const text = await readBodyText(event, { limitBytes: maxCsvBytes, accept: ['text/csv'] });
+      checkBodyDeclaration((name) => event.req.headers.get(name) ?? undefined, ['text/csv']);
+      // Bytes, not readBodyText: bytes that are not UTF-8 are a refused line (rows), not a JSON refusal.
+      const text = decodeSpendCsv(await readBodyBytes(event, maxCsvBytes));
       return json(importSpendCsv(context, actorOf(caller), workspace, text), 201);
     },
   });
