@@ -94,5 +94,14 @@ describe('a page counts the visitors who viewed it', () => {
   it('without a path filter every visitor of the site counts, custom events included', async () => {
     const body = await get(`/v1/sites/${siteId}/reports/summary-v2?${range}`);
     expect(body.data).toMatchObject({ visitors: 3, visits: 3, pageviews: 2, events: 5 });
+    expect(body.meta.measures.visitors).toMatch(/^distinct anon_ids with at least one counted event/);
+  });
+
+  it.each([
+    ['pages-v2', `/v1/sites/${siteId}/reports/pages-v2?${range}`],
+    ['summary-v2 filtered by path', `/v1/sites/${siteId}/reports/summary-v2?${range}&path=/signup`],
+    ['sources-v2 filtered by path', `/v1/sites/${siteId}/reports/sources-v2?${range}&path=/signup`],
+  ])('%s defines its visitors as the people with a pageview of the path in meta.measures', async (_name, path) => {
+    expect((await get(path)).meta.measures.visitors).toMatch(/^distinct anon_ids with a pageview of the path in the range \(a custom event on it does not count/);
   });
 });
