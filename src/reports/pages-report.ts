@@ -5,7 +5,7 @@ import type { PagesAnswer } from './answers.ts';
 import { fingerprintOf, signCursor, verifyCursor } from './cursor.ts';
 import { Dim } from '../projector/dimensions.ts';
 import { buildMeta } from './meta.ts';
-import { measuresOf } from './measures.ts';
+import { measuresOf, withPageVisitors } from './measures.ts';
 import type { CommonParams } from '../http/common-params.ts';
 import { rankRows } from './ranked-rows.ts';
 import { groupedReport } from './read/grouped-report.ts';
@@ -51,7 +51,7 @@ export function pagesReport(context: AppContext, scope: ReportScope, params: Com
       meta: buildMeta({
         scope,
         params,
-        measures: measuresOf('visitors', 'pageviews', 'entries', 'exits'),
+        measures: withPageVisitors(measuresOf('visitors', 'pageviews', 'entries', 'exits'), true),
         freshness,
         caughtUp,
         computedFrom: report.computedFrom,

@@ -3,7 +3,7 @@ import type { AppContext } from '../context.ts';
 import type { SummaryAnswer } from './answers.ts';
 import { type GroupTotals, type ReportSelection } from './grouping.ts';
 import { averageSeconds, buildMeta, ratio } from './meta.ts';
-import { measuresOf } from './measures.ts';
+import { measuresOf, withPageVisitors } from './measures.ts';
 import type { CommonParams } from '../http/common-params.ts';
 import { toDateText } from '../projector/periods.ts';
 import { groupedReport } from './read/grouped-report.ts';
@@ -40,7 +40,7 @@ export function summaryReport(context: AppContext, scope: ReportScope, params: C
       meta: buildMeta({
         scope,
         params,
-        measures: measuresOf('visitors', 'visits', 'pageviews', 'events', 'bounce_rate', 'avg_visit_duration_s', 'views_per_visit'),
+        measures: withPageVisitors(measuresOf('visitors', 'visits', 'pageviews', 'events', 'bounce_rate', 'avg_visit_duration_s', 'views_per_visit'), params.filters.path !== undefined),
         freshness,
         caughtUp,
         computedFrom: whole.computedFrom,

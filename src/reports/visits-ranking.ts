@@ -3,7 +3,7 @@
 import type { AppContext } from '../context.ts';
 import type { ReportMeta } from './answers.ts';
 import type { Dim } from '../projector/dimensions.ts';
-import { type MeasureName, measuresOf } from './measures.ts';
+import { type MeasureName, measuresOf, withPageVisitors } from './measures.ts';
 import { buildMeta } from './meta.ts';
 import type { CommonParams } from '../http/common-params.ts';
 import { type RankedRow, rankRows } from './ranked-rows.ts';
@@ -39,7 +39,7 @@ export function rankByVisits<Row>(context: AppContext, ranking: VisitsRanking, t
       meta: buildMeta({
         scope,
         params,
-        measures: measuresOf(...ranking.measures),
+        measures: withPageVisitors(measuresOf(...ranking.measures), params.filters.path !== undefined),
         freshness,
         caughtUp: ranking.caughtUp,
         computedFrom: report.computedFrom,
