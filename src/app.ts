@@ -198,9 +198,10 @@ export function createApp(options: CreateAppOptions): SightlineApp {
       await ingest.writeQueue.drain();
       // A batch in progress finishes (or rolls back); the next start resumes from the saved position.
       await projection.close();
+      // Its last try at storing the day's salts, now that the projector no longer holds sightline.db's write lock.
+      ingest.cookieless.stop();
       await deliveries.close();
       await checkpointer.stop();
-      ingest.cookieless.stop();
     },
   };
 }

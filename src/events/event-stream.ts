@@ -89,6 +89,8 @@ interface EventStreamParts {
   hub: StreamHub;
   /** What the tail selects, all but the position it reads after. */
   selection: Omit<EventTailQuestion, 'afterPosition' | 'limit'>;
+  /** The site's workspace: its open streams count against the workspace's cap too. */
+  workspaceId: string;
   fingerprint: string;
   startPosition: LogPosition;
   options: StreamOptions;
@@ -125,7 +127,7 @@ class EventStream {
   open(credential: string): Response {
     const { hub, options } = this.parts;
     this.leave = hub.join(
-      { siteId: this.parts.selection.siteId, credential },
+      { siteId: this.parts.selection.siteId, workspaceId: this.parts.workspaceId, credential },
       { wake: () => this.wake(), end: () => this.end(), bufferedBytes: () => this.buffer.bufferedBytes() },
     );
     this.beat = setInterval(() => this.heartbeat(), options.heartbeatMs);
@@ -262,5 +264,5 @@ export async function openEventStream(
   const fingerprint = streamFingerprint(site.id, params);
   const startPosition = await startPositionOf(context, readModel, params, fingerprint);
   const selection = { siteId: site.id, type: params.type, anonId: params.anonId, range: params.range, filters: params.filters, withInternal: params.withInternal };
-  return new EventStream({ context, readModel, hub, selection, fingerprint, startPosition, options }).open(credential);
+  return new EventStream({ context, readModel, hub, selection, workspaceId: site.workspace_id, fingerprint, startPosition, options }).open(credential);
 }

@@ -76,7 +76,12 @@ function nodeResponseOf(event: H3Event): StreamResponse | undefined {
 export function mountEvents(app: H3, context: AppContext, readModel: ReadModel, ingest?: Pick<IngestService, 'writeQueue'>, progress?: ProgressSource, metrics?: MetricsRegistry): void {
   const { config } = context;
   const hub = createStreamHub(context, {
-    limits: { perSite: config.eventStreamsPerSite, perCredential: config.eventStreamsPerCredential, total: config.eventStreamsTotal },
+    limits: {
+      perSite: config.eventStreamsPerSite,
+      perCredential: config.eventStreamsPerCredential,
+      perWorkspace: config.eventStreamsPerWorkspace,
+      total: config.eventStreamsTotal,
+    },
     ...(ingest ? { commits: ingest.writeQueue } : {}),
     ...(progress ? { progress } : {}),
     ...(metrics ? { metrics } : {}),

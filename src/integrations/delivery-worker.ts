@@ -1,13 +1,15 @@
 // The delivery worker, on the HTTP thread: a timer (and a wake after each new outbox row) finds the due deliveries of
 // active endpoints, sends at most `concurrency` at once, and records each attempt with the delivery's new state in
 // one transaction. 2xx delivers; 410 disables the endpoint; anything else (3xx, 4xx, 5xx, a timeout, a refused
-// address) is retried on the schedule of retry-schedule.ts until the last attempt fails it.
+// address) is retried on the schedule of retry-schedule.ts until the last attempt fails it. A failure without an
+// answer is recorded as public-failure.ts says (no address, no DNS error) and logged in full.
 import { consola } from 'consola';
 import { toIso } from '../clock.ts';
 import type { AppContext } from '../context.ts';
 import { inWriteTransaction } from '../db/statements.ts';
 import type { MetricsRegistry } from '../metrics/registry.ts';
 import { openSecret, secretKeyFileName } from '../secrets/secret-box.ts';
+import { publicExcerpt, publicOutcome } from './public-failure.ts';
 import { type AttemptOutcome, insertAttempt } from './queries/attempt-rows.ts';
 import { disableEndpoint, findSealedEndpoint } from './queries/endpoint-rows.ts';
 import { countPendingOutboxRows, findOutboxRow, listDueOutboxRows, type OutboxRow, settleOutboxRow } from './queries/outbox-rows.ts';
@@ -72,10 +74,12 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
     const started = performance.now();
     const response: WebhookResponse = secret
       ? await send({ url: endpoint.url, headers: { ...signWebhook(secret, row.id, Math.floor(now / 1000), row.body) }, body: row.body, timeoutMs, allowPrivate: context.config.allowPrivateWebhookTargets })
-      : { kind: 'failed', reason: 'secret_unavailable', message: `the signing secret could not be opened: DATA_DIR/${secretKeyFileName} is missing or changed` };
+      : { kind: 'failed', reason: 'secret_unavailable', detail: `the signing secret could not be opened: DATA_DIR/${secretKeyFileName} is missing or changed` };
     const latencyMs = Math.round(performance.now() - started);
+    // The operator's log has the whole reason (the address a name resolved to, the DNS error); the history does not.
+    if (response.kind === 'failed') consola.warn(`webhook delivery ${row.id} to endpoint ${endpoint.id}: ${response.reason}: ${response.detail}`);
     if (stopped || !context.db.open) return;
-    const outcome = outcomeOf(response);
+    const outcome = publicOutcome(outcomeOf(response));
     const settledAt = context.clock.now();
     inWriteTransaction(context.db, () => {
       // The endpoint was deleted while the request was out: its deliveries went with it.
@@ -98,7 +102,7 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
         outcome,
         status_code: response.kind === 'answered' ? response.statusCode : null,
         latency_ms: latencyMs,
-        response_excerpt: response.kind === 'answered' ? response.excerpt : response.message.slice(0, 1024),
+        response_excerpt: response.kind === 'answered' ? response.excerpt : publicExcerpt(outcome, response.detail.slice(0, 1024)),
       });
       settleOutboxRow(context.db, row.id, status, next);
     });

@@ -11,6 +11,7 @@ import { ProjectorLoop, type ProjectorProgress } from './projector-loop.ts';
 import type { ProjectorCommand, ProjectorReport, ProjectorThreadData } from './projector-thread.ts';
 import { readProjectorPosition } from './queries/projector-state.ts';
 import { reconcileProjection } from './reconcile.ts';
+import { repairPathVisitors } from './repair-path-visitors.ts';
 
 /** How long a read of derived data waits for the projector before it answers with what is projected. */
 export const projectionWaitMs = 2_000;
@@ -71,6 +72,8 @@ const projectorNiceness = 19;
  */
 export function startProjection(options: ProjectionOptions): Projection {
   reconcileProjection(options.db, options.clock.now());
+  // After the reconciliation (which may drop everything to project it again) and before the projector runs.
+  repairPathVisitors(options.db);
   let position = readProjectorPosition(options.db);
   const waiters = new Set<Waiter>();
   const progressListeners = new Set<(position: number) => void>();
