@@ -372,7 +372,9 @@ let spendCursor: string;
 let conversionId: string;
 
 beforeAll(async () => {
-  server = await startTestServer({ clock: manualClock('2026-12-01T00:00:00.000Z'), projectionWaitMs: 30_000, env: { RATE_LIMIT_SITE: '10000000', RATE_LIMIT_IP: '10000000' } });
+  // It sends thousands of wrong credentials on purpose: the throttle has its own tests (test/http/auth-throttle.test.ts).
+  const env = { RATE_LIMIT_SITE: '10000000', RATE_LIMIT_IP: '10000000', AUTH_FAILURE_BURST: '1000000' };
+  server = await startTestServer({ clock: manualClock('2026-12-01T00:00:00.000Z'), projectionWaitMs: 30_000, env });
   workspaceId = (await seedWorkspace(server, slug, { sites: [siteId] })).id;
   await seedWorkspace(server, 'other', { sites: ['other-shop'] });
   tokens.key = (await createKey(server, slug, ['admin'])).plaintext;
