@@ -721,3 +721,15 @@ CREATE TABLE event_visitors (
 );
 INSERT INTO event_visitors (seq, vid) SELECT seq, vid FROM visitor_events ORDER BY seq;
 CREATE INDEX report_visitors_by_vid ON report_visitors (vid);
+
+-- @version 19: a path's visitors are the people with a pageview of it (CONTRACT section 10): a custom event on a path
+-- counts as one of its events, never as a visitor. Before, any event on a path put its visitor in the path's and the
+-- page's daily visitor sets (report_visitor_sets, dims 9 and 10) and in those days' `visitors` counters (pages showed
+-- /signup with more visitors than views). Only the events can tell which members came from custom events alone: a
+-- database that has projected events gets a pending repair, run at the next start before the projector
+-- (src/projector/repair-path-visitors.ts), which takes those members out, day by day, and deletes its row when done.
+-- Days the retention purge emptied keep their sets (their events are gone).
+CREATE TABLE projector_repairs (
+  name  TEXT PRIMARY KEY   -- which repair: 'path_visitors'
+) WITHOUT ROWID;
+INSERT INTO projector_repairs (name) SELECT 'path_visitors' FROM projector_state WHERE position > 0;

@@ -1,7 +1,22 @@
 // Test runner configuration: schema.sql and the built admin UI are imported as text, and the browser tracker as its
 // minified text, exactly as esbuild does for the bundle.
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
+import { BaseSequencer, type TestSpecification } from 'vitest/node';
 import { trackerModuleId, trackerModuleText } from './build/tracker.mjs';
+
+/**
+ * vitest's order (the longest files of the last run first, or the largest without one), except that the single
+ * executable's test starts first: on a fresh machine its cold build (an npm install and SQLite compiled for Node 24,
+ * minutes on 2 cores) makes it the longest file by far, and started late it would end the run alone.
+ */
+class BinaryFirst extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const sorted = await super.sort(files);
+    const isBinary = (file: TestSpecification) => file.moduleId.includes('/test/binary/');
+    return [...sorted.filter(isBinary), ...sorted.filter((file) => !isBinary(file))];
+  }
+}
 
 export default defineConfig({
   plugins: [
@@ -25,5 +40,10 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // vitest runs one file fewer than the cores at a time: one on 2 cores. Most files spend much of their time waiting
+    // (on a child server or CLI, chromium, a projector poll), so two at a time fill those waits; the build is locked
+    // (test/cli/cli-helpers.ts) and every file has its own temp directories and ports.
+    maxWorkers: Math.max(2, availableParallelism() - 1),
+    sequence: { sequencer: BinaryFirst },
   },
 });

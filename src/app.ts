@@ -199,8 +199,8 @@ export function createApp(options: CreateAppOptions): SightlineApp {
   mountGdpr(h3, context);
   mountMetrics(h3, context, metrics);
   mountReports(h3, context, readModel);
-  mountEvents(h3, context, ingest, projection, metrics.registry);
-  mountPeople(h3, context);
+  mountEvents(h3, context, readModel, ingest, projection, metrics.registry);
+  mountPeople(h3, context, readModel);
   mountSpend(h3, context);
   mountWebhooks(h3, context, ingest, metrics);
   mountConsent(h3, context);
@@ -285,9 +285,10 @@ function assembleApp(parts: AppParts, checkpointer: Checkpointer): SightlineApp 
       await ingest.writeQueue.drain();
       // A batch in progress finishes (or rolls back); the next start resumes from the saved position.
       await projection.close();
+      // Its last try at storing the day's salts, now that the projector no longer holds sightline.db's write lock.
+      ingest.cookieless.stop();
       await deliveries.close();
       await checkpointer.stop();
-      ingest.cookieless.stop();
     },
   };
 }

@@ -33,9 +33,14 @@ const ConfigSchema = v.object({
   AUTH_FAILURE_BURST: v.optional(integerText(1, 1_000_000), '20'),
   EVENT_STREAMS_PER_SITE: v.optional(integerText(1, 10_000), '5'),
   EVENT_STREAMS_PER_CREDENTIAL: v.optional(integerText(1, 100_000), '20'),
+  EVENT_STREAMS_PER_WORKSPACE: v.optional(integerText(1, 100_000), '50'),
   EVENT_STREAMS_TOTAL: v.optional(integerText(1, 100_000), '200'),
   EVENT_STREAM_BUFFER_BYTES: v.optional(integerText(65_536, 1_073_741_824), '1048576'),
   EVENT_STREAM_HEARTBEAT_MS: v.optional(integerText(10, 3_600_000), '15000'),
+  HTTP_HEADERS_TIMEOUT_MS: v.optional(integerText(10, 3_600_000), '10000'),
+  HTTP_REQUEST_TIMEOUT_MS: v.optional(integerText(10, 3_600_000), '60000'),
+  HTTP_KEEP_ALIVE_TIMEOUT_MS: v.optional(integerText(10, 3_600_000), '125000'),
+  HTTP_MAX_CONNECTIONS: v.optional(integerText(1, 1_000_000), '2048'),
   SYNCHRONOUS: v.optional(v.picklist(['normal', 'full']), 'normal'),
   INGEST_WRITER: v.optional(v.picklist(['inline', 'thread']), 'inline'),
 });
@@ -71,6 +76,8 @@ export interface Config {
   eventStreamsPerSite: number;
   /** Per credential (one API key, or the admin token) across all sites, likewise. */
   eventStreamsPerCredential: number;
+  /** Per workspace (the sites' tenant, whichever credentials opened them), likewise. */
+  eventStreamsPerWorkspace: number;
   /** On the whole server, likewise. */
   eventStreamsTotal: number;
   /**
@@ -80,6 +87,13 @@ export interface Config {
   eventStreamBufferBytes: number;
   /** How often an idle stream-v2 connection gets a comment line (15 s; tests shorten it). */
   eventStreamHeartbeatMs: number;
+  /**
+   * The HTTP server's bounds (docs/deploy.md, "Connection limits"): a connection that has not sent a request's
+   * headers within headersTimeoutMs, or its whole request (body included) within requestTimeoutMs, gets 408 and is
+   * closed; an idle keep-alive connection is closed after keepAliveTimeoutMs; past maxConnections open connections a
+   * new one is closed at once. A response that is still being sent (stream-v2) is bounded by none of them.
+   */
+  http: { headersTimeoutMs: number; requestTimeoutMs: number; keepAliveTimeoutMs: number; maxConnections: number };
   /** One request body at most (1 MiB, CONTRACT section 2). */
   maxBodyBytes: number;
   /**
@@ -110,6 +124,14 @@ export function loadConfig(env: Record<string, string | undefined>, flags: Recor
     throw new ConfigError(`invalid configuration: ${problems.join('; ')}`);
   }
   const parsed = result.output;
+  // Node refuses a headers timeout above the request timeout; the message names the variables instead.
+  if (parsed.HTTP_HEADERS_TIMEOUT_MS > parsed.HTTP_REQUEST_TIMEOUT_MS) {
+    throw new ConfigError('invalid configuration: HTTP_HEADERS_TIMEOUT_MS: must not exceed HTTP_REQUEST_TIMEOUT_MS (the headers are part of the request)');
+  }
+  // Streams at their cap would otherwise hold every connection, and nothing else (ingest, /healthz) could connect.
+  if (parsed.HTTP_MAX_CONNECTIONS <= parsed.EVENT_STREAMS_TOTAL) {
+    throw new ConfigError('invalid configuration: HTTP_MAX_CONNECTIONS: must be greater than EVENT_STREAMS_TOTAL (streams would take every connection)');
+  }
   return {
     host: parsed.HOST,
     port: parsed.PORT,
@@ -129,9 +151,16 @@ export function loadConfig(env: Record<string, string | undefined>, flags: Recor
     authFailureBurst: parsed.AUTH_FAILURE_BURST,
     eventStreamsPerSite: parsed.EVENT_STREAMS_PER_SITE,
     eventStreamsPerCredential: parsed.EVENT_STREAMS_PER_CREDENTIAL,
+    eventStreamsPerWorkspace: parsed.EVENT_STREAMS_PER_WORKSPACE,
     eventStreamsTotal: parsed.EVENT_STREAMS_TOTAL,
     eventStreamBufferBytes: parsed.EVENT_STREAM_BUFFER_BYTES,
     eventStreamHeartbeatMs: parsed.EVENT_STREAM_HEARTBEAT_MS,
+    http: {
+      headersTimeoutMs: parsed.HTTP_HEADERS_TIMEOUT_MS,
+      requestTimeoutMs: parsed.HTTP_REQUEST_TIMEOUT_MS,
+      keepAliveTimeoutMs: parsed.HTTP_KEEP_ALIVE_TIMEOUT_MS,
+      maxConnections: parsed.HTTP_MAX_CONNECTIONS,
+    },
     maxBodyBytes: 1024 * 1024,
     synchronous: parsed.SYNCHRONOUS === 'full' ? 'FULL' : 'NORMAL',
     ingestWriter: parsed.INGEST_WRITER,

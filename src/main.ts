@@ -1,12 +1,14 @@
 // The `sightline` executable: serve, administration commands and diagnostics (citty).
-import { defineCommand, runMain } from 'citty';
+import { defineCommand } from 'citty';
 import { adminTokenCommand } from './cli/admin-token.ts';
 import { backupCommand } from './cli/backup.ts';
+import { runCommandLine } from './cli/command-line.ts';
 import { doctorCommand } from './cli/doctor.ts';
 import { endpointCommand } from './cli/endpoint.ts';
 import { keyCommand } from './cli/key.ts';
 import { planCommand } from './cli/plan.ts';
 import { serveCommand } from './cli/serve.ts';
+import { shareLinkCommand } from './cli/share-link.ts';
 import { siteCommand } from './cli/site.ts';
 import { spendCommand } from './cli/spend.ts';
 import { webhookSecretCommand } from './cli/webhook-secret.ts';
@@ -21,6 +23,7 @@ const main = defineCommand({
     serve: serveCommand,
     workspace: workspaceCommand,
     site: siteCommand,
+    'share-link': shareLinkCommand,
     key: keyCommand,
     spend: spendCommand,
     endpoint: endpointCommand,
@@ -37,5 +40,5 @@ const main = defineCommand({
 restrictNewFileModes();
 // `--version` alone prints all three versions (citty's own would print Sightline's only).
 const rawArgs = process.argv.slice(2);
-// No top-level await: the single executable's bundle is CommonJS. runMain reports its own errors and exit status.
-void runMain(main, rawArgs.length === 1 && (rawArgs[0] === '--version' || rawArgs[0] === '-v') ? { rawArgs: ['version'] } : {});
+// No top-level await: the single executable's bundle is CommonJS. runCommandLine reports its own errors and exit status.
+void runCommandLine(main, rawArgs.length === 1 && (rawArgs[0] === '--version' || rawArgs[0] === '-v') ? ['version'] : rawArgs);

@@ -105,7 +105,7 @@ function compareTotals(a: CampaignTotal, b: CampaignTotal): number {
 export function toMoneyList(revenue: Map<string, bigint>): { currency: string; amount: string }[] {
   return [...revenue.entries()]
     .sort(([a], [b]) => (a < b ? -1 : 1))
-    .map(([currency, minor]) => ({ currency, amount: fromMinorUnits(Number(minor), currency) }));
+    .map(([currency, minor]) => ({ currency, amount: fromMinorUnits(minor, currency) }));
 }
 
 /** Millionths as a number with at most six decimals (333334 → 0.333334). */

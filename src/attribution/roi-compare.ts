@@ -1,11 +1,12 @@
 // GET /workspaces/:slug/roi/compare: the ROI of two day ranges under one model, and the change per currency.
-import { fromMinorUnits, toMinorUnits } from '../money/minor-units.ts';
+import { decimalToMinorUnits, fromMinorUnits } from '../money/minor-units.ts';
 import type { CurrencyRoi, RoiAnswer } from './roi.ts';
 
 /** current − previous of each field (spend and revenue as exact decimal strings; a ratio null when either side has none). */
 export type CurrencyChange = CurrencyRoi;
 
-const minor = (row: CurrencyRoi | undefined, field: 'spend' | 'revenue', currency: string) => (row ? toMinorUnits(row[field], currency)! : 0);
+/** Exact minor units of an amount roi.ts wrote (sums may pass 2^53: bigint, never a double). */
+const minor = (row: CurrencyRoi | undefined, field: 'spend' | 'revenue', currency: string) => (row ? decimalToMinorUnits(row[field], currency)! : 0n);
 const difference = (current: number | null | undefined, previous: number | null | undefined) =>
   current === null || current === undefined || previous === null || previous === undefined ? null : Math.round((current - previous) * 1e6) / 1e6;
 

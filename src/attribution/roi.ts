@@ -98,8 +98,8 @@ export function roiReport(context: ComputeContext, workspace: WorkspaceRow, para
   const revenueByCurrency = new Map<string, bigint>();
   const unitsByCurrency = new Map<string, number>();
   for (const row of spendRows) {
-    add(campaignOf(row.source, row.medium, row.campaign).spend, row.currency, BigInt(row.amount_minor));
-    add(spendByCurrency, row.currency, BigInt(row.amount_minor));
+    add(campaignOf(row.source, row.medium, row.campaign).spend, row.currency, row.amount_minor);
+    add(spendByCurrency, row.currency, row.amount_minor);
   }
   for (const total of totals) {
     const row = campaignOf(total.source, total.medium, total.campaign);
@@ -121,8 +121,8 @@ export function roiReport(context: ComputeContext, workspace: WorkspaceRow, para
       const ratio = ratios(spend, revenue);
       return {
         currency,
-        spend: fromMinorUnits(Number(spend), currency),
-        revenue: fromMinorUnits(Number(revenue), currency),
+        spend: fromMinorUnits(spend, currency),
+        revenue: fromMinorUnits(revenue, currency),
         conversions: Math.round((unitsByCurrency.get(currency) ?? 0) / creditUnits),
         roas: ratio?.roas ?? null,
         roi: ratio?.roi ?? null,

@@ -9,7 +9,7 @@ import { privateDirectoryMode, privateFileMode } from '../db/file-modes.ts';
 import { eventLogSchema } from '../db/open.ts';
 import { latestSchemaVersion } from '../db/schema.ts';
 import { secretKeyFileName } from '../secrets/secret-box.ts';
-import { cliConfig, commonArgs, output, runCommandSafely, table, withContext } from './common.ts';
+import { cliConfig, commonArgs, holdsSightlineData, noDataRefusal, output, runCommandSafely, table, withContext } from './common.ts';
 
 interface Check {
   name: string;
@@ -79,7 +79,10 @@ export const doctorCommand = defineCommand({
         const mode = statSync(adminTokenPath(config.dataDir)).mode & 0o777;
         checks.push({ name: 'admin-token file', ok: (mode & 0o077) === 0, detail: `mode ${octal(mode)} (must not be readable by others)` });
       }
-      if (dataDirExists && writable) {
+      const hasData = dataDirExists && holdsSightlineData(config.dataDir);
+      // Never creates a database: a doctor run on the wrong directory must not leave an empty one behind.
+      if (dataDirExists && !hasData) checks.push({ name: 'database', ok: false, detail: noDataRefusal(args, config.dataDir).message });
+      if (hasData && writable) {
         await withContext(args, (context) => {
           const pragma = (name: string) => context.db.pragma(name, { simple: true }) as string | number;
           const sqliteVersion = (context.db.prepare('SELECT sqlite_version() AS v').get() as { v: string }).v;

@@ -3,8 +3,7 @@
 import { defineCommand } from 'citty';
 import { createEndpoint, CreateEndpointBody, deleteEndpoint, listEndpoints } from '../integrations/endpoints.ts';
 import { subscribableEventTypes } from '../integrations/event-types.ts';
-import { parseBody } from '../http/validate.ts';
-import { collectPages, commonArgs, output, requireWorkspace, runCommandSafely, systemActor, table, withContext } from './common.ts';
+import { collectPages, commonArgs, output, parseFlags, requireWorkspace, runCommandSafely, systemActor, table, withContext } from './common.ts';
 
 const workspaceArg = { workspace: { type: 'string', description: 'Workspace slug', required: true } } as const;
 
@@ -22,7 +21,7 @@ const add = defineCommand({
       withContext(args, (context) => {
         const workspace = requireWorkspace(context, args.workspace);
         const eventTypes = args.events.split(',').map((type) => type.trim()).filter(Boolean);
-        const input = parseBody(CreateEndpointBody, { url: args.url, event_types: eventTypes, ...(args.description === undefined ? {} : { description: args.description }) });
+        const input = parseFlags(CreateEndpointBody, { url: args.url, event_types: eventTypes, ...(args.description === undefined ? {} : { description: args.description }) }, { event_types: 'events' });
         const endpoint = createEndpoint(context, systemActor, workspace, input);
         output(args, endpoint, () => `Added endpoint ${endpoint.id} (${endpoint.event_types.join(', ')})\n${endpoint.secret}\n${endpoint.warning}`);
       }),

@@ -1,12 +1,12 @@
 // `sightline plan validate|diff|check`: tracking plan bundles checked offline (no DATA_DIR, no server).
 import { readFileSync } from 'node:fs';
 import { defineCommand } from 'citty';
-import { consola } from 'consola';
 import { checkRecordedEvents } from '../plan/check-events.ts';
 import { diffTrackingPlans } from '../plan/plan-diff.ts';
 import { compileTrackingPlan, loadTrackingPlan, PlanError, readTrackingPlanBundle } from '../plan/tracking-plan.ts';
 import { wildcardEventType } from '../plan/bundle.ts';
 import { commonArgs, output } from './common.ts';
+import { printError } from './terminal.ts';
 
 const jsonArg = { json: commonArgs.json };
 
@@ -23,7 +23,7 @@ function runPlanCommand(args: { json?: boolean }, exitCode: number, body: () => 
   } catch (error) {
     process.exitCode = exitCode;
     if (!(error instanceof PlanError)) {
-      consola.error(error instanceof Error ? error.message : error);
+      printError(error instanceof Error ? error.message : String(error));
       return;
     }
     if (args.json) {

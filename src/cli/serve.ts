@@ -1,15 +1,17 @@
 // `sightline serve`: the HTTP server; every configuration variable can also be given as a flag.
 import { defineCommand } from 'citty';
-import { consola } from 'consola';
 import { loadConfig } from '../config.ts';
 import { startServer, stopOnSignals } from '../server.ts';
+import { printError } from './terminal.ts';
 
 export const serveCommand = defineCommand({
   meta: { name: 'serve', description: 'Serve the HTTP API (flags override the environment variables of the same name)' },
+  // Every variable of the README's configuration table, as a kebab-case flag (test/cli/serve.test.ts keeps them in step).
   args: {
     host: { type: 'string', description: 'Listen address (HOST, default 127.0.0.1)' },
     port: { type: 'string', description: 'Listen port (PORT, default 8787; 0 picks a free one)' },
     'data-dir': { type: 'string', description: 'Data directory (DATA_DIR, default ./data)' },
+    'admin-token': { type: 'string', description: 'The admin token (ADMIN_TOKEN; prefer the variable: a flag shows in ps). Default: generated into DATA_DIR/admin-token' },
     'require-api-key': { type: 'string', description: 'none, tag or require (REQUIRE_API_KEY)' },
     'schema-bundle-path': { type: 'string', description: 'Tracking plan bundle (SCHEMA_BUNDLE_PATH)' },
     'schema-mode': { type: 'string', description: 'reject or quarantine (SCHEMA_MODE)' },
@@ -17,8 +19,23 @@ export const serveCommand = defineCommand({
     'geoip-db': { type: 'string', description: 'City-level .mmdb file (GEOIP_DB)' },
     'internal-ips': { type: 'string', description: 'Comma-separated IPs/CIDRs tagged internal (INTERNAL_IPS)' },
     'metrics-public': { type: 'string', description: 'true or false (METRICS_PUBLIC)' },
+    'allow-private-webhook-targets': { type: 'string', description: 'true or false (ALLOW_PRIVATE_WEBHOOK_TARGETS)' },
     'rate-limit-site': { type: 'string', description: 'Events/s per site (RATE_LIMIT_SITE)' },
     'rate-limit-ip': { type: 'string', description: 'Requests/s per client IP (RATE_LIMIT_IP)' },
+    'event-streams-per-site': { type: 'string', description: 'Open stream-v2 connections per site (EVENT_STREAMS_PER_SITE)' },
+    'event-streams-per-credential': { type: 'string', description: 'Open stream-v2 connections per credential (EVENT_STREAMS_PER_CREDENTIAL)' },
+    'event-streams-per-workspace': { type: 'string', description: 'Open stream-v2 connections per workspace (EVENT_STREAMS_PER_WORKSPACE)' },
+    'event-streams-total': { type: 'string', description: 'Open stream-v2 connections on the server (EVENT_STREAMS_TOTAL)' },
+    'auth-failures-per-minute': { type: 'string', description: 'Failed authentications per client address per minute once the burst is spent (AUTH_FAILURES_PER_MINUTE)' },
+    'auth-failure-burst': { type: 'string', description: 'Failed authentications one client address may make at once (AUTH_FAILURE_BURST)' },
+    'http-headers-timeout-ms': { type: 'string', description: 'Time a connection has to send a request\'s headers (HTTP_HEADERS_TIMEOUT_MS)' },
+    'http-request-timeout-ms': { type: 'string', description: 'Time a connection has to send a whole request (HTTP_REQUEST_TIMEOUT_MS)' },
+    'http-keep-alive-timeout-ms': { type: 'string', description: 'Idle time before an answered connection is closed (HTTP_KEEP_ALIVE_TIMEOUT_MS)' },
+    'http-max-connections': { type: 'string', description: 'Open connections at most (HTTP_MAX_CONNECTIONS)' },
+    'event-stream-buffer-bytes': { type: 'string', description: 'Bytes held for one stream-v2 client at most (EVENT_STREAM_BUFFER_BYTES)' },
+    'event-stream-heartbeat-ms': { type: 'string', description: 'Interval of the stream-v2 heartbeat (EVENT_STREAM_HEARTBEAT_MS)' },
+    synchronous: { type: 'string', description: 'normal or full (SYNCHRONOUS)' },
+    'ingest-writer': { type: 'string', description: 'inline or thread (INGEST_WRITER)' },
   },
   run: async ({ args }) => {
     try {
@@ -29,7 +46,7 @@ export const serveCommand = defineCommand({
       stopOnSignals(running);
       await running;
     } catch (error) {
-      consola.error(error instanceof Error ? error.message : error);
+      printError(error instanceof Error ? error.message : String(error));
       process.exit(1);
     }
   },

@@ -1,10 +1,13 @@
-// `sightline site create|list|update|retention`.
+// `sightline site create|list|update|retention|delete`: a site is named by --workspace W --id ID in each.
 import { defineCommand } from 'citty';
-import { findSite } from '../tenants/queries/find-site.ts';
-import { createSite, CreateSiteBody, listSites, retentionDaysRange, updateSite, UpdateSiteBody } from '../admin/sites.ts';
+import { findSite, type SiteRow } from '../tenants/queries/find-site.ts';
+import { removeSiteData } from '../tenants/site-data.ts';
+import { createSite, CreateSiteBody, deleteSite, listSites, retentionDaysRange, type Site, updateSite, UpdateSiteBody } from '../admin/sites.ts';
+import type { AppContext } from '../context.ts';
+import { inWriteTransaction } from '../db/statements.ts';
 import { ApiError } from '../http/errors.ts';
 import { parseBody } from '../http/validate.ts';
-import { commonArgs, output, requireWorkspace, collectPages, runCommandSafely, systemActor, table, withContext } from './common.ts';
+import { commonArgs, output, parseFlags, requireSite, requireWorkspace, collectPages, runCommandSafely, systemActor, table, withContext } from './common.ts';
 
 const cookielessArg = { type: 'string', description: 'Cookieless visitors (docs/tracker.md): on or off' } as const;
 
@@ -36,23 +39,43 @@ const create = defineCommand({
     ),
 });
 
+/** --days / --retention-days: a whole number of days (checked against the range by the body's schema) or "forever" (null). */
+function retentionOf(days: string | undefined): number | null | string | undefined {
+  if (days === undefined) return undefined;
+  if (days === 'forever') return null;
+  return /^\d{1,9}$/.test(days) ? Number(days) : days;
+}
+
+const retentionHelp = `${retentionDaysRange.min}-${retentionDaysRange.max} whole UTC days of events kept, or "forever"`;
+
 const update = defineCommand({
-  meta: { name: 'update', description: "Change a site's settings" },
+  meta: { name: 'update', description: "Change a site's settings: name, cookieless visitors, retention period" },
   args: {
     ...commonArgs,
     workspace: { type: 'string', description: 'Workspace slug', required: true },
     id: { type: 'string', description: 'Site id', required: true },
+    name: { type: 'string', description: 'Display name (1-128 characters)' },
     cookieless: cookielessArg,
+    'retention-days': { type: 'string', description: retentionHelp },
   },
   run: ({ args }) =>
     runCommandSafely(args, () =>
       withContext(args, (context) => {
         const workspace = requireWorkspace(context, args.workspace);
-        const site = updateSite(context, systemActor, workspace.id, args.id, parseBody(UpdateSiteBody, { cookieless: onOff(args.cookieless) }));
-        output(args, site, () => `Updated site ${site.id} (cookieless ${site.cookieless ? 'on' : 'off'})`);
+        const site = requireSite(context, workspace, args.id);
+        if (args.name === undefined && args.cookieless === undefined && args['retention-days'] === undefined) {
+          throw ApiError.invalidPayload([{ path: '', message: 'give --name, --cookieless or --retention-days' }]);
+        }
+        const input = parseFlags(UpdateSiteBody, { name: args.name, cookieless: onOff(args.cookieless), retention_days: retentionOf(args['retention-days']) });
+        const updated = updateSite(context, systemActor, workspace.id, site.id, input);
+        output(args, updated, () => `Updated site ${updated.id}: ${describeSettings(updated)}`);
       }),
     ),
 });
+
+function describeSettings(site: Site): string {
+  return `name ${JSON.stringify(site.name)}, cookieless ${site.cookieless ? 'on' : 'off'}, keeps ${site.retention_days === null ? 'its events forever' : `${site.retention_days} days of events`}`;
+}
 
 const list = defineCommand({
   meta: { name: 'list', description: 'List the sites of a workspace' },
@@ -72,42 +95,81 @@ const list = defineCommand({
     ),
 });
 
-/** --days: a whole number of days (checked against the range by the body's schema) or "forever" (null). */
-function retentionOf(days: string): number | null | string {
-  if (days === 'forever') return null;
-  return /^\d{1,9}$/.test(days) ? Number(days) : days;
-}
-
-/** The update body of --days; a refusal names --days. */
-function retentionInput(days: string) {
-  try {
-    return parseBody(UpdateSiteBody, { retention_days: retentionOf(days) });
-  } catch (error) {
-    if (!(error instanceof ApiError)) throw error;
-    throw new ApiError(error.status, error.code, error.message, error.details?.map((detail) => ({ ...detail, path: '/days' })));
-  }
-}
-
 const retention = defineCommand({
-  meta: { name: 'retention', description: `Set how many whole UTC days of events a site keeps (${retentionDaysRange.min}-${retentionDaysRange.max}), or forever` },
+  meta: { name: 'retention', description: `Set how many whole UTC days of events a site keeps (${retentionDaysRange.min}-${retentionDaysRange.max}), or forever (site update --retention-days does the same)` },
   args: {
     ...commonArgs,
-    site: { type: 'string', description: 'Site id', required: true },
-    days: { type: 'string', description: `${retentionDaysRange.min}-${retentionDaysRange.max}, or "forever"`, required: true },
+    workspace: { type: 'string', description: 'Workspace slug (required with --id)' },
+    id: { type: 'string', description: 'Site id' },
+    site: { type: 'string', description: 'Site id, without --workspace (the older form of --workspace W --id ID)' },
+    days: { type: 'string', description: retentionHelp, required: true },
   },
   run: ({ args }) =>
     runCommandSafely(args, () =>
       withContext(args, (context) => {
-        const found = findSite(context.db, args.site);
-        if (!found) throw ApiError.notFound(`No site ${args.site}`);
-        const input = retentionInput(args.days);
-        const site = updateSite(context, systemActor, found.workspace_id, found.id, input);
-        output(args, site, () => `Site ${site.id} keeps ${site.retention_days === null ? 'its events forever' : `${site.retention_days} days of events`}`);
+        const site = siteOfRetentionArgs(context, args);
+        const input = parseFlags(UpdateSiteBody, { retention_days: retentionOf(args.days) }, { retention_days: 'days' });
+        const updated = updateSite(context, systemActor, site.workspace_id, site.id, input);
+        output(args, updated, () => `Site ${updated.id} keeps ${updated.retention_days === null ? 'its events forever' : `${updated.retention_days} days of events`}`);
+      }),
+    ),
+});
+
+/** `--workspace W --id ID`, as every other site command names a site, or the older `--site ID` alone. */
+function siteOfRetentionArgs(context: AppContext, args: { workspace?: string; id?: string; site?: string }): SiteRow {
+  if (args.site !== undefined && (args.id !== undefined || args.workspace !== undefined)) {
+    throw ApiError.invalidPayload([{ path: '/site', message: 'give either --workspace and --id, or --site alone' }]);
+  }
+  if (args.site !== undefined) {
+    const found = findSite(context.db, args.site);
+    if (!found) throw ApiError.notFound(`No site ${args.site}`);
+    return found;
+  }
+  if (args.workspace === undefined || args.id === undefined) {
+    throw ApiError.invalidPayload([{ path: args.workspace === undefined ? '/workspace' : '/id', message: 'is required (site retention --workspace W --id ID --days N)' }]);
+  }
+  return requireSite(context, requireWorkspace(context, args.workspace), args.id);
+}
+
+/**
+ * A server running on the directory knows site ids from a cache that lives a second (src/ingest/ingest-auth.ts): in
+ * that second it may still accept and store the deleted site's events. Once the cache has certainly expired, the
+ * removers run again, unless a site of that id was created meanwhile, so that nothing of the site is left behind.
+ */
+const serverSiteCacheMs = 1500;
+
+async function sweepAfterServerCache(context: AppContext, siteId: string): Promise<void> {
+  await new Promise((done) => setTimeout(done, serverSiteCacheMs));
+  inWriteTransaction(context.db, () => {
+    if (!findSite(context.db, siteId)) removeSiteData(context.db, context.siteDataRemovers, siteId);
+  }, { eventLog: true });
+}
+
+const remove = defineCommand({
+  meta: { name: 'delete', description: 'Delete a site and all of its data (events, visits, reports, share links, secrets…); cannot be undone' },
+  args: {
+    ...commonArgs,
+    workspace: { type: 'string', description: 'Workspace slug', required: true },
+    id: { type: 'string', description: 'Site id', required: true },
+    yes: { type: 'boolean', description: 'Confirm the deletion (required: nothing asks)', default: false },
+  },
+  run: ({ args }) =>
+    runCommandSafely(args, () =>
+      withContext(args, async (context) => {
+        const workspace = requireWorkspace(context, args.workspace);
+        const site = requireSite(context, workspace, args.id);
+        if (!args.yes) {
+          throw new ApiError(409, 'confirmation_required', `Deleting site ${site.id} removes all of its events, visits, reports, share links and secrets, and cannot be undone: add --yes to confirm`);
+        }
+        // The API's own action: every remover of the app's list (src/app.ts, through the context) in one transaction.
+        deleteSite(context, systemActor, workspace, site.id);
+        await sweepAfterServerCache(context, site.id);
+        output(args, { deleted: site.id }, () => `Deleted site ${site.id} of ${workspace.slug} and all of its data`);
       }),
     ),
 });
 
 export const siteCommand = defineCommand({
   meta: { name: 'site', description: 'Manage sites' },
-  subCommands: { create, list, update, retention },
+  subCommands: { create, list, update, retention, delete: remove },
 });

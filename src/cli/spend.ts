@@ -3,10 +3,10 @@
 import { readFileSync, statSync } from 'node:fs';
 import { defineCommand } from 'citty';
 import { ApiError } from '../http/errors.ts';
-import { importSpendCsv, maxCsvBytes } from '../spend/import-spend-csv.ts';
+import { decodeSpendCsv, importSpendCsv, maxCsvBytes } from '../spend/import-spend-csv.ts';
 import { commonArgs, output, requireWorkspace, runCommandSafely, systemActor, withContext } from './common.ts';
 
-/** The file as text, refused past the cap before it is read (as the endpoint refuses the body). */
+/** The file as text, refused past the cap before it is read and when it is not UTF-8 (as the endpoint refuses the body). */
 function readCsvFile(path: string): string {
   let size: number;
   try {
@@ -15,7 +15,7 @@ function readCsvFile(path: string): string {
     throw new Error(`Cannot read ${path}`);
   }
   if (size > maxCsvBytes) throw ApiError.payloadTooLarge(maxCsvBytes);
-  return readFileSync(path, 'utf8');
+  return decodeSpendCsv(readFileSync(path));
 }
 
 const importCommand = defineCommand({

@@ -1,8 +1,8 @@
-// `sightline workspace create|list`.
+// `sightline workspace create|list|rename`.
 import { defineCommand } from 'citty';
-import { createWorkspace, CreateWorkspaceBody, listWorkspaces } from '../admin/workspaces.ts';
+import { createWorkspace, CreateWorkspaceBody, listWorkspaces, renameWorkspaceBySlug, UpdateWorkspaceBody } from '../admin/workspaces.ts';
 import { parseBody } from '../http/validate.ts';
-import { commonArgs, output, collectPages, runCommandSafely, systemActor, table, withContext } from './common.ts';
+import { commonArgs, output, collectPages, requireWorkspace, runCommandSafely, systemActor, table, withContext } from './common.ts';
 
 const create = defineCommand({
   meta: { name: 'create', description: 'Create a workspace' },
@@ -16,7 +16,7 @@ const create = defineCommand({
       withContext(args, (context) => {
         const workspace = createWorkspace(context, systemActor, parseBody(CreateWorkspaceBody, { name: args.name, slug: args.slug }));
         output(args, workspace, () => `Created workspace ${workspace.slug} (${workspace.id})`);
-      }),
+      }, { creates: true }),
     ),
 });
 
@@ -37,7 +37,25 @@ const list = defineCommand({
     ),
 });
 
+const rename = defineCommand({
+  meta: { name: 'rename', description: 'Rename a workspace (its slug never changes)' },
+  args: {
+    ...commonArgs,
+    slug: { type: 'string', description: 'The workspace\'s slug', required: true },
+    name: { type: 'string', description: 'New display name (1-128 characters)', required: true },
+  },
+  run: ({ args }) =>
+    runCommandSafely(args, () =>
+      withContext(args, (context) => {
+        const workspace = requireWorkspace(context, args.slug);
+        const input = parseBody(UpdateWorkspaceBody, { name: args.name });
+        const renamed = renameWorkspaceBySlug(context, systemActor, workspace, input.name!);
+        output(args, renamed, () => `Renamed workspace ${renamed.slug}: ${JSON.stringify(workspace.name)} → ${JSON.stringify(renamed.name)}`);
+      }),
+    ),
+});
+
 export const workspaceCommand = defineCommand({
   meta: { name: 'workspace', description: 'Manage workspaces' },
-  subCommands: { create, list },
+  subCommands: { create, list, rename },
 });

@@ -1,4 +1,4 @@
-// The parameters of the Events v2 endpoints beyond the common report parameters (src/reports/params.ts): the
+// The parameters of the Events v2 endpoints beyond the common report parameters (src/reading/common-params.ts): the
 // activity window's end, the stream's filters and resume cursor. Refusals are the same structured 400s.
 import { parseIsoTimestamp } from '../http/validate.ts';
 import type { ReportFilters, ReportRange } from '../vocabulary/report-filters.ts';
@@ -6,6 +6,8 @@ import { type CommonParams, parseDateRange, parseFilterParams, type QueryValues,
 import { maxRangeDays } from '../vocabulary/report-filters.ts';
 import { dayMs } from '../vocabulary/periods.ts';
 import { reportErrors } from '../reading/common-param-errors.ts';
+import type { ReportScope } from '../reading/scope.ts';
+import type { Selection } from '../read-model/questions.ts';
 
 export const activityWindowMs = 60 * 60_000;
 export const activityBucketMs = 5 * 60_000;
@@ -13,6 +15,11 @@ export const activityBucketMs = 5 * 60_000;
 /** Event-time bounds of an inclusive range of UTC days: start_ms <= ts < end_ms. */
 export function boundsOfRange(range: ReportRange): { start_ms: number; end_ms: number } {
   return { start_ms: range.fromDay * dayMs, end_ms: (range.toDay + 1) * dayMs };
+}
+
+/** The read model's selection of an endpoint's scope and common parameters. */
+export function selectionOf(scope: ReportScope, params: Pick<CommonParams, 'range' | 'filters' | 'withInternal'>): Selection {
+  return { scope, range: params.range, filters: params.filters, withInternal: params.withInternal };
 }
 
 /** from and to parsed as on the reports (both or neither; at most 367 days), or undefined when neither is given. */

@@ -1,31 +1,18 @@
 // GET /sites/:siteId/events/overview-v2: the exact number of events in the range and the most frequent types.
 import type { AppContext } from '../context.ts';
+import type { ReadModel } from '../read-model/read-model.ts';
 import { buildMeta } from '../reading/meta.ts';
 import type { CommonParams } from '../reading/common-params.ts';
 import type { ReportScope } from '../reading/scope.ts';
-import { inSnapshot, readFreshness } from '../read-model/sqlite/snapshot.ts';
 import type { EventOverviewAnswer } from './answers.ts';
-import { boundsOfRange } from './event-params.ts';
+import { selectionOf } from './event-params.ts';
 import { eventMeasures } from './measures.ts';
-import { toEventFilterParams } from '../event-store/queries/event-filter.ts';
-import { countEventTypes } from '../event-store/queries/event-type-counts.ts';
 
 /** types lists at most this many (the total counts every type). */
 export const overviewTypeLimit = 50;
 
-/** `caughtUp`: false when a visit filter waited for the projector and the wait ran out. */
-export function eventsOverview(context: AppContext, scope: ReportScope, params: CommonParams, caughtUp: boolean): EventOverviewAnswer {
-  const db = context.db;
-  const bounds = boundsOfRange(params.range);
-  const filter = toEventFilterParams(params.filters, params.withInternal);
-  const { counts, freshness } = inSnapshot(db, () => {
-    const byType = new Map<string, number>();
-    for (const siteId of scope.siteIds) {
-      for (const row of countEventTypes(db, { site_id: siteId, ...bounds, ...filter })) byType.set(row.type, (byType.get(row.type) ?? 0) + row.count);
-    }
-    return { counts: byType, freshness: readFreshness(db, scope.siteIds) };
-  });
-  const types = [...counts].map(([type, count]) => ({ type, count })).sort((a, b) => b.count - a.count || (a.type < b.type ? -1 : a.type > b.type ? 1 : 0));
+export async function eventsOverview(context: AppContext, readModel: ReadModel, scope: ReportScope, params: CommonParams): Promise<EventOverviewAnswer> {
+  const { types, freshness, computedFrom } = await readModel.eventTypeCounts(selectionOf(scope, params));
   const total = types.reduce((sum, row) => sum + row.count, 0);
   const truncated = types.length > overviewTypeLimit;
   const meta = buildMeta({
@@ -33,8 +20,8 @@ export function eventsOverview(context: AppContext, scope: ReportScope, params: 
     params,
     measures: eventMeasures.overview,
     freshness,
-    caughtUp,
-    computedFrom: 'event_log',
+    caughtUp: freshness.caughtUp,
+    computedFrom,
     truncated,
     nextCursor: null,
     limit: overviewTypeLimit,

@@ -1,19 +1,16 @@
-// GET /sites/:siteId/events/list-v2: the range's events in ingest order (seq), paged by a signed cursor holding
-// the last seq shown. Events that arrive while a client pages have higher seqs, so they come on later pages:
-// nothing is lost or repeated.
+// GET /sites/:siteId/events/list-v2: the range's events in ingest order (their log position), paged by a signed
+// cursor holding the last position shown. Events that arrive while a client pages come later in the log, so they
+// come on later pages: nothing is lost or repeated.
 import type { AppContext } from '../context.ts';
+import type { ReadModel } from '../read-model/read-model.ts';
 import { fingerprintOf, signCursor, verifyCursor } from '../reading/cursor.ts';
 import { buildMeta } from '../reading/meta.ts';
 import type { CommonParams } from '../reading/common-params.ts';
 import type { ReportScope } from '../reading/scope.ts';
-import { inSnapshot, readFreshness } from '../read-model/sqlite/snapshot.ts';
 import type { EventItem, EventListAnswer } from './answers.ts';
-import { boundsOfRange } from './event-params.ts';
+import { selectionOf } from './event-params.ts';
 import { toEventItem } from './event-item.ts';
 import { eventMeasures } from './measures.ts';
-import { toEventFilterParams } from '../event-store/queries/event-filter.ts';
-import { findFirstSeqInRange } from '../event-store/queries/first-seq-in-range.ts';
-import { type EventRow, listEventRows } from '../event-store/queries/list-event-rows.ts';
 
 const cursorKind = 'events-list';
 
@@ -24,47 +21,31 @@ export interface ListOptions {
   enrich?: (page: { siteId: string; item: EventItem }[]) => Promise<void>;
 }
 
-/** The last seq the previous page showed, or undefined on the first page. */
-function afterSeqOf(context: AppContext, cursor: string | undefined, fingerprint: string): number | undefined {
+/** The last position the previous page showed, or undefined on the first page. */
+function afterPositionOf(context: AppContext, cursor: string | undefined, fingerprint: string): number | undefined {
   if (cursor === undefined) return undefined;
   const seq = verifyCursor(context, cursor, cursorKind, fingerprint).s;
   return typeof seq === 'number' && Number.isSafeInteger(seq) && seq >= 0 ? seq : 0;
 }
 
-/** `caughtUp`: false when a visit filter waited for the projector and the wait ran out. */
-export async function listEvents(context: AppContext, scope: ReportScope, params: CommonParams, options: ListOptions, caughtUp: boolean): Promise<EventListAnswer> {
-  // The cursor is bound to everything that selects rows (not to limit: a client may change the page size).
+export async function listEvents(context: AppContext, readModel: ReadModel, scope: ReportScope, params: CommonParams, options: ListOptions): Promise<EventListAnswer> {
+  // The cursor is bound to everything that selects events (not to limit: a client may change the page size).
   const fingerprint = fingerprintOf([cursorKind, scope.meta, params.range, params.filters, params.withInternal]);
-  const afterSeq = afterSeqOf(context, options.cursor, fingerprint);
-  const db = context.db;
-  const bounds = boundsOfRange(params.range);
-  const filter = toEventFilterParams(params.filters, params.withInternal);
-  const { rows, freshness } = inSnapshot(db, () => {
-    const found: (EventRow & { siteId: string })[] = [];
-    for (const siteId of scope.siteIds) {
-      // The first page starts at the range's first event, not at the site's first.
-      const firstSeq = afterSeq === undefined ? findFirstSeqInRange(db, { site_id: siteId, ...bounds }) : afterSeq + 1;
-      if (firstSeq === undefined) continue;
-      for (const row of listEventRows(db, { site_id: siteId, after_seq: firstSeq - 1, ...bounds, ...filter, limit: options.limit + 1 })) found.push({ ...row, siteId });
-    }
-    // Each site's rows are in seq order; across sites (scope=all-sites) they interleave.
-    if (scope.siteIds.length > 1) found.sort((a, b) => a.seq - b.seq);
-    return { rows: found.slice(0, options.limit + 1), freshness: readFreshness(db, scope.siteIds) };
-  });
-  const page = rows.slice(0, options.limit);
-  const more = rows.length > options.limit;
-  const next = more ? signCursor(context, cursorKind, fingerprint, { s: page[page.length - 1]!.seq }) : null;
-  const items = page.map((row) => ({ siteId: row.siteId, item: toEventItem(row) }));
+  const afterPosition = afterPositionOf(context, options.cursor, fingerprint);
+  const page = await readModel.listEvents({ ...selectionOf(scope, params), afterPosition, limit: options.limit });
+  const last = page.events[page.events.length - 1];
+  const next = page.more && last ? signCursor(context, cursorKind, fingerprint, { s: last.position }) : null;
+  const items = page.events.map((event) => ({ siteId: event.siteId, item: toEventItem(event) }));
   await options.enrich?.(items);
   return {
     meta: buildMeta({
       scope,
       params,
       measures: eventMeasures.list,
-      freshness,
-      caughtUp,
-      computedFrom: 'event_log',
-      truncated: more,
+      freshness: page.freshness,
+      caughtUp: page.freshness.caughtUp,
+      computedFrom: page.computedFrom,
+      truncated: page.more,
       nextCursor: next,
       limit: options.limit,
       now: context.clock.now(),

@@ -6,9 +6,7 @@ import type { AppContext } from '../context.ts';
 import { refusals } from '../http/refusals.ts';
 import { addRoute, type QueryParameterDoc } from '../http/routes.ts';
 import type { IngestService } from '../ingest/service.ts';
-import type { Projection } from '../projector/projection.ts';
-import type { ReportFilters } from '../vocabulary/report-filters.ts';
-import { visitFilterNames } from '../event-store/queries/event-filter.ts';
+import type { ReadModel } from '../read-model/read-model.ts';
 import { commonParams, cursorParam, dateParams, filterParams, limitParam } from '../reading/common-param-docs.ts';
 import { parseCommonParams, parseLimit, type QueryValues, single } from '../reading/common-params.ts';
 import { dateRangeRefusals, filterRefusals, reportAccessRefusals, v2Refusals } from '../reading/common-param-errors.ts';
@@ -22,7 +20,7 @@ import { openEventStream, type StreamResponse } from './event-stream.ts';
 import { eventsActivity } from './events-activity.ts';
 import { eventsOverview, overviewTypeLimit } from './events-overview.ts';
 import { listEvents } from './list-events.ts';
-import { createStreamHub } from './stream-hub.ts';
+import { createStreamHub, type ProgressSource } from './stream-hub.ts';
 import { resolveErrorStacks, type StackCarrier } from '../sourcemaps/resolve-stacks.ts';
 
 const queryOf = (event: H3Event) => getQuery(event) as QueryValues;
@@ -59,15 +57,6 @@ function v2(context: AppContext, event: H3Event) {
   return { query, params, scope: toReportScope(context, site, params.allSites) };
 }
 
-/**
- * Event-level reads see an event as soon as it is committed. A visit filter (source, device, browser, os, country,
- * region, city) selects events by their visit, which the projector derives: such a read first waits, bounded, for
- * it, as reports do.
- */
-async function visitFiltersCaughtUp(projection: Projection | undefined, filters: ReportFilters): Promise<boolean> {
-  return visitFilterNames.some((name) => filters[name] !== undefined) && projection ? projection.catchUp() : true;
-}
-
 /** What the stream caps count as one credential: the admin token, or one API key whatever its scopes. */
 function credentialOf(caller: Caller): string {
   return caller.kind === 'admin' ? 'admin-token' : `api-key:${caller.keyId}`;
@@ -80,14 +69,21 @@ function nodeResponseOf(event: H3Event): StreamResponse | undefined {
 }
 
 /**
- * @example mountEvents(app, context, ingest, projection, metrics.registry); // stream-v2 hears of new events from ingest's write queue
+ * Event-level reads see an event as soon as it is committed; the read model waits, bounded, for the projector only
+ * when a visit filter (source, device, browser, os, country, region, city) needs the visits it derives.
+ * @example mountEvents(app, context, readModel, ingest, projection, metrics.registry); // stream-v2 hears of new events from ingest's write queue and of visits from the projector
  */
-export function mountEvents(app: H3, context: AppContext, ingest?: Pick<IngestService, 'writeQueue'>, projection?: Projection, metrics?: MetricsRegistry): void {
+export function mountEvents(app: H3, context: AppContext, readModel: ReadModel, ingest?: Pick<IngestService, 'writeQueue'>, progress?: ProgressSource, metrics?: MetricsRegistry): void {
   const { config } = context;
   const hub = createStreamHub(context, {
-    limits: { perSite: config.eventStreamsPerSite, perCredential: config.eventStreamsPerCredential, total: config.eventStreamsTotal },
+    limits: {
+      perSite: config.eventStreamsPerSite,
+      perCredential: config.eventStreamsPerCredential,
+      perWorkspace: config.eventStreamsPerWorkspace,
+      total: config.eventStreamsTotal,
+    },
     ...(ingest ? { commits: ingest.writeQueue } : {}),
-    ...(projection ? { projection } : {}),
+    ...(progress ? { progress } : {}),
     ...(metrics ? { metrics } : {}),
   });
   addRoute(app, {
@@ -100,7 +96,7 @@ export function mountEvents(app: H3, context: AppContext, ingest?: Pick<IngestSe
     handler: async (event) => {
       const { query, params, scope } = v2(context, event);
       const options = { limit: parseLimit(query, 50), cursor: single(query, 'cursor'), enrich: (page: StackCarrier[]) => resolveErrorStacks(context.db, page) };
-      return listEvents(context, scope, params, options, await visitFiltersCaughtUp(projection, params.filters));
+      return listEvents(context, readModel, scope, params, options);
     },
   });
   addRoute(app, {
@@ -112,7 +108,7 @@ export function mountEvents(app: H3, context: AppContext, ingest?: Pick<IngestSe
     answer: EventOverviewAnswer,
     handler: async (event) => {
       const { params, scope } = v2(context, event);
-      return eventsOverview(context, scope, params, await visitFiltersCaughtUp(projection, params.filters));
+      return eventsOverview(context, readModel, scope, params);
     },
   });
   addRoute(app, {
@@ -127,8 +123,7 @@ export function mountEvents(app: H3, context: AppContext, ingest?: Pick<IngestSe
       const query = queryOf(event);
       const params = parseActivityParams(query, context.clock.now());
       const limit = parseLimit(query, 10);
-      const caughtUp = await visitFiltersCaughtUp(projection, params.filters);
-      return eventsActivity(context, toReportScope(context, site, params.allSites), params, { limit }, caughtUp);
+      return eventsActivity(context, readModel, toReportScope(context, site, params.allSites), params, { limit });
     },
   });
   addRoute(app, {
@@ -141,7 +136,7 @@ export function mountEvents(app: H3, context: AppContext, ingest?: Pick<IngestSe
     handler: (event) => {
       const { caller, site } = resolveSite(event, context, siteIdOf(event), { scope: 'query:read' });
       const params = parseStreamParams(queryOf(event), event.req.headers.get('last-event-id'));
-      return openEventStream(context, hub, site, credentialOf(caller), params, {
+      return openEventStream(context, readModel, hub, site, credentialOf(caller), params, {
         heartbeatMs: config.eventStreamHeartbeatMs,
         bufferBytes: config.eventStreamBufferBytes,
         signal: event.req.signal,

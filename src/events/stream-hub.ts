@@ -1,16 +1,20 @@
-// The open stream-v2 connections of one app: caps per site, per credential and on the whole server, one subscription
+// The open stream-v2 connections of one app: caps per site, per credential, per workspace and on the whole server, one subscription
 // to the write queue's commits while at least one stream is open (none otherwise, so ingest pays nothing), and ending
 // them all when the app closes.
 import type { AppContext } from '../context.ts';
 import { ApiError } from '../http/errors.ts';
 import { type CommitWatcher, overloaded } from '../ingest/write-queue.ts';
 import type { MetricsRegistry } from '../metrics/registry.ts';
-import type { Projection } from '../projector/projection.ts';
 import { defineStreamMetrics, type StreamCap, type StreamMetrics } from './stream-metrics.ts';
 
 /** Where commits are announced (the ingest write queue). */
 export interface CommitSource {
   watchCommits(watcher: CommitWatcher): () => void;
+}
+
+/** Where the projector's progress is announced (its handle): once per batch it committed. */
+export interface ProgressSource {
+  watchProgress(listener: () => void): () => void;
 }
 
 export interface StreamSubscriber {
@@ -25,6 +29,8 @@ export interface StreamSubscriber {
 /** Whose stream it is: what the caps count. */
 export interface StreamOwner {
   siteId: string;
+  /** The site's workspace: one tenant, however many keys and sites it has, takes at most its share of the server. */
+  workspaceId: string;
   /** One identity per credential: the admin token's, or an API key's (by its id). */
   credential: string;
 }
@@ -32,6 +38,7 @@ export interface StreamOwner {
 export interface StreamLimits {
   perSite: number;
   perCredential: number;
+  perWorkspace: number;
   total: number;
 }
 
@@ -40,8 +47,8 @@ export interface StreamHubOptions {
   /** Without one (an app without ingest), open streams look for new rows every `pollMs`. */
   commits?: CommitSource;
   pollMs?: number;
-  /** Streams with visit filters deliver an event once its visit is projected: they wake on its progress too. */
-  projection?: Pick<Projection, 'position' | 'watchProgress'>;
+  /** Streams with visit filters deliver an event once its visit is projected: they wake on the projector's progress too. */
+  progress?: ProgressSource;
   /** Where the streams' figures are published (/metrics). */
   metrics?: MetricsRegistry;
 }
@@ -49,6 +56,7 @@ export interface StreamHubOptions {
 const refusalMessages: Record<StreamCap, (max: number) => string> = {
   site: (max) => `This site already has ${max} open event streams; close one or retry later`,
   credential: (max) => `This credential (API key or admin token) already has ${max} open event streams; close one or retry later`,
+  workspace: (max) => `This workspace already has ${max} open event streams; close one or retry later`,
   total: (max) => `The server already has ${max} open event streams; retry later`,
 };
 
@@ -66,6 +74,7 @@ export class StreamHub {
   private readonly ownerOf = new Map<StreamSubscriber, StreamOwner>();
   private readonly perSite = new Map<string, number>();
   private readonly perCredential = new Map<string, number>();
+  private readonly perWorkspace = new Map<string, number>();
   private stopWatching: (() => void) | undefined;
   private closed = false;
   private wakeScheduled = false;
@@ -83,9 +92,9 @@ export class StreamHub {
   }
 
   /**
-   * Counts a new stream, or refuses it: 429 too_many_streams when its site, its credential or the server is at its
-   * cap, 503 once the app is closing.
-   * @example const leave = hub.join({ siteId: 'blog', credential: 'admin-token' }, { wake, end, bufferedBytes }); … leave();
+   * Counts a new stream, or refuses it: 429 too_many_streams when its site, its credential, its workspace or the
+   * server is at its cap, 503 once the app is closing.
+   * @example const leave = hub.join({ siteId: 'blog', workspaceId: 'w1', credential: 'admin-token' }, { wake, end, bufferedBytes }); … leave();
    */
   join(owner: StreamOwner, subscriber: StreamSubscriber): () => void {
     if (this.closed) throw overloaded('The server is shutting down');
@@ -93,6 +102,7 @@ export class StreamHub {
     const full: [StreamCap, number, number][] = [
       ['site', this.perSite.get(owner.siteId) ?? 0, limits.perSite],
       ['credential', this.perCredential.get(owner.credential) ?? 0, limits.perCredential],
+      ['workspace', this.perWorkspace.get(owner.workspaceId) ?? 0, limits.perWorkspace],
       ['total', this.ownerOf.size, limits.total],
     ];
     for (const [cap, open, max] of full) {
@@ -102,6 +112,7 @@ export class StreamHub {
     }
     addTo(this.perSite, owner.siteId, 1);
     addTo(this.perCredential, owner.credential, 1);
+    addTo(this.perWorkspace, owner.workspaceId, 1);
     this.ownerOf.set(subscriber, owner);
     if (this.ownerOf.size === 1) this.watch();
     let left = false;
@@ -111,6 +122,7 @@ export class StreamHub {
       this.ownerOf.delete(subscriber);
       addTo(this.perSite, owner.siteId, -1);
       addTo(this.perCredential, owner.credential, -1);
+      addTo(this.perWorkspace, owner.workspaceId, -1);
       if (this.ownerOf.size === 0) this.unwatch();
     };
   }
@@ -139,13 +151,8 @@ export class StreamHub {
     });
   }
 
-  /** How far the projector has got (every seq when there is no projector: nothing derived to wait for). */
-  projectedSeq(): number {
-    return this.options.projection?.position() ?? Number.MAX_SAFE_INTEGER;
-  }
-
   private watch(): void {
-    const stopProgress = this.options.projection?.watchProgress(() => this.wakeSoon());
+    const stopProgress = this.options.progress?.watchProgress(() => this.wakeSoon());
     if (this.options.commits) {
       const stopCommits = this.options.commits.watchCommits({ committed: () => this.wakeSoon(), closed: () => this.closeAll() });
       this.stopWatching = () => {

@@ -3,7 +3,7 @@
 import type { MetricsRegistry } from '../metrics/registry.ts';
 
 /** The caps a new stream is checked against, in this order. */
-export type StreamCap = 'site' | 'credential' | 'total';
+export type StreamCap = 'site' | 'credential' | 'workspace' | 'total';
 
 export interface StreamMetrics {
   refused(cap: StreamCap): void;
@@ -31,7 +31,7 @@ export function defineStreamMetrics(registry: MetricsRegistry | undefined, open:
     'Most bytes one stream-v2 connection has held since start (EVENT_STREAM_BUFFER_BYTES plus at most one frame)',
     () => mostBuffered,
   );
-  const refusals = registry.counter('sightline_event_streams_refused_total', 'stream-v2 connections refused with 429 too_many_streams, by cap (site, credential, total)');
+  const refusals = registry.counter('sightline_event_streams_refused_total', 'stream-v2 connections refused with 429 too_many_streams, by cap (site, credential, workspace, total)');
   const slowReaders = registry.counter(
     'sightline_event_streams_slow_closed_total',
     'stream-v2 connections closed because the reader took nothing for a heartbeat interval while its buffer was full',

@@ -3,26 +3,50 @@ import { parseJsonText } from '../http/body.ts';
 import { ApiError, type ErrorDetail } from '../http/errors.ts';
 import { findIllFormedStrings, mayHoldLoneSurrogate } from '../http/well-formed.ts';
 import type { CandidateEvent, IngestRequest } from './ingest-types.ts';
-import { splitJsonArray } from './split-json-array.ts';
+import { findRepeatedMembers } from './repeated-members.ts';
+import { countWrittenMembers, splitJsonArray } from './split-json-array.ts';
 import { parseWireEvent } from '../event-store/wire-event.ts';
 
 export const maxEventsPerRequest = 500;
+/** A body refused for repeated names points at this many of them at most (as at most 20 lone surrogates). */
+const maxRepeatDetails = 20;
 
 export interface BodyItem {
   raw: string;
   value: unknown;
   pointer: string;
+  /** How many object members `raw` writes (repeated ones included). */
+  members: number;
 }
 
-/** Body → (raw text, parsed value, pointer) per event; refuses an empty or oversized array. */
+/** Body → (raw text, parsed value, pointer, members written) per event; refuses an empty or oversized array. */
 export function splitBody(bodyText: string): BodyItem[] {
   const document = parseJsonText(bodyText);
-  if (!Array.isArray(document)) return [{ raw: bodyText.trim(), value: document, pointer: '' }];
+  if (!Array.isArray(document)) return [{ raw: bodyText.trim(), value: document, pointer: '', members: countWrittenMembers(bodyText) }];
   if (document.length === 0 || document.length > maxEventsPerRequest) {
     throw ApiError.invalidPayload([{ path: '', message: `must hold 1 to ${maxEventsPerRequest} events` }]);
   }
-  const texts = splitJsonArray(bodyText);
-  return document.map((value, index) => ({ raw: texts[index] ?? JSON.stringify(value), value, pointer: `/${index}` }));
+  const elements = splitJsonArray(bodyText);
+  return document.map((value, index) => {
+    const element = elements[index];
+    if (element) return { raw: element.text, value, pointer: `/${index}`, members: element.members };
+    const raw = JSON.stringify(value);
+    return { raw, value, pointer: `/${index}`, members: countWrittenMembers(raw) };
+  });
+}
+
+/**
+ * Refuses a body in which an object repeats a member name, anywhere in any event (400 invalid_payload, a detail at
+ * each: `/3/props/plan`). Before anything reads the events (the site they name, the plan, the store): which of the
+ * values counts would be a guess.
+ */
+function refuseRepeatedMembers(items: BodyItem[]): void {
+  const details: ErrorDetail[] = [];
+  for (const item of items) {
+    details.push(...findRepeatedMembers(item.raw, item.value, item.pointer, item.members, maxRepeatDetails - details.length));
+    if (details.length >= maxRepeatDetails) break;
+  }
+  if (details.length > 0) throw ApiError.invalidPayload(details, 'An event repeats a member name; nothing was stored');
 }
 
 /**
@@ -45,6 +69,7 @@ function withDerivedAnonId(value: unknown, siteId: string, anonIdFor: AnonIdFor 
  * and every string in it (props and unknown fields included) for lone surrogates.
  */
 export function readCandidates(request: IngestRequest, items: BodyItem[], nowMs: number, anonIdFor?: AnonIdFor): { siteId: string; candidates: CandidateEvent[] } {
+  refuseRepeatedMembers(items);
   const siteId =
     typeof request.siteId === 'string'
       ? request.siteId

@@ -7,6 +7,7 @@ import type { WorkspaceRow } from '../tenants/queries/find-workspace.ts';
 import type { DeliveryWorker } from './delivery-worker.ts';
 import { findEndpoint } from './endpoints.ts';
 import { messageIdOf } from './outbox.ts';
+import { publicExcerpt, publicOutcome } from './public-failure.ts';
 import { toPayloadText, webhookTest } from './event-types.ts';
 import { type AttemptOutcome, type AttemptRow, listAttemptsOf } from './queries/attempt-rows.ts';
 import { insertOutboxRow, listOutboxPage, type OutboxRow } from './queries/outbox-rows.ts';
@@ -31,8 +32,10 @@ export interface Delivery {
   history: DeliveryAttempt[];
 }
 
+/** Attempts recorded before public-failure.ts held the guard's or the connection's error text: shown as new ones are. */
 function toAttempt(row: AttemptRow): DeliveryAttempt {
-  return { attempted_at: row.attempted_at, outcome: row.outcome, status_code: row.status_code, latency_ms: row.latency_ms, response_excerpt: row.response_excerpt };
+  const outcome = publicOutcome(row.outcome);
+  return { attempted_at: row.attempted_at, outcome, status_code: row.status_code, latency_ms: row.latency_ms, response_excerpt: publicExcerpt(row.outcome, row.response_excerpt) };
 }
 
 export function toDelivery(context: AppContext, row: OutboxRow): Delivery {

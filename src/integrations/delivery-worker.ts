@@ -1,13 +1,15 @@
 // The delivery worker, on the HTTP thread: a timer (and a wake after each new outbox row) finds the due deliveries of
 // active endpoints, sends at most `concurrency` at once, and records each attempt with the delivery's new state in
 // one transaction. 2xx delivers; 410 disables the endpoint; anything else (3xx, 4xx, 5xx, a timeout, a refused
-// address) is retried on the schedule of retry-schedule.ts until the last attempt fails it.
+// address) is retried on the schedule of retry-schedule.ts until the last attempt fails it. A failure without an
+// answer is recorded as public-failure.ts says (no address, no DNS error) and logged in full.
 import { consola } from 'consola';
 import { toIso } from '../clock.ts';
 import type { AppContext } from '../context.ts';
 import { inWriteTransaction } from '../db/statements.ts';
 import type { Counter, Histogram, MetricsRegistry } from '../metrics/registry.ts';
 import { openSecret, secretKeyFileName } from '../secrets/secret-box.ts';
+import { publicExcerpt, publicOutcome } from './public-failure.ts';
 import { type AttemptOutcome, insertAttempt } from './queries/attempt-rows.ts';
 import { disableEndpoint, findSealedEndpoint } from './queries/endpoint-rows.ts';
 import { countPendingOutboxRows, findOutboxRow, listDueOutboxRows, type OutboxRow, settleOutboxRow } from './queries/outbox-rows.ts';
@@ -158,10 +160,12 @@ async function attemptDelivery(deps: AttemptDeps, row: OutboxRow): Promise<void>
   const started = performance.now();
   const response: WebhookResponse = secret
     ? await deps.send({ url: endpoint.url, headers: { ...signWebhook(secret, row.id, Math.floor(now / 1000), row.body) }, body: row.body, timeoutMs: deps.timeoutMs, allowPrivate: context.config.allowPrivateWebhookTargets })
-    : { kind: 'failed', reason: 'secret_unavailable', message: `the signing secret could not be opened: DATA_DIR/${secretKeyFileName} is missing or changed` };
+    : { kind: 'failed', reason: 'secret_unavailable', detail: `the signing secret could not be opened: DATA_DIR/${secretKeyFileName} is missing or changed` };
   const latencyMs = Math.round(performance.now() - started);
+  // The operator's log has the whole reason (the address a name resolved to, the DNS error); the history does not.
+  if (response.kind === 'failed') consola.warn(`webhook delivery ${row.id} to endpoint ${endpoint.id}: ${response.reason}: ${response.detail}`);
   if (deps.stopped() || !context.db.open) return;
-  const outcome = outcomeOf(response);
+  const outcome = publicOutcome(outcomeOf(response));
   recordAttempt(context, { row, endpointId: endpoint.id, response, outcome, attemptedAt: now, latencyMs });
   deps.outcomes.inc({ outcome });
   deps.latency.observe(latencyMs);
@@ -215,7 +219,7 @@ function recordAttempt(context: AppContext, { row, endpointId, response, outcome
       outcome,
       status_code: response.kind === 'answered' ? response.statusCode : null,
       latency_ms: latencyMs,
-      response_excerpt: response.kind === 'answered' ? response.excerpt : response.message.slice(0, 1024),
+      response_excerpt: response.kind === 'answered' ? response.excerpt : publicExcerpt(outcome, response.detail.slice(0, 1024)),
     });
     settleOutboxRow(context.db, row.id, status, next);
   });

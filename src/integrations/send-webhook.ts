@@ -18,7 +18,12 @@ export interface WebhookRequest {
 
 export type WebhookResponse =
   | { kind: 'answered'; statusCode: number; retryAfter: string | undefined; excerpt: string }
-  | { kind: 'failed'; reason: 'timeout' | 'network_error' | 'address_refused' | 'secret_unavailable'; message: string };
+  | {
+      kind: 'failed';
+      reason: 'timeout' | 'network_error' | 'address_refused' | 'secret_unavailable';
+      /** What went wrong, addresses and DNS error codes included: for the server's log (public-failure.ts says what the history shows). */
+      detail: string;
+    };
 
 /** How deliveries are sent: passed in (STYLE rule 11), node:http by default. */
 export type SendWebhook = (request: WebhookRequest) => Promise<WebhookResponse>;
@@ -39,9 +44,9 @@ export const sendWebhook: SendWebhook = (request) =>
       resolve(response);
     };
     const fail = (error: unknown) => {
-      if (error instanceof DeliveryTimeout) return finish({ kind: 'failed', reason: 'timeout', message: `no answer within ${request.timeoutMs} ms` });
-      if (error instanceof RefusedAddressError) return finish({ kind: 'failed', reason: 'address_refused', message: error.message });
-      finish({ kind: 'failed', reason: 'network_error', message: error instanceof Error ? error.message : String(error) });
+      if (error instanceof DeliveryTimeout) return finish({ kind: 'failed', reason: 'timeout', detail: `no answer within ${request.timeoutMs} ms` });
+      if (error instanceof RefusedAddressError) return finish({ kind: 'failed', reason: 'address_refused', detail: error.message });
+      finish({ kind: 'failed', reason: 'network_error', detail: error instanceof Error ? error.message : String(error) });
     };
     const url = new URL(request.url);
     // An IP literal (the URL parser has turned 2130706433, 0x7f.1 and 017700000001 into 127.0.0.1) is connected to

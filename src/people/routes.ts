@@ -2,6 +2,7 @@
 // access → parameters → timeline.
 import { getQuery, getRouterParam, type H3, type H3Event } from 'h3';
 import type { AppContext } from '../context.ts';
+import type { ReadModel } from '../read-model/read-model.ts';
 import { queryParams, refusals } from '../http/refusals.ts';
 import { addRoute } from '../http/routes.ts';
 import { parseQuery } from '../http/validate.ts';
@@ -23,9 +24,9 @@ function userIdOf(event: H3Event): string {
 }
 
 /**
- * @example mountPeople(app, context); // GET /sites/:siteId/users/:userId/timeline and its /v1 form
+ * @example mountPeople(app, context, readModel); // GET /sites/:siteId/users/:userId/timeline and its /v1 form
  */
-export function mountPeople(app: H3, context: AppContext): void {
+export function mountPeople(app: H3, context: AppContext, readModel: ReadModel): void {
   addRoute(app, {
     method: 'GET',
     path: '/sites/:siteId/users/:userId/timeline',
@@ -37,7 +38,7 @@ export function mountPeople(app: H3, context: AppContext): void {
       // Access first (401, 404 for a missing or foreign site, 403 without query:read), then the parameters.
       const site = resolveReportSite(event, context);
       const query = parseQuery(TimelineQuery, getQuery(event));
-      return userTimeline(context, site, userIdOf(event), query);
+      return userTimeline(readModel, site, userIdOf(event), query);
     },
   });
 }

@@ -1,17 +1,15 @@
 // GET /sites/:siteId/users/:userId/timeline: every event of every anon_id ever bound to the user on the site,
-// newest first, paged by `before` (an ISO time) without ever splitting the events of one millisecond across pages.
+// newest first, paged by `before` (an ISO time) without ever splitting the events of one millisecond across pages
+// (the read model's timeline pages so).
 import * as v from 'valibot';
 import type { SiteRow } from '../tenants/queries/find-site.ts';
 import { toIso } from '../clock.ts';
-import type { AppContext } from '../context.ts';
-import type { Db } from '../db/open.ts';
 import { ApiError } from '../http/errors.ts';
 import type { QueryParameterDoc } from '../http/routes.ts';
 import { integerParam, parseIsoTimestamp } from '../http/validate.ts';
 import { wireFieldsOf } from '../event-store/wire-fields.ts';
-import { inSnapshot } from '../read-model/sqlite/snapshot.ts';
-import { listVisitorTimelineEvents, type VisitorTimelineRow } from '../projector/queries/visitor-events.ts';
-import { listUserAnonIds } from '../projector/queries/user-anon-ids.ts';
+import type { TimelineEvent as PersonTimelineEvent } from '../read-model/person-questions.ts';
+import type { ReadModel } from '../read-model/read-model.ts';
 
 export const defaultTimelineLimit = 50;
 export const maxTimelineLimit = 500;
@@ -65,65 +63,29 @@ export const TimelineAnswer = v.strictObject({
 });
 export type TimelineAnswer = v.InferOutput<typeof TimelineAnswer>;
 
-const noLowerBound = Number.MIN_SAFE_INTEGER;
-const noUpperBound = Number.MAX_SAFE_INTEGER;
-
-interface Window {
-  notBefore: number;
-  before: number;
-}
-
-/** The newest `count` events (all with -1) of the anon_ids in the window: each read in index order, then merged. */
-function newestEvents(db: Db, siteId: string, anonIds: string[], window: Window, count: number): VisitorTimelineRow[] {
-  const rows = anonIds.flatMap((anonId) =>
-    listVisitorTimelineEvents(db, { site_id: siteId, anon_id: anonId, not_before: window.notBefore, before: window.before, limit: count }),
-  );
-  rows.sort((a, b) => b.ts - a.ts || b.seq - a.seq);
-  return count < 0 ? rows : rows.slice(0, count);
-}
-
-/**
- * One page: at most `limit` rows ending on a millisecond boundary, so `next_before` (the last row's ts) loses no
- * row that shares it. Only when the newest millisecond alone holds more than `limit` events is the page that whole
- * millisecond (more than `limit` rows): the only way to page by an ISO time without skipping or repeating.
- */
-function pageOf(db: Db, siteId: string, anonIds: string[], before: number, limit: number): { rows: VisitorTimelineRow[]; nextBefore: number | null } {
-  const rows = newestEvents(db, siteId, anonIds, { notBefore: noLowerBound, before }, limit + 1);
-  if (rows.length <= limit) return { rows, nextBefore: null };
-  const firstLeftOut = rows[limit]!.ts;
-  const cut = rows.findIndex((row) => row.ts === firstLeftOut);
-  if (cut > 0) return { rows: rows.slice(0, cut), nextBefore: rows[cut - 1]!.ts };
-  const wholeMillisecond = newestEvents(db, siteId, anonIds, { notBefore: firstLeftOut, before: firstLeftOut + 1 }, -1);
-  const older = newestEvents(db, siteId, anonIds, { notBefore: noLowerBound, before: firstLeftOut }, 1);
-  return { rows: wholeMillisecond, nextBefore: older.length > 0 ? firstLeftOut : null };
-}
-
-function toTimelineEvent(row: VisitorTimelineRow): TimelineEvent {
-  const wire = wireFieldsOf(row.raw);
+function toTimelineEvent(event: PersonTimelineEvent): TimelineEvent {
+  const wire = wireFieldsOf(event.raw);
   return {
-    id: row.id,
-    type: row.type,
+    id: event.id,
+    type: event.type,
     url: wire.url,
-    ts: toIso(row.ts),
-    anon_id: row.anon_id,
+    ts: toIso(event.tsMs),
+    anon_id: event.anonId,
     referrer: wire.referrer,
-    country: row.country,
-    city: row.city,
-    browser: row.browser,
-    os: row.os,
-    device_type: row.device_type as TimelineEvent['device_type'],
+    country: event.country,
+    city: event.city,
+    browser: event.browser,
+    os: event.os,
+    device_type: event.deviceType,
   };
 }
 
 /**
  * The user's timeline on the site, read in one snapshot; 404 user_not_found when no event ever bound the user id.
- * @example userTimeline(context, site, 'user-42', { limit: 50, before: undefined })
+ * @example await userTimeline(readModel, site, 'user-42', { limit: 50, before: undefined })
  */
-export function userTimeline(context: AppContext, site: SiteRow, userId: string, query: TimelineQuery): TimelineAnswer {
-  return inSnapshot(context.db, () => {
-    const anonIds = listUserAnonIds(context.db, { site_id: site.id, user_id: userId });
-    if (anonIds.length === 0) throw new ApiError(404, 'user_not_found', 'No user with this id on this site');
-    const page = pageOf(context.db, site.id, anonIds, query.before ?? noUpperBound, query.limit);
-    return { events: page.rows.map(toTimelineEvent), next_before: page.nextBefore === null ? null : toIso(page.nextBefore) };
-  });
+export async function userTimeline(readModel: ReadModel, site: SiteRow, userId: string, query: TimelineQuery): Promise<TimelineAnswer> {
+  const page = await readModel.timeline({ siteId: site.id, userId, beforeMs: query.before, limit: query.limit });
+  if (page.unknownUser) throw new ApiError(404, 'user_not_found', 'No user with this id on this site');
+  return { events: page.events.map(toTimelineEvent), next_before: page.nextBeforeMs === null ? null : toIso(page.nextBeforeMs) };
 }

@@ -18,3 +18,15 @@ export type MeasureName = keyof typeof measureDefinitions;
 export function measuresOf(...names: MeasureName[]): Record<string, string> {
   return Object.fromEntries(names.map((name) => [name, measureDefinitions[name]]));
 }
+
+/** The visitors of a page (CONTRACT section 10): of pages-v2's rows, and of any report filtered by path. */
+export const pageVisitorsDefinition =
+  "distinct anon_ids with a pageview of the path in the range (a custom event on it does not count; one per anon_id across the scope's sites)";
+
+/**
+ * `measures` with visitors defined as a page's when `pageVisitors` holds (pages-v2, a path filter), in the same place.
+ * @example withPageVisitors(measuresOf('visitors', 'pageviews'), params.filters.path !== undefined)
+ */
+export function withPageVisitors(measures: Record<string, string>, pageVisitors: boolean): Record<string, string> {
+  return pageVisitors && 'visitors' in measures ? { ...measures, visitors: pageVisitorsDefinition } : measures;
+}

@@ -4,7 +4,7 @@ import type { AppContext } from '../context.ts';
 import type { ReadModel } from '../read-model/read-model.ts';
 import type { CommonParams } from '../reading/common-params.ts';
 import { fingerprintOf, signCursor, verifyCursor } from '../reading/cursor.ts';
-import { measuresOf } from '../reading/measures.ts';
+import { measuresOf, withPageVisitors } from '../reading/measures.ts';
 import { buildMeta } from '../reading/meta.ts';
 import type { ReportScope } from '../reading/scope.ts';
 import type { PagesAnswer } from './answers.ts';
@@ -43,7 +43,7 @@ export async function pagesReport(context: AppContext, readModel: ReadModel, sco
     meta: buildMeta({
       scope,
       params,
-      measures: measuresOf('visitors', 'pageviews', 'entries', 'exits'),
+      measures: withPageVisitors(measuresOf('visitors', 'pageviews', 'entries', 'exits'), true),
       freshness,
       caughtUp: answer.freshness.caughtUp,
       computedFrom: answer.computedFrom,

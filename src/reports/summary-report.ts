@@ -3,7 +3,7 @@ import type { AppContext } from '../context.ts';
 import type { ReadModel } from '../read-model/read-model.ts';
 import type { Selection } from '../read-model/questions.ts';
 import type { CommonParams } from '../reading/common-params.ts';
-import { measuresOf } from '../reading/measures.ts';
+import { measuresOf, withPageVisitors } from '../reading/measures.ts';
 import { averageSeconds, buildMeta, ratio } from '../reading/meta.ts';
 import type { ReportScope } from '../reading/scope.ts';
 import { toDateText } from '../vocabulary/periods.ts';
@@ -20,7 +20,7 @@ export async function summaryReport(context: AppContext, readModel: ReadModel, s
     meta: buildMeta({
       scope,
       params,
-      measures: measuresOf('visitors', 'visits', 'pageviews', 'events', 'bounce_rate', 'avg_visit_duration_s', 'views_per_visit'),
+      measures: withPageVisitors(measuresOf('visitors', 'visits', 'pageviews', 'events', 'bounce_rate', 'avg_visit_duration_s', 'views_per_visit'), params.filters.path !== undefined),
       freshness,
       caughtUp: freshness.caughtUp,
       computedFrom,

@@ -4,7 +4,7 @@ import type { AppContext } from '../context.ts';
 import type { ReadModel } from '../read-model/read-model.ts';
 import type { Figures, RankDimension } from '../read-model/report-questions.ts';
 import type { CommonParams } from '../reading/common-params.ts';
-import { type MeasureName, measuresOf } from '../reading/measures.ts';
+import { type MeasureName, measuresOf, withPageVisitors } from '../reading/measures.ts';
 import type { ReportMeta } from '../reading/meta-answer.ts';
 import { buildMeta } from '../reading/meta.ts';
 import type { ReportScope } from '../reading/scope.ts';
@@ -33,7 +33,7 @@ export async function rankByVisits<Row>(
     meta: buildMeta({
       scope,
       params,
-      measures: measuresOf(...ranking.measures),
+      measures: withPageVisitors(measuresOf(...ranking.measures), params.filters.path !== undefined),
       freshness: answer.freshness,
       caughtUp: answer.freshness.caughtUp,
       computedFrom: answer.computedFrom,

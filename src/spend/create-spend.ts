@@ -2,12 +2,12 @@
 import { toIso } from '../clock.ts';
 import type { AppContext } from '../context.ts';
 import { inWriteTransaction } from '../db/statements.ts';
-import { ApiError, type ErrorDetail } from '../http/errors.ts';
+import type { ErrorDetail } from '../http/errors.ts';
 import { findSite } from '../tenants/queries/find-site.ts';
 import type { WorkspaceRow } from '../tenants/queries/find-workspace.ts';
 import { type Actor, recordAudit } from '../audit/record-audit.ts';
 import { insertSpendRow, type SpendRow } from './queries/spend-writes.ts';
-import { amountMinorOf, type SpendEntry, type SpendEntryInput, toSpendEntry } from './spend-entry.ts';
+import { amountMinorOf, type SpendEntry, type SpendEntryInput, spendPayloadError, toSpendEntry } from './spend-entry.ts';
 
 /** A site_id must name a site of the workspace; a foreign site is refused exactly like a missing one. */
 export function siteIdProblems(context: AppContext, workspace: WorkspaceRow, siteId: string | null, path: string): ErrorDetail[] {
@@ -41,7 +41,7 @@ export function toSpendRow(context: AppContext, workspace: WorkspaceRow, input: 
 export function createSpend(context: AppContext, actor: Actor, workspace: WorkspaceRow, inputs: SpendEntryInput[], batch: boolean): SpendEntry[] {
   return inWriteTransaction(context.db, () => {
     const problems = inputs.flatMap((input, index) => siteIdProblems(context, workspace, input.site_id, batch ? `/${index}/site_id` : '/site_id'));
-    if (problems.length > 0) throw ApiError.invalidPayload(problems);
+    if (problems.length > 0) throw spendPayloadError(problems);
     const now = toIso(context.clock.now());
     const rows = inputs.map((input) => toSpendRow(context, workspace, input, now));
     for (const row of rows) insertSpendRow(context.db, row);

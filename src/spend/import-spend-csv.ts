@@ -1,5 +1,6 @@
 // POST /workspaces/:slug/spend/csv and `sightline spend import`: a CSV file of spend entries (RFC 4180, parsed by
 // csv-parse), all or nothing. Every bad line is reported with its number; one bad line refuses the whole file.
+import { isUtf8 } from 'node:buffer';
 import { CsvError, parse } from 'csv-parse/sync';
 import * as v from 'valibot';
 import { toIso } from '../clock.ts';
@@ -26,6 +27,25 @@ export interface CsvLineProblem {
 
 function refuse(problems: CsvLineProblem[], message: string): ApiError {
   return new ApiError(400, 'invalid_payload', message, undefined, undefined, { rows: problems.slice(0, maxReportedLines) });
+}
+
+/**
+ * The file's text when its bytes are UTF-8; otherwise the refusal names each line holding bytes that are not (a
+ * multi-byte character never holds a newline byte, so the lines can be checked one by one). Never decoded with
+ * replacement characters: a label would be stored altered.
+ * @example decodeSpendCsv(Buffer.from('date,source,medium,campaign,amount,currency\n')) // the same text
+ */
+export function decodeSpendCsv(bytes: Buffer): string {
+  if (isUtf8(bytes)) return bytes.toString('utf8');
+  const problems: CsvLineProblem[] = [];
+  let start = 0;
+  for (let line = 1; start <= bytes.length; line++) {
+    const end = bytes.indexOf(0x0a, start);
+    const stop = end === -1 ? bytes.length : end;
+    if (!isUtf8(bytes.subarray(start, stop))) problems.push({ line, message: 'is not valid UTF-8' });
+    start = stop + 1;
+  }
+  throw refuse(problems, `The file is not UTF-8 (${problems.length === 1 ? 'one line holds' : `${problems.length} lines hold`} other bytes); nothing was imported`);
 }
 
 /**

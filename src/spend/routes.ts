@@ -3,19 +3,19 @@ import { getQuery, getRouterParam, type H3, type H3Event } from 'h3';
 import type { AppContext } from '../context.ts';
 import { actorOf } from '../audit/record-audit.ts';
 import { resolveWorkspace } from '../access/resolve-access.ts';
-import { readBodyText, readJsonBody } from '../http/body.ts';
+import { readBodyBytes, readJsonBody } from '../http/body.ts';
+import { checkBodyDeclaration } from '../http/content-type.ts';
 import { parseDateRange, parseLimit, type QueryValues, single } from '../reading/common-params.ts';
 import { dateRangeRefusals, reportErrors } from '../reading/common-param-errors.ts';
 import { json } from '../http/respond.ts';
 import { jsonBody, namedInPath, needsCredential, queryParams, refusals } from '../http/refusals.ts';
 import { addRoute, type QueryParameterDoc } from '../http/routes.ts';
-import { parseBody } from '../http/validate.ts';
 import { CreatedSpendAnswer, SpendDeleteAnswer, SpendEntryAnswer, SpendImportAnswer, SpendPageAnswer } from './answers.ts';
 import { createSpend } from './create-spend.ts';
 import { deleteSpend } from './delete-spend.ts';
-import { importSpendCsv, maxCsvBytes } from './import-spend-csv.ts';
+import { decodeSpendCsv, importSpendCsv, maxCsvBytes } from './import-spend-csv.ts';
 import { listSpend } from './list-spend.ts';
-import { maxLabelLength, SpendArrayBody, SpendEntryBody, SpendPatchBody, SpendPostBody } from './spend-entry.ts';
+import { maxLabelLength, parseSpendBody, SpendArrayBody, SpendEntryBody, SpendPatchBody, SpendPostBody } from './spend-entry.ts';
 import { updateSpend } from './update-spend.ts';
 
 /** Spend reads and deletes cover at most 366 inclusive days (spec, Limits). */
@@ -70,7 +70,7 @@ export function mountSpend(app: H3, context: AppContext): void {
       const { caller, workspace } = resolveWorkspace(event, context, slugOf(event), { scope: 'admin' });
       const body = await readJsonBody(event);
       const batch = Array.isArray(body);
-      const inputs = batch ? parseBody(SpendArrayBody, body) : [parseBody(SpendEntryBody, body)];
+      const inputs = batch ? parseSpendBody(SpendArrayBody, body) : [parseSpendBody(SpendEntryBody, body)];
       const entries = createSpend(context, actorOf(caller), workspace, inputs, batch);
       return batch ? { entries } : entries[0]!;
     },
@@ -84,7 +84,9 @@ export function mountSpend(app: H3, context: AppContext): void {
     answer: SpendImportAnswer,
     handler: async (event) => {
       const { caller, workspace } = resolveWorkspace(event, context, slugOf(event), { scope: 'admin' });
-      const text = await readBodyText(event, { limitBytes: maxCsvBytes, accept: ['text/csv'] });
+      checkBodyDeclaration((name) => event.req.headers.get(name) ?? undefined, ['text/csv']);
+      // Bytes, not readBodyText: bytes that are not UTF-8 are a refused line (rows), not a JSON refusal.
+      const text = decodeSpendCsv(await readBodyBytes(event, maxCsvBytes));
       return json(importSpendCsv(context, actorOf(caller), workspace, text), 201);
     },
   });
@@ -97,7 +99,7 @@ export function mountSpend(app: H3, context: AppContext): void {
     answer: SpendEntryAnswer,
     handler: async (event) => {
       const { caller, workspace } = resolveWorkspace(event, context, slugOf(event), { scope: 'admin' });
-      const patch = parseBody(SpendPatchBody, await readJsonBody(event));
+      const patch = parseSpendBody(SpendPatchBody, await readJsonBody(event));
       return updateSpend(context, actorOf(caller), workspace, getRouterParam(event, 'id', { decode: true }) ?? '', patch);
     },
   });

@@ -4,6 +4,8 @@ import * as v from 'valibot';
 import { parseDateText } from '../vocabulary/periods.ts';
 import { currencyExponent, fromMinorUnits, isCurrencyCode, toMinorUnits } from '../money/minor-units.ts';
 import { SiteId } from '../admin/sites.ts';
+import { ApiError, type ErrorDetail } from '../http/errors.ts';
+import { toErrorDetails } from '../http/validate.ts';
 import type { SpendRow } from './queries/spend-writes.ts';
 
 export const maxLabelLength = 256;
@@ -43,7 +45,8 @@ export const SpendEntryBody = v.pipe(
   v.rawCheck(({ dataset, addIssue }) => {
     if (!dataset.typed) return;
     const { amount, currency } = dataset.value;
-    if (toMinorUnits(amount, currency) !== undefined) return;
+    // A failed check leaves the object typed: an unknown currency ("EURO") has its own issue, and no exponent.
+    if (!isCurrencyCode(currency) || toMinorUnits(amount, currency) !== undefined) return;
     addIssue({
       message: `must have at most ${currencyExponent(currency)} decimals for ${currency} and fit exactly`,
       path: [{ type: 'object', origin: 'value', input: dataset.value, key: 'amount', value: amount }],
@@ -77,6 +80,24 @@ export const SpendPatchBody = v.pipe(
   }),
   v.check((input) => Object.keys(input).length > 0, 'must change at least one field'),
 );
+
+/**
+ * 400 invalid_payload whose message names the first problem: the flat envelope's clients often show only `message`.
+ * @example spendPayloadError([{ path: '/currency', message: 'must be …' }]).message // 'Invalid spend entry: /currency must be …'
+ */
+export function spendPayloadError(details: ErrorDetail[]): ApiError {
+  const [first] = details;
+  if (!first) return ApiError.invalidPayload(details);
+  const more = details.length > 1 ? ` (and ${details.length - 1} more problem${details.length > 2 ? 's' : ''} in details)` : '';
+  return ApiError.invalidPayload(details, `Invalid spend entry: ${first.path || 'the body'} ${first.message}${more}`);
+}
+
+/** Parses a spend body (an entry, an array of them, a patch); a refusal is spendPayloadError's. */
+export function parseSpendBody<const S extends v.GenericSchema>(schema: S, value: unknown): v.InferOutput<S> {
+  const result = v.safeParse(schema, value);
+  if (!result.success) throw spendPayloadError(toErrorDetails(result.issues));
+  return result.output;
+}
 
 /** The answer form of a spend entry. */
 export interface SpendEntry {

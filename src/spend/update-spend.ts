@@ -1,15 +1,13 @@
 // PATCH /workspaces/:slug/spend/:id: changes fields of one entry, checked by the same schema as a new entry.
-import * as v from 'valibot';
 import { toIso } from '../clock.ts';
 import type { AppContext } from '../context.ts';
 import { inWriteTransaction } from '../db/statements.ts';
 import { ApiError } from '../http/errors.ts';
-import { toErrorDetails } from '../http/validate.ts';
 import type { WorkspaceRow } from '../tenants/queries/find-workspace.ts';
 import { type Actor, recordAudit } from '../audit/record-audit.ts';
 import { findSpendRow } from './queries/find-spend.ts';
 import { updateSpendRow } from './queries/spend-writes.ts';
-import { SpendEntryBody, type SpendEntry, toEntryInput, toSpendEntry } from './spend-entry.ts';
+import { parseSpendBody, SpendEntryBody, type SpendEntry, spendPayloadError, toEntryInput, toSpendEntry } from './spend-entry.ts';
 import { siteIdProblems, spendColumnsOf } from './create-spend.ts';
 
 /**
@@ -22,13 +20,11 @@ export function updateSpend(context: AppContext, actor: Actor, workspace: Worksp
     const row = findSpendRow(context.db, workspace.id, id);
     if (!row) throw ApiError.notFound();
     if (patch.currency !== undefined && patch.currency !== row.currency && patch.amount === undefined) {
-      throw ApiError.invalidPayload([{ path: '/amount', message: 'is required when the currency changes' }]);
+      throw spendPayloadError([{ path: '/amount', message: 'is required when the currency changes' }]);
     }
-    const parsed = v.safeParse(SpendEntryBody, { ...toEntryInput(row), ...patch });
-    if (!parsed.success) throw ApiError.invalidPayload(toErrorDetails(parsed.issues));
-    const input = parsed.output;
+    const input = parseSpendBody(SpendEntryBody, { ...toEntryInput(row), ...patch });
     const problems = siteIdProblems(context, workspace, input.site_id, '/site_id');
-    if (problems.length > 0) throw ApiError.invalidPayload(problems);
+    if (problems.length > 0) throw spendPayloadError(problems);
     const updated = { ...row, ...spendColumnsOf(input), updated_at: toIso(context.clock.now()) };
     updateSpendRow(context.db, updated);
     recordAudit(context, { workspaceId: workspace.id, actor, action: 'spend.update', target: row.id, metadata: { fields: Object.keys(patch).sort() } });

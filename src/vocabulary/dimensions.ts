@@ -62,6 +62,14 @@ export function keepsVisitorSets(dim: Dim): boolean {
   return dim !== Dim.type;
 }
 
+/**
+ * Dimensions whose visitors are the people with a pageview of the value (CONTRACT section 10: "a row's visitors are
+ * the people with a pageview of that path"): a custom event on a path counts as one of its events, never as a visitor.
+ */
+export function countsPageviewVisitorsOnly(dim: Dim): boolean {
+  return dim === Dim.path || dim === Dim.page;
+}
+
 /** A campaign is the visit's (utm_source, utm_medium, utm_campaign); visits without any of them have none. */
 export function campaignKey(source: string | null, medium: string | null, campaign: string | null): string | null {
   if (source === null && medium === null && campaign === null) return null;

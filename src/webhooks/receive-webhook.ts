@@ -1,6 +1,7 @@
 // One inbound webhook: adapter → the sender's address not throttled (429) → configured secret (401) → bounded raw
-// bytes (413) → signature (400) → well-formed JSON event (400) → mapped wire events → the ingest pipeline of POST
-// /s2s/events (500 when it cannot take them). A 401 or a refused signature counts as a failed authentication.
+// bytes (413) → signature (400) → well-formed JSON event, no member name repeated (400) → mapped wire events → the
+// ingest pipeline of POST /s2s/events (500 when it cannot take them). A 401 or a refused signature counts as a
+// failed authentication.
 import { consola } from 'consola';
 import * as v from 'valibot';
 import type { AppContext } from '../context.ts';
@@ -10,6 +11,7 @@ import { parseJsonText } from '../http/body.ts';
 import { ApiError } from '../http/errors.ts';
 import { parseBody } from '../http/validate.ts';
 import { findIllFormedStrings } from '../http/well-formed.ts';
+import { findRepeatedMembers } from '../ingest/repeated-members.ts';
 import type { IngestService } from '../ingest/service.ts';
 import { StripeEventBody, toWireEvents } from './stripe-events.ts';
 import { verifyStripeSignature } from './stripe-signature.ts';
@@ -48,9 +50,11 @@ export async function receiveWebhook(context: AppContext, ingest: IngestService,
     recordAuthFailure(context, throttleKey);
     throw error;
   }
-  const document = parseJsonText(toBodyText(body));
-  const illFormed = findIllFormedStrings(document, '');
-  if (illFormed.length > 0) throw ApiError.invalidPayload(illFormed);
+  const text = toBodyText(body);
+  const document = parseJsonText(text);
+  // A repeated name ("amount" twice) would leave the revenue mapped to a guess, as for ingest (docs/ingest.md).
+  const refused = [...findRepeatedMembers(text, document, ''), ...findIllFormedStrings(document, '')];
+  if (refused.length > 0) throw ApiError.invalidPayload(refused);
   const events = toWireEvents(request.siteId, parseBody(StripeEventBody, document));
   if (events.length === 0) return { ok: true, forwarded: 0 };
   await forward(ingest, request.siteId, events);

@@ -149,6 +149,27 @@ describe('ROI compare', () => {
   });
 });
 
+describe('amounts past what a double holds exactly', () => {
+  it('sums spend exactly in ROI and its comparison, past 2^53 and past the 64-bit range of SQLite (was a 500)', async () => {
+    await seedWorkspace(server, 'big');
+    // 1,100 entries of the largest exact amount: the total is past 2^63 minor units.
+    const entry = { date: '2026-06-10', source: 'google', medium: 'cpc', campaign: 'huge', amount: '90071992547409.91', currency: 'USD' };
+    for (const count of [1000, 100]) {
+      const created = await server.request('POST', '/v1/workspaces/big/spend', { body: Array.from({ length: count }, () => entry) });
+      expect(created.status, created.text).toBe(201);
+    }
+    const total = 1100n * 9007199254740991n;
+    const text = `${total / 100n}.${String(total % 100n).padStart(2, '0')}`;
+    const response = await server.request('GET', '/v1/workspaces/big/roi?from=2026-06-01&to=2026-06-30');
+    expect(response.status, response.text).toBe(200);
+    expect(response.body.currencies).toEqual([{ currency: 'USD', spend: text, revenue: '0.00', conversions: 0, roas: 0, roi: -1 }]);
+    expect(response.body.campaigns).toEqual([{ source: 'google', medium: 'cpc', campaign: 'huge', spend: [{ currency: 'USD', amount: text }], revenue: [], conversions: 0, roas: 0, roi: -1 }]);
+    const compared = await server.request('GET', '/v1/workspaces/big/roi/compare?from=2026-05-01&to=2026-05-31&compare_from=2026-06-01&compare_to=2026-06-30');
+    expect(compared.status, compared.text).toBe(200);
+    expect(compared.body.change.currencies).toEqual([{ currency: 'USD', spend: `-${text}`, revenue: '0.00', conversions: 0, roas: null, roi: null }]);
+  });
+});
+
 describe.each(prefixes)('isolation and scopes under "%s"', (prefix) => {
   const urls = (slug: string) => [`${prefix}/workspaces/${slug}/roi?from=2026-06-01&to=2026-06-30`, `${prefix}/workspaces/${slug}/roi/compare?from=2026-06-01&to=2026-06-30&compare_from=2026-05-01&compare_to=2026-05-31`];
 

@@ -12,9 +12,9 @@ export const chromiumPath = '/usr/bin/chromium';
  */
 export const desktopChrome = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/150.0.0.0 Safari/537.36';
 
-/** Fails (never skips) when chromium is missing: .ci/run installs it with apt-get. */
+/** Fails (never skips) when chromium is missing: npm test installs it with apt-get (build/prepare-test-machine.mjs). */
 export async function launchChromium(): Promise<Browser> {
-  if (!existsSync(chromiumPath)) throw new Error(`${chromiumPath} is missing: apt-get install -y chromium (.ci/run does)`);
+  if (!existsSync(chromiumPath)) throw new Error(`${chromiumPath} is missing: npm test installs it (build/prepare-test-machine.mjs), or apt-get install -y chromium`);
   return chromium.launch({ executablePath: chromiumPath, headless: true, args: ['--no-sandbox'] });
 }
 

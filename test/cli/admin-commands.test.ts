@@ -4,6 +4,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { openDatabase } from '../../src/db/open.ts';
 import { ensureBuilt, parseJsonOutput, readDatabase, runCli } from './cli-helpers.ts';
 
 const scratch = mkdtempSync(join(tmpdir(), 'sightline-cli-admin-'));
@@ -55,7 +56,8 @@ describe('workspace', () => {
     expect(listedJson.workspaces[1]).toEqual(beta);
   });
 
-  it('an empty list prints only the header', async () => {
+  it('an empty list prints only the header (a data directory whose database has no workspace yet, as after a first start)', async () => {
+    openDatabase(databaseFile).close();
     const listed = await cli('workspace', 'list');
     expect(listed.code).toBe(0);
     expect(listed.stdout.trim()).toBe('SLUG  NAME  ID  CREATED');
@@ -166,7 +168,7 @@ describe('site', () => {
     expect(off.cookieless).toBe(false);
     const updated = await cli('site', 'update', '--workspace', 'acme', '--id', 'classic', '--cookieless', 'on');
     expect(updated.code).toBe(0);
-    expect(updated.stdout).toContain('Updated site classic (cookieless on)');
+    expect(updated.stdout).toBe('Updated site classic: name "Classic", cookieless on, keeps its events forever\n');
     expect(readDatabase(databaseFile, (db) => db.prepare("SELECT cookieless FROM sites WHERE id = 'classic'").get())).toEqual({ cookieless: 1 });
     expect(auditRows().at(-1)).toMatchObject({ action: 'site.update', actor_kind: 'system', target: 'classic', slug: 'acme' });
 

@@ -41,7 +41,7 @@ describe('endpoint', () => {
   it('refuses what the API refuses: an unknown event type, a private address, an unknown endpoint', async () => {
     const unknownType = await cli('endpoint', 'add', '--workspace', 'acme', '--url', 'https://hooks.example/', '--events', 'event.pageview');
     expect(unknownType.code).toBe(1);
-    expect(unknownType.stderr).toContain('--event_types');
+    expect(unknownType.stderr).toContain('--events (item 1): ');
     const metadata = await cli('endpoint', 'add', '--workspace', 'acme', '--url', 'http://169.254.169.254/latest', '--events', 'event.purchase');
     expect(metadata.code).toBe(1);
     expect(metadata.stderr).toContain('private');

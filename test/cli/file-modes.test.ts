@@ -103,7 +103,7 @@ describe('doctor on file modes', () => {
 
   it('says nothing about a private data dir', async () => {
     const dataDir = join(scratch, 'doctor-ok', 'data');
-    expect((await runCli(['workspace', 'list'], { DATA_DIR: dataDir })).code).toBe(0);
+    expect((await runCli(['workspace', 'create', '--name', 'Ok', '--slug', 'ok'], { DATA_DIR: dataDir })).code).toBe(0);
     const report = await doctor(dataDir);
     expect(report.code).toBe(0);
     expect(warnings(report.checks)).toEqual([]);

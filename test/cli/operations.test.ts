@@ -1,5 +1,5 @@
 // The operator commands of the real CLI: version, admin-token, doctor and backup.
-import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -48,11 +48,18 @@ describe('version', () => {
 
 describe('admin-token', () => {
   it('with no token yet exits 1 and says how to get one', async () => {
+    expect((await cli('workspace', 'create', '--name', 'Acme', '--slug', 'acme')).code).toBe(0);
     const result = await cli('admin-token');
     expect(result.code).toBe(1);
     expect(result.stdout).toBe('');
-    expect(result.stderr).toContain('No admin token yet');
-    expect(result.stderr).toContain(dataDir);
+    expect(result.stderr).toBe(`Error: No admin token yet: start the server once on ${dataDir} (not_found)\n`);
+  });
+
+  it('on a directory without Sightline data exits 1 with the hint to name the data directory', async () => {
+    const result = await cli('admin-token');
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(`No Sightline data in ${dataDir} (from DATA_DIR). Pass --data-dir DIR or set DATA_DIR`);
+    expect(existsSync(dataDir)).toBe(false);
   });
 
   it('prints the token of DATA_DIR/admin-token (and as JSON)', async () => {
@@ -116,8 +123,19 @@ describe('doctor', () => {
     expect(existsSync(dataDir)).toBe(false);
   });
 
+  it('on a directory without Sightline data exits 1 with the hint, and creates no database there', async () => {
+    mkdirSync(dataDir, { mode: 0o700 });
+    const json = await cli('doctor', '--json');
+    expect(json.code).toBe(1);
+    const report = parseJsonOutput<{ ok: boolean; checks: DoctorCheck[] }>(json);
+    expect(checkNamed(report.checks, 'data directory')).toMatchObject({ ok: true });
+    expect(checkNamed(report.checks, 'database')).toMatchObject({ ok: false, detail: expect.stringContaining(`No Sightline data in ${dataDir} (from DATA_DIR). Pass --data-dir DIR or set DATA_DIR`) });
+    expect(report.checks.map((check) => check.name)).not.toContain('journal_mode');
+    expect(readdirSync(dataDir)).toEqual([]);
+  });
+
   it('fails when the admin-token file is readable by others', async () => {
-    expect((await cli('workspace', 'list')).code).toBe(0);
+    expect((await cli('workspace', 'create', '--name', 'Acme', '--slug', 'acme')).code).toBe(0);
     writeFileSync(join(dataDir, 'admin-token'), 'sla_file-token-0123456789abcdef\n');
     chmodSync(join(dataDir, 'admin-token'), 0o644);
     const json = await cli('doctor', '--json');

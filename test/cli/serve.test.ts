@@ -1,10 +1,10 @@
 // `sightline serve` as a real child process: the ready line, the admin token's first start, signals, the CLI
 // working on the same DATA_DIR while the server runs, and flags winning over environment variables.
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { ensureBuilt, parseJsonOutput, readDatabase, runCli, type ServerProcess, startCli, stopIfRunning } from './cli-helpers.ts';
+import { ensureBuilt, parseJsonOutput, readDatabase, repositoryRoot, runCli, type ServerProcess, startCli, stopIfRunning } from './cli-helpers.ts';
 
 const scratch = mkdtempSync(join(tmpdir(), 'sightline-cli-serve-'));
 const started: ServerProcess[] = [];
@@ -140,6 +140,17 @@ describe('serve', () => {
 });
 
 describe('flags win over environment variables', () => {
+  it("serve takes a flag for every variable of the README's configuration table, and no other", async () => {
+    const readme = readFileSync(join(repositoryRoot, 'README.md'), 'utf8');
+    const table = readme.split('\n## Configuration\n')[1]!.split('\n\n').find((block) => block.startsWith('| Variable |'))!;
+    const variables = table.split('\n').slice(2).map((row) => row.split('|')[1]!.trim());
+    expect(variables).toContain('SYNCHRONOUS');
+    const help = await runCli(['serve', '--help'], {});
+    expect(help.code).toBe(0);
+    const flags = [...help.stdout.matchAll(/^\s+--([a-z-]+)=</gm)].map((match) => match[1]);
+    expect(flags.sort()).toEqual(variables.map((name) => name.toLowerCase().replaceAll('_', '-')).sort());
+  });
+
   it('an invalid PORT alone is refused; --port 0 overrides it', async () => {
     const dataDir = join(scratch, 'port');
     const refused = await runCli(['serve'], { DATA_DIR: dataDir, PORT: 'not-a-port' });

@@ -1,5 +1,5 @@
 // The stream hub on its own: it watches commits only while a stream is open, coalesces commits into one wake per
-// event-loop turn, caps streams per site, per credential and in total (each at its edge), polls when it has no
+// event-loop turn, caps streams per site, per credential, per workspace and in total (each at its edge), polls when it has no
 // commit source, and ends everything when closed. And the write queue's commit notice it relies on: once per
 // committed group, never for a failed one, and at drain.
 import { describe, expect, it } from 'vitest';
@@ -29,9 +29,9 @@ function subscriber() {
   return { seen, wake: () => seen.wakes++, end: () => (seen.ended = true), bufferedBytes: () => 0 };
 }
 
-const limits = (perSite: number, perCredential = 100, total = 1000) => ({ perSite, perCredential, total });
-/** A stream of `siteId` opened with the admin token, unless `credential` says otherwise. */
-const of = (siteId: string, credential = 'admin-token') => ({ siteId, credential });
+const limits = (perSite: number, perCredential = 100, total = 1000, perWorkspace = 1000) => ({ perSite, perCredential, perWorkspace, total });
+/** A stream of `siteId` in workspace w1 opened with the admin token, unless `credential` or `workspaceId` says otherwise. */
+const of = (siteId: string, credential = 'admin-token', workspaceId = 'w1') => ({ siteId, workspaceId, credential });
 
 function refusalOf(attempt: () => unknown): unknown {
   try {
@@ -94,6 +94,21 @@ describe('StreamHub', () => {
     expect(() => hub.join(of('e', 'api-key:1'), subscriber())).toThrow(ApiError);
   });
 
+  it('caps the streams of one workspace over its keys and sites: the last one in, the next one refused, another workspace unaffected', () => {
+    const hub = new StreamHub({ limits: limits(5, 2, 1000, 3), commits: fakeCommits() });
+    // Three keys of w1, each under its own cap, on three sites: the third stream is the workspace's last.
+    const leaves = [of('a', 'api-key:1'), of('b', 'api-key:2'), of('c', 'api-key:3')].map((owner) => hub.join(owner, subscriber()));
+    for (const owner of [of('d', 'api-key:4'), of('a'), of('a', 'api-key:1')]) {
+      const refusal = refusalOf(() => hub.join(owner, subscriber()));
+      expect(refusal, JSON.stringify(owner)).toMatchObject({ status: 429, code: 'too_many_streams', message: expect.stringContaining('This workspace'), headers: { 'retry-after': '5' } });
+    }
+    // Another workspace's first stream, with the same admin token, is not refused.
+    hub.join(of('x', 'admin-token', 'w2'), subscriber());
+    leaves[1]!();
+    hub.join(of('d', 'api-key:4'), subscriber());
+    expect(() => hub.join(of('e', 'api-key:5'), subscriber())).toThrow(ApiError);
+  });
+
   it('caps the streams of the server whoever opens them: the last one in, the next one refused until one leaves', () => {
     const hub = new StreamHub({ limits: limits(5, 5, 4), commits: fakeCommits() });
     const leaves = [of('a', 'api-key:1'), of('b', 'api-key:2'), of('c', 'api-key:3'), of('d')].map((owner) => hub.join(owner, subscriber()));
@@ -106,13 +121,14 @@ describe('StreamHub', () => {
 
   it('counts refusals by cap and the bytes open streams hold, in the registry it is given', () => {
     const registry = new MetricsRegistry();
-    const hub = new StreamHub({ limits: limits(1, 2, 3), commits: fakeCommits(), metrics: registry });
+    const hub = new StreamHub({ limits: limits(1, 2, 3, 2), commits: fakeCommits(), metrics: registry });
     hub.join(of('a', 'api-key:1'), { ...subscriber(), bufferedBytes: () => 100 });
     hub.join(of('b', 'api-key:1'), { ...subscriber(), bufferedBytes: () => 20 });
     expect(() => hub.join(of('a', 'api-key:2'), subscriber())).toThrow(ApiError);
     expect(() => hub.join(of('c', 'api-key:1'), subscriber())).toThrow(ApiError);
-    hub.join(of('c', 'api-key:2'), subscriber());
-    expect(() => hub.join(of('d', 'api-key:3'), subscriber())).toThrow(ApiError);
+    expect(() => hub.join(of('c', 'api-key:2'), subscriber())).toThrow(ApiError);
+    hub.join(of('c', 'api-key:2', 'w2'), subscriber());
+    expect(() => hub.join(of('d', 'api-key:3', 'w3'), subscriber())).toThrow(ApiError);
     hub.metrics.observeBuffered(700);
     hub.metrics.observeBuffered(300);
     const text = registry.render();
@@ -122,6 +138,7 @@ describe('StreamHub', () => {
       'sightline_event_stream_buffered_bytes_max 700',
       'sightline_event_streams_refused_total{cap="site"} 1',
       'sightline_event_streams_refused_total{cap="credential"} 1',
+      'sightline_event_streams_refused_total{cap="workspace"} 1',
       'sightline_event_streams_refused_total{cap="total"} 1',
     ]) {
       expect(text.split('\n')).toContain(line);

@@ -1,4 +1,4 @@
-// stream-v2's limits over real HTTP: the caps per credential (an API key, the admin token) and on the whole server,
+// stream-v2's limits over real HTTP: the caps per credential (an API key, the admin token), per workspace and on the whole server,
 // each at its edge (the last stream accepted, the first refused, accepted again once one leaves); and a reader that
 // stops reading: the server holds at most its buffer's bytes for it, then closes it, and the client resumes from its
 // last complete event with nothing lost or repeated; a stopping server does not wait for such a reader either.
@@ -60,8 +60,8 @@ describe('stream-v2 caps per credential and per server', () => {
     await server.close();
   });
 
-  it('defaults to 20 streams per credential, 200 in all and a buffer of 1 MiB per stream', () => {
-    expect(loadConfig({})).toMatchObject({ eventStreamsPerCredential: 20, eventStreamsTotal: 200, eventStreamBufferBytes: 1024 * 1024 });
+  it('defaults to 20 streams per credential, 50 per workspace, 200 in all and a buffer of 1 MiB per stream', () => {
+    expect(loadConfig({})).toMatchObject({ eventStreamsPerCredential: 20, eventStreamsPerWorkspace: 50, eventStreamsTotal: 200, eventStreamBufferBytes: 1024 * 1024 });
   });
 
   it('refuses the streams of one credential past its cap, on any site, and counts the refusals by cap', async () => {
@@ -87,6 +87,47 @@ describe('stream-v2 caps per credential and per server', () => {
     keep(await openedOnceFreed(server, 's4', keyA));
     expect(await refused(server, 's5', keyA)).toContain('This credential');
     expect(await refused(server, 's5', testAdminToken)).toContain('The server');
+  });
+});
+
+describe('stream-v2 cap per workspace', () => {
+  let server: TestServer;
+  const open: SseClient[] = [];
+  const keep = (client: SseClient) => (open.push(client), client);
+
+  beforeAll(async () => {
+    // Per credential 2 and per site 5: a workspace reaches its own cap of 3 with two keys before any of those.
+    server = await startTestServer({ env: { EVENT_STREAMS_PER_SITE: '5', EVENT_STREAMS_PER_CREDENTIAL: '2', EVENT_STREAMS_PER_WORKSPACE: '3', EVENT_STREAMS_TOTAL: '10' } });
+  });
+  afterAll(async () => {
+    for (const client of open) client.close();
+    await server.close();
+  });
+
+  it('refuses a workspace its streams past its cap, whatever the key, while another workspace still opens them', async () => {
+    const first = (await seedWorkspace(server, 'tenant-a', { sites: ['a1', 'a2', 'a3'], scopes: ['query:read'] })).key!;
+    const second = (await server.request('POST', '/workspaces/tenant-a/keys', { body: { label: 'second', scopes: ['query:read'] } })).body.plaintext as string;
+    const other = (await seedWorkspace(server, 'tenant-b', { sites: ['b1'], scopes: ['query:read'] })).key!;
+
+    // Issue 24: one tenant's keys, each under its own cap, took every stream of the server. The third is the last in.
+    const leaving = keep(await opened(server, 'a1', first));
+    keep(await opened(server, 'a2', first));
+    keep(await opened(server, 'a3', second));
+    // The fourth is refused: the key has room (1 of 2), the site too (1 of 5), the server too (3 of 10).
+    expect(await refused(server, 'a1', second)).toContain('This workspace');
+    // The admin token counts against the workspace of the site it opens.
+    expect(await refused(server, 'a2', testAdminToken)).toContain('This workspace');
+    expect(await metric(server, 'sightline_event_streams_refused_total{cap="workspace"}')).toBe(2);
+
+    // The other workspace's first streams are accepted, with its key and with the admin token.
+    keep(await opened(server, 'b1', other));
+    keep(await opened(server, 'b1', testAdminToken));
+    expect(await metric(server, 'sightline_event_streams_open')).toBe(5);
+
+    // A stream of the full workspace closes: the slot is free again, then the workspace is full again.
+    leaving.close();
+    keep(await openedOnceFreed(server, 'a1', second));
+    expect(await refused(server, 'a3', testAdminToken)).toContain('This workspace');
   });
 });
 

@@ -173,41 +173,41 @@ describe('legacy site bearer (REQUIRE_API_KEY=none)', () => {
     expect(rows.find((row) => row.id === b.id)!.raw).toBe(JSON.stringify(b));
   });
 
-  it('reads the id, url, referrer and props columns from raw, and dedups events whose raw SQL reads otherwise', async () => {
+  it('reads the id, url, referrer and props columns from raw, and refuses events SQL would read otherwise (a repeated name)', async () => {
     const plain = makeEvent('site-a', { id: crypto.randomUUID().toUpperCase(), referrer: 'https://r.example/', props: { plan: 'pro' } });
     expect((await post(server, '/events', plain)).status).toBe(202);
     const row = server.db.prepare('SELECT id, id_override, url, referrer, props FROM events WHERE raw = ?').get(JSON.stringify(plain));
     // Nothing stored for the id: the virtual column lower-cases raw's.
     expect(row).toEqual({ id: (plain.id as string).toLowerCase(), id_override: null, url: plain.url, referrer: 'https://r.example/', props: '{"plan":"pro"}' });
-    // A repeated "id" key: the collector (JSON.parse) takes the last, SQL's json_extract would read the first.
-    const last = crypto.randomUUID();
-    const repeated = `{"id":"${crypto.randomUUID()}","site_id":"site-a","anon_id":"twice","ts":"${new Date().toISOString()}","type":"click","id":"${last}"}`;
-    // Raw SQLite cannot parse at all (a repeated key nested 1,100 levels deep; JSON.parse keeps the valid last one).
-    const deep = `{"id":"${crypto.randomUUID()}","site_id":"site-a","anon_id":"deep","ts":"${new Date().toISOString()}","type":"click","x":${'['.repeat(1100)}${']'.repeat(1100)},"x":1}`;
-    for (const text of [repeated, deep]) {
+    const ts = new Date().toISOString();
+    const cases = [
+      // A repeated "id": JSON.parse takes the last, SQL's json_extract the first.
+      { text: `{"id":"${crypto.randomUUID()}","site_id":"site-a","anon_id":"twice","ts":"${ts}","type":"click","id":"${crypto.randomUUID()}"}`, path: '/id' },
+      // Raw SQLite cannot parse at all (nested 1,100 levels; JSON.parse keeps the valid last "x").
+      { text: `{"id":"${crypto.randomUUID()}","site_id":"site-a","anon_id":"deep","ts":"${ts}","type":"click","x":${'['.repeat(1100)}${']'.repeat(1100)},"x":1}`, path: '/x' },
+      // A repeated "anon_id".
+      { text: `{"id":"${crypto.randomUUID()}","site_id":"site-a","anon_id":"first","ts":"${ts}","type":"click","anon_id":"last"}`, path: '/anon_id' },
+      // A repeated "url", the first with a query and the last without.
+      { text: `{"id":"${crypto.randomUUID()}","site_id":"site-a","anon_id":"url-twice","ts":"${ts}","type":"pageview","url":"https://a.example/?first=1","url":"https://a.example/"}`, path: '/url' },
+    ];
+    for (const { text, path } of cases) {
       const sent = await server.request('POST', '/events', { token: 'site-a', rawBody: text, headers: { 'content-type': 'application/json' } });
-      expect(sent.body).toMatchObject({ accepted: 1, duplicates: 0 });
-      const again = await server.request('POST', '/events', { token: 'site-a', rawBody: text, headers: { 'content-type': 'application/json' } });
-      expect(again.body).toMatchObject({ accepted: 0, duplicates: 1 });
+      expect(sent.status, text.slice(0, 200)).toBe(400);
+      expect(sent.body.error.code).toBe('invalid_payload');
+      expect(sent.body.error.details.map((detail: { path: string }) => detail.path)).toEqual([path]);
+      expect(server.db.prepare('SELECT count(*) AS n FROM events WHERE raw = ?').get(text)).toEqual({ n: 0 });
     }
-    expect(server.db.prepare('SELECT id, id_override FROM events WHERE raw = ?').get(repeated)).toEqual({ id: last, id_override: last });
-    expect(server.db.prepare('SELECT id, url FROM events WHERE raw = ?').get(deep)).toEqual({ id: JSON.parse(deep).id, url: null });
   });
 
   it('reads anon_id and query from raw, and stores them only where SQL would read raw otherwise', async () => {
-    const ts = new Date().toISOString();
     const cases = [
       // What most events are: nothing stored for either.
       { text: JSON.stringify(makeEvent('site-a', { anon_id: 'plain', url: 'https://a.example/p?x=1&utm_source=n#top' })), anon: 'plain', query: 'x=1&utm_source=n', stored: [null, null] },
       { text: JSON.stringify(makeEvent('site-a', { anon_id: 'no-query', url: 'https://a.example/p#frag?x=1' })), anon: 'no-query', query: null, stored: [null, null] },
       { text: JSON.stringify(makeEvent('site-a', { anon_id: 'empty-query', url: 'https://a.example/p?#x' })), anon: 'empty-query', query: null, stored: [null, null] },
       { text: JSON.stringify(makeEvent('site-a', { anon_id: 'no-url', type: 'click', url: undefined })), anon: 'no-url', query: null, stored: [null, null] },
-      // A repeated "anon_id" key: JSON.parse keeps the last, json_extract reads the first.
-      { text: `{"id":"${crypto.randomUUID()}","site_id":"site-a","anon_id":"first","ts":"${ts}","type":"click","anon_id":"last"}`, anon: 'last', query: null, stored: ['last', null] },
       // The URL parser percent-encodes the space and drops the tab: the stored query is the parser's.
       { text: JSON.stringify(makeEvent('site-a', { anon_id: 'encoded', url: 'https://a.example/p?q=a b&t=1\t2' })), anon: 'encoded', query: 'q=a%20b&t=12', stored: [null, 'q=a%20b&t=12'] },
-      // A repeated "url" key whose first value has a query and whose last has none: '' stands for "none".
-      { text: `{"id":"${crypto.randomUUID()}","site_id":"site-a","anon_id":"url-twice","ts":"${ts}","type":"pageview","url":"https://a.example/?first=1","url":"https://a.example/"}`, anon: 'url-twice', query: null, stored: [null, ''] },
     ];
     for (const { text, anon, query, stored } of cases) {
       const sent = await server.request('POST', '/events', { token: 'site-a', rawBody: text, headers: { 'content-type': 'application/json' } });

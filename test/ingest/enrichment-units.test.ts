@@ -62,9 +62,17 @@ describe('money in minor units', () => {
 });
 
 describe('raw text of array elements', () => {
-  it('keeps each element exactly, whatever strings and nesting hold', () => {
-    const elements = ['{"a":"],[{}\\"\\\\"}', '[1,[2,{"b":[3]}]]', '"text, with ] and ["', '42', 'null', '{\n  "spaced": true\n}'];
-    expect(splitJsonArray(`[ ${elements.join(' ,\n ')} ]`)).toEqual(elements);
+  it('keeps each element exactly, whatever strings and nesting hold, and counts the members it writes', () => {
+    const elements: [text: string, members: number][] = [
+      ['{"a":"],[{}\\"\\\\"}', 1],
+      ['[1,[2,{"b":[3]}]]', 1],
+      ['"text, with ] and [ and a: colon"', 0],
+      ['42', 0],
+      ['null', 0],
+      ['{\n  "spaced": true\n}', 1],
+      ['{"a":{"b:":"c:d","\\":":1},"a":2}', 4],
+    ];
+    expect(splitJsonArray(`[ ${elements.map(([text]) => text).join(' ,\n ')} ]`)).toEqual(elements.map(([text, members]) => ({ text, members })));
     expect(splitJsonArray('[]')).toEqual([]);
   });
 });

@@ -1,6 +1,7 @@
 // Hostile bodies on POST /events and POST /s2s/events over real HTTP (5,000 of them): whatever arrives, the
 // answer is a 2xx or a structured 4xx (never a 5xx) that an independent oracle predicts, refusals store nothing, every
-// stored event's raw column is the bytes sent for it, and no prototype is polluted.
+// stored event's raw column is the bytes sent for it, no prototype is polluted, and a member name repeated in an
+// object (however escaped, at any depth) is refused with a pointer at it.
 import { gzipSync } from 'node:zlib';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -23,9 +24,30 @@ const day = 86_400_000;
 
 // ── JSON text builders: bodies are built as text, so they can hold what JSON.stringify never writes ──────────────
 
-type Pair = [key: string, valueText: string];
+/** rawKey: the name's JSON text when it is not JSON.stringify's (escapes a client may write). */
+type Pair = [key: string, valueText: string, rawKey?: string];
 
-const objectText = (pairs: Pair[]) => `{${pairs.map(([key, value]) => `${JSON.stringify(key)}:${value}`).join(',')}}`;
+const objectText = (pairs: Pair[]) => `{${pairs.map(([key, value, rawKey]) => `${rawKey ?? JSON.stringify(key)}:${value}`).join(',')}}`;
+
+/** The JSON text of `name` with the characters `seed` picks written as \uXXXX escapes (one at least, when it has one). */
+function escapedNameText(name: string, seed: number): string {
+  const characters = [...name];
+  if (characters.length === 0) return '""';
+  const escapeAt = (index: number) => index === seed % characters.length || ((seed >> (index % 30)) & 1) === 1;
+  const escapeOne = (character: string) =>
+    character.length === 1 ? `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}` : JSON.stringify(character).slice(1, -1);
+  return `"${characters.map((character, index) => (escapeAt(index) ? escapeOne(character) : JSON.stringify(character).slice(1, -1))).join('')}"`;
+}
+
+/**
+ * An object that repeats a name `depth` levels down (objects and arrays alternating), the second time maybe escaped.
+ * @example repeatedDeep(2, 'c', true) → '{"k0":[0,{"c":1,"\u0063":2}]}'
+ */
+function repeatedDeep(depth: number, name: string, escaped: boolean, seed: number): string {
+  let text = `{${JSON.stringify(name)}:1,${escaped ? escapedNameText(name, seed) : JSON.stringify(name)}:2}`;
+  for (let level = depth - 1; level >= 0; level--) text = level % 2 === 0 ? `{"k${level}":${text}}` : `[0,${text}]`;
+  return text;
+}
 const arrayText = (items: string[]) => `[${items.join(',')}]`;
 
 const naughtyStrings = [
@@ -150,8 +172,15 @@ const mutation: fc.Arbitrary<Mutation> = fc.oneof(
   fc.tuple(fc.constantFrom('props', 'future_field'), fc.oneof(fc.constantFrom(...pollutingValues), deepValue.map((deep) => objectText([['deep', deep]])))).map(
     ([field, value]): Mutation => (pairs) => [...pairs.filter(([key]) => key !== field), [field, value]],
   ),
-  // The same key twice: JSON.parse keeps the last one.
+  // The same key twice: JSON.parse keeps the last one, so it is refused (unless the field was not there).
   fc.tuple(fc.constantFrom(...eventFields), hostileValue).map(([field, value]): Mutation => (pairs) => [[field, value], ...pairs]),
+  // The same key twice, once spelled with escapes ("pro\u0070s"): one name all the same.
+  fc.tuple(fc.constantFrom(...eventFields), hostileValue, fc.nat()).map(([field, value, seed]): Mutation => (pairs) => [[field, value, escapedNameText(field, seed)], ...pairs]),
+  // A name repeated deep inside props or an unknown field (past the 64 levels an event may nest, and past the 100 a
+  // pointer names, now and then); names from the hostile ones.
+  fc
+    .tuple(fc.constantFrom('props', 'future_field'), fc.oneof({ arbitrary: fc.integer({ min: 0, max: 8 }), weight: 4 }, { arbitrary: fc.integer({ min: 60, max: 130 }), weight: 1 }), fc.oneof(fc.constantFrom(...hostileKeys), naughtyString), fc.boolean(), fc.nat())
+    .map(([field, depth, name, escaped, seed]): Mutation => (pairs) => [...pairs.filter(([key]) => key !== field), [field, repeatedDeep(depth, name, escaped, seed)]]),
 );
 
 /** One valid event's text. */
@@ -358,10 +387,48 @@ function loneSurrogatePaths(value: unknown): { path: string; depth: number }[] {
   return found;
 }
 
+const repeatedMessage = 'repeats a member name of its object (names must be unique, RFC 8259 §4)';
+
+/**
+ * Pointers to every repeated member name of a JSON text (a name: a string followed by a colon), each repeated name
+ * once per object. A scan of its own, independent of the server's; a pointer is spelled out only for what it finds.
+ */
+function repeatedMemberPaths(text: string): string[] {
+  type Frame = { names?: Set<string>; repeated?: Set<string>; at: string | number };
+  const frames: Frame[] = [];
+  const found: string[] = [];
+  const colonAfter = /[ \t\n\r]*:/y;
+  for (let index = 0; index < text.length; index++) {
+    const char = text[index];
+    if (char === '"') {
+      let end = index + 1;
+      while (text[end] !== '"') end += text[end] === '\\' ? 2 : 1;
+      colonAfter.lastIndex = end + 1;
+      if (colonAfter.test(text)) {
+        const frame = frames.at(-1)!;
+        const name = JSON.parse(text.slice(index, end + 1)) as string;
+        frame.at = name;
+        if (!frame.names!.has(name)) frame.names!.add(name);
+        else if (!frame.repeated!.has(name)) {
+          frame.repeated!.add(name);
+          found.push(frames.map((at) => `/${String(at.at).replaceAll('~', '~0').replaceAll('/', '~1')}`).join(''));
+        }
+      }
+      index = end;
+    } else if (char === '{') frames.push({ names: new Set(), repeated: new Set(), at: '' });
+    else if (char === '[') frames.push({ at: 0 });
+    else if (char === '}' || char === ']') frames.pop();
+    else if (char === ',' && typeof frames.at(-1)?.at === 'number') (frames.at(-1)!.at as number)++;
+  }
+  return found;
+}
+
 /** The raw column of each stored event must be exactly the text sent for it: the JSON text minus surrounding whitespace. */
 const jsonWhitespace = /^[ \t\n\r]+|[ \t\n\r]+$/g;
 
 let acceptedTotal = 0;
+/** Bodies refused for a repeated name with a pointer at it: the generators must reach the rule. */
+let repeatsPointed = 0;
 /** The newest stored seq before the request being checked: its rows are those after it. */
 let seqBefore = 0;
 let rawChecked = 0;
@@ -402,6 +469,24 @@ function checkAnswer(sent: Sent, response: { status: number; body: any; text: st
   if (!decoded.ok) return expect([response.status, code], context).toEqual([400, 'invalid_json']);
   const parsed = parsesAsJson(decoded.text);
   if (!parsed.ok) return expect([response.status, code], context).toEqual([400, 'invalid_json']);
+  // A repeated member name refuses the body before anything reads its events (surrogates included).
+  const repeats = repeatedMemberPaths(decoded.text);
+  if (repeats.length > 0) {
+    expect([response.status, code], context).toEqual([400, 'invalid_payload']);
+    const eventCount = Array.isArray(parsed.value) ? (parsed.value as unknown[]).length : 1;
+    const pointed = (response.body.error.details as { path: string; message: string }[]).filter((detail) => detail.message.startsWith(repeatedMessage));
+    // Each names a repeated member, or (past 100 levels) an ancestor of one.
+    for (const detail of pointed) {
+      const deeper = detail.message !== repeatedMessage;
+      expect(repeats.some((path) => path === detail.path || (deeper && path.startsWith(`${detail.path}/`))), `${context}: ${JSON.stringify(repeats.slice(0, 5))}`).toBe(true);
+    }
+    // Unless the array itself is refused first (0 or over 500 events).
+    if (eventCount >= 1 && eventCount <= 500) {
+      expect(pointed.length, context).toBeGreaterThan(0);
+      repeatsPointed++;
+    }
+    return;
+  }
   // Text decoded from UTF-8 holds no surrogate: only a \u escape can parse to one.
   const surrogates = decoded.text.includes('\\u') ? loneSurrogatePaths(parsed.value) : [];
   if (surrogates.length > 0) {
@@ -532,6 +617,7 @@ describe('hostile ingest bodies', () => {
     // Every one of them had its raw column compared with the bytes sent.
     expect(rawChecked).toBe(acceptedTotal);
     expect(rawChecked).toBeGreaterThan(300);
+    expect(repeatsPointed).toBeGreaterThan(100);
 
     expect((await server.request('GET', '/healthz', { token: null })).status).toBe(200);
     const event = makeEvent(siteId);

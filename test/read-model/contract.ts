@@ -4,6 +4,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ReadModel } from '../../src/read-model/read-model.ts';
 import type { ReadScope, Selection } from '../../src/read-model/questions.ts';
+import type { ListedEvent } from '../../src/read-model/event-questions.ts';
+import type { TimelinePage, TimelineQuestion } from '../../src/read-model/person-questions.ts';
 import type { Figures } from '../../src/read-model/report-questions.ts';
 import { dayOf } from '../../src/vocabulary/periods.ts';
 
@@ -181,6 +183,219 @@ export function describeReadModelContract(implementation: string, start: () => P
           { value: 'pro', events: 2, visitors: 2 },
           { value: 'free', events: 1, visitors: 1 },
         ]);
+      });
+    });
+
+    describe('event questions', () => {
+      // Day 1 only: the report cases add events on day 2, and the cases below add theirs on later days.
+      const day1Only = { fromDay: range.fromDay, toDay: range.fromDay };
+      const shown = (events: ListedEvent[]) => events.map((listed) => [listed.anonId, listed.type, listed.path, new Date(listed.tsMs).toISOString()]);
+      const siteADay1 = [
+        ['v1', 'pageview', '/', `${day1}T10:00:00.000Z`],
+        ['v1', 'pageview', '/pricing', `${day1}T10:05:00.000Z`],
+        ['v1', 'signup', '/pricing', `${day1}T10:06:00.000Z`],
+        ['v2', 'pageview', '/pricing', `${day1}T11:00:00.000Z`],
+      ];
+
+      it('lists a site\'s events in ingest order with their fields, the bot\'s stored event and internal traffic left out', async () => {
+        const page = await subject.readModel.listEvents({ ...selection(siteAOnly, { range: day1Only }), limit: 50 });
+        expect(shown(page.events)).toEqual(siteADay1);
+        expect(page.more).toBe(false);
+        expect(page.computedFrom).toBe('event_log');
+        expect(page.freshness.caughtUp).toBe(true);
+        const positions = page.events.map((listed) => listed.position);
+        expect(positions).toEqual([...positions].sort((a, b) => a - b));
+        expect(new Set(positions).size).toBe(4);
+        const [landing, , , mobile] = page.events;
+        expect(landing).toMatchObject({ siteId: subject.siteA, source: 'google.com', deviceType: 'desktop', browser: 'Chrome' });
+        expect(mobile).toMatchObject({ siteId: subject.siteA, source: 'direct', deviceType: 'mobile', os: 'iOS' });
+        // The text received, as stored: the domain reads url, referrer and props from it.
+        expect(JSON.parse(landing!.raw)).toMatchObject({ url: 'https://shop.example/', referrer: 'https://www.google.com/search?q=shop' });
+        const internal = await subject.readModel.listEvents({ ...selection(siteAOnly, { range: day1Only, withInternal: true }), limit: 50 });
+        expect(shown(internal.events)).toEqual([...siteADay1, ['v9', 'pageview', '/admin', `${day1}T12:00:00.000Z`]]);
+      });
+
+      it('pages a list after the last position shown, and merges the sites of a scope by position', async () => {
+        const first = await subject.readModel.listEvents({ ...selection(siteAOnly, { range: day1Only }), limit: 3 });
+        expect(shown(first.events)).toEqual(siteADay1.slice(0, 3));
+        expect(first.more).toBe(true);
+        const second = await subject.readModel.listEvents({ ...selection(siteAOnly, { range: day1Only }), afterPosition: first.events[2]!.position, limit: 3 });
+        expect(shown(second.events)).toEqual(siteADay1.slice(3));
+        expect(second.more).toBe(false);
+        // Site B's events were stored after site A's.
+        const both = await subject.readModel.listEvents({ ...selection(bothSites, { range: day1Only }), limit: 50 });
+        expect(shown(both.events)).toEqual([
+          ...siteADay1,
+          ['v3', 'pageview', '/', `${day1}T09:00:00.000Z`],
+          ['v3', 'purchase', '/thanks', `${day1}T09:01:00.000Z`],
+        ]);
+        expect(both.events.map((listed) => listed.siteId)).toEqual([subject.siteA, subject.siteA, subject.siteA, subject.siteA, subject.siteB, subject.siteB]);
+      });
+
+      it('interleaves the sites of a scope in the order their events were stored', async () => {
+        const day = '2026-03-14';
+        const dayOnly = { fromDay: dayOf(Date.parse(`${day}T00:00:00.000Z`)), toDay: dayOf(Date.parse(`${day}T00:00:00.000Z`)) };
+        await subject.store(subject.siteA, [event(subject.siteA, 'w1', `${day}T10:00:00.000Z`, 'pageview', '/one')]);
+        await subject.store(subject.siteB, [event(subject.siteB, 'w2', `${day}T08:00:00.000Z`, 'pageview', '/two')]);
+        await subject.store(subject.siteA, [event(subject.siteA, 'w1', `${day}T09:00:00.000Z`, 'pageview', '/three')]);
+        const page = await subject.readModel.listEvents({ ...selection(bothSites, { range: dayOnly }), limit: 50 });
+        expect(page.events.map((listed) => [listed.siteId, listed.path])).toEqual([[subject.siteA, '/one'], [subject.siteB, '/two'], [subject.siteA, '/three']]);
+        const first = await subject.readModel.listEvents({ ...selection(bothSites, { range: dayOnly }), limit: 2 });
+        expect(first.more).toBe(true);
+        const second = await subject.readModel.listEvents({ ...selection(bothSites, { range: dayOnly }), afterPosition: first.events[1]!.position, limit: 2 });
+        expect(second.events.map((listed) => listed.path)).toEqual(['/three']);
+        expect(second.more).toBe(false);
+      });
+
+      it('lists by a visit filter: the events of the visits it selects, once the visits are derived', async () => {
+        const page = await subject.readModel.listEvents({ ...selection(siteAOnly, { range: day1Only, filters: { source: ['google.com'] } }), limit: 50 });
+        expect(page.freshness.caughtUp).toBe(true);
+        // v1's later events have no referrer of their own: they belong to the visit that came from Google.
+        expect(shown(page.events)).toEqual(siteADay1.slice(0, 3));
+      });
+
+      it('counts events by type, most first and ties by type', async () => {
+        const siteA = await subject.readModel.eventTypeCounts(selection(siteAOnly, { range: day1Only }));
+        expect(siteA.types).toEqual([{ type: 'pageview', count: 3 }, { type: 'signup', count: 1 }]);
+        expect(siteA.computedFrom).toBe('event_log');
+        const both = await subject.readModel.eventTypeCounts(selection(bothSites, { range: day1Only, withInternal: true }));
+        expect(both.types).toEqual([{ type: 'pageview', count: 5 }, { type: 'purchase', count: 1 }, { type: 'signup', count: 1 }]);
+        const mobile = await subject.readModel.eventTypeCounts(selection(siteAOnly, { range: day1Only, filters: { device: ['mobile'] } }));
+        expect(mobile.types).toEqual([{ type: 'pageview', count: 1 }]);
+      });
+
+      it('counts a window\'s events by path and bucket, the busiest paths first, from where counting starts', async () => {
+        const startMs = Date.parse(`${day1}T10:00:00.000Z`);
+        const window = { startMs, endMs: startMs + 60 * 60_000, bucketMs: 5 * 60_000 };
+        const buckets = (counts: Record<number, number>) => Array.from({ length: 12 }, (_, index) => counts[index] ?? 0);
+        const question = { scope: siteAOnly, filters: {}, withInternal: false, window, countFromMs: startMs, limit: 10 };
+        // v2's pageview at 11:00 is the window's end: not in it.
+        const activity = await subject.readModel.pathActivity(question);
+        expect(activity.paths).toEqual([
+          { path: '/pricing', total: 2, buckets: buckets({ 1: 2 }) },
+          { path: '/', total: 1, buckets: buckets({ 0: 1 }) },
+        ]);
+        expect(activity.more).toBe(false);
+        expect(activity.computedFrom).toBe('event_log');
+        const busiest = await subject.readModel.pathActivity({ ...question, limit: 1 });
+        expect(busiest.paths.map((row) => row.path)).toEqual(['/pricing']);
+        expect(busiest.more).toBe(true);
+        const clipped = await subject.readModel.pathActivity({ ...question, countFromMs: startMs + 5 * 60_000 });
+        expect(clipped.paths).toEqual([{ path: '/pricing', total: 2, buckets: buckets({ 1: 2 }) }]);
+      });
+
+      it('tails one site\'s log after a position, in batches, with the stream\'s filters', async () => {
+        const tail = { siteId: subject.siteA, afterPosition: 0, type: null, anonId: null, range: day1Only, filters: {}, withInternal: false, limit: 500 };
+        const newest = await subject.readModel.newestPosition();
+        const all = await subject.readModel.eventsAfter(tail);
+        expect(shown(all.events)).toEqual(siteADay1);
+        // Fewer than asked: every event up to the newest stored one was looked at.
+        expect(all.throughPosition).toBe(newest);
+        const batch = await subject.readModel.eventsAfter({ ...tail, limit: 2 });
+        expect(shown(batch.events)).toEqual(siteADay1.slice(0, 2));
+        expect(batch.throughPosition).toBe(batch.events[1]!.position);
+        const rest = await subject.readModel.eventsAfter({ ...tail, afterPosition: batch.throughPosition });
+        expect(shown(rest.events)).toEqual(siteADay1.slice(2));
+        expect(rest.throughPosition).toBe(newest);
+        const nothingNew = await subject.readModel.eventsAfter({ ...tail, afterPosition: newest });
+        expect(nothingNew).toEqual({ events: [], throughPosition: newest });
+        expect(shown((await subject.readModel.eventsAfter({ ...tail, type: 'signup' })).events)).toEqual([siteADay1[2]]);
+        expect(shown((await subject.readModel.eventsAfter({ ...tail, anonId: 'v2' })).events)).toEqual([siteADay1[3]]);
+        expect((await subject.readModel.eventsAfter({ ...tail, anonId: 'bot' })).events).toEqual([]);
+        expect((await subject.readModel.eventsAfter({ ...tail, anonId: 'v9' })).events).toEqual([]);
+        expect((await subject.readModel.eventsAfter({ ...tail, anonId: 'v9', withInternal: true })).events).toHaveLength(1);
+        // A visit filter looks at events whose visit is derived (the list question above waited for them).
+        await subject.readModel.listEvents({ ...selection(siteAOnly, { range: day1Only, filters: { device: ['mobile'] } }), limit: 1 });
+        expect(shown((await subject.readModel.eventsAfter({ ...tail, filters: { device: ['mobile'] } })).events)).toEqual([siteADay1[3]]);
+      });
+
+      it('moves the newest position past each stored event, and a tail from there finds just it', async () => {
+        const before = await subject.readModel.newestPosition();
+        await subject.store(subject.siteB, [event(subject.siteB, 'v4', '2026-03-10T08:00:00.000Z', 'pageview', '/late')]);
+        const after = await subject.readModel.newestPosition();
+        expect(after).toBeGreaterThan(before);
+        const tail = await subject.readModel.eventsAfter({ siteId: subject.siteB, afterPosition: before, type: null, anonId: null, range: undefined, filters: {}, withInternal: false, limit: 10 });
+        expect(tail.events.map((listed) => [listed.position, listed.siteId, listed.anonId, listed.path])).toEqual([[after, subject.siteB, 'v4', '/late']]);
+        expect(tail.throughPosition).toBe(after);
+        // Another site's tail looks at the same positions and finds nothing of it.
+        const otherSite = await subject.readModel.eventsAfter({ siteId: subject.siteA, afterPosition: before, type: null, anonId: null, range: undefined, filters: {}, withInternal: false, limit: 10 });
+        expect(otherSite).toEqual({ events: [], throughPosition: after });
+      });
+    });
+
+    describe('person questions', () => {
+      const day = '2026-03-12';
+      const timelineOf = (question: Partial<TimelineQuestion>) =>
+        subject.readModel.timeline({ siteId: subject.siteA, userId: 'user-7', beforeMs: undefined, limit: 50, ...question });
+      const shown = (page: TimelinePage) => (page.unknownUser ? 'unknown user' : page.events.map((listed) => [listed.anonId, listed.type, new Date(listed.tsMs).toISOString()]));
+
+      beforeAll(async () => {
+        // user-7 signs in on a laptop (p1) and on a phone (p2); the phone's later event names nobody; the laptop's
+        // last event comes from a crawler's user agent. p3 is someone else; user-7 on site B is another person.
+        await subject.store(subject.siteA, [
+          event(subject.siteA, 'p1', `${day}T09:00:00.000Z`, 'login', '/login', { user_id: 'user-7' }),
+          event(subject.siteA, 'p2', `${day}T09:10:00.000Z`, 'login', '/login', { user_id: 'user-7', context: { user_agent: iphone } }),
+          event(subject.siteA, 'p2', `${day}T09:20:00.000Z`, 'pageview', '/pricing', { context: { user_agent: iphone } }),
+          event(subject.siteA, 'p3', `${day}T09:25:00.000Z`, 'pageview', '/', { user_id: 'user-8' }),
+          event(subject.siteA, 'p1', `${day}T09:30:00.000Z`, 'pageview', '/', { context: { user_agent: googlebot } }),
+          event(subject.siteA, 'p1', `${day}T09:40:00.000Z`, 'pageview', '/a'),
+          event(subject.siteA, 'p2', `${day}T09:40:00.000Z`, 'pageview', '/b', { context: { user_agent: iphone } }),
+        ]);
+        await subject.store(subject.siteB, [event(subject.siteB, 'p9', `${day}T09:00:00.000Z`, 'login', '/login', { user_id: 'user-9' })]);
+      });
+
+      it('merges every device bound to the user, newest first, bots and events naming nobody included', async () => {
+        const page = await timelineOf({});
+        expect(shown(page)).toEqual([
+          // One millisecond: the later stored first.
+          ['p2', 'pageview', `${day}T09:40:00.000Z`],
+          ['p1', 'pageview', `${day}T09:40:00.000Z`],
+          ['p1', 'pageview', `${day}T09:30:00.000Z`],
+          ['p2', 'pageview', `${day}T09:20:00.000Z`],
+          ['p2', 'login', `${day}T09:10:00.000Z`],
+          ['p1', 'login', `${day}T09:00:00.000Z`],
+        ]);
+        expect(page.unknownUser === false && page.nextBeforeMs).toBe(null);
+        if (page.unknownUser) return;
+        expect(page.events[0]).toMatchObject({ deviceType: 'mobile', os: 'iOS' });
+        expect(page.events[4]).toMatchObject({ deviceType: 'mobile' });
+        expect(JSON.parse(page.events[3]!.raw)).toMatchObject({ url: 'https://shop.example/pricing' });
+      });
+
+      it('pages by time without splitting a millisecond, and gives a crowded millisecond whole', async () => {
+        const first = await timelineOf({ limit: 3 });
+        // The fourth (09:20) shares no millisecond with the third: the page ends after three.
+        expect(shown(first)).toEqual([
+          ['p2', 'pageview', `${day}T09:40:00.000Z`],
+          ['p1', 'pageview', `${day}T09:40:00.000Z`],
+          ['p1', 'pageview', `${day}T09:30:00.000Z`],
+        ]);
+        expect(first.unknownUser === false && first.nextBeforeMs).toBe(Date.parse(`${day}T09:30:00.000Z`));
+        const second = await timelineOf({ limit: 3, beforeMs: Date.parse(`${day}T09:30:00.000Z`) });
+        expect(shown(second)).toEqual([
+          ['p2', 'pageview', `${day}T09:20:00.000Z`],
+          ['p2', 'login', `${day}T09:10:00.000Z`],
+          ['p1', 'login', `${day}T09:00:00.000Z`],
+        ]);
+        expect(second.unknownUser === false && second.nextBeforeMs).toBe(null);
+        // limit 1: the newest millisecond holds two events, so the page is that whole millisecond.
+        const crowded = await timelineOf({ limit: 1 });
+        expect(shown(crowded)).toEqual([
+          ['p2', 'pageview', `${day}T09:40:00.000Z`],
+          ['p1', 'pageview', `${day}T09:40:00.000Z`],
+        ]);
+        expect(crowded.unknownUser === false && crowded.nextBeforeMs).toBe(Date.parse(`${day}T09:40:00.000Z`));
+        // limit 2: the two events of 09:40 make the page; the next one asks before 09:40.
+        const cut = await timelineOf({ limit: 2 });
+        expect(shown(cut)).toHaveLength(2);
+        expect(cut.unknownUser === false && cut.nextBeforeMs).toBe(Date.parse(`${day}T09:40:00.000Z`));
+      });
+
+      it('does not know a user no event named on the site, even one known on another site', async () => {
+        expect(await timelineOf({ userId: 'nobody' })).toEqual({ unknownUser: true });
+        expect(await timelineOf({ userId: 'user-9' })).toEqual({ unknownUser: true });
+        expect(shown(await timelineOf({ siteId: subject.siteB, userId: 'user-9' }))).toEqual([['p9', 'login', `${day}T09:00:00.000Z`]]);
+        expect(await timelineOf({ siteId: subject.siteB })).toEqual({ unknownUser: true });
       });
     });
   });

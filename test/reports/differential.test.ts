@@ -31,7 +31,9 @@ const googlebot = 'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.co
 const pages = ['/', '/a', '/b', '/c?x=1', '/a?utm_source=news&utm_medium=email&utm_campaign=spring&y=2', '/b?gclid=1'];
 const referrers = [null, 'https://www.google.com/search', 'https://news.example/x', 'https://s.example/self'];
 const ips = ['8.8.8.8', '81.2.69.142', '2.16.0.1', '1.1.1.1'];
-const types = ['pageview', 'pageview', 'pageview', 'pageview', 'signup', 'purchase', 'click'];
+// signup, purchase and download carry the URL of a page the pageviews visit too: custom events on a page's path
+// count as its events, never as its visitors (CONTRACT section 10); click has no URL.
+const types = ['pageview', 'pageview', 'pageview', 'pageview', 'signup', 'purchase', 'download', 'click'];
 
 const eventArbitrary = fc.record({
   site: fc.integer({ min: 0, max: 1 }),
@@ -46,6 +48,8 @@ const eventArbitrary = fc.record({
   internal: fc.integer({ min: 0, max: 9 }).map((value) => value < 2),
   currency: fc.constantFrom('EUR', 'USD', 'JPY'),
   repeat: fc.integer({ min: 0, max: 9 }).map((value) => value === 0),
+  // A custom event of the same visitor on the same page a minute later (signup right after viewing the form).
+  follow: fc.option(fc.constantFrom('signup', 'download'), { freq: 4, nil: undefined }),
 });
 type GeneratedEvent = typeof eventArbitrary extends fc.Arbitrary<infer T> ? T : never;
 
@@ -112,7 +116,13 @@ function project(maxEvents: number, stopAfter: number): void {
   server.app.projection.projectNow({ maxEvents });
 }
 
-async function send(siteIds: string[], events: GeneratedEvent[], order: number[], batch: number, projection: Projection): Promise<void> {
+/** Each event and, after a pageview with `follow`, its custom event on the same page a minute later. */
+function withFollowers(events: GeneratedEvent[]): GeneratedEvent[] {
+  return events.flatMap((event) => (event.type === 'pageview' && event.follow && event.slot < 25 ? [event, { ...event, type: event.follow, slot: event.slot + 1 / 7, follow: undefined }] : [event]));
+}
+
+async function send(siteIds: string[], generated: GeneratedEvent[], order: number[], batch: number, projection: Projection): Promise<void> {
+  const events = withFollowers(generated);
   const wire = events.map((event) => toWire(event, siteIds[event.site]!));
   // Duplicates: some events are sent twice; the order is shuffled (late and out-of-order arrival).
   const all = [...wire, ...wire.filter((_event, index) => events[index]!.repeat)];

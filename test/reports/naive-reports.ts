@@ -128,15 +128,21 @@ function tally(): Tally {
   return { visitors: new Set(), events: 0, pageviews: 0, visits: 0, bounces: 0, durationMs: 0, visitPageviews: 0, visitEvents: 0, exits: 0, conversions: 0, revenue: new Map() };
 }
 
-/** Groups every counted event by `eventKey` and every counted visit by `visitKey` (entry) and `exitKey`. */
+/**
+ * Groups every counted event by `eventKey` and every counted visit by `visitKey` (entry) and `exitKey`. A page's
+ * visitors are the people with a pageview of it (CONTRACT section 10): grouped by page (`byPage`) or filtered by
+ * path, only a pageview makes its visitor count; other events on the path count as events only.
+ */
 function tallies(
   db: Db,
   query: NaiveQuery,
   eventKey: (visit: Visit, row: Row) => string | null,
   visitKey: (visit: Visit) => string | null,
   exitKey: (visit: Visit) => string | null = () => null,
+  byPage = false,
 ): Map<string, Tally> {
   const filters = query.filters ?? {};
+  const pageviewVisitorsOnly = byPage || filters.path !== undefined;
   const groups = new Map<string, Tally>();
   const of = (key: string) => groups.get(key) ?? groups.set(key, tally()).get(key)!;
   for (const visit of naiveVisits(db, query)) {
@@ -160,7 +166,7 @@ function tallies(
       const key = eventKey(visit, row);
       if (key === null) continue;
       const group = of(key);
-      group.visitors.add(row.anon_id);
+      if (!pageviewVisitorsOnly || row.type === 'pageview') group.visitors.add(row.anon_id);
       group.events++;
       if (row.type === 'pageview') group.pageviews++;
       if (row.type === 'purchase') group.conversions++;
@@ -202,7 +208,7 @@ function ranked(groups: Map<string, Tally>, keep: (group: Tally) => boolean, ran
 
 export function naivePages(db: Db, query: NaiveQuery, includeParams = false) {
   const keyOf = (row: Row) => (includeParams ? pageOf(row) : row.path);
-  const groups = tallies(db, query, (_visit, row) => keyOf(row), (visit) => keyOf(visit.first), (visit) => (visit.lastPageview ? keyOf(visit.lastPageview) : null));
+  const groups = tallies(db, query, (_visit, row) => keyOf(row), (visit) => keyOf(visit.first), (visit) => (visit.lastPageview ? keyOf(visit.lastPageview) : null), true);
   return ranked(groups, (group) => group.events + group.visits + group.exits > 0, (group) => group.pageviews).map(([path, group]) => ({
     path,
     visitors: group.visitors.size,

@@ -104,6 +104,38 @@ describe('all or nothing', () => {
     expect(spendRowCount(server)).toBe(0);
   });
 
+  it('a currency Intl cannot parse ("EURO") is a refused line, not a 500', async () => {
+    const response = await postCsv(server, 'alpha', `${csvHeader}\n2026-01-01,google,cpc,a,1.00,USD\n2026-01-02,google,cpc,b,1.00,EURO\n`);
+    expect(response.status, response.text).toBe(400);
+    expect(response.body).toEqual({
+      error: 'invalid_payload',
+      message: expect.stringContaining('1 of 2 lines are invalid'),
+      rows: [{ line: 3, message: 'currency: must be a known ISO 4217 currency code in upper case, such as USD' }],
+    });
+    expect(spendRowCount(server)).toBe(0);
+  });
+
+  it('bytes that are not UTF-8 are refused lines (rows), not a JSON refusal, and nothing is stored altered', async () => {
+    const bytes = Buffer.concat([
+      Buffer.from(`${csvHeader}\n2026-01-01,google,cpc,a,1.00,USD\n2026-01-02,`),
+      Buffer.from([0xc0, 0xaf]),
+      Buffer.from(',cpc,b,1.00,USD\n2026-01-03,caf'),
+      Buffer.from([0xe9]),
+      Buffer.from(',cpc,c,1.00,USD\n'),
+    ]);
+    const response = await postCsv(server, 'alpha', new Uint8Array(bytes));
+    expect(response.status, response.text).toBe(400);
+    expect(response.body).toEqual({
+      error: 'invalid_payload',
+      message: 'The file is not UTF-8 (2 lines hold other bytes); nothing was imported',
+      rows: [
+        { line: 3, message: 'is not valid UTF-8' },
+        { line: 4, message: 'is not valid UTF-8' },
+      ],
+    });
+    expect(spendRowCount(server)).toBe(0);
+  });
+
   it('refuses another media type with 415', async () => {
     expectFlatError(await postCsv(server, 'alpha', `${csvHeader}\n`, { contentType: 'application/json' }), 415, 'unsupported_media_type');
   });

@@ -68,6 +68,10 @@ describe('money is exact, in the minor units of each currency', () => {
     ['a negative amount', { amount: '-1.00' }, '/amount'],
     ['an exponent', { amount: '1e3' }, '/amount'],
     ['an unknown currency', { currency: 'XYZ' }, '/currency'],
+    // Codes Intl cannot even parse made the amount check throw: 500 (issue 24, defect 6).
+    ['a currency of four letters ("EURO")', { currency: 'EURO' }, '/currency'],
+    ['an empty currency', { currency: '' }, '/currency'],
+    ['a currency with a digit', { currency: 'EU1' }, '/currency'],
     ['a currency in lower case', { currency: 'usd' }, '/currency'],
     ['a missing currency', { currency: undefined }, '/currency'],
     ['a date that does not exist', { date: '2026-02-30' }, '/date'],
@@ -80,6 +84,18 @@ describe('money is exact, in the minor units of each currency', () => {
     const response = await server.request('POST', '/v1/workspaces/alpha/spend', { body: entry(overrides) });
     expectFlatError(response, 400, 'invalid_payload', [path]);
     expect(spendRowCount(server)).toBe(before);
+  });
+
+  it('says in the message which field is wrong and why (flat-envelope clients may read nothing else)', async () => {
+    const response = await server.request('POST', '/v1/workspaces/alpha/spend', { body: entry({ currency: 'EURO' }) });
+    expect(response.status, response.text).toBe(400);
+    expect(response.body).toEqual({
+      error: 'invalid_payload',
+      message: 'Invalid spend entry: /currency must be a known ISO 4217 currency code in upper case, such as USD',
+      details: [{ path: '/currency', message: 'must be a known ISO 4217 currency code in upper case, such as USD' }],
+    });
+    const two = await server.request('POST', '/v1/workspaces/alpha/spend', { body: [entry(), entry({ currency: 'EURO', date: 'soon' })] });
+    expect(two.body.message).toBe('Invalid spend entry: /1/date must be a date as YYYY-MM-DD (and 1 more problem in details)');
   });
 
   it('a foreign site and a missing one are refused with the same answer', async () => {
@@ -206,6 +222,8 @@ describe('PATCH and DELETE', () => {
     expect(yen.body).toMatchObject({ amount: '2000', currency: 'JPY' });
     expectFlatError(await server.request('PATCH', `/v1/workspaces/alpha/spend/${created.id}`, { body: {} }), 400, 'invalid_payload', ['']);
     expectFlatError(await server.request('PATCH', `/v1/workspaces/alpha/spend/${created.id}`, { body: { currency: 'ABC', amount: '1' } }), 400, 'invalid_payload', ['/currency']);
+    expectFlatError(await server.request('PATCH', `/v1/workspaces/alpha/spend/${created.id}`, { body: { currency: 'EURO', amount: '1' } }), 400, 'invalid_payload', ['/currency']);
+    expectFlatError(await server.request('PATCH', `/v1/workspaces/alpha/spend/${created.id}`, { body: { currency: 'EURO' } }), 400, 'invalid_payload', ['/amount']);
   });
 
   it('an entry of another workspace is the same 404 as a missing one', async () => {

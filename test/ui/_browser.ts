@@ -10,7 +10,7 @@ export const artifacts = join(import.meta.dirname, '..', '..', 'test-artifacts',
 /** Builds the bundle if it is stale, launches Debian's chromium and makes the screenshots' folder (for beforeAll). */
 export async function launchBrowser(): Promise<Browser> {
   await ensureBuilt();
-  if (!existsSync(chromiumPath)) throw new Error(`No chromium at ${chromiumPath}: apt-get install -y chromium (see .ci/run)`);
+  if (!existsSync(chromiumPath)) throw new Error(`No chromium at ${chromiumPath}: npm test installs it (build/prepare-test-machine.mjs), or apt-get install -y chromium`);
   const browser = await chromium.launch({ executablePath: chromiumPath, args: ['--no-sandbox'] });
   mkdirSync(artifacts, { recursive: true });
   return browser;

@@ -2,6 +2,7 @@
 // workspaces), the anon_id the collector derives for a cookieless site's browser events (stable per site, IP and
 // user agent within a day; new at midnight UTC; late events keyed with yesterday's salt; salts older than yesterday
 // deleted), payloads that carry their own anon_id unchanged, and every refusal of before kept.
+import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedWorkspace, startTestServer, type TestServer } from '../_setup.ts';
 import { createKey, expectFlatError, manualClock, type ManualClock } from '../admin/_helpers.ts';
@@ -30,7 +31,9 @@ describe('cookieless visitors', () => {
   }
 
   beforeAll(async () => {
-    server = await startTestServer({ clock, env: { TRUST_PROXY: '1' } });
+    // No projector thread: its batches would take sightline.db's write lock when this test looks at the salts' writes
+    // (what happens then is cookieless-lock.test.ts).
+    server = await startTestServer({ clock, env: { TRUST_PROXY: '1' }, projector: 'manual' });
     await seedWorkspace(server, 'acme', { sites: ['fresh'] });
     await seedWorkspace(server, 'other', { sites: ['foreign'] });
     const classic = await server.request('POST', '/workspaces/acme/sites', { body: { id: 'classic', name: 'Classic', cookieless: false } });
@@ -165,22 +168,35 @@ describe('cookieless visitors', () => {
 
   describe('the daily salt', () => {
     const salts = () => (server.db.prepare('SELECT day FROM visitor_salts ORDER BY day').all() as { day: string }[]).map((row) => row.day);
+    /** The id docs/tracker.md gives the default browser (send's IP and agent) with the stored salt of `day`. */
+    const idWithSaltOf = (day: string) => {
+      const { salt } = server.db.prepare('SELECT salt FROM visitor_salts WHERE day = ?').get(day) as { salt: Buffer };
+      return 'cl_' + createHmac('sha256', salt).update(`fresh\n203.0.113.9\n${firefox}`).digest('base64url').slice(0, 22);
+    };
 
-    it('rotates at midnight UTC, keys late events with yesterday’s salt, and keeps two days only', async () => {
+    it('rotates at midnight UTC, keys late events with yesterday’s salt, and keeps yesterday’s, today’s and tomorrow’s only', async () => {
       clock.advance(Date.parse('2026-03-01T23:59:59.999Z') - clock.now());
       const before = await send(browserEvent(clock, 'fresh'));
+      expect(before.anonId).toBe(idWithSaltOf('2026-03-01'));
+      // The start stored today's salt and tomorrow's: midnight needs no write.
+      expect(salts()).toEqual(['2026-03-01', '2026-03-02']);
       clock.advance(1);
       expect(clock.iso()).toBe('2026-03-02T00:00:00.000Z');
       const after = await send(browserEvent(clock, 'fresh'));
+      expect(after.anonId).toBe(idWithSaltOf('2026-03-02'));
       expect(after.anonId).not.toBe(before.anonId);
       // Sent yesterday, arriving today (a retry): yesterday's salt, so yesterday's visitor.
       const late = await send(browserEvent(clock, 'fresh', { ts: '2026-03-01T23:50:00.000Z' }));
       expect(late.anonId).toBe(before.anonId);
-      expect(salts()).toEqual(['2026-03-01', '2026-03-02']);
+      // The maintenance (every second) makes the next day's salt; nothing is deleted yet.
+      server.app.ingest.cookieless.rotate();
+      expect(salts()).toEqual(['2026-03-01', '2026-03-02', '2026-03-03']);
 
       clock.advance(dayMs);
       const third = await send(browserEvent(clock, 'fresh'));
-      expect(salts()).toEqual(['2026-03-02', '2026-03-03']);
+      expect(third.anonId).toBe(idWithSaltOf('2026-03-03'));
+      server.app.ingest.cookieless.rotate();
+      expect(salts()).toEqual(['2026-03-02', '2026-03-03', '2026-03-04']);
       // Two days back: that salt is gone, so today's keys it (never the deleted one, never an error).
       const older = await send(browserEvent(clock, 'fresh', { ts: '2026-03-01T23:50:00.000Z' }));
       expect(older.response.status).toBe(202);
@@ -188,10 +204,11 @@ describe('cookieless visitors', () => {
       expect(new Set([before.anonId, after.anonId, third.anonId]).size).toBe(3);
     });
 
-    it('deletes old salts without traffic too (rotate, as the hourly timer does)', async () => {
+    it('deletes old salts without traffic too (rotate, as the timer does every second)', async () => {
       clock.advance(3 * dayMs);
+      expect(clock.iso().slice(0, 10)).toBe('2026-03-06');
       server.app.ingest.cookieless.rotate();
-      expect(salts()).toEqual([]);
+      expect(salts()).toEqual(['2026-03-06', '2026-03-07']);
     });
 
     it('keeps the day’s ids across a restart on the same database', async () => {

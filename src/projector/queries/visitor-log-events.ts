@@ -5,7 +5,7 @@
 // on, never the site's whole log.
 import type { Db } from '../../db/open.ts';
 import { preparedOnce } from '../../db/statements.ts';
-import { type EventRow, eventRowColumns } from '../../event-store/queries/list-event-rows.ts';
+import { type EventRow, eventRowColumns } from '../../event-store/queries/event-row-columns.ts';
 
 const visitorNumber = '(SELECT vid FROM report_visitors WHERE site_id = :site_id AND anon_id = :anon_id)';
 const tailStart = '(SELECT position FROM projector_state WHERE id = 1)';

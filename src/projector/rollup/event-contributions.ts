@@ -5,7 +5,7 @@ import type { Db } from '../../db/open.ts';
 import type { VisitRow } from '../queries/visit-rows.ts';
 import type { LoggedEvent } from '../../event-store/stored-event.ts';
 import type { VisitChange } from '../visits.ts';
-import { Dim, keepsVisitorSets, pageKeyOf, purchaseType, visitDims, visitDimValue } from '../../vocabulary/dimensions.ts';
+import { countsPageviewVisitorsOnly, Dim, keepsVisitorSets, pageKeyOf, purchaseType, visitDims, visitDimValue } from '../../vocabulary/dimensions.ts';
 import { dayOf } from '../../vocabulary/periods.ts';
 import { findEventPage } from '../../event-store/queries/event-page.ts';
 import { listVisitEvents } from '../queries/visitor-events.ts';
@@ -62,7 +62,7 @@ export function countEvent(
     entry.counters[field.pageviews]! += sign * isPageview;
     entry.counters[field.conversions]! += sign * isConversion;
     if (dim === Dim.campaign && hasRevenue) addRevenue(entry, event.revenue_currency!, sign * event.revenue_minor!);
-    if (!keepsVisitorSets(dim)) continue;
+    if (!keepsVisitorSets(dim) || (!isPageview && countsPageviewVisitorsOnly(dim))) continue;
     if (membership === 'add') addVisitor(entry, vid);
     else removeVisitor(entry, vid, event.anon_id, membership === 'remove');
   }

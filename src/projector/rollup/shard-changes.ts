@@ -65,9 +65,10 @@ export function updateVisitorSet(db: Db, at: PeriodAddress, valueId: number, add
 
 /**
  * Adds visitors to and takes visitors out of one value's set of one day, and changes the day's `visitors` counter
- * by as many as actually joined or left (gathered in `changes`).
+ * by as many as actually joined or left (gathered in `changes`); returns that change.
  */
-export function updateDaySet(db: Db, at: PeriodAddress, valueId: number, add: Iterable<number>, remove: Iterable<number>, changes: ShardChanges): void {
+export function updateDaySet(db: Db, at: PeriodAddress, valueId: number, add: Iterable<number>, remove: Iterable<number>, changes: ShardChanges): number {
   const change = updateVisitorSet(db, at, valueId, add, remove);
   if (change !== 0) changes.counters(at, valueId)[field.visitors]! += change;
+  return change;
 }

@@ -1,7 +1,8 @@
 // Groups raw visits (src/reports/raw/raw-visits.ts) the way the rollups group them, with the same semantics
 // (docs/reports.md): visit dimensions select whole visits by their first event, the path filter selects events
-// and, for visit measures, the entry page; events count on their day, visit measures on the visit's first day.
-import { Dim, pageKeyOf, purchaseType, type VisitDim, visitDims, visitDimValue } from '../../vocabulary/dimensions.ts';
+// and, for visit measures, the entry page; events count on their day, visit measures on the visit's first day; a
+// path's visitors are those with a pageview of it.
+import { countsPageviewVisitorsOnly, Dim, pageKeyOf, purchaseType, type VisitDim, visitDims, visitDimValue } from '../../vocabulary/dimensions.ts';
 import type { GroupedReport, GroupTotals, Grouping } from './grouping.ts';
 import { type ReportFilters, type ReportRange, visitFilterColumns } from '../../vocabulary/report-filters.ts';
 import { dayOf } from '../../vocabulary/periods.ts';
@@ -57,6 +58,9 @@ export function rawGroups(visits: readonly RawVisit[], range: ReportRange, filte
   };
   const inRange = (ts: number) => dayOf(ts) >= range.fromDay && dayOf(ts) <= range.toDay;
   const pathPasses = (path: string | null) => !filters.path || (path !== null && filters.path.includes(path));
+  // A path's visitors are the people with a pageview of it (CONTRACT section 10), as the rollups' path and page sets
+  // hold them: grouped by path or page, or filtered by path, only a pageview makes its visitor count.
+  const pageviewVisitorsOnly = filters.path !== undefined || (grouping.by === 'value' && countsPageviewVisitorsOnly(grouping.dim));
   for (const visit of visits) {
     if (!matchesVisitFilters(visit.entry, filters)) continue;
     if (inRange(visit.start_ts)) {
@@ -83,7 +87,7 @@ export function rawGroups(visits: readonly RawVisit[], range: ReportRange, filte
       if (event.revenue_minor !== null && event.revenue_currency !== null) {
         found.revenue.set(event.revenue_currency, (found.revenue.get(event.revenue_currency) ?? 0) + event.revenue_minor);
       }
-      found.visitors.add(visit.anon_id);
+      if (!pageviewVisitorsOnly || event.type === 'pageview') found.visitors.add(visit.anon_id);
     }
   }
   return groups;

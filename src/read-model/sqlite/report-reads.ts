@@ -1,7 +1,7 @@
 // The report questions answered over the embedded database: rollups where one rollup dimension carries the
 // filters, raw events otherwise (grouped-report.ts), each question in one read snapshot with its freshness.
 import type { Db } from '../../db/open.ts';
-import { toEventFilterParams, visitFilterNames } from '../../event-store/queries/event-filter.ts';
+import { toEventFilterParams, visitFilterNames } from './queries/event-filter.ts';
 import { type Counters, emptyCounters, field } from '../../rollup-format/counter-shard.ts';
 import { Dim } from '../../vocabulary/dimensions.ts';
 import { dayMs } from '../../vocabulary/periods.ts';

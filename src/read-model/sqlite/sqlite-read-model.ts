@@ -1,10 +1,16 @@
 // The read model over the embedded database: each family of questions in its own file, composed here.
 import type { ReadModel } from '../read-model.ts';
+import { createSqliteEventReads } from './event-reads.ts';
+import { createSqlitePersonReads } from './person-reads.ts';
 import { createSqliteReportReads, type SqliteReadOptions } from './report-reads.ts';
 
 /**
  * @example const readModel = createSqliteReadModel({ db, waitForProjection: () => projection.catchUp() });
  */
 export function createSqliteReadModel(options: SqliteReadOptions): ReadModel {
-  return { ...createSqliteReportReads(options) };
+  return {
+    ...createSqliteReportReads(options),
+    ...createSqliteEventReads(options),
+    ...createSqlitePersonReads(options),
+  };
 }

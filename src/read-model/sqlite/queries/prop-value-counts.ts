@@ -3,7 +3,7 @@
 // so no JSON path is ever built from input; the sites are bound as a JSON array.
 import type { Db } from '../../../db/open.ts';
 import { preparedOnce } from '../../../db/statements.ts';
-import { type EventFilterParams, eventFilterSql } from '../../../event-store/queries/event-filter.ts';
+import { type EventFilterParams, eventFilterSql } from './event-filter.ts';
 
 export interface PropValueCountsParams extends EventFilterParams {
   /** JSON array of the scope's site ids. */

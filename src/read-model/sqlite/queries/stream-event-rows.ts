@@ -1,8 +1,8 @@
 // One site's events committed after a seq, up to a seq known to be committed, in ingest order (stream-v2).
-import type { Db } from '../../db/open.ts';
-import { preparedOnce } from '../../db/statements.ts';
+import type { Db } from '../../../db/open.ts';
+import { preparedOnce } from '../../../db/statements.ts';
 import { type EventFilterParams, eventFilterSql } from './event-filter.ts';
-import { type EventRow, eventRowColumns } from './list-event-rows.ts';
+import { type EventRow, eventRowColumns } from '../../../event-store/queries/event-row-columns.ts';
 
 export interface StreamEventRowsParams extends EventFilterParams {
   site_id: string;

@@ -2,7 +2,7 @@
 // bots, internal traffic only when asked, the path filter on the event's own path, and the visit filters (source,
 // device, browser, os, country, region, city) on the event's visit, whose values are its first event's, exactly as
 // the V2 reports apply them. Lists are bound as JSON arrays, so the SQL text never depends on the input.
-import type { ReportFilters } from '../../vocabulary/report-filters.ts';
+import type { ReportFilters } from '../../../vocabulary/report-filters.ts';
 
 export interface EventFilterParams {
   /** 1 keeps internal traffic, 0 leaves it out. */

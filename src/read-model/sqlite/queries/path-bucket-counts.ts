@@ -1,6 +1,6 @@
 // One site's events that have a path, counted by path and time bucket over a window (activity-v2).
-import type { Db } from '../../db/open.ts';
-import { preparedOnce } from '../../db/statements.ts';
+import type { Db } from '../../../db/open.ts';
+import { preparedOnce } from '../../../db/statements.ts';
 import { type EventFilterParams, eventFilterSql } from './event-filter.ts';
 
 export interface PathBucketCountsParams extends EventFilterParams {

@@ -1,30 +1,8 @@
 // One site's events of a time span in ingest order (seq) after a given seq: the rows of list-v2.
-import type { Db } from '../../db/open.ts';
-import { preparedOnce } from '../../db/statements.ts';
+import type { Db } from '../../../db/open.ts';
+import { preparedOnce } from '../../../db/statements.ts';
+import { type EventRow, eventRowColumns } from '../../../event-store/queries/event-row-columns.ts';
 import { type EventFilterParams, eventFilterSql } from './event-filter.ts';
-
-/** The stored columns an event list shows (list-v2 and stream-v2). */
-export interface EventRow {
-  seq: number;
-  id: string;
-  type: string;
-  ts: number;
-  received_at: number;
-  anon_id: string;
-  path: string | null;
-  source: string;
-  country: string | null;
-  region: string | null;
-  city: string | null;
-  browser: string | null;
-  os: string | null;
-  device_type: string | null;
-  /** The text received: url, referrer and props are read from it (src/event-store/wire-fields.ts). */
-  raw: string;
-}
-
-export const eventRowColumns = `e.seq, e.id, e.type, e.ts, e.received_at, e.anon_id, e.path, e.source, e.country, e.region,
-  e.city, e.browser, e.os, e.device_type, e.raw`;
 
 export interface ListEventRowsParams extends EventFilterParams {
   site_id: string;

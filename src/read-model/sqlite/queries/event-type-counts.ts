@@ -1,6 +1,6 @@
 // One site's event counts by type over a time span (overview-v2).
-import type { Db } from '../../db/open.ts';
-import { preparedOnce } from '../../db/statements.ts';
+import type { Db } from '../../../db/open.ts';
+import { preparedOnce } from '../../../db/statements.ts';
 import { type EventFilterParams, eventFilterSql } from './event-filter.ts';
 
 export interface EventTypeCountsParams extends EventFilterParams {

@@ -1,7 +1,7 @@
 // Where a site's events of a time span start in ingest order: list-v2's first page scans from there, not from the
 // site's first event.
-import type { Db } from '../../db/open.ts';
-import { preparedOnce } from '../../db/statements.ts';
+import type { Db } from '../../../db/open.ts';
+import { preparedOnce } from '../../../db/statements.ts';
 
 export interface FirstSeqInRangeParams {
   site_id: string;
