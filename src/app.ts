@@ -44,6 +44,8 @@ import { newestEventSeq } from './event-store/queries/newest-events.ts';
 import { builtWorkerFile } from './ingest/committer.ts';
 import { type Projection, type ProjectionOptions, startProjection } from './projector/projection.ts';
 import { batchSubscribers } from './batch-subscribers.ts';
+// The context's parts: who owns each credential the access resolver looks up, and each remover of a site's data.
+import type { Scope } from './access/caller.ts';
 import type { SiteDataRemover } from './tenants/site-data.ts';
 import { findSite } from './tenants/queries/find-site.ts';
 import { findWorkspaceBySlug } from './tenants/queries/find-workspace.ts';
@@ -62,7 +64,6 @@ import { deleteSpendOfSite } from './spend/queries/spend-writes.ts';
 import { deleteWebhookSecretsOfSite } from './webhooks/queries/webhook-secret-rows.ts';
 import { deleteBannerOfSite } from './consent/queries/banner-rows.ts';
 import { deleteSourcemapsOfSite } from './sourcemaps/queries/sourcemap-rows.ts';
-import type { Scope } from './access/caller.ts';
 import { closeUnreadConnection } from './http/close-unread.ts';
 import { ApiError, renderError } from './http/errors.ts';
 import { finishResponse } from './http/respond.ts';
@@ -158,6 +159,7 @@ export function createAppContext(parts: Omit<AppContext, 'access' | 'siteDataRem
   return context;
 }
 
+/** What the access resolver looks up, each from its owner: keys and tenants (tenants/), sessions and share links (ui/). */
 function accessLookupsOf({ db, clock }: Pick<AppContext, 'db' | 'clock'>, sessionCaller: AccessLookups['sessionCallerOf']): AccessLookups {
   return {
     findKeyByHash: (keyHash) => {
