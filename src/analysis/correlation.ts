@@ -4,10 +4,10 @@
 // types a person did during the attempt before converting or dropping (read person by person: attempt-events.ts).
 // Only factors shared by enough people count.
 import type { Db } from '../db/open.ts';
-import { findVisitOfEvent } from '../projector/queries/visit-of-event.ts';
+import { findVisitOfEvent } from '../read-model/sqlite/queries/visit-of-event.ts';
 import type { FunnelQuery } from './funnel-query.ts';
-import type { AttemptEvents } from './attempt-events.ts';
-import { type PersonFunnel, readStepEventDetails } from './population.ts';
+import type { AttemptEvents } from '../read-model/sqlite/attempt-events.ts';
+import { type PersonFunnel, readStepEventDetails } from '../read-model/sqlite/funnel-population.ts';
 import { ratio } from './stats.ts';
 import { splitAtTransition, type Transition } from './transition.ts';
 

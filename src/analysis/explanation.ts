@@ -1,8 +1,8 @@
 // Funnel explanation at a transition: how many converted and dropped, the time to convert (p50, p90, seconds from
 // the from_step event to the to_step event), and what the dropped people did next (their first event after the
 // from_step event, by type and path, most frequent first).
-import type { AttemptEvents } from './attempt-events.ts';
-import type { PersonFunnel } from './population.ts';
+import type { AttemptEvents } from '../read-model/sqlite/attempt-events.ts';
+import type { PersonFunnel } from '../read-model/sqlite/funnel-population.ts';
 import { percentileSeconds } from './stats.ts';
 import { splitAtTransition, type Transition } from './transition.ts';
 

@@ -4,7 +4,7 @@ import type { Db } from '../db/open.ts';
 import { readProjectorPosition } from '../projector/queries/projector-state.ts';
 import { inSnapshot, readFreshness, type Freshness } from '../read-model/sqlite/snapshot.ts';
 import type { FunnelQuery } from './funnel-query.ts';
-import { type Population, readPopulation } from './population.ts';
+import { type Population, readPopulation } from '../read-model/sqlite/funnel-population.ts';
 
 export interface PinnedPopulation extends Population {
   /** The projector's position when read (at least the watermark unless it is rebuilding). */

@@ -11,7 +11,7 @@ import type { CorrelationAnswer, ExplanationAnswer } from './answers.ts';
 import { correlate, correlationMeasures } from './correlation.ts';
 import { verifyExecution } from './execution.ts';
 import { explain, explanationMeasures } from './explanation.ts';
-import { readAttemptEvents } from './attempt-events.ts';
+import { readAttemptEvents } from '../read-model/sqlite/attempt-events.ts';
 import { readPinnedPopulation } from './pinned-population.ts';
 import { inSnapshot } from '../read-model/sqlite/snapshot.ts';
 import type { Transition } from './transition.ts';

@@ -1,10 +1,10 @@
 // Attributes purchases to touchpoints under a model: one conversion at a time (results), and summed over every
 // conversion of a range per (source, medium, campaign) with revenue kept apart per currency (totals, ROI).
 import type { Db } from '../db/open.ts';
-import { listPurchaseEvents, type PurchaseEventRow } from '../event-store/queries/purchase-events.ts';
+import { listPurchaseEvents, type PurchaseEventRow } from '../read-model/sqlite/queries/purchase-events.ts';
 import { fromMinorUnits } from '../money/minor-units.ts';
 import { apportion, type AttributionModel, creditsOf, creditUnits } from './models.ts';
-import { journeyOf, type Journey } from './journeys.ts';
+import { journeyOf, type Journey } from '../read-model/sqlite/journeys.ts';
 
 export interface ConversionRange {
   siteIds: readonly string[];

@@ -5,11 +5,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedWorkspace, startTestServer, type TestServer } from '../_setup.ts';
 import { manualClock, prefixes } from '../admin/_helpers.ts';
-import { funnelRowsTableSql, funnelScanSql } from '../../src/projector/queries/funnel-rows.ts';
-import { bindingsOfAnonsSql, bindingsOfVisitorsSql } from '../../src/projector/queries/identities-as-of.ts';
+import { funnelRowsTableSql, funnelScanSql } from '../../src/read-model/sqlite/queries/funnel-rows.ts';
+import { bindingsOfAnonsSql, bindingsOfVisitorsSql } from '../../src/read-model/sqlite/queries/identities-as-of.ts';
 import * as v from 'valibot';
 import { FunnelQueryBody, toFunnelQuery } from '../../src/analysis/funnel-query.ts';
-import { readPopulation } from '../../src/analysis/population.ts';
+import { readPopulation } from '../../src/read-model/sqlite/funnel-population.ts';
 import { readProjectorPosition } from '../../src/projector/queries/projector-state.ts';
 import { ApiError } from '../../src/http/errors.ts';
 import { at, expectRefusal, funnelOk, funnelPath, funnelQuery, postEvents } from './_funnel-helpers.ts';

@@ -5,7 +5,7 @@
 import * as v from 'valibot';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { FunnelQueryBody, toFunnelQuery } from '../../src/analysis/funnel-query.ts';
-import { anonIdsOfVisitors, type Population, readPopulation } from '../../src/analysis/population.ts';
+import { anonIdsOfVisitors, type Population, readPopulation } from '../../src/read-model/sqlite/funnel-population.ts';
 import { readProjectorPosition } from '../../src/projector/queries/projector-state.ts';
 import { findVisitorNumber } from '../../src/projector/queries/visitor-number-rows.ts';
 import { seedWorkspace, startTestServer, type TestServer } from '../_setup.ts';

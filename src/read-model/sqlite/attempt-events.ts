@@ -2,12 +2,12 @@
 // person and only for the people at the transition: the event types of an attempt and the next event after a step.
 // A person's events are read through the projector's visitor index, one (site, anon_id) at a time, never by reading
 // every event of the range: on a busy month that is hundreds of thousands of rows for a few thousand people.
-import type { Db } from '../db/open.ts';
-import { findVisitorFirstInSpan, listVisitorSpanTypes, type VisitorNextEventRow } from '../projector/queries/visitor-events.ts';
-import { listUserAnonIds } from '../projector/queries/user-anon-ids.ts';
-import type { FunnelQuery } from './funnel-query.ts';
+import type { Db } from '../../db/open.ts';
+import { findVisitorFirstInSpan, listVisitorSpanTypes, type VisitorNextEventRow } from '../../projector/queries/visitor-events.ts';
+import { listUserAnonIds } from '../../projector/queries/user-anon-ids.ts';
+import type { FunnelQuery } from '../../analysis/funnel-query.ts';
 import { resolvePersons } from './persons.ts';
-import { anonIdsOfVisitors, type PersonFunnel, type Population, scanBounds } from './population.ts';
+import { anonIdsOfVisitors, type PersonFunnel, type Population, scanBounds } from './funnel-population.ts';
 
 /** An event's position in the merged (ts, seq) order of a person's events. */
 export interface EventPosition {

@@ -4,15 +4,15 @@
 // person (visitor numbers merged through the identity bindings) as row indexes, never as an object per event, and
 // matched (match-funnel.ts). The panels read the other events of the people they analyse one by one
 // (attempt-events.ts).
-import type { Db } from '../db/open.ts';
-import { readFunnelEventDetails } from '../event-store/queries/funnel-events.ts';
-import { ApiError } from '../http/errors.ts';
-import { filterColumns } from '../vocabulary/report-filters.ts';
-import { dayMs } from '../vocabulary/periods.ts';
-import { type FunnelScan, maskSpan, readFunnelRows, tsBaseOf } from '../projector/queries/funnel-rows.ts';
-import { findVisitorNumber, listAnonIdsOfVisitorNumbers } from '../projector/queries/visitor-number-rows.ts';
-import type { BreakdownDimension, FunnelQuery, FunnelStep } from './funnel-query.ts';
-import { FunnelMatcher } from './match-funnel.ts';
+import type { Db } from '../../db/open.ts';
+import { readFunnelEventDetails } from './queries/funnel-events.ts';
+import { ApiError } from '../../http/errors.ts';
+import { filterColumns } from '../../vocabulary/report-filters.ts';
+import { dayMs } from '../../vocabulary/periods.ts';
+import { type FunnelScan, maskSpan, readFunnelRows, tsBaseOf } from './queries/funnel-rows.ts';
+import { findVisitorNumber, listAnonIdsOfVisitorNumbers } from '../../projector/queries/visitor-number-rows.ts';
+import type { BreakdownDimension, FunnelQuery, FunnelStep } from '../../analysis/funnel-query.ts';
+import { FunnelMatcher } from '../../analysis/match-funnel.ts';
 import { resolvePersons, resolveVisitorUsers } from './persons.ts';
 
 /** An event of a person's chosen attempt: its place in (ts, seq) order. */

@@ -11,9 +11,9 @@
 // range (small integers cost the heap nothing); its seq; and, only where asked, its props and the breakdown's column.
 // INDEXED BY: the (site_id, ts) range is the whole point; with ANALYZE statistics the planner could walk every event
 // of the site instead.
-import type { Db } from '../../db/open.ts';
-import { preparedOnce } from '../../db/statements.ts';
-import type { filterColumns } from '../../vocabulary/report-filters.ts';
+import type { Db } from '../../../db/open.ts';
+import { preparedOnce } from '../../../db/statements.ts';
+import type { filterColumns } from '../../../vocabulary/report-filters.ts';
 
 /** What one step asks of an event in SQL: its type and, when given, its path (exact, or a prefix). */
 export interface FunnelStepFilter {

@@ -1,10 +1,10 @@
 // A conversion's journey: the person who converted (anon_ids merged through user_id on the site) and the visits of
 // that person that started in the 30 days before the conversion, read through the projector's queries.
-import type { Db } from '../db/open.ts';
-import type { PurchaseEventRow } from '../event-store/queries/purchase-events.ts';
-import { anonIdsOfUser } from '../projector/queries/identity-rows.ts';
-import { findUserOfAnon } from '../projector/queries/user-of-anon.ts';
-import { listVisitsOfAnonIds, type TouchpointVisitRow } from '../projector/queries/visits-of-anon-ids.ts';
+import type { Db } from '../../db/open.ts';
+import type { PurchaseEventRow } from './queries/purchase-events.ts';
+import { anonIdsOfUser } from '../../projector/queries/identity-rows.ts';
+import { findUserOfAnon } from './queries/user-of-anon.ts';
+import { listVisitsOfAnonIds, type TouchpointVisitRow } from './queries/visits-of-anon-ids.ts';
 
 /** How far back a visit counts as a touchpoint. */
 export const lookbackMs = 30 * 24 * 60 * 60 * 1000;
