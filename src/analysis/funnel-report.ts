@@ -1,7 +1,7 @@
 // The funnel answer: people reaching each step, conversion from the start and from the previous step, the median
 // time from the previous step, and the same per breakdown value (the value of the person's first-step event).
 import type { FunnelQuery } from './funnel-query.ts';
-import type { PersonFunnel } from '../read-model/sqlite/funnel-population.ts';
+import type { PersonFunnel } from './population.ts';
 import { medianSeconds, ratio } from './stats.ts';
 
 export interface FunnelStepRow {

@@ -1,6 +1,6 @@
 // The people at a chosen transition of an execution: everyone who reached from_step, split into those who went on
 // to reach to_step (converted) and those who did not (dropped). Correlation and explanation both start here.
-import type { PersonFunnel } from '../read-model/sqlite/funnel-population.ts';
+import type { PersonFunnel } from './population.ts';
 
 export interface Transition {
   /** 1-based step indexes, from_step < to_step. */

@@ -64,8 +64,8 @@ function fixture(siteA: string, siteB: string) {
 const range = { fromDay: dayOf(Date.parse(`${day1}T00:00:00.000Z`)), toDay: dayOf(Date.parse(`${day2}T00:00:00.000Z`)) };
 
 /** Only the figures a case names are compared. */
-function pick(figures: Figures, names: (keyof Figures)[]): Partial<Figures> {
-  return Object.fromEntries(names.map((name) => [name, figures[name]]));
+function pick<Picked extends Figures>(figures: Picked, names: (keyof Picked)[]): Partial<Picked> {
+  return Object.fromEntries(names.map((name) => [name, figures[name]])) as Partial<Picked>;
 }
 
 export function describeReadModelContract(implementation: string, start: () => Promise<ReadModelUnderTest>): void {

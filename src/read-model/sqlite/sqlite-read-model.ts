@@ -1,10 +1,12 @@
 // The read model over the embedded database: each family of questions in its own file, composed here.
 import type { ReadModel } from '../read-model.ts';
+import { createSqliteAttributionReads } from './attribution-reads.ts';
+import { createSqliteFunnelReads } from './funnel-reads.ts';
 import { createSqliteReportReads, type SqliteReadOptions } from './report-reads.ts';
 
 /**
  * @example const readModel = createSqliteReadModel({ db, waitForProjection: () => projection.catchUp() });
  */
 export function createSqliteReadModel(options: SqliteReadOptions): ReadModel {
-  return { ...createSqliteReportReads(options) };
+  return { ...createSqliteReportReads(options), ...createSqliteFunnelReads(options), ...createSqliteAttributionReads(options) };
 }
