@@ -102,6 +102,39 @@ interface Pending {
   reject(error: Error): void;
 }
 
+/** What the thread tells the runner: a job's outcome (JSON text), and its end (the running job, if any, is lost). */
+interface ThreadEvents {
+  answered(message: string): void;
+  exited(thread: Worker, code: number, crash: Error | undefined): void;
+}
+
+/** Starts the analysis thread and routes its messages: 'ready', the test gate's 'held', and outcomes. */
+function startThread(file: string, options: AnalysisRunnerOptions, events: ThreadEvents): Worker {
+  const data: AnalysisThreadData = {
+    databasePath: options.context.db.name,
+    cursorSecret: cursorSecretOf(options.context),
+    limits: options.limits,
+    niceness: analysisNiceness,
+    gate: options.gate?.buffer,
+    nativeBinding: options.nativeBinding,
+  };
+  // The process's small young generation (bin/sightline): a 48 MiB one gained the funnel nothing once it read plain
+  // values into typed arrays (docs/analysis.md, "Cost"), and would only hold more memory.
+  const thread = new Worker(file, { workerData: data });
+  thread.on('message', (message: string) => {
+    if (message === 'ready') return;
+    if (message === 'held') return options.gate?.arrive();
+    events.answered(message);
+  });
+  let crash: Error | undefined;
+  thread.on('error', (error) => {
+    // 'exit' follows: the running job fails there, with this error's text in the server's log.
+    crash = error;
+  });
+  thread.on('exit', (code) => events.exited(thread, code, crash));
+  return thread;
+}
+
 function createThreadRunner<Job extends AnalysisJob>(file: string, options: AnalysisRunnerOptions, count: (outcome: AnalysisJobOutcome) => void): AnalysisRunner<Job> {
   const maxWaiting = options.maxWaiting ?? defaultMaxWaiting;
   const waiting: Pending[] = [];
@@ -110,21 +143,8 @@ function createThreadRunner<Job extends AnalysisJob>(file: string, options: Anal
   let closing = false;
   let closed: Promise<void> | undefined;
 
-  const start = (): Worker => {
-    const data: AnalysisThreadData = {
-      databasePath: options.context.db.name,
-      cursorSecret: cursorSecretOf(options.context),
-      limits: options.limits,
-      niceness: analysisNiceness,
-      gate: options.gate?.buffer,
-      nativeBinding: options.nativeBinding,
-    };
-    // The process's small young generation (bin/sightline): a 48 MiB one gained the funnel nothing once it read plain
-    // values into typed arrays (docs/analysis.md, "Cost"), and would only hold more memory.
-    const started = new Worker(file, { workerData: data });
-    started.on('message', (message: string) => {
-      if (message === 'ready') return;
-      if (message === 'held') return options.gate?.arrive();
+  const events: ThreadEvents = {
+    answered(message) {
       const job = running;
       running = undefined;
       if (job) {
@@ -137,22 +157,16 @@ function createThreadRunner<Job extends AnalysisJob>(file: string, options: Anal
         }
       }
       next();
-    });
-    let crash: Error | undefined;
-    started.on('error', (error) => {
-      // 'exit' follows: the running job fails there, with this error's text in the server's log.
-      crash = error;
-    });
-    started.on('exit', (code) => {
-      if (worker === started) worker = undefined;
+    },
+    exited(thread, code, crash) {
+      if (worker === thread) worker = undefined;
       const job = running;
       running = undefined;
       // Out of memory or a bug: this job is a 500; the next one starts a new thread.
       if (job) count(closing ? 'overloaded' : 'failed');
       job?.reject(closing ? shuttingDown() : new Error(`the analysis thread exited with code ${code}${crash ? `: ${crash.stack ?? crash.message}` : ''}`));
       next();
-    });
-    return started;
+    },
   };
 
   const next = () => {
@@ -160,7 +174,7 @@ function createThreadRunner<Job extends AnalysisJob>(file: string, options: Anal
     const job = waiting.shift();
     if (!job) return;
     running = job;
-    worker ??= start();
+    worker ??= startThread(file, options, events);
     worker.postMessage(job.text);
   };
 
