@@ -20,7 +20,7 @@ export interface PopulationRead {
   projectedSeq: number;
 }
 
-export const breakdownColumns: Record<FunnelBreakdown, NonNullable<FunnelScan['startColumn']>> = {
+const breakdownColumns: Record<FunnelBreakdown, NonNullable<FunnelScan['startColumn']>> = {
   device: 'device_type',
   browser: 'browser',
   os: 'os',

@@ -1,4 +1,4 @@
-// The rows a funnel reads (src/analysis/population.ts): one site's kept events in [start_ms, end_ms) up to a seq (the
+// The rows a funnel reads (src/read-model/sqlite/funnel-population.ts): one site's kept events in [start_ms, end_ms) up to a seq (the
 // execution's watermark) that match a step, in (ts, seq) order. They are scanned once through (site_id, ts) into a
 // temporary table of this connection (in memory: temp_store is MEMORY), then read from it column by column, one plain
 // value per row per read: better-sqlite3 builds an array or object per row far more slowly than a single value (on a
