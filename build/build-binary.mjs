@@ -147,7 +147,7 @@ await step('bundled the server and its worker threads (esbuild, CommonJS)', () =
       entryPoints: {
         'writer-thread': join(root, 'src', 'ingest', 'writer-thread.ts'),
         'projector-thread': join(root, 'src', 'projector-thread.ts'),
-        'analysis-thread': join(root, 'src', 'analysis', 'analysis-thread.ts'),
+        'analysis-thread': join(root, 'src', 'analysis-thread.ts'),
       },
       outdir: join(work, 'workers'),
     }),

@@ -43,7 +43,7 @@ await build({
     main: join(root, 'src', 'main.ts'),
     'writer-thread': join(root, 'src', 'ingest', 'writer-thread.ts'),
     'projector-thread': join(root, 'src', 'projector-thread.ts'),
-    'analysis-thread': join(root, 'src', 'analysis', 'analysis-thread.ts'),
+    'analysis-thread': join(root, 'src', 'analysis-thread.ts'),
   },
   outdir: join(root, 'dist'),
   outExtension: { '.js': '.mjs' },

@@ -59,7 +59,7 @@ export const layers = [
   {
     name: 'composition',
     why: 'what assembles the domains into a server, its worker threads\' entries and a CLI',
-    entries: ['app.ts', 'server.ts', 'main.ts', 'cli/', 'projector-thread.ts', 'batch-subscribers.ts'],
+    entries: ['app.ts', 'server.ts', 'main.ts', 'cli/', 'projector-thread.ts', 'batch-subscribers.ts', 'analysis-thread.ts', 'analysis-jobs.ts'],
   },
 ];
 

@@ -39,6 +39,7 @@ import { mountShareLinks } from './ui/share-routes.ts';
 import { type AnalysisLimits, defaultAnalysisLimits } from './analysis/analysis-context.ts';
 import type { AnalysisGate } from './analysis/analysis-gate.ts';
 import { type AnalysisRunner, type AnalysisRunnerOptions, createAnalysisRunner } from './analysis/analysis-runner.ts';
+import { analysisJobs, type AnyAnalysisJob } from './analysis-jobs.ts';
 import { type Checkpointer, type CheckpointMode, startCheckpointer } from './db/checkpointer.ts';
 import { newestEventSeq } from './event-store/queries/newest-events.ts';
 import { builtWorkerFile } from './ingest/committer.ts';
@@ -110,7 +111,7 @@ export interface SightlineApp {
   projection: Projection;
   /** Answers every analytical question (src/read-model/). */
   readModel: ReadModel;
-  analysis: AnalysisRunner;
+  analysis: AnalysisRunner<AnyAnalysisJob>;
   /** The retention purge on its timer; runNow() runs a pass at once. */
   retention: RetentionPurger;
   /** The outbound webhook delivery worker (tests drive it with deliverDue after moving the clock). */
@@ -212,18 +213,21 @@ export function createApp(options: CreateAppOptions): SightlineApp {
   // A projector batch may have announced purchases: the worker looks at once instead of at its next tick.
   projection.watchProgress(() => deliveries.wake());
   mountIntegrations(h3, context, deliveries);
-  const analysisJobs = metrics.registry.counter('sightline_analysis_jobs_total', 'Analysis jobs (funnels, correlation, explanation, attribution, ROI) by outcome');
-  const analysis = createAnalysisRunner({
+  const analysisJobCount = metrics.registry.counter('sightline_analysis_jobs_total', 'Analysis jobs (funnels, correlation, explanation, attribution, ROI) by outcome');
+  // Inline, a job's read model answers with the outcome of the wait its route already ran.
+  const readModelFor = (caughtUp: boolean) => createSqliteReadModel({ db: context.db, waitForProjection: async () => caughtUp });
+  const analysis = createAnalysisRunner<AnyAnalysisJob>({
     context,
-    mode: analysisMode(options.analysis?.mode, context.db),
+    mode: analysisMode(options.analysis?.mode, context.db, { kind: 'inline', jobs: analysisJobs, readModelFor }),
     limits: { ...defaultAnalysisLimits, ...options.analysis?.limits },
     maxWaiting: options.analysis?.maxWaiting,
     gate: options.analysis?.gate,
-    count: (outcome) => analysisJobs.inc({ outcome }),
+    count: (outcome) => analysisJobCount.inc({ outcome }),
   });
   metrics.registry.gauge('sightline_analysis_queue_depth', 'Analysis jobs waiting behind the running one', () => analysis.waiting());
-  mountAnalysis(h3, context, projection, analysis);
-  mountAttribution(h3, context, projection, analysis);
+  const waitForProjection = () => projection.catchUp();
+  mountAnalysis(h3, context, waitForProjection, analysis);
+  mountAttribution(h3, context, waitForProjection, analysis);
   mountUi(h3, context);
   mountShareLinks(h3, context);
   options.extend?.(h3, context);
@@ -303,12 +307,12 @@ function projectorMode(choice: CreateAppOptions['projector'], db: Db): Projectio
   return { kind: 'inline' };
 }
 
-function analysisMode(choice: 'thread' | 'inline' | undefined, db: Db): AnalysisRunnerOptions['mode'] {
-  if (choice === 'inline') return { kind: 'inline' };
+function analysisMode(choice: 'thread' | 'inline' | undefined, db: Db, inline: AnalysisRunnerOptions['mode'] & { kind: 'inline' }): AnalysisRunnerOptions['mode'] {
+  if (choice === 'inline') return inline;
   const file = db.memory ? undefined : builtWorkerFile('analysis-thread.mjs');
   if (file) return { kind: 'thread', file };
   if (choice === 'thread') throw new Error('the analysis thread bundle (dist/analysis-thread.mjs) is missing: run npm run build');
-  return { kind: 'inline' };
+  return inline;
 }
 
 function fromFrameworkError(error: HTTPError): unknown {

@@ -1,26 +1,30 @@
-// One analysis computation as plain data (it crosses to the analysis thread as a JSON string), the function that runs
-// it on either side, and how its outcome, an answer or a refusal, travels back.
-import type { WorkspaceRow } from '../tenants/queries/find-workspace.ts';
-import type { ResultsParams } from '../attribution/attribution-params.ts';
-import { attributionResults } from '../attribution/attribution-results.ts';
-import { compareRoi } from '../attribution/roi-compare.ts';
-import { roiReport, type RoiParams } from '../attribution/roi.ts';
-import { inSnapshot } from '../read-model/sqlite/snapshot.ts';
+// One analysis job as plain data (it crosses to the analysis thread as a JSON string), the handlers that run each
+// kind, and how its outcome, an answer or a refusal, travels back. The runner knows no job of its own: the domains
+// that hand it work (funnels, attribution) each export their handlers, composed in src/analysis-jobs.ts.
 import { ApiError, type ErrorDetail } from '../http/errors.ts';
+import type { ReadModel } from '../read-model/read-model.ts';
 import type { AnalysisContext } from './analysis-context.ts';
-import type { FunnelQuery } from './funnel-query.ts';
-import { runFunnel } from './run-funnel.ts';
-import { type PreparedTransition, runCorrelation, runExplanation, type TransitionRequest } from './run-transition.ts';
 
-/** `now`: the HTTP thread's clock when the job was handed over (the answer's meta is as of it). */
-export type AnalysisJob =
-  | { kind: 'funnel'; now: number; workspace: WorkspaceRow; query: FunnelQuery; caughtUp: boolean }
-  | { kind: 'correlation' | 'explanation'; now: number; prepared: PreparedTransition; request: TransitionRequest }
-  // Attribution and ROI (src/attribution/): one conversion's journey is a few indexed reads, but a range holds
-  // thousands of conversions (0.4 s for 6,476 on the 10M-event benchmark).
-  | { kind: 'attribution'; now: number; workspace: WorkspaceRow; params: ResultsParams; caughtUp: boolean }
-  | { kind: 'roi'; now: number; workspace: WorkspaceRow; params: RoiParams; caughtUp: boolean }
-  | { kind: 'roi-compare'; now: number; workspace: WorkspaceRow; current: RoiParams; previous: RoiParams; caughtUp: boolean };
+/** What every job carries besides its own input. */
+export interface AnalysisJob {
+  /** The handler that runs it. */
+  kind: string;
+  /** The HTTP thread's clock when the job was handed over (the answer's meta is as of it). */
+  now: number;
+  /** Whether the bounded wait for the projector, before the job was handed over, passed every event committed before the request. */
+  caughtUp: boolean;
+}
+
+/** Runs one kind of job: its answer is sent back as JSON. */
+export type AnalysisJobHandler<Job extends AnalysisJob> = (context: AnalysisContext, job: Job) => Promise<unknown>;
+
+/** Handlers by kind (each typed by its own job). */
+export type AnalysisJobHandlers = Record<string, AnalysisJobHandler<never>>;
+
+/** The union of the jobs a set of handlers runs. */
+export type JobOf<Handlers extends AnalysisJobHandlers> = {
+  [Kind in keyof Handlers]: Handlers[Kind] extends AnalysisJobHandler<infer Job> ? Job : never;
+}[keyof Handlers];
 
 /** The answer's JSON text, an ApiError's parts, or the text of anything else (a 500 on the HTTP thread). */
 export type AnalysisOutcome =
@@ -28,40 +32,28 @@ export type AnalysisOutcome =
   | { ok: false; refusal: { status: number; code: string; message: string; details?: ErrorDetail[]; headers?: Record<string, string> } }
   | { ok: false; failure: string };
 
+/** What runs jobs on one side: everything of a job's context but its clock, and a read model per wait outcome. */
+export interface AnalysisJobSide extends Omit<AnalysisContext, 'clock' | 'readModel'> {
+  readModelFor(caughtUp: boolean): ReadModel;
+}
+
 /**
  * Runs a job to completion on this thread.
- * @example const outcome = runAnalysisJob(context, { kind: 'funnel', now, workspace, query, caughtUp: true });
+ * @example const outcome = await runAnalysisJob(side, handlers, { kind: 'funnel', now, caughtUp: true, workspace, query });
  */
-export function runAnalysisJob(context: Omit<AnalysisContext, 'clock'>, job: AnalysisJob): AnalysisOutcome {
-  const jobContext: AnalysisContext = { ...context, clock: { now: () => job.now } };
+export async function runAnalysisJob(side: AnalysisJobSide, handlers: AnalysisJobHandlers, job: AnalysisJob): Promise<AnalysisOutcome> {
+  const { readModelFor, ...rest } = side;
+  const context: AnalysisContext = { ...rest, clock: { now: () => job.now }, readModel: readModelFor(job.caughtUp) };
   try {
-    return { ok: true, answer: JSON.stringify(answerOfJob(jobContext, job)) };
+    const handler = handlers[job.kind] as AnalysisJobHandler<AnalysisJob> | undefined;
+    if (!handler) throw new Error(`no analysis job of kind ${JSON.stringify(job.kind)}`);
+    return { ok: true, answer: JSON.stringify(await handler(context, job)) };
   } catch (error) {
     if (error instanceof ApiError) {
       const { status, code, message, details, headers } = error;
       return { ok: false, refusal: { status, code, message, details, headers } };
     }
     return { ok: false, failure: error instanceof Error ? (error.stack ?? error.message) : String(error) };
-  }
-}
-
-function answerOfJob(context: AnalysisContext, job: AnalysisJob): unknown {
-  switch (job.kind) {
-    case 'funnel':
-      return runFunnel(context, job.workspace, job.query, job.caughtUp);
-    case 'correlation':
-      return runCorrelation(context, job.prepared, job.request);
-    case 'explanation':
-      return runExplanation(context, job.prepared, job.request);
-    case 'attribution':
-      return attributionResults(context, job.workspace, job.params, job.caughtUp);
-    case 'roi':
-      return roiReport(context, job.workspace, job.params, job.caughtUp);
-    case 'roi-compare':
-      // One snapshot for both ranges: they are read as of the same projector position and share one freshness.
-      return inSnapshot(context.db, () =>
-        compareRoi(roiReport(context, job.workspace, job.current, job.caughtUp), roiReport(context, job.workspace, job.previous, job.caughtUp)),
-      );
   }
 }
 

@@ -3,7 +3,7 @@
 import { listSiteIds } from '../tenants/queries/list-sites.ts';
 import { findSite } from '../tenants/queries/find-site.ts';
 import type { WorkspaceRow } from '../tenants/queries/find-workspace.ts';
-import type { Db } from '../db/open.ts';
+import type { AppContext } from '../context.ts';
 import { ApiError } from '../http/errors.ts';
 import type { ReportMeta } from '../reading/meta-answer.ts';
 import type { FunnelQuery } from './funnel-query.ts';
@@ -15,7 +15,7 @@ export interface AnalysisScope {
 }
 
 /** @example resolveAnalysisScope(context, workspace, query) // { siteIds: ['blog'], meta: { site_id: 'blog' }, … } */
-export function resolveAnalysisScope(context: { db: Db }, workspace: WorkspaceRow, query: FunnelQuery): AnalysisScope {
+export function resolveAnalysisScope(context: Pick<AppContext, 'db'>, workspace: WorkspaceRow, query: FunnelQuery): AnalysisScope {
   if (query.siteId === null) {
     return { workspaceId: workspace.id, siteIds: listSiteIds(context.db, workspace.id), meta: { workspace: workspace.slug, all_sites: true } };
   }

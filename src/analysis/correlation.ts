@@ -1,13 +1,13 @@
 // Funnel correlation: which values are over- or under-represented among the people who converted at a transition
 // versus those who dropped, with odds ratios, strongest first. Factors: the first-step event's browser, os, device
 // and country; the source, campaign and entry path of the visit holding it (the projector's visits); and the event
-// types a person did during the attempt before converting or dropping (read person by person: attempt-events.ts).
+// types a person did during the attempt before converting or dropping (the read model's attempts question).
 // Only factors shared by enough people count.
-import type { Db } from '../db/open.ts';
-import { findVisitOfEvent } from '../projector/queries/visit-of-event.ts';
+import type { AttemptAnswer, AttemptQuestion } from '../read-model/funnel-questions.ts';
+import type { ReadScope } from '../read-model/questions.ts';
+import type { ReadModel } from '../read-model/read-model.ts';
 import type { FunnelQuery } from './funnel-query.ts';
-import type { AttemptEvents } from './attempt-events.ts';
-import { type PersonFunnel, readStepEventDetails } from './population.ts';
+import { type PersonFunnel, type Population, readEndMs } from './population.ts';
 import { ratio } from './stats.ts';
 import { splitAtTransition, type Transition } from './transition.ts';
 
@@ -32,70 +32,83 @@ export const correlationMeasures: Record<string, string> = {
   success_rate: 'converted / (converted + dropped) among people with the value',
 };
 
-/** The person's factors, as "dimension\0value" keys. */
-function factorsOf(db: Db, attempts: AttemptEvents, context: FactorContext, person: PersonFunnel, converted: boolean): Set<string> {
+/** A person's factors, as "dimension\0value" keys, from what the read model answered about their attempt. */
+function factorsOf(attempt: AttemptAnswer, stepTypes: ReadonlySet<string>): Set<string> {
   const factors = new Set<string>();
   const add = (dimension: string, value: string | null) => {
     if (value !== null && value !== '') factors.add(`${dimension}\u0000${value}`);
   };
-  const first = person.steps[0]!;
-  const details = readStepEventDetails(db, first);
-  add('browser', details.browser);
-  add('os', details.os);
-  add('device', details.device_type);
-  add('country', details.country);
-  const visit = findVisitOfEvent(db, { site_id: details.site_id, anon_id: details.anon_id, is_internal: details.is_internal, ts: first.ts });
-  // A visit whose entry the execution does not count (a late event past the watermark) falls back to the event's own values.
-  const fromVisit = visit !== undefined && visit.entry_seq <= context.watermarkSeq;
-  add('source', fromVisit ? visit.source : details.source);
-  add('campaign', fromVisit ? visit.utm_campaign : details.utm_campaign);
-  add('entry_path', fromVisit ? visit.entry_path : details.path);
-  // Event types done during the attempt: after its first step, up to the conversion (converted) or the end of the
-  // window (dropped); the funnel's own step types are left out (they define the groups).
-  const until = converted ? person.steps[context.transition.toStep - 1]! : { ts: first.ts + context.query.windowMs };
-  for (const type of attempts.typesBetween(person, first, until)) if (!context.stepTypes.has(type)) add('event_type', type);
+  const context = attempt.context!;
+  add('browser', context.browser);
+  add('os', context.os);
+  add('device', context.device);
+  add('country', context.country);
+  add('source', context.source);
+  add('campaign', context.campaign);
+  add('entry_path', context.entryPath);
+  // The funnel's own step types are left out (they define the groups).
+  for (const type of attempt.types!) if (!stepTypes.has(type)) add('event_type', type);
   return factors;
 }
 
-interface FactorContext {
-  query: FunnelQuery;
-  transition: Transition;
-  watermarkSeq: number;
-  stepTypes: Set<string>;
+/**
+ * What is asked about a person's attempt: the first step's event (its device, and the visit holding it), and the
+ * event types done during the attempt: after its first step, up to the conversion (converted) or the end of the
+ * window (dropped).
+ */
+function attemptQuestion(person: PersonFunnel, converted: boolean, query: FunnelQuery, transition: Transition): AttemptQuestion {
+  const first = person.steps[0]!;
+  const until = converted ? person.steps[transition.toStep - 1]! : { ts: first.ts + query.windowMs };
+  return { person: { key: person.person, visitors: person.visitors }, contextOf: first, typesBetween: { after: first, until } };
 }
 
-/** @example const { factors } = correlate(db, attempts, query, { fromStep: 1, toStep: 2 }, people, execution.watermarkSeq); */
-export function correlate(
-  db: Db,
-  attempts: AttemptEvents,
-  query: FunnelQuery,
-  transition: Transition,
-  people: readonly PersonFunnel[],
-  watermarkSeq: number,
-): { factors: CorrelationFactor[]; truncated: boolean; warnings: string[] } {
-  const { converted, dropped } = splitAtTransition(people, transition);
+export interface CorrelationInput {
+  scope: ReadScope;
+  query: FunnelQuery;
+  transition: Transition;
+  /** The execution's population (read with seqs) and its watermark. */
+  population: Pick<Population, 'people' | 'unnumbered'>;
+  watermarkSeq: number;
+}
+
+/** @example const { factors } = await correlate(readModel, { scope, query, transition: { fromStep: 1, toStep: 2 }, population, watermarkSeq }); */
+export async function correlate(readModel: ReadModel, input: CorrelationInput): Promise<{ factors: CorrelationFactor[]; truncated: boolean; warnings: string[] }> {
+  const { query, transition } = input;
+  const { converted, dropped } = splitAtTransition(input.population.people, transition);
   if (converted.length === 0 || dropped.length === 0) {
     return { factors: [], truncated: false, warnings: ['Nobody converted or nobody dropped at this transition: there is nothing to compare.'] };
   }
-  const context: FactorContext = { query, transition, watermarkSeq, stepTypes: new Set(query.steps.map((step) => step.type)) };
+  const { attempts } = await readModel.attempts({
+    scope: input.scope,
+    asOf: input.watermarkSeq,
+    withInternal: query.withInternal,
+    endMs: readEndMs(query),
+    unnumbered: input.population.unnumbered,
+    attempts: [...converted.map((person) => attemptQuestion(person, true, query, transition)), ...dropped.map((person) => attemptQuestion(person, false, query, transition))],
+  });
+  const stepTypes = new Set(query.steps.map((step) => step.type));
   const counts = new Map<string, { converted: number; dropped: number }>();
-  for (const [group, isConverted] of [[converted, true], [dropped, false]] as const) {
-    for (const person of group) {
-      for (const key of factorsOf(db, attempts, context, person, isConverted)) {
-        let count = counts.get(key);
-        if (!count) counts.set(key, (count = { converted: 0, dropped: 0 }));
-        if (isConverted) count.converted++;
-        else count.dropped++;
-      }
+  attempts.forEach((attempt, index) => {
+    const isConverted = index < converted.length;
+    for (const key of factorsOf(attempt, stepTypes)) {
+      let count = counts.get(key);
+      if (!count) counts.set(key, (count = { converted: 0, dropped: 0 }));
+      if (isConverted) count.converted++;
+      else count.dropped++;
     }
-  }
+  });
+  return rankFactors(counts, converted.length, dropped.length);
+}
+
+/** The factors shared by enough people (and not by everybody), strongest odds ratio first, at most maxFactors. */
+function rankFactors(counts: ReadonlyMap<string, { converted: number; dropped: number }>, converted: number, dropped: number) {
   const scored: (CorrelationFactor & { strength: number })[] = [];
   for (const [key, count] of counts) {
     if (count.converted + count.dropped < minPeoplePerFactor) continue;
     // A value everybody at the transition shares compares nothing with nothing.
-    if (count.converted === converted.length && count.dropped === dropped.length) continue;
+    if (count.converted === converted && count.dropped === dropped) continue;
     const [dimension, value] = key.split('\u0000') as [string, string];
-    let [a, b, c, d] = [count.converted, count.dropped, converted.length - count.converted, dropped.length - count.dropped];
+    let [a, b, c, d] = [count.converted, count.dropped, converted - count.converted, dropped - count.dropped];
     if (a === 0 || b === 0 || c === 0 || d === 0) [a, b, c, d] = [a + 0.5, b + 0.5, c + 0.5, d + 0.5];
     const oddsRatio = (a * d) / (b * c);
     scored.push({

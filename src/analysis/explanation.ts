@@ -1,8 +1,10 @@
 // Funnel explanation at a transition: how many converted and dropped, the time to convert (p50, p90, seconds from
 // the from_step event to the to_step event), and what the dropped people did next (their first event after the
 // from_step event, by type and path, most frequent first).
-import type { AttemptEvents } from './attempt-events.ts';
-import type { PersonFunnel } from './population.ts';
+import type { ReadScope } from '../read-model/questions.ts';
+import type { ReadModel } from '../read-model/read-model.ts';
+import type { FunnelQuery } from './funnel-query.ts';
+import { type Population, readEndMs } from './population.ts';
 import { percentileSeconds } from './stats.ts';
 import { splitAtTransition, type Transition } from './transition.ts';
 
@@ -23,13 +25,30 @@ export const explanationMeasures: Record<string, string> = {
   next_events_of_dropped: "dropped people by their first event after the from_step event (the execution's range plus the window)",
 };
 
-/** @example explain(attempts, people, { fromStep: 1, toStep: 2 }).data // { converted, dropped, time_to_convert, next_events_of_dropped } */
-export function explain(attempts: AttemptEvents, people: readonly PersonFunnel[], transition: Transition): { data: ExplanationData; truncated: boolean } {
-  const { converted, dropped } = splitAtTransition(people, transition);
+export interface ExplanationInput {
+  scope: ReadScope;
+  query: FunnelQuery;
+  transition: Transition;
+  /** The execution's population (read with seqs) and its watermark. */
+  population: Pick<Population, 'people' | 'unnumbered'>;
+  watermarkSeq: number;
+}
+
+/** @example (await explain(readModel, { scope, query, transition: { fromStep: 1, toStep: 2 }, population, watermarkSeq })).data */
+export async function explain(readModel: ReadModel, input: ExplanationInput): Promise<{ data: ExplanationData; truncated: boolean }> {
+  const { transition } = input;
+  const { converted, dropped } = splitAtTransition(input.population.people, transition);
   const durations = converted.map((person) => person.steps[transition.toStep - 1]!.ts - person.steps[transition.fromStep - 1]!.ts);
+  const { attempts } = await readModel.attempts({
+    scope: input.scope,
+    asOf: input.watermarkSeq,
+    withInternal: input.query.withInternal,
+    endMs: readEndMs(input.query),
+    unnumbered: input.population.unnumbered,
+    attempts: dropped.map((person) => ({ person: { key: person.person, visitors: person.visitors }, nextAfter: person.steps[transition.fromStep - 1]! })),
+  });
   const next = new Map<string, { type: string; path: string | null; count: number }>();
-  for (const person of dropped) {
-    const event = attempts.nextEvent(person, person.steps[transition.fromStep - 1]!);
+  for (const { next: event } of attempts) {
     if (!event) continue;
     const key = `${event.type}\u0000${event.path ?? ''}\u0000${event.path === null ? 0 : 1}`;
     const row = next.get(key);

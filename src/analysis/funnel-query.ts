@@ -3,6 +3,7 @@
 // body. The parsed query is normalised (defaults applied, filter lists deduplicated), so equal queries hash equally.
 import * as v from 'valibot';
 import { ApiError } from '../http/errors.ts';
+import type { FunnelBreakdown } from '../read-model/funnel-questions.ts';
 import { maxFilterValues, maxRangeDays, type ReportFilters, type ReportRange } from '../vocabulary/report-filters.ts';
 import { dayMs, parseDateText } from '../vocabulary/periods.ts';
 
@@ -13,7 +14,7 @@ export const maxWindowMs = 90 * dayMs;
 const maxValueLength = 512;
 
 export const windowUnits = { minutes: 60_000, hours: 3_600_000, days: dayMs } as const;
-export const breakdownDimensions = ['device', 'browser', 'os', 'country', 'source', 'utm_campaign'] as const;
+export const breakdownDimensions = ['device', 'browser', 'os', 'country', 'source', 'utm_campaign'] as const satisfies readonly FunnelBreakdown[];
 export type BreakdownDimension = (typeof breakdownDimensions)[number];
 const listFilterNames = ['device', 'browser', 'os', 'country', 'region', 'city', 'path'] as const;
 

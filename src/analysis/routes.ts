@@ -10,10 +10,10 @@ import { jsonBody, namedInPath, needsCredential, refusals } from '../http/refusa
 import { jsonText } from '../http/respond.ts';
 import { addRoute } from '../http/routes.ts';
 import { parseBody } from '../http/validate.ts';
-import type { Projection } from '../projector/projection.ts';
 import { CorrelationAnswer, ExplanationAnswer, FunnelAnswer, TransitionBody } from './answers.ts';
 import { FunnelQueryBody, toFunnelQuery } from './funnel-query.ts';
 import type { AnalysisRunner } from './analysis-runner.ts';
+import type { FunnelJob } from './funnel-jobs.ts';
 import { checkTransition, prepareTransition, type TransitionRequest } from './run-transition.ts';
 
 // 503 overloaded: more analysis requests wait for the analysis thread than its queue holds (Retry-After).
@@ -33,11 +33,12 @@ async function readTransitionRequest(event: H3Event): Promise<TransitionRequest>
 }
 
 /**
- * Every route reads derived data (identity bindings): it waits, bounded, for the projector after access and the
- * body are checked, so a refusal never waits.
- * @example mountAnalysis(h3, context, projection, analysis);
+ * Every route reads derived data (identity bindings): it waits, bounded, for the projector (`waitForProjection`) after
+ * access and the body are checked, so a refusal never waits, and before the job is handed to the analysis thread
+ * (a job waiting there would hold it).
+ * @example mountAnalysis(h3, context, () => projection.catchUp(), analysis);
  */
-export function mountAnalysis(app: H3, context: AppContext, projection: Projection, analysis: AnalysisRunner): void {
+export function mountAnalysis(app: H3, context: AppContext, waitForProjection: () => Promise<boolean>, analysis: AnalysisRunner<FunnelJob>): void {
   addRoute(app, {
     method: 'POST',
     path: '/workspaces/:slug/analysis/funnels-v2',
@@ -48,7 +49,7 @@ export function mountAnalysis(app: H3, context: AppContext, projection: Projecti
     handler: async (event) => {
       const workspace = access(event, context);
       const query = toFunnelQuery(parseBody(FunnelQueryBody, await readJsonBody(event)), '');
-      const caughtUp = await projection.catchUp();
+      const caughtUp = await waitForProjection();
       return jsonText(await analysis.run({ kind: 'funnel', now: context.clock.now(), workspace, query, caughtUp }));
     },
   });
@@ -63,8 +64,8 @@ export function mountAnalysis(app: H3, context: AppContext, projection: Projecti
       const workspace = access(event, context);
       const request = await readTransitionRequest(event);
       const prepared = prepareTransition(context, workspace, request);
-      await projection.catchUp();
-      return jsonText(await analysis.run({ kind: 'correlation', now: context.clock.now(), prepared, request }));
+      const caughtUp = await waitForProjection();
+      return jsonText(await analysis.run({ kind: 'correlation', now: context.clock.now(), caughtUp, prepared, request }));
     },
   });
   addRoute(app, {
@@ -78,8 +79,8 @@ export function mountAnalysis(app: H3, context: AppContext, projection: Projecti
       const workspace = access(event, context);
       const request = await readTransitionRequest(event);
       const prepared = prepareTransition(context, workspace, request);
-      await projection.catchUp();
-      return jsonText(await analysis.run({ kind: 'explanation', now: context.clock.now(), prepared, request }));
+      const caughtUp = await waitForProjection();
+      return jsonText(await analysis.run({ kind: 'explanation', now: context.clock.now(), caughtUp, prepared, request }));
     },
   });
 }

@@ -8,20 +8,21 @@ import type { FunnelAnswer } from './answers.ts';
 import { type Execution, signExecution } from './execution.ts';
 import type { FunnelQuery } from './funnel-query.ts';
 import { funnelMeasures, funnelReport } from './funnel-report.ts';
-import { readNewExecution } from './pinned-population.ts';
+import { readPopulation } from './population.ts';
 
 /**
- * `caughtUp`: whether the wait for the projector passed every event committed before the request.
- * @example const answer = runFunnel(context, workspace, query, caughtUp); // on the analysis thread (analysis-job.ts)
+ * The execution's watermark is the position the read model read at; its freshness and its wait's outcome
+ * (freshness.caughtUp) are the population's.
+ * @example const answer = await runFunnel(context, workspace, query); // on the analysis thread (funnel-jobs.ts)
  */
-export function runFunnel(context: AnalysisContext, workspace: WorkspaceRow, query: FunnelQuery, caughtUp: boolean): FunnelAnswer {
+export async function runFunnel(context: AnalysisContext, workspace: WorkspaceRow, query: FunnelQuery): Promise<FunnelAnswer> {
   const scope = resolveAnalysisScope(context, workspace, query);
-  const { freshness, people } = readNewExecution(context.db, scope.siteIds, query, context.limits.maxFunnelEvents);
+  const { freshness, asOf, people } = await readPopulation(context.readModel, { scope, query, maxEvents: context.limits.maxFunnelEvents });
   const execution: Execution = {
-    watermarkSeq: freshness.projectedSeq,
+    watermarkSeq: asOf,
     watermarkMs: freshness.watermarkMs,
     projectedThroughMs: freshness.projectedThroughMs,
-    caughtUp,
+    caughtUp: freshness.caughtUp,
   };
   const { data, truncated } = funnelReport(query, people);
   return {

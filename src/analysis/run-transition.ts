@@ -11,9 +11,7 @@ import type { CorrelationAnswer, ExplanationAnswer } from './answers.ts';
 import { correlate, correlationMeasures } from './correlation.ts';
 import { verifyExecution } from './execution.ts';
 import { explain, explanationMeasures } from './explanation.ts';
-import { readAttemptEvents } from './attempt-events.ts';
-import { readPinnedPopulation } from './pinned-population.ts';
-import { inSnapshot } from '../read-model/sqlite/snapshot.ts';
+import { type Population, readPopulation } from './population.ts';
 import type { Transition } from './transition.ts';
 
 export interface TransitionRequest {
@@ -45,29 +43,34 @@ export type PreparedTransition = ReturnType<typeof prepareTransition>;
 type Prepared = PreparedTransition;
 
 /**
- * The execution's population (the funnel's own read: its step events, under the funnel's cap) and a reader of the
- * other events of the people at the transition. Call inside one snapshot.
+ * The execution's population: the funnel's own read (its step events, under the funnel's cap, as of its watermark),
+ * with each event's seq (the panels ask about attempts by position).
  */
-function readPeople(context: AnalysisContext, prepared: Prepared, request: TransitionRequest) {
-  const { siteIds } = prepared.scope;
+async function readPeople(context: AnalysisContext, prepared: Prepared, request: TransitionRequest) {
   const { watermarkSeq } = prepared.execution;
-  const pinned = readPinnedPopulation(context.db, siteIds, request.query, watermarkSeq, context.limits.maxFunnelEvents);
-  const atTransition = pinned.people.filter((person) => person.depth >= request.transition.fromStep);
-  const attempts = readAttemptEvents(context.db, { siteIds, query: request.query, watermarkSeq, projectedSeq: pinned.projectedSeq, people: atTransition, population: pinned });
+  const population = await readPopulation(context.readModel, {
+    scope: prepared.scope,
+    query: request.query,
+    asOf: watermarkSeq,
+    withSeq: true,
+    at: '/query',
+    maxEvents: context.limits.maxFunnelEvents,
+  });
   const warnings =
-    pinned.projectedSeq < watermarkSeq
+    population.freshness.position < watermarkSeq
       ? ['The projector is behind the execution (it is rebuilding): identity bindings may be missing.']
       : [];
-  return { people: pinned.people, attempts, warnings };
+  return { population, warnings };
 }
 
-/** @example return runCorrelation(context, prepared, request); */
-export function runCorrelation(context: AnalysisContext, prepared: Prepared, request: TransitionRequest): CorrelationAnswer {
-  // The visits and the people's other events are read in the same snapshot as the population.
-  const { result, warnings } = inSnapshot(context.db, () => {
-    const { people, attempts, warnings } = readPeople(context, prepared, request);
-    return { warnings, result: correlate(context.db, attempts, request.query, request.transition, people, prepared.execution.watermarkSeq) };
-  });
+function panelInput(prepared: Prepared, request: TransitionRequest, population: Population) {
+  return { scope: prepared.scope, query: request.query, transition: request.transition, population, watermarkSeq: prepared.execution.watermarkSeq };
+}
+
+/** @example return await runCorrelation(context, prepared, request); */
+export async function runCorrelation(context: AnalysisContext, prepared: Prepared, request: TransitionRequest): Promise<CorrelationAnswer> {
+  const { population, warnings } = await readPeople(context, prepared, request);
+  const result = await correlate(context.readModel, panelInput(prepared, request, population));
   return {
     meta: buildAnalysisMeta({
       ...prepared,
@@ -81,12 +84,10 @@ export function runCorrelation(context: AnalysisContext, prepared: Prepared, req
   };
 }
 
-/** @example return runExplanation(context, prepared, request); */
-export function runExplanation(context: AnalysisContext, prepared: Prepared, request: TransitionRequest): ExplanationAnswer {
-  const { result, warnings } = inSnapshot(context.db, () => {
-    const { people, attempts, warnings } = readPeople(context, prepared, request);
-    return { warnings, result: explain(attempts, people, request.transition) };
-  });
+/** @example return await runExplanation(context, prepared, request); */
+export async function runExplanation(context: AnalysisContext, prepared: Prepared, request: TransitionRequest): Promise<ExplanationAnswer> {
+  const { population, warnings } = await readPeople(context, prepared, request);
+  const result = await explain(context.readModel, panelInput(prepared, request, population));
   return {
     meta: buildAnalysisMeta({ ...prepared, query: request.query, measures: explanationMeasures, truncated: result.truncated, now: context.clock.now(), warnings }),
     data: result.data,

@@ -1,25 +1,15 @@
 // Attributes purchases to touchpoints under a model: one conversion at a time (results), and summed over every
-// conversion of a range per (source, medium, campaign) with revenue kept apart per currency (totals, ROI).
-import type { Db } from '../db/open.ts';
-import { listPurchaseEvents, type PurchaseEventRow } from '../event-store/queries/purchase-events.ts';
+// conversion of a range per (source, medium, campaign) with revenue kept apart per currency (totals, ROI). The
+// conversions and their touchpoints come from the read model (src/read-model/attribution-questions.ts).
 import { fromMinorUnits } from '../money/minor-units.ts';
+import type { Conversion } from '../read-model/attribution-questions.ts';
 import { apportion, type AttributionModel, creditsOf, creditUnits } from './models.ts';
-import { journeyOf, type Journey } from './journeys.ts';
 
-export interface ConversionRange {
-  siteIds: readonly string[];
-  /** Inclusive bounds of the conversion time, epoch ms. */
-  startMs: number;
-  endMs: number;
-  /** Conversions up to this event seq (the projector's position): their visits are derived. */
-  maxSeq: number;
-  /** Only this event id (lower case), or every purchase. */
-  eventId: string | null;
-}
+/** How far back a visit counts as a touchpoint. */
+export const lookbackMs = 30 * 24 * 60 * 60 * 1000;
 
 export interface AttributedConversion {
-  conversion: PurchaseEventRow;
-  journey: Journey;
+  conversion: Conversion;
   /** Millionths per touchpoint, adding up to 1,000,000 (empty without touchpoints). */
   credits: number[];
 }
@@ -40,26 +30,22 @@ export interface CampaignTotal extends CampaignKey {
   creditUnitsByCurrency: Map<string, number>;
 }
 
-const pageSize = 5000;
-
-export function attributeConversion(db: Db, model: AttributionModel, conversion: PurchaseEventRow): AttributedConversion {
-  const journey = journeyOf(db, conversion);
-  const credits = creditsOf(model, journey.touchpoints.map((visit) => ({ ts: visit.start_ts, source: visit.source })), conversion.ts);
-  return { conversion, journey, credits };
+/** @example attributeConversion('linear', conversion).credits // [500000, 500000] */
+export function attributeConversion(model: AttributionModel, conversion: Conversion): AttributedConversion {
+  const credits = creditsOf(model, conversion.touchpoints.map((visit) => ({ ts: visit.startMs, source: visit.source })), conversion.ts);
+  return { conversion, credits };
 }
 
-/** One page of conversions after (afterTs, afterSeq), oldest first, attributed; limit + 1 are read to tell if more exist. */
-export function attributePage(db: Db, model: AttributionModel, range: ConversionRange, after: { ts: number; seq: number }, limit: number): { items: AttributedConversion[]; more: boolean } {
-  const rows = listPurchaseEvents(db, { ...rangeParams(range), after_ts: after.ts, after_seq: after.seq, limit: limit + 1 });
-  return { items: rows.slice(0, limit).map((row) => attributeConversion(db, model, row)), more: rows.length > limit };
+/** `user:<user_id>` when the person is known by a user_id, else `anon:<anon_id>`. */
+export function personOf(conversion: Conversion): string {
+  return conversion.userId !== null ? `user:${conversion.userId}` : `anon:${conversion.anonId}`;
 }
 
-function rangeParams(range: ConversionRange) {
-  return { site_ids: JSON.stringify(range.siteIds), start_ms: range.startMs, end_ms: range.endMs, max_seq: range.maxSeq, event_id: range.eventId };
-}
-
-/** Every conversion of the range, attributed, summed per campaign key. */
-export function attributeTotals(db: Db, model: AttributionModel, range: ConversionRange): CampaignTotal[] {
+/**
+ * Every conversion given, attributed, summed per campaign key.
+ * @example attributeTotals('last_touch', conversions)[0] // { source: 'news', medium: 'email', campaign: 'spring', creditUnits: 1000000, … }
+ */
+export function attributeTotals(model: AttributionModel, conversions: readonly Conversion[]): CampaignTotal[] {
   const totals = new Map<string, CampaignTotal>();
   const add = (key: CampaignKey, units: number, currency: string | null, minor: bigint) => {
     const id = JSON.stringify([key.source, key.medium, key.campaign]);
@@ -71,26 +57,19 @@ export function attributeTotals(db: Db, model: AttributionModel, range: Conversi
       total.creditUnitsByCurrency.set(currency, (total.creditUnitsByCurrency.get(currency) ?? 0) + units);
     }
   };
-  let after = { ts: -1, seq: -1 };
-  for (;;) {
-    const rows = listPurchaseEvents(db, { ...rangeParams(range), after_ts: after.ts, after_seq: after.seq, limit: pageSize });
-    for (const row of rows) {
-      const { journey, credits } = attributeConversion(db, model, row);
-      const hasRevenue = row.revenue_minor !== null && row.revenue_currency !== null;
-      if (credits.length === 0) {
-        add({ source: null, medium: null, campaign: null }, creditUnits, hasRevenue ? row.revenue_currency : null, BigInt(row.revenue_minor ?? 0));
-        continue;
-      }
-      // Revenue is split in the same proportions as the credit, exactly (the parts add up to the revenue).
-      const revenueParts = hasRevenue ? apportion(BigInt(row.revenue_minor!), credits) : credits.map(() => 0n);
-      journey.touchpoints.forEach((visit, index) => {
-        if (credits[index] === 0) return;
-        add({ source: visit.source, medium: visit.utm_medium, campaign: visit.utm_campaign }, credits[index]!, hasRevenue ? row.revenue_currency : null, revenueParts[index]!);
-      });
+  for (const conversion of conversions) {
+    const { credits } = attributeConversion(model, conversion);
+    const { revenue } = conversion;
+    if (credits.length === 0) {
+      add({ source: null, medium: null, campaign: null }, creditUnits, revenue?.currency ?? null, BigInt(revenue?.minor ?? 0));
+      continue;
     }
-    if (rows.length < pageSize) break;
-    const last = rows[rows.length - 1]!;
-    after = { ts: last.ts, seq: last.seq };
+    // Revenue is split in the same proportions as the credit, exactly (the parts add up to the revenue).
+    const revenueParts = revenue ? apportion(BigInt(revenue.minor), credits) : credits.map(() => 0n);
+    conversion.touchpoints.forEach((visit, index) => {
+      if (credits[index] === 0) return;
+      add({ source: visit.source, medium: visit.medium, campaign: visit.campaign }, credits[index]!, revenue?.currency ?? null, revenueParts[index]!);
+    });
   }
   return [...totals.values()].sort(compareTotals);
 }

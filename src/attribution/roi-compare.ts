@@ -1,6 +1,10 @@
 // GET /workspaces/:slug/roi/compare: the ROI of two day ranges under one model, and the change per currency.
+import type { WorkspaceRow } from '../tenants/queries/find-workspace.ts';
+import { listSiteIds } from '../tenants/queries/list-sites.ts';
 import { decimalToMinorUnits, fromMinorUnits } from '../money/minor-units.ts';
-import type { CurrencyRoi, RoiAnswer } from './roi.ts';
+import { lookbackMs } from './attribute.ts';
+import type { ComputeContext } from './attribution-results.ts';
+import { conversionRangeOf, type CurrencyRoi, readSpend, type RoiAnswer, type RoiParams, toRoiAnswer } from './roi.ts';
 
 /** current − previous of each field (spend and revenue as exact decimal strings; a ratio null when either side has none). */
 export type CurrencyChange = CurrencyRoi;
@@ -17,8 +21,25 @@ function bothComplete(current: RoiAnswer, previous: RoiAnswer): RoiAnswer['compl
 }
 
 /**
- * One change row per currency of either range; amounts a range lacks count as zero. Both answers are read in one
- * snapshot (the caller's), so they share one freshness, which the comparison repeats at its top.
+ * The ROI of both ranges: their conversions are read in one snapshot, as of one projector position, so the two
+ * answers share one freshness.
+ * @example await roiComparison(context, workspace, current, previous)
+ */
+export async function roiComparison(context: ComputeContext, workspace: WorkspaceRow, current: RoiParams, previous: RoiParams) {
+  const spend = [readSpend(context, workspace, current), readSpend(context, workspace, previous)] as const;
+  const answer = await context.readModel.conversions({
+    scope: { siteIds: listSiteIds(context.db, workspace.id), workspaceId: workspace.id },
+    ranges: [conversionRangeOf(current), conversionRangeOf(previous)],
+    lookbackMs,
+  });
+  const [now, before] = answer.ranges;
+  const shared = { freshness: answer.freshness, now: context.clock.now() };
+  return compareRoi(toRoiAnswer(current, { ...shared, spend: spend[0], conversions: now!.conversions }), toRoiAnswer(previous, { ...shared, spend: spend[1], conversions: before!.conversions }));
+}
+
+/**
+ * One change row per currency of either range; amounts a range lacks count as zero. Both answers were read in one
+ * snapshot, so they share one freshness, which the comparison repeats at its top.
  * @example compareRoi(current, previous).change.currencies // [{ currency: 'USD', spend: '-10.00', revenue: '25.00', conversions: 1, roas: 0.5, roi: 0.5 }]
  */
 export function compareRoi(

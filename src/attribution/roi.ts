@@ -1,17 +1,15 @@
 // GET /workspaces/:slug/roi: spend of a day range against the revenue attributed to it under a model, workspace-wide,
 // with every amount kept apart per currency; ratios only where spend and revenue share one currency.
-import type { AppContext } from '../context.ts';
-
-/** What the computation reads: it runs on the analysis thread (src/analysis/analysis-job.ts) or inline. */
-type ComputeContext = Pick<AppContext, 'db' | 'clock' | 'random'>;
 import type { WorkspaceRow } from '../tenants/queries/find-workspace.ts';
 import { listSiteIds } from '../tenants/queries/list-sites.ts';
-import { dayOf } from '../vocabulary/periods.ts';
-import { toCompleteness, toFreshness } from '../reading/meta.ts';
-import { inSnapshot, readFreshness } from '../read-model/sqlite/snapshot.ts';
-import { sumSpend } from '../spend/queries/spend-totals.ts';
 import { fromMinorUnits } from '../money/minor-units.ts';
-import { attributeTotals, compareText, toCredit, toMoneyList } from './attribute.ts';
+import type { Conversion, ConversionRange } from '../read-model/attribution-questions.ts';
+import type { Freshness } from '../read-model/questions.ts';
+import { toCompleteness, toFreshness } from '../reading/meta.ts';
+import { type SpendTotalRow, sumSpend } from '../spend/queries/spend-totals.ts';
+import { dayOf } from '../vocabulary/periods.ts';
+import { attributeTotals, type CampaignTotal, compareText, lookbackMs, toCredit, toMoneyList } from './attribute.ts';
+import type { ComputeContext } from './attribution-results.ts';
 import { creditUnits, type AttributionModel } from './models.ts';
 
 const dayMs = 24 * 60 * 60 * 1000;
@@ -65,86 +63,129 @@ export function ratios(spendMinor: bigint, revenueMinor: bigint): { roas: number
 
 const add = (map: Map<string, bigint>, currency: string, minor: bigint) => map.set(currency, (map.get(currency) ?? 0n) + minor);
 
+/** The conversions of the range's days (inclusive bounds, epoch ms). */
+export function conversionRangeOf(params: RoiParams): ConversionRange {
+  return { startMs: params.fromDay * dayMs, endMs: (params.toDay + 1) * dayMs - 1, eventId: null };
+}
+
+/** The workspace's spend of the range, per (source, medium, campaign, currency). */
+export function readSpend(context: ComputeContext, workspace: WorkspaceRow, params: RoiParams): SpendTotalRow[] {
+  return sumSpend(context.db, { workspace_id: workspace.id, from_day: params.from, to_day: params.to });
+}
+
 /**
  * Spend is matched to attributed revenue by the exact (source, medium, campaign) of the touchpoint (null matches
- * null). Conversions are purchases with their time in the days of the range. `caughtUp` is false when the wait for
- * the projector ran out: completeness then says `projection_lag`, and the answer is as of freshness.projected_through.
- * @example roiReport(context, workspace, { model: 'last_touch', from: '2026-06-01', to: '2026-06-30', fromDay, toDay }, true)
+ * null). Conversions are purchases with their time in the days of the range. The read model's freshness.caughtUp is
+ * false when the wait for the projector ran out: completeness then says `projection_lag`, and the answer is as of
+ * freshness.projected_through.
+ * @example await roiReport(context, workspace, { model: 'last_touch', from: '2026-06-01', to: '2026-06-30', fromDay, toDay })
  */
-export function roiReport(context: ComputeContext, workspace: WorkspaceRow, params: RoiParams, caughtUp: boolean): RoiAnswer {
-  const siteIds = listSiteIds(context.db, workspace.id);
-  const { spendRows, totals, freshness } = inSnapshot(context.db, () => {
-    const freshness = readFreshness(context.db, siteIds);
-    return {
-      freshness,
-      spendRows: sumSpend(context.db, { workspace_id: workspace.id, from_day: params.from, to_day: params.to }),
-      totals: attributeTotals(context.db, params.model, {
-        siteIds,
-        startMs: params.fromDay * dayMs,
-        endMs: (params.toDay + 1) * dayMs - 1,
-        maxSeq: freshness.projectedSeq,
-        eventId: null,
-      }),
-    };
+export async function roiReport(context: ComputeContext, workspace: WorkspaceRow, params: RoiParams): Promise<RoiAnswer> {
+  const spend = readSpend(context, workspace, params);
+  const answer = await context.readModel.conversions({
+    scope: { siteIds: listSiteIds(context.db, workspace.id), workspaceId: workspace.id },
+    ranges: [conversionRangeOf(params)],
+    lookbackMs,
   });
-  const campaigns = new Map<string, { source: string | null; medium: string | null; campaign: string | null; spend: Map<string, bigint>; revenue: Map<string, bigint>; units: number }>();
+  return toRoiAnswer(params, { spend, conversions: answer.ranges[0]!.conversions, freshness: answer.freshness, now: context.clock.now() });
+}
+
+export interface RoiInput {
+  spend: readonly SpendTotalRow[];
+  conversions: readonly Conversion[];
+  freshness: Freshness;
+  now: number;
+}
+
+interface CampaignRow {
+  source: string | null;
+  medium: string | null;
+  campaign: string | null;
+  spend: Map<string, bigint>;
+  revenue: Map<string, bigint>;
+  units: number;
+}
+
+/** Per currency: spend, attributed revenue, and the credited conversions of the purchases in that currency. */
+interface CurrencySums {
+  spend: Map<string, bigint>;
+  revenue: Map<string, bigint>;
+  units: Map<string, number>;
+}
+
+/** Spend and attributed revenue summed per campaign key and per currency. */
+function sumCampaigns(spend: readonly SpendTotalRow[], totals: readonly CampaignTotal[]): { campaigns: CampaignRow[]; sums: CurrencySums } {
+  const campaigns = new Map<string, CampaignRow>();
   const campaignOf = (source: string | null, medium: string | null, campaign: string | null) => {
     const id = JSON.stringify([source, medium, campaign]);
     let row = campaigns.get(id);
     if (!row) campaigns.set(id, (row = { source, medium, campaign, spend: new Map(), revenue: new Map(), units: 0 }));
     return row;
   };
-  const spendByCurrency = new Map<string, bigint>();
-  const revenueByCurrency = new Map<string, bigint>();
-  const unitsByCurrency = new Map<string, number>();
-  for (const row of spendRows) {
+  const sums: CurrencySums = { spend: new Map(), revenue: new Map(), units: new Map() };
+  for (const row of spend) {
     add(campaignOf(row.source, row.medium, row.campaign).spend, row.currency, row.amount_minor);
-    add(spendByCurrency, row.currency, row.amount_minor);
+    add(sums.spend, row.currency, row.amount_minor);
   }
   for (const total of totals) {
     const row = campaignOf(total.source, total.medium, total.campaign);
     row.units += total.creditUnits;
     for (const [currency, minor] of total.revenueMinor) {
       add(row.revenue, currency, minor);
-      add(revenueByCurrency, currency, minor);
+      add(sums.revenue, currency, minor);
     }
-    for (const [currency, units] of total.creditUnitsByCurrency) unitsByCurrency.set(currency, (unitsByCurrency.get(currency) ?? 0) + units);
+    for (const [currency, units] of total.creditUnitsByCurrency) sums.units.set(currency, (sums.units.get(currency) ?? 0) + units);
   }
-  const currencies = [...new Set([...spendByCurrency.keys(), ...revenueByCurrency.keys()])].sort();
+  return { campaigns: [...campaigns.values()], sums };
+}
+
+function toCurrencyRows(sums: CurrencySums): CurrencyRoi[] {
+  const currencies = [...new Set([...sums.spend.keys(), ...sums.revenue.keys()])].sort();
+  return currencies.map((currency) => {
+    const spend = sums.spend.get(currency) ?? 0n;
+    const revenue = sums.revenue.get(currency) ?? 0n;
+    const ratio = ratios(spend, revenue);
+    return {
+      currency,
+      spend: fromMinorUnits(spend, currency),
+      revenue: fromMinorUnits(revenue, currency),
+      conversions: Math.round((sums.units.get(currency) ?? 0) / creditUnits),
+      roas: ratio?.roas ?? null,
+      roi: ratio?.roi ?? null,
+    };
+  });
+}
+
+function toCampaignRow(row: CampaignRow): CampaignRoi {
+  const shared = new Set([...row.spend.keys(), ...row.revenue.keys()]);
+  const [only] = shared;
+  const ratio = shared.size === 1 ? ratios(row.spend.get(only!) ?? 0n, row.revenue.get(only!) ?? 0n) : undefined;
+  return {
+    source: row.source,
+    medium: row.medium,
+    campaign: row.campaign,
+    spend: toMoneyList(row.spend),
+    revenue: toMoneyList(row.revenue),
+    conversions: toCredit(row.units),
+    ...(ratio ?? {}),
+  };
+}
+
+/**
+ * The ROI answer of a range from its spend and its conversions (attributed here under the model).
+ * @example toRoiAnswer(params, { spend, conversions, freshness, now }).currencies
+ */
+export function toRoiAnswer(params: RoiParams, input: RoiInput): RoiAnswer {
+  const { campaigns, sums } = sumCampaigns(input.spend, attributeTotals(params.model, input.conversions));
   return {
     from: params.from,
     to: params.to,
     model: params.model,
-    currencies: currencies.map((currency) => {
-      const spend = spendByCurrency.get(currency) ?? 0n;
-      const revenue = revenueByCurrency.get(currency) ?? 0n;
-      const ratio = ratios(spend, revenue);
-      return {
-        currency,
-        spend: fromMinorUnits(spend, currency),
-        revenue: fromMinorUnits(revenue, currency),
-        conversions: Math.round((unitsByCurrency.get(currency) ?? 0) / creditUnits),
-        roas: ratio?.roas ?? null,
-        roi: ratio?.roi ?? null,
-      };
-    }),
-    campaigns: [...campaigns.values()]
+    currencies: toCurrencyRows(sums),
+    campaigns: campaigns
       .sort((a, b) => compareText(a.source, b.source) || compareText(a.medium, b.medium) || compareText(a.campaign, b.campaign))
-      .map((row) => {
-        const shared = new Set([...row.spend.keys(), ...row.revenue.keys()]);
-        const [only] = shared;
-        const ratio = shared.size === 1 ? ratios(row.spend.get(only!) ?? 0n, row.revenue.get(only!) ?? 0n) : undefined;
-        return {
-          source: row.source,
-          medium: row.medium,
-          campaign: row.campaign,
-          spend: toMoneyList(row.spend),
-          revenue: toMoneyList(row.revenue),
-          conversions: toCredit(row.units),
-          ...(ratio ?? {}),
-        };
-      }),
-    completeness: toCompleteness(caughtUp, params.toDay, dayOf(context.clock.now())),
-    freshness: toFreshness(freshness),
+      .map(toCampaignRow),
+    completeness: toCompleteness(input.freshness.caughtUp, params.toDay, dayOf(input.now)),
+    freshness: toFreshness(input.freshness),
   };
 }

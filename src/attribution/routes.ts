@@ -3,7 +3,6 @@
 // when that wait ran out (`projection_lag`) and in `freshness` how far the projector had got.
 import { getQuery, getRouterParam, type H3, type H3Event } from 'h3';
 import type { AppContext } from '../context.ts';
-import type { Projection } from '../projector/projection.ts';
 import { resolveWorkspace } from '../access/resolve-access.ts';
 import { parseDateRange, type QueryValues, single } from '../reading/common-params.ts';
 import { ApiError } from '../http/errors.ts';
@@ -13,6 +12,7 @@ import { addRoute } from '../http/routes.ts';
 import { AttributionResultsAnswer, RoiAnswer, RoiCompareAnswer } from './answers.ts';
 import { maxRangeDays, parseModel, parseResultsParams } from './attribution-params.ts';
 import type { AnalysisRunner } from '../analysis/analysis-runner.ts';
+import type { AttributionJob } from './attribution-jobs.ts';
 import type { RoiParams } from './roi.ts';
 import { type AttributionModel, attributionModels } from './models.ts';
 
@@ -51,9 +51,11 @@ const roiModelParam = { name: 'model', description: `Attribution model of the re
 /**
  * The computations run on the analysis thread (src/analysis/analysis-runner.ts), as the funnels do: a range of
  * thousands of conversions takes a noticeable fraction of a second, which this thread spends acknowledging ingest.
- * @example mountAttribution(h3, context, projection, analysis);
+ * `waitForProjection` is the bounded wait for the projector, run here before a job is handed over (a job waiting on
+ * the analysis thread would hold it).
+ * @example mountAttribution(h3, context, () => projection.catchUp(), analysis);
  */
-export function mountAttribution(app: H3, context: AppContext, projection: Projection, analysis: AnalysisRunner): void {
+export function mountAttribution(app: H3, context: AppContext, waitForProjection: () => Promise<boolean>, analysis: AnalysisRunner<AttributionJob>): void {
   addRoute(app, {
     method: 'GET',
     path: '/workspaces/:slug/attribution/results',
@@ -70,7 +72,7 @@ export function mountAttribution(app: H3, context: AppContext, projection: Proje
     handler: async (event) => {
       const { workspace } = resolveWorkspace(event, context, slugOf(event), { scope: 'query:read' });
       const params = parseResultsParams(getQuery(event) as QueryValues);
-      const caughtUp = await projection.catchUp();
+      const caughtUp = await waitForProjection();
       return jsonText(await analysis.run({ kind: 'attribution', now: context.clock.now(), workspace, params, caughtUp }));
     },
   });
@@ -86,7 +88,7 @@ export function mountAttribution(app: H3, context: AppContext, projection: Proje
       const query = getQuery(event) as QueryValues;
       const model = parseModel(query, 'last_touch');
       const params = parseRoiRange(query, 'from', 'to', model);
-      const caughtUp = await projection.catchUp();
+      const caughtUp = await waitForProjection();
       return jsonText(await analysis.run({ kind: 'roi', now: context.clock.now(), workspace, params, caughtUp }));
     },
   });
@@ -108,7 +110,7 @@ export function mountAttribution(app: H3, context: AppContext, projection: Proje
       const model = parseModel(query, 'last_touch');
       const current = parseRoiRange(query, 'from', 'to', model);
       const previous = parseRoiRange(query, 'compare_from', 'compare_to', model);
-      const caughtUp = await projection.catchUp();
+      const caughtUp = await waitForProjection();
       return jsonText(await analysis.run({ kind: 'roi-compare', now: context.clock.now(), workspace, current, previous, caughtUp }));
     },
   });

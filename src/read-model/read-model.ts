@@ -3,11 +3,15 @@
 // Its interface is written in the questions' terms (scopes, ranges, filters, dimensions, limits, positions); no
 // statement, table row or storage format leaves it. src/read-model/sqlite/ implements it over the embedded
 // database; a second implementation (ClickHouse) passes the same contract suite (test/read-model/).
+import type { AttributionQuestions } from './attribution-questions.ts';
 import type { EventQuestions } from './event-questions.ts';
+import type { FunnelQuestions } from './funnel-questions.ts';
 import type { PersonQuestions } from './person-questions.ts';
 import type { ReportQuestions } from './report-questions.ts';
 
 export interface ReadModel
   extends ReportQuestions,
     EventQuestions,
-    PersonQuestions {}
+    PersonQuestions,
+    FunnelQuestions,
+    AttributionQuestions {}

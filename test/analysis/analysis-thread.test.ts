@@ -2,7 +2,7 @@
 // that thread until released, which proves without timing that the HTTP thread acknowledges ingest and answers
 // /healthz while a funnel computes; refusals thrown on the thread keep status, code, message and details; the queue
 // holds 8 jobs behind the running one and refuses the next with 503 overloaded; a thread that dies fails its job
-// (500) and a new one starts; and the app stops while a job runs.
+// (500) and a new one starts; and the app stops while a job runs. Inline (no bundle), every job answers the same.
 import * as v from 'valibot';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { findWorkspaceBySlug } from '../../src/tenants/queries/find-workspace.ts';
@@ -85,6 +85,37 @@ describe('attribution and ROI on the analysis thread', () => {
     const answered = await answer;
     expect(answered.status, answered.text).toBe(200);
     if (path.includes('attribution')) expect(answered.body.results.map((row: { person: string }) => row.person)).toEqual(['anon:a']);
+  });
+});
+
+describe('jobs run inline (no bundle, or an in-memory database)', () => {
+  it('answers every kind of job on the HTTP thread exactly as the analysis thread does', async () => {
+    const answersOf = async (mode: 'thread' | 'inline') => {
+      const server = await startTestServer({ clock: manualClock('2026-03-20T12:00:00.000Z'), analysis: { mode } });
+      servers.push(server);
+      expect(server.app.analysis.kind).toBe(mode);
+      await seedWorkspace(server, 'th', { sites: ['t-site'] });
+      await postEvents(server, [...population, { site: 't-site', anon: 'a', ts: at(6), type: 'purchase' }]);
+      const run = await funnelOk(server, 'th', bothDays);
+      const panel = { query: bothDays, transition: { from_step: 1, to_step: 2 }, execution_id: run.data.execution_id };
+      const answers: unknown[] = [{ ...run, data: { ...run.data, execution_id: 'signed with each database\'s own secret' } }];
+      for (const request of [
+        server.request('POST', funnelPath('th', 'correlation'), { body: panel }),
+        server.request('POST', funnelPath('th', 'explanation'), { body: panel }),
+        server.request('GET', '/workspaces/th/attribution/results?model=linear&from=2026-03-10&to=2026-03-11'),
+        server.request('GET', '/workspaces/th/roi?from=2026-03-10&to=2026-03-11'),
+        server.request('GET', '/workspaces/th/roi/compare?from=2026-03-10&to=2026-03-11&compare_from=2026-03-08&compare_to=2026-03-09'),
+      ]) {
+        const answered = await request;
+        expect(answered.status, answered.text).toBe(200);
+        // Event ids are random: the purchase's differs between the two servers.
+        answers.push(JSON.parse(answered.text.replace(/"conversion_id":"[^"]+"/g, '"conversion_id":"the purchase"')));
+      }
+      return answers;
+    };
+    const inline = await answersOf('inline');
+    expect(counts(inline[0])).toEqual([3, 2]);
+    expect(inline).toEqual(await answersOf('thread'));
   });
 });
 

@@ -5,11 +5,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedWorkspace, startTestServer, type TestServer } from '../_setup.ts';
 import { manualClock, prefixes } from '../admin/_helpers.ts';
-import { funnelRowsTableSql, funnelScanSql } from '../../src/projector/queries/funnel-rows.ts';
-import { bindingsOfAnonsSql, bindingsOfVisitorsSql } from '../../src/projector/queries/identities-as-of.ts';
+import { funnelRowsTableSql, funnelScanSql } from '../../src/read-model/sqlite/queries/funnel-rows.ts';
+import { bindingsOfAnonsSql, bindingsOfVisitorsSql } from '../../src/read-model/sqlite/queries/identities-as-of.ts';
 import * as v from 'valibot';
 import { FunnelQueryBody, toFunnelQuery } from '../../src/analysis/funnel-query.ts';
 import { readPopulation } from '../../src/analysis/population.ts';
+import { createSqliteReadModel } from '../../src/read-model/sqlite/sqlite-read-model.ts';
+import { findWorkspaceBySlug } from '../../src/tenants/queries/find-workspace.ts';
 import { readProjectorPosition } from '../../src/projector/queries/projector-state.ts';
 import { ApiError } from '../../src/http/errors.ts';
 import { at, expectRefusal, funnelOk, funnelPath, funnelQuery, postEvents } from './_funnel-helpers.ts';
@@ -227,16 +229,19 @@ describe('events held in memory', () => {
   it('reads up to its cap of events and refuses one more with range_too_large (the server’s memory is bounded)', async () => {
     await server.projected();
     const watermarkSeq = readProjectorPosition(server.db);
+    // This connection's read model, without the wait for the projector (it has passed everything).
+    const readModel = createSqliteReadModel({ db: server.db, waitForProjection: async () => true });
+    const scope = { siteIds: ['l-site'], workspaceId: findWorkspaceBySlug(server.db, 'lim')!.id };
     // A breakdown and a props step keep more of each row: the cap is decided on the scan, before anything is read back.
     for (const body of [base(), { ...base(), breakdown: 'browser' }, funnelQuery({ site: 'l-site', steps: [{ type: 'pageview', props: { plan: 'pro' } }, { type: 'signup' }] })]) {
       const query = toFunnelQuery(v.parse(FunnelQueryBody, body), '');
-      const read = (maxEvents: number) => readPopulation(server.db, { siteIds: ['l-site'], query, watermarkSeq, projectedSeq: watermarkSeq, maxEvents }).people;
+      const read = async (maxEvents: number) => (await readPopulation(readModel, { scope, query, asOf: watermarkSeq, maxEvents })).people;
       // "twelve" has 12 events of the steps' types.
-      expect(() => read(12), JSON.stringify(body)).not.toThrow();
+      await expect(read(12), JSON.stringify(body)).resolves.toBeInstanceOf(Array);
       for (const cap of [11, 5]) {
         let refusal: unknown;
         try {
-          read(cap);
+          await read(cap);
         } catch (error) {
           refusal = error;
         }
@@ -244,7 +249,7 @@ describe('events held in memory', () => {
         expect(refusal).toMatchObject({ status: 400, code: 'range_too_large', details: [{ path: '/to' }] });
       }
     }
-    expect(readPopulation(server.db, { siteIds: ['l-site'], query: toFunnelQuery(v.parse(FunnelQueryBody, base()), ''), watermarkSeq, projectedSeq: watermarkSeq, maxEvents: 12 }).people.map((person) => person.depth)).toEqual([2]);
+    expect((await readPopulation(readModel, { scope, query: toFunnelQuery(v.parse(FunnelQueryBody, base()), ''), asOf: watermarkSeq, maxEvents: 12 })).people.map((person) => person.depth)).toEqual([2]);
     // The connection is free again: the iteration was closed.
     expect(readProjectorPosition(server.db)).toBe(watermarkSeq);
   });

@@ -5,7 +5,9 @@
 import * as v from 'valibot';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { FunnelQueryBody, toFunnelQuery } from '../../src/analysis/funnel-query.ts';
-import { anonIdsOfVisitors, type Population, readPopulation } from '../../src/analysis/population.ts';
+import { type Population, readPopulation } from '../../src/analysis/population.ts';
+import { anonIdsOfVisitors } from '../../src/read-model/sqlite/funnel-population.ts';
+import { createSqliteReadModel } from '../../src/read-model/sqlite/sqlite-read-model.ts';
 import { readProjectorPosition } from '../../src/projector/queries/projector-state.ts';
 import { findVisitorNumber } from '../../src/projector/queries/visitor-number-rows.ts';
 import { seedWorkspace, startTestServer, type TestServer } from '../_setup.ts';
@@ -13,12 +15,13 @@ import { manualClock } from '../admin/_helpers.ts';
 import { at, funnelQuery, postEvents } from './_funnel-helpers.ts';
 
 let server: TestServer;
+let workspaceId: string;
 const sites = ['un-a', 'un-b'];
 const query = toFunnelQuery(v.parse(FunnelQueryBody, funnelQuery({ allSites: true, steps: [{ type: 'pageview' }, { type: 'signup' }, { type: 'purchase' }] })), '');
 
 beforeAll(async () => {
   server = await startTestServer({ clock: manualClock('2026-03-20T12:00:00.000Z'), projector: 'manual' });
-  await seedWorkspace(server, 'unprojected', { sites });
+  workspaceId = (await seedWorkspace(server, 'unprojected', { sites })).id;
 });
 afterAll(() => server.close());
 
@@ -26,7 +29,7 @@ const lastSeq = () => server.db.prepare('SELECT max(seq) FROM events').pluck().g
 
 /** Each person's depth and attempt, by the anon_ids of their visitor keys (person names differ between the reads). */
 function attempts(population: Population): Record<string, { depth: number; steps: { ts: number; seq: number }[] }> {
-  const anonIdOf = anonIdsOfVisitors(server.db, sites, population, population.people.flatMap((person) => person.visitors));
+  const anonIdOf = anonIdsOfVisitors(server.db, sites, population.unnumbered, population.people.flatMap((person) => person.visitors));
   return Object.fromEntries(
     population.people.map((person) => [person.visitors.map((key) => anonIdOf.get(key)).sort().join('+'), { depth: person.depth, steps: person.steps }]),
   );
@@ -50,7 +53,10 @@ it('reads the events past the projector by anon_id and finds the people it finds
   const watermarkSeq = lastSeq();
   expect(readProjectorPosition(server.db)).toBe(position);
 
-  const behind = readPopulation(server.db, { siteIds: sites, query, watermarkSeq, projectedSeq: position, withSeq: true });
+  // This connection's read model, without the wait for the (manual) projector: the read is past its position.
+  const readModel = createSqliteReadModel({ db: server.db, waitForProjection: async () => false });
+  const scope = { siteIds: sites, workspaceId };
+  const behind = await readPopulation(readModel, { scope, query, asOf: watermarkSeq, withSeq: true });
   // early has a number (its first event was projected); the others have negative keys of their own.
   const earlyVid = findVisitorNumber(server.db, 'un-a', 'early')!;
   expect(behind.people.find((person) => person.visitors.includes(earlyVid))?.person).toBe(`v:${earlyVid}`);
@@ -65,7 +71,7 @@ it('reads the events past the projector by anon_id and finds the people it finds
 
   server.app.projection.projectNow();
   expect(readProjectorPosition(server.db)).toBe(watermarkSeq);
-  const projected = readPopulation(server.db, { siteIds: sites, query, watermarkSeq, projectedSeq: watermarkSeq, withSeq: true });
+  const projected = await readPopulation(readModel, { scope, query, asOf: watermarkSeq, withSeq: true });
   expect(projected.unnumbered.size).toBe(0);
   expect(projected.people.every((person) => person.person.startsWith('v:'))).toBe(true);
   // The same people, depths, and attempt events (ts and seq) either way.

@@ -2,7 +2,7 @@
 // bindings than numbers were read, or all of the site's read at once otherwise. Both ways give the same rows, and
 // never a binding of another site or workspace.
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { listBindingsOfVisitors } from '../../src/projector/queries/identities-as-of.ts';
+import { listBindingsOfVisitors } from '../../src/read-model/sqlite/queries/identities-as-of.ts';
 import { findVisitorNumber } from '../../src/projector/queries/visitor-number-rows.ts';
 import { seedWorkspace, startTestServer, type TestServer } from '../_setup.ts';
 import { manualClock } from '../admin/_helpers.ts';

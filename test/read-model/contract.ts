@@ -8,6 +8,8 @@ import type { ListedEvent } from '../../src/read-model/event-questions.ts';
 import type { TimelinePage, TimelineQuestion } from '../../src/read-model/person-questions.ts';
 import type { Figures } from '../../src/read-model/report-questions.ts';
 import { dayOf } from '../../src/vocabulary/periods.ts';
+import { describeAttributionQuestions } from './attribution-contract.ts';
+import { describeFunnelQuestions } from './funnel-contract.ts';
 
 /** A read model over a fresh store holding two sites of one workspace, as an implementation's harness starts it. */
 export interface ReadModelUnderTest {
@@ -19,6 +21,17 @@ export interface ReadModelUnderTest {
   /** Stores wire events (CONTRACT section 2) through the real ingest, as a server-to-server client sends them. */
   store(siteId: string, events: Record<string, unknown>[]): Promise<void>;
   close(): Promise<void>;
+}
+
+/** What the families' cases (funnel-contract.ts, attribution-contract.ts) are given once the fixture is stored. */
+export interface ContractFixture {
+  subject: ReadModelUnderTest;
+  /** The fixture's two days. */
+  range: { fromDay: number; toDay: number };
+  /** Builds a wire event of the fixture's kind (extra fields override). */
+  event: typeof event;
+  /** The id of the fixture's purchase (site B, day 1). */
+  purchaseId: string;
 }
 
 /** The time every harness's clock must show: after the fixture's days, so no range touches "today". */
@@ -77,9 +90,13 @@ export function describeReadModelContract(implementation: string, start: () => P
     let bothSites: ReadScope;
     const selection = (scope: ReadScope, extra: Partial<Selection> = {}): Selection => ({ scope, range, filters: {}, withInternal: false, ...extra });
 
+    let purchaseId = '';
+
     beforeAll(async () => {
       subject = await start();
-      for (const [siteId, events] of Object.entries(fixture(subject.siteA, subject.siteB))) await subject.store(siteId, events);
+      const stored = fixture(subject.siteA, subject.siteB);
+      purchaseId = stored[subject.siteB]!.find((wire) => wire.type === 'purchase')!.id;
+      for (const [siteId, events] of Object.entries(stored)) await subject.store(siteId, events);
       siteAOnly = { siteIds: [subject.siteA], workspaceId: subject.workspaceId };
       bothSites = { siteIds: [subject.siteA, subject.siteB], workspaceId: subject.workspaceId };
     });
@@ -398,5 +415,9 @@ export function describeReadModelContract(implementation: string, start: () => P
         expect(await timelineOf({ siteId: subject.siteB })).toEqual({ unknownUser: true });
       });
     });
+
+    const storedFixture = (): ContractFixture => ({ subject, range, event, purchaseId });
+    describeFunnelQuestions(storedFixture);
+    describeAttributionQuestions(storedFixture);
   });
 }

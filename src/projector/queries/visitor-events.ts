@@ -1,5 +1,5 @@
 // The visitor index: (visitor number, ts, seq) of every projected event of an existing site, bots included, and its
-// reverse, event_visitors (seq → visitor number: a funnel groups a range's events by it, src/analysis/population.ts). The
+// reverse, event_visitors (seq → visitor number: a funnel groups a range's events by it, src/read-model/sqlite/funnel-population.ts). The
 // projector writes it with its batches, so the acknowledging commit keeps no index by visitor (a random page written
 // per event: docs/ingest.md, "The visitor index"). Reads of one visitor's events go through it up to the projector's
 // position; a timeline adds the event log's tail past it (events_by_site), so it sees an event once it is
@@ -118,7 +118,7 @@ export interface VisitorNextEventRow {
 /**
  * A visitor's kept events strictly between two (ts, seq) positions, up to a watermark: the index up to the projector's
  * position, the event log's tail past it (the watermark may be past the position while the projector rebuilds).
- * `columns` and `firstOnly` make the two reads of a funnel's panels (src/analysis/attempt-events.ts).
+ * `columns` and `firstOnly` make the two reads of a funnel's panels (src/read-model/sqlite/attempt-events.ts).
  */
 const spanSql = (columns: string, firstOnly: boolean) => {
   const span = (ts: string, seq: string) => `${ts} >= :after_ts AND ${ts} <= :until_ts AND (${ts} > :after_ts OR ${seq} > :after_seq)

@@ -2,6 +2,8 @@
 import type { ReadModel } from '../read-model.ts';
 import { createSqliteEventReads } from './event-reads.ts';
 import { createSqlitePersonReads } from './person-reads.ts';
+import { createSqliteAttributionReads } from './attribution-reads.ts';
+import { createSqliteFunnelReads } from './funnel-reads.ts';
 import { createSqliteReportReads, type SqliteReadOptions } from './report-reads.ts';
 
 /**
@@ -12,5 +14,7 @@ export function createSqliteReadModel(options: SqliteReadOptions): ReadModel {
     ...createSqliteReportReads(options),
     ...createSqliteEventReads(options),
     ...createSqlitePersonReads(options),
+    ...createSqliteFunnelReads(options),
+    ...createSqliteAttributionReads(options),
   };
 }

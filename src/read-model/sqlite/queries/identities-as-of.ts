@@ -1,8 +1,8 @@
-// The identity bindings an analysis counts people through (src/analysis/persons.ts): the (anon_id, user_id) pairs the
+// The identity bindings an analysis counts people through (src/read-model/sqlite/persons.ts): the (anon_id, user_id) pairs the
 // projector bound on a site for the anon_ids the analysis read, and whether an event up to a given seq made a binding (through the visitor index, so
 // a binding first made past an analysis's watermark can be told apart from an older one).
-import type { Db } from '../../db/open.ts';
-import { preparedOnce } from '../../db/statements.ts';
+import type { Db } from '../../../db/open.ts';
+import { preparedOnce } from '../../../db/statements.ts';
 
 export interface SiteBindingRow {
   anon_id: string;

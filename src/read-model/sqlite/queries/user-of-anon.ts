@@ -1,6 +1,6 @@
 // The user an anon_id is bound to on a site (the most recently seen binding), for merging a person's devices.
-import type { Db } from '../../db/open.ts';
-import { preparedOnce } from '../../db/statements.ts';
+import type { Db } from '../../../db/open.ts';
+import { preparedOnce } from '../../../db/statements.ts';
 
 const statements = preparedOnce((db) => ({
   user: db

@@ -1,8 +1,8 @@
-// One event of a funnel's attempt, by seq (src/analysis/): the columns the population does not hold. A funnel reads
-// its step events column by column through the projector's visitor numbers (src/projector/queries/funnel-rows.ts);
-// the correlation then reads, for each person at its transition, the first step's event here.
-import type { Db } from '../../db/open.ts';
-import { preparedOnce } from '../../db/statements.ts';
+// One event of a funnel's attempt, by seq: the columns the population does not hold. A funnel reads its step events
+// column by column through the projector's visitor numbers (funnel-rows.ts); the correlation's context of an attempt
+// (../attempt-events.ts) then reads, for each person at its transition, the first step's event here.
+import type { Db } from '../../../db/open.ts';
+import { preparedOnce } from '../../../db/statements.ts';
 
 /** The enrichment columns, anon_id and path of an event. */
 export interface FunnelEventDetails {

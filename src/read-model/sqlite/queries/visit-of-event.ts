@@ -1,7 +1,7 @@
 // The visit holding an event (a visitor's latest visit starting at or before it, on the same site and traffic
-// kind): its acquisition values and entry, for the funnel correlation (src/analysis/correlation.ts).
-import type { Db } from '../../db/open.ts';
-import { preparedOnce } from '../../db/statements.ts';
+// kind): its acquisition values and entry, for the funnel correlation (src/read-model/sqlite/attempt-events.ts).
+import type { Db } from '../../../db/open.ts';
+import { preparedOnce } from '../../../db/statements.ts';
 
 export interface VisitOfEventParams {
   site_id: string;

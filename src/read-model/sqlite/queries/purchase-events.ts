@@ -1,7 +1,7 @@
 // Purchases (events of type purchase) of a set of sites in a time span, oldest first, for attribution: bots and
 // internal traffic left out, bounded by the projector's position so their visits are derived already.
-import type { Db } from '../../db/open.ts';
-import { preparedOnce } from '../../db/statements.ts';
+import type { Db } from '../../../db/open.ts';
+import { preparedOnce } from '../../../db/statements.ts';
 
 export interface PurchaseEventsParams {
   /** JSON array of site ids. */

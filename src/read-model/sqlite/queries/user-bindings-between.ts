@@ -1,8 +1,8 @@
 // The (anon_id, user_id) pairs named by one site's events stored after a seq and up to another: the identity
-// bindings the projector may have counted past an analysis's watermark (src/analysis/persons.ts takes back those no
+// bindings the projector may have counted past an analysis's watermark (src/read-model/sqlite/persons.ts takes back those no
 // earlier event made). Reads the tail of events_by_site (site_id, then seq).
-import type { Db } from '../../db/open.ts';
-import { preparedOnce } from '../../db/statements.ts';
+import type { Db } from '../../../db/open.ts';
+import { preparedOnce } from '../../../db/statements.ts';
 
 export interface UserBindingRow {
   anon_id: string;

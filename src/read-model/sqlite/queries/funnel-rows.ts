@@ -1,4 +1,4 @@
-// The rows a funnel reads (src/analysis/population.ts): one site's kept events in [start_ms, end_ms) up to a seq (the
+// The rows a funnel reads (src/read-model/sqlite/funnel-population.ts): one site's kept events in [start_ms, end_ms) up to a seq (the
 // execution's watermark) that match a step, in (ts, seq) order. They are scanned once through (site_id, ts) into a
 // temporary table of this connection (in memory: temp_store is MEMORY), then read from it column by column, one plain
 // value per row per read: better-sqlite3 builds an array or object per row far more slowly than a single value (on a
@@ -11,9 +11,9 @@
 // range (small integers cost the heap nothing); its seq; and, only where asked, its props and the breakdown's column.
 // INDEXED BY: the (site_id, ts) range is the whole point; with ANALYZE statistics the planner could walk every event
 // of the site instead.
-import type { Db } from '../../db/open.ts';
-import { preparedOnce } from '../../db/statements.ts';
-import type { filterColumns } from '../../vocabulary/report-filters.ts';
+import type { Db } from '../../../db/open.ts';
+import { preparedOnce } from '../../../db/statements.ts';
+import type { filterColumns } from '../../../vocabulary/report-filters.ts';
 
 /** What one step asks of an event in SQL: its type and, when given, its path (exact, or a prefix). */
 export interface FunnelStepFilter {

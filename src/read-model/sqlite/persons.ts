@@ -1,9 +1,9 @@
 // Who a person is in an analysis: anon_ids merged through user_id. The bindings are the projector's (identities),
 // taken back to the execution's watermark: a binding the projector counted past it is dropped unless an event up to
 // the watermark made it too, so a later login never moves people between panels of one execution.
-import type { Db } from '../db/open.ts';
-import { listUserBindingsBetween } from '../event-store/queries/user-bindings-between.ts';
-import { isBoundUpTo, listBindingsOfAnons, listBindingsOfVisitors } from '../projector/queries/identities-as-of.ts';
+import type { Db } from '../../db/open.ts';
+import { listUserBindingsBetween } from './queries/user-bindings-between.ts';
+import { isBoundUpTo, listBindingsOfAnons, listBindingsOfVisitors } from './queries/identities-as-of.ts';
 
 /** anon_id → the person key ('u:' + user_id, or 'a:' + anon_id when it was never bound). */
 export type PersonOf = (anonId: string) => string;

@@ -1,7 +1,7 @@
 // The visits of a set of anon_ids on one site that start in a time span (attribution's touchpoints), in
 // chronological order; internal traffic left out.
-import type { Db } from '../../db/open.ts';
-import { preparedOnce } from '../../db/statements.ts';
+import type { Db } from '../../../db/open.ts';
+import { preparedOnce } from '../../../db/statements.ts';
 
 export interface VisitsOfAnonIdsParams {
   site_id: string;
