@@ -54,14 +54,13 @@ function formatAjvErrors(errors: ErrorObject[] | null | undefined): string {
   return (errors ?? []).map((error) => `${error.instancePath || '(root)'} ${error.message ?? error.keyword} ${JSON.stringify(error.params)}`).join('; ');
 }
 
-/**
- * @example const checker = createAnswerChecker(document); checker.check({ method: 'GET', path: '/healthz', status: 200, contentType: 'application/json', text: '{"status":"ok"}' });
- */
-export function createAnswerChecker(document: OpenApiDocument): AnswerChecker {
+type ValidatorOf = (schema: JsonObject) => { name: string; validate: ValidateFunction };
+
+/** Compiles (once each) the document's schemas, a $ref to a component resolved through the component's own id. */
+function createValidators(document: OpenApiDocument): ValidatorOf {
   // Strict: an unknown keyword or format in a published schema is a bug of the document, not of the answer.
   const ajv = new Ajv2020({ allErrors: true, strict: true, allowUnionTypes: true, formats: planFormats });
   const validators = new Map<string, ValidateFunction>();
-  const paths = Object.keys(document.paths).map(compilePath);
   // Components get absolute ids, so a schema that refers to one (a refusal narrows an envelope) compiles on its own.
   const componentPrefix = '#/components/schemas/';
   const componentId = (name: string) => `https://sightline.invalid/components/schemas/${encodeURIComponent(name)}`;
@@ -75,19 +74,8 @@ export function createAnswerChecker(document: OpenApiDocument): AnswerChecker {
       ),
     );
   };
-
-  /** A response that is a $ref to components.responses (schemas are resolved by ajv, through their ids). */
-  const resolveResponse = (value: JsonObject): JsonObject => {
-    const ref = value.$ref;
-    if (typeof ref !== 'string') return value;
-    const name = /^#\/components\/responses\/(.+)$/.exec(ref)?.[1];
-    const target = name ? (document.components.responses[name] as JsonObject | undefined) : undefined;
-    if (!target) throw new AnswerMismatchError(`the OpenAPI document has no ${ref}`);
-    return target;
-  };
-
-  /** The component name of a schema that is a $ref, for caching and for messages. */
-  const validatorOf = (schema: JsonObject): { name: string; validate: ValidateFunction } => {
+  // The component name of a schema that is a $ref, for caching and for messages.
+  return (schema) => {
     const name = typeof schema.$ref === 'string' ? schema.$ref : JSON.stringify(schema);
     let validate = validators.get(name);
     if (!validate) {
@@ -101,8 +89,22 @@ export function createAnswerChecker(document: OpenApiDocument): AnswerChecker {
     }
     return { name, validate };
   };
+}
 
-  const findOperation = (method: string, path: string): MatchedOperation | undefined => {
+/** A response that is a $ref to components.responses (schemas are resolved by ajv, through their ids). */
+function resolveResponse(document: OpenApiDocument, value: JsonObject): JsonObject {
+  const ref = value.$ref;
+  if (typeof ref !== 'string') return value;
+  const name = /^#\/components\/responses\/(.+)$/.exec(ref)?.[1];
+  const target = name ? (document.components.responses[name] as JsonObject | undefined) : undefined;
+  if (!target) throw new AnswerMismatchError(`the OpenAPI document has no ${ref}`);
+  return target;
+}
+
+/** The operation a request reaches: of the paths that match, the one with the most literal segments. */
+function createOperationFinder(document: OpenApiDocument): AnswerChecker['findOperation'] {
+  const paths = Object.keys(document.paths).map(compilePath);
+  return (method, path) => {
     // Appended, not resolved: a path starting with // is a path here, not a host. Dot segments go, as fetch does.
     const pathname = new URL(`http://answer.check${path}`).pathname;
     const key = method.toLowerCase() === 'head' ? 'get' : method.toLowerCase();
@@ -114,23 +116,30 @@ export function createAnswerChecker(document: OpenApiDocument): AnswerChecker {
     }
     return best ? { template: best.template, operation: best.operation } : undefined;
   };
+}
 
-  const validateJson = (route: string, answer: AnswerToCheck, schema: JsonObject) => {
-    const { name, validate } = validatorOf(schema);
-    if (mediaTypeOf(answer.contentType ?? undefined) !== 'application/json') {
-      throw new AnswerMismatchError(`${route} answered ${answer.status} with Content-Type ${answer.contentType ?? '(none)'}, not the JSON of ${name}`);
-    }
-    let body: unknown;
-    try {
-      body = JSON.parse(answer.text);
-    } catch {
-      throw new AnswerMismatchError(`${route} answered ${answer.status} with a body that is not JSON (${name} expected): ${answer.text.slice(0, 200)}`);
-    }
-    if (!validate(body)) {
-      throw new AnswerMismatchError(`${route} answered ${answer.status} with a body that does not match ${name}: ${formatAjvErrors(validate.errors)}; body: ${answer.text.slice(0, 500)}`);
-    }
-  };
+function validateJson(validatorOf: ValidatorOf, route: string, answer: AnswerToCheck, schema: JsonObject): void {
+  const { name, validate } = validatorOf(schema);
+  if (mediaTypeOf(answer.contentType ?? undefined) !== 'application/json') {
+    throw new AnswerMismatchError(`${route} answered ${answer.status} with Content-Type ${answer.contentType ?? '(none)'}, not the JSON of ${name}`);
+  }
+  let body: unknown;
+  try {
+    body = JSON.parse(answer.text);
+  } catch {
+    throw new AnswerMismatchError(`${route} answered ${answer.status} with a body that is not JSON (${name} expected): ${answer.text.slice(0, 200)}`);
+  }
+  if (!validate(body)) {
+    throw new AnswerMismatchError(`${route} answered ${answer.status} with a body that does not match ${name}: ${formatAjvErrors(validate.errors)}; body: ${answer.text.slice(0, 500)}`);
+  }
+}
 
+/**
+ * @example const checker = createAnswerChecker(document); checker.check({ method: 'GET', path: '/healthz', status: 200, contentType: 'application/json', text: '{"status":"ok"}' });
+ */
+export function createAnswerChecker(document: OpenApiDocument): AnswerChecker {
+  const validatorOf = createValidators(document);
+  const findOperation = createOperationFinder(document);
   const check = (answer: AnswerToCheck): void => {
     const method = answer.method.toUpperCase();
     const matched = findOperation(method, answer.path);
@@ -138,7 +147,7 @@ export function createAnswerChecker(document: OpenApiDocument): AnswerChecker {
       // Unknown paths and methods are answered by the router itself, in the structured envelope.
       const route = `${method} ${answer.path} (no such route)`;
       if (answer.status < 400) throw new AnswerMismatchError(`${route} answered ${answer.status}, but no operation of the OpenAPI document matches it`);
-      validateJson(route, answer, { $ref: `#/components/schemas/${errorSchemaNames.structured}` });
+      validateJson(validatorOf, route, answer, { $ref: `#/components/schemas/${errorSchemaNames.structured}` });
       return;
     }
     const route = `${method} ${matched.template}`;
@@ -146,13 +155,13 @@ export function createAnswerChecker(document: OpenApiDocument): AnswerChecker {
     const declared = responses[String(answer.status)] ?? responses[`${Math.floor(answer.status / 100)}XX`] ?? responses.default;
     if (!declared) throw new AnswerMismatchError(`${route} answered ${answer.status}, a status its operation does not document (${Object.keys(responses).join(', ')})`);
     if (method === 'HEAD') return;
-    const content = resolveResponse(declared).content as Record<string, { schema?: JsonObject }> | undefined;
+    const content = resolveResponse(document, declared).content as Record<string, { schema?: JsonObject }> | undefined;
     if (!content) {
       if (answer.text !== '') throw new AnswerMismatchError(`${route} answered ${answer.status} with a body, but the document says it has none`);
       return;
     }
     const json = content['application/json'];
-    if (json?.schema) return validateJson(route, answer, json.schema);
+    if (json?.schema) return validateJson(validatorOf, route, answer, json.schema);
     // No schema published: only the media type can be checked.
     const mediaTypes = Object.keys(content).map((type) => mediaTypeOf(type));
     if (!mediaTypes.includes(mediaTypeOf(answer.contentType ?? undefined))) {
