@@ -35,7 +35,8 @@ const Revenue = v.pipe(
     currency: v.pipe(v.string('must be a string'), v.check(isCurrencyCode, 'must be an ISO-4217 currency code')),
   }),
   v.rawCheck(({ dataset, addIssue }) => {
-    if (!dataset.typed) return;
+    // An unknown currency has its own issue; its amount cannot be judged (how many decimals?), so it gets none.
+    if (!dataset.typed || !isCurrencyCode(dataset.value.currency)) return;
     const { amount, currency } = dataset.value;
     const minor = toMinorUnits(amount, currency);
     if (minor === undefined || minor < 0) {

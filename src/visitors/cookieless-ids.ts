@@ -71,66 +71,91 @@ function isBusy(error: unknown): boolean {
   return (error as { code?: unknown }).code === 'SQLITE_BUSY';
 }
 
-export function createCookielessVisitors(db: Db, clock: Clock, random: Random): CookielessVisitors {
-  const settings = new Map<string, { cookieless: boolean; checkedAt: number }>();
-  // The salts of yesterday, today and tomorrow, by day number; `stored`: the days whose salt here is the stored one.
-  const salts = new Map<number, Buffer>();
-  const stored = new Set<number>();
-  let today = dayNumber(clock.now());
-  // Salts of days before it are known to be deleted.
-  let deletedBefore = Number.NEGATIVE_INFINITY;
-  let failureLoggedAt = Number.NEGATIVE_INFINITY;
+/**
+ * The salts of yesterday, today and tomorrow, kept in memory: an event takes its salt from here and never touches
+ * the database; the writes (a new day's salt, deleting old ones) are tried on a timer and never wait for the lock.
+ */
+class DailySalts {
+  private readonly salts = new Map<number, Buffer>();
+  /** The days whose salt here is the stored one. */
+  private readonly stored = new Set<number>();
+  private today: number;
+  /** Salts of days before it are known to be deleted. */
+  private deletedBefore = Number.NEGATIVE_INFINITY;
+  private failureLoggedAt = Number.NEGATIVE_INFINITY;
 
-  // What an earlier start (or another process) stored: a restart keeps the day's ids. A read never waits.
-  for (const row of readSaltsFrom(db, dayText(today - 1))) {
-    const day = dayNumber(Date.parse(row.day));
-    if (day > today + 1) continue;
-    salts.set(day, row.salt);
-    stored.add(day);
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+    private readonly random: Random,
+  ) {
+    this.today = dayNumber(clock.now());
+    // What an earlier start (or another process) stored: a restart keeps the day's ids. A read never waits.
+    for (const row of readSaltsFrom(db, dayText(this.today - 1))) {
+      const day = dayNumber(Date.parse(row.day));
+      if (day > this.today + 1) continue;
+      this.salts.set(day, row.salt);
+      this.stored.add(day);
+    }
+  }
+
+  /** The salt of an event's day: yesterday's for a late event of yesterday, else today's. */
+  saltFor(eventMs: number): Buffer {
+    // A new day: its salt was made ahead (stored, unless the lock was taken all along); the timer deletes the old.
+    const day = dayNumber(this.clock.now());
+    if (day !== this.today) this.roll(day);
+    const eventDay = dayNumber(eventMs);
+    return (eventDay === this.today - 1 && this.salts.get(eventDay)) || this.salts.get(this.today)!;
+  }
+
+  rotate(): void {
+    this.roll(dayNumber(this.clock.now()));
+    this.store();
+  }
+
+  /** The writes still to do, each failing at once while the lock is taken; nothing once done for the day. */
+  store(): void {
+    const createdAt = toIso(this.clock.now());
+    for (const day of [this.today, this.today + 1]) {
+      if (this.stored.has(day)) continue;
+      this.attempt(() => {
+        // Another process may have stored the day's salt first: its salt is the day's, here too from now on.
+        this.salts.set(day, saltOfDay(this.db, dayText(day), this.salts.get(day)!, createdAt));
+        this.stored.add(day);
+      });
+    }
+    if (this.deletedBefore < this.today - 1 && this.attempt(() => deleteSaltsBefore(this.db, dayText(this.today - 1)))) this.deletedBefore = this.today - 1;
   }
 
   /** Memory follows the clock: salts outside yesterday..tomorrow go, today's and tomorrow's exist (maybe unstored). */
-  const roll = (day: number) => {
-    today = day;
-    for (const known of [...salts.keys()]) {
+  private roll(day: number): void {
+    this.today = day;
+    for (const known of [...this.salts.keys()]) {
       if (known >= day - 1 && known <= day + 1) continue;
-      salts.delete(known);
-      stored.delete(known);
+      this.salts.delete(known);
+      this.stored.delete(known);
     }
-    for (const next of [day, day + 1]) if (!salts.has(next)) salts.set(next, random.bytes(32));
-  };
+    for (const next of [day, day + 1]) if (!this.salts.has(next)) this.salts.set(next, this.random.bytes(32));
+  }
 
-  const attempt = (write: () => void): boolean => {
+  private attempt(write: () => void): boolean {
     try {
-      runWithoutWaiting(db, write);
+      runWithoutWaiting(this.db, write);
       return true;
     } catch (error) {
-      if (!isBusy(error) && Date.now() - failureLoggedAt >= failureLogIntervalMs) {
-        failureLoggedAt = Date.now();
+      if (!isBusy(error) && Date.now() - this.failureLoggedAt >= failureLogIntervalMs) {
+        this.failureLoggedAt = Date.now();
         consola.warn('cookieless visitors: the daily salts could not be written (tried again every second):', error);
       }
       return false;
     }
-  };
+  }
+}
 
-  /** The writes still to do, each failing at once while the lock is taken; nothing once done for the day. */
-  const store = () => {
-    const createdAt = toIso(clock.now());
-    for (const day of [today, today + 1]) {
-      if (stored.has(day)) continue;
-      attempt(() => {
-        // Another process may have stored the day's salt first: its salt is the day's, here too from now on.
-        salts.set(day, saltOfDay(db, dayText(day), salts.get(day)!, createdAt));
-        stored.add(day);
-      });
-    }
-    if (deletedBefore < today - 1 && attempt(() => deleteSaltsBefore(db, dayText(today - 1)))) deletedBefore = today - 1;
-  };
-
-  const rotate = () => {
-    roll(dayNumber(clock.now()));
-    store();
-  };
+export function createCookielessVisitors(db: Db, clock: Clock, random: Random): CookielessVisitors {
+  const settings = new Map<string, { cookieless: boolean; checkedAt: number }>();
+  const salts = new DailySalts(db, clock, random);
+  const rotate = () => salts.rotate();
   rotate();
 
   const timer = setInterval(() => {
@@ -154,19 +179,14 @@ export function createCookielessVisitors(db: Db, clock: Clock, random: Random): 
       settings.delete(siteId);
     },
     visitorId(siteId, clientIp, userAgent, eventMs) {
-      // A new day: its salt was made ahead (stored, unless the lock was taken all along); the timer deletes the old.
-      const day = dayNumber(clock.now());
-      if (day !== today) roll(day);
-      const eventDay = dayNumber(eventMs);
-      const salt = (eventDay === today - 1 && salts.get(eventDay)) || salts.get(today)!;
-      const digest = createHmac('sha256', salt).update(`${siteId}\n${clientIp ?? ''}\n${userAgent ?? ''}`).digest('base64url');
+      const digest = createHmac('sha256', salts.saltFor(eventMs)).update(`${siteId}\n${clientIp ?? ''}\n${userAgent ?? ''}`).digest('base64url');
       return derivedIdPrefix + digest.slice(0, 22);
     },
     rotate,
     stop() {
       clearInterval(timer);
       // A clean stop keeps the day's ids for the next start, unless another process holds the lock right now.
-      if (db.open) store();
+      if (db.open) salts.store();
     },
   };
   instances.set(db, visitors);

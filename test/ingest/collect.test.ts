@@ -133,6 +133,15 @@ describe('legacy site bearer (REQUIRE_API_KEY=none)', () => {
   });
 
   it.each([
+    ['a malformed code', 'EURO'],
+    ['an unknown code', 'XYZ'],
+  ])('refuses revenue in %s at /revenue/currency alone: its amount cannot be judged without its decimals', async (_name, currency) => {
+    const response = await post(server, '/events', makeEvent('site-a', { type: 'purchase', url: null, revenue: { amount: '12.50', currency } }));
+    expect(response.status).toBe(400);
+    expect(response.body.error.details).toEqual([{ path: '/revenue/currency', message: 'must be an ISO-4217 currency code' }]);
+  });
+
+  it.each([
     ['anon_id of 128 chars', { anon_id: 'a'.repeat(128) }],
     ['type of 64 chars', { type: `a${'b'.repeat(63)}`, url: null }],
     ['url of 2048 chars', { url: `https://example.com/${'a'.repeat(2048 - 20)}` }],
