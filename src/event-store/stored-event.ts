@@ -1,7 +1,9 @@
 // The shape of an event as the writer stores it: the raw text received, plus what enrichment derived from it that
 // reads filter or group by (url, referrer and props stay in raw: src/event-store/wire-fields.ts reads them).
+import type { VisitAttributes } from '../vocabulary/dimensions.ts';
 
-export interface StoredEventInput {
+/** The event's own attributes include those a visit takes from its first event (src/vocabulary/dimensions.ts). */
+export interface StoredEventInput extends VisitAttributes {
   site_id: string;
   id: string;
   dedup_key: number;
@@ -11,16 +13,6 @@ export interface StoredEventInput {
   user_id: string | null;
   path: string | null;
   query: string | null;
-  source: string;
-  utm_source: string | null;
-  utm_medium: string | null;
-  utm_campaign: string | null;
-  browser: string | null;
-  os: string | null;
-  device_type: string | null;
-  country: string | null;
-  region: string | null;
-  city: string | null;
   is_bot: 0 | 1;
   is_internal: 0 | 1;
   revenue_minor: number | null;

@@ -6,6 +6,7 @@ import { gzipSync } from 'node:zlib';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeEvent, seedWorkspace, startTestServer, type TestServer } from '../_setup.ts';
+import { naughtyStrings } from '../_naughty-strings.ts';
 
 const siteId = 'fuzz-site';
 const oneMiB = 1024 * 1024;
@@ -50,32 +51,6 @@ function repeatedDeep(depth: number, name: string, escaped: boolean, seed: numbe
 }
 const arrayText = (items: string[]) => `[${items.join(',')}]`;
 
-const naughtyStrings = [
-  '',
-  ' ',
-  '\u0000',
-  'a\u0000b',
-  '\u202eevil\u202c',
-  '\u200f\u200e\u200b\u2060\ufeff',
-  '😀👨‍👩‍👧‍👦🏳️‍🌈',
-  'Z̤͔ͧ̑̓ä͖̭̈̇lͮ̒ͫǧ̗͚̚o̙̔ͮ̇͐̇',
-  '\ud800',
-  '\udfff\ud800',
-  'a\udc00b',
-  '𝕿𝖍𝖊 𝖖𝖚𝖎𝖈𝖐',
-  '<script>alert(1)</script>',
-  "'; DROP TABLE events; --",
-  '../../etc/passwd',
-  'null',
-  'undefined',
-  '__proto__',
-  '\r\n\t\b\f\v',
-  '\\',
-  '"',
-  '\u2028\u2029',
-  'ﷺ',
-  '\uffff\ufffe',
-];
 // Escapes written by hand: lone surrogates and control characters as the client's JSON says them.
 const rawStringTokens = ['"\\ud800"', '"\\udfff\\ud800"', '"x\\udc00"', '"\\u0000"', '"\\u202e\\u200f"', '"\\ud83d\\ude00"', '"\\/\\b\\f\\n\\r\\t"'];
 // Valid JSON numbers that are not what they seem (1e309 parses to Infinity, -0 stays -0).

@@ -2,8 +2,10 @@
 // since schema version 2; schema.sql is only appended to, so it keeps it): the code calls them visits.
 import type { Db } from '../../db/open.ts';
 import { preparedOnce } from '../../db/statements.ts';
+import type { VisitAttributes } from '../../vocabulary/dimensions.ts';
 
-export interface VisitRow {
+/** A stored visit: its first event's attributes (the visit dimensions) and what the projector keeps of its run. */
+export interface VisitRow extends VisitAttributes {
   id: number;
   site_id: string;
   anon_id: string;
@@ -14,16 +16,6 @@ export interface VisitRow {
   pageviews: number;
   entry_seq: number;
   entry_path: string | null;
-  source: string;
-  utm_source: string | null;
-  utm_medium: string | null;
-  utm_campaign: string | null;
-  browser: string | null;
-  os: string | null;
-  device_type: string | null;
-  country: string | null;
-  region: string | null;
-  city: string | null;
   exit_ts: number | null;
   exit_seq: number | null;
   exit_path: string | null;

@@ -1,0 +1,37 @@
+// Strings that break naive code: empty and blank, NUL, bidi and zero-width marks, emoji sequences, combining marks,
+// lone surrogates (ill-formed UTF-16), markup, SQL, paths, JavaScript's special names, escapes and separators,
+// numbers that are not; and, apart, lengths past common limits. The fuzz tests draw from them (a-z strings find little).
+export const naughtyStrings = [
+  '',
+  ' ',
+  '\u0000',
+  'a\u0000b',
+  '\u202eevil\u202c',
+  '\u200f\u200e\u200b\u2060\ufeff',
+  '😀👨‍👩‍👧‍👦🏳️‍🌈',
+  'Z̤͔ͧ̑̓ä͖̭̈̇lͮ̒ͫǧ̗͚̚o̙̔ͮ̇͐̇',
+  '𝕿𝖍𝖊 𝖖𝖚𝖎𝖈𝖐',
+  'ﷺ',
+  '\ud800',
+  '\udfff\ud800',
+  'a\udc00b',
+  '<script>alert(1)</script>',
+  "'; DROP TABLE events; --",
+  '../../etc/passwd',
+  'null',
+  'undefined',
+  '__proto__',
+  'constructor',
+  '\r\n\t\b\f\v',
+  '\\',
+  '"',
+  ',',
+  '\u2028\u2029',
+  '\uffff\ufffe',
+  '1e309',
+  '-0',
+  'NaN',
+];
+
+/** Longer than the common limits (names of 256, free texts of 1,024 characters). */
+export const overlongStrings = ['x'.repeat(257), 'y'.repeat(1500)];
