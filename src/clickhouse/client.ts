@@ -38,9 +38,9 @@ export interface ClickHouse {
   /** Runs a statement whose answer is not read (DDL, ALTER). */
   exec(statement: SqlText, options?: { database?: string | null }): Promise<void>;
   /** Runs a SELECT and gives its rows (FORMAT JSON is added; 64-bit integers come as numbers). */
-  query<Row>(statement: SqlText): Promise<Row[]>;
+  query<Row>(statement: SqlText, settings?: Record<string, string | number>): Promise<Row[]>;
   /** Inserts rows into a table of the database as JSONEachRow, in one request (one block). */
-  insert(table: string, rows: readonly Record<string, unknown>[]): Promise<void>;
+  insert(table: string, rows: readonly object[]): Promise<void>;
   /** The server's version, e.g. "18.16.1". */
   version(): Promise<string>;
 }
@@ -82,8 +82,9 @@ export function createClickHouse(options: ClickHouseOptions): ClickHouse {
       const target = execOptions.database === undefined ? database : execOptions.database;
       await request(target === null ? {} : { database: target }, statement.text);
     },
-    async query<Row>(statement: SqlText) {
-      const text = await request({ database, output_format_json_quote_64bit_integers: '0' }, `${statement.text}\nFORMAT JSON`);
+    async query<Row>(statement: SqlText, settings: Record<string, string | number> = {}) {
+      const params = { ...Object.fromEntries(Object.entries(settings).map(([name, value]) => [name, String(value)])), database, output_format_json_quote_64bit_integers: '0' };
+      const text = await request(params, `${statement.text}\nFORMAT JSON`);
       return (JSON.parse(text) as { data: Row[] }).data;
     },
     async insert(table, rows) {
