@@ -83,7 +83,16 @@ function pick<Shown extends Figures>(figures: Shown, names: (keyof Shown)[]): Pa
   return Object.fromEntries(names.map((name) => [name, figures[name]])) as Partial<Shown>;
 }
 
-export function describeReadModelContract(implementation: string, start: () => Promise<ReadModelUnderTest>): void {
+/** The families of questions the suite has cases for. */
+export type ContractFamily = 'report' | 'event' | 'person' | 'funnel' | 'attribution';
+const allFamilies: readonly ContractFamily[] = ['report', 'event', 'person', 'funnel', 'attribution'];
+
+/** `families`: the families whose cases run (default: all), for an implementation that answers only some so far. */
+export function describeReadModelContract(implementation: string, start: () => Promise<ReadModelUnderTest>, families: readonly ContractFamily[] = allFamilies): void {
+  // A family left out registers nothing (no skipped cases): its implementation's test says which families it runs.
+  const describeFamily = (family: ContractFamily) => (name: string, body: () => void) => {
+    if (families.includes(family)) describe(name, body);
+  };
   describe(`read model contract: ${implementation}`, () => {
     let subject: ReadModelUnderTest;
     let siteAOnly: ReadScope;
@@ -104,7 +113,7 @@ export function describeReadModelContract(implementation: string, start: () => P
       await subject?.close();
     });
 
-    describe('report questions', () => {
+    describeFamily('report')('report questions', () => {
       it('summarises a site: exact visitors, visits, bounces and durations, without bots or internal traffic', async () => {
         const answer = await subject.readModel.summary({ ...selection(siteAOnly), visitors: true });
         expect(pick(answer.total, ['visitors', 'visits', 'pageviews', 'events', 'bounces', 'durationMs', 'visitPageviews', 'visitEvents'])).toEqual({
@@ -203,7 +212,7 @@ export function describeReadModelContract(implementation: string, start: () => P
       });
     });
 
-    describe('event questions', () => {
+    describeFamily('event')('event questions', () => {
       // Day 1 only: the report cases add events on day 2, and the cases below add theirs on later days.
       const day1Only = { fromDay: range.fromDay, toDay: range.fromDay };
       const shown = (events: ListedEvent[]) => events.map((listed) => [listed.anonId, listed.type, listed.path, new Date(listed.tsMs).toISOString()]);
@@ -340,7 +349,7 @@ export function describeReadModelContract(implementation: string, start: () => P
       });
     });
 
-    describe('person questions', () => {
+    describeFamily('person')('person questions', () => {
       const day = '2026-03-12';
       const timelineOf = (question: Partial<TimelineQuestion>) =>
         subject.readModel.timeline({ siteId: subject.siteA, userId: 'user-7', beforeMs: undefined, limit: 50, ...question });
@@ -417,7 +426,7 @@ export function describeReadModelContract(implementation: string, start: () => P
     });
 
     const storedFixture = (): ContractFixture => ({ subject, range, event, purchaseId });
-    describeFunnelQuestions(storedFixture);
-    describeAttributionQuestions(storedFixture);
+    if (families.includes('funnel')) describeFunnelQuestions(storedFixture);
+    if (families.includes('attribution')) describeAttributionQuestions(storedFixture);
   });
 }

@@ -1,0 +1,101 @@
+// A ClickHouse client over the HTTP interface with Node's fetch: statements built by sql-literal.ts, rows inserted
+// as JSONEachRow, results read as FORMAT JSON, errors turned into typed errors, every request bounded by a timeout.
+// Not @clickhouse/client: it cannot be added as a dependency in this setup, and the HTTP interface is all we need.
+import { type SqlText, identifier } from './sql-literal.ts';
+
+export interface ClickHouseOptions {
+  /** e.g. http://127.0.0.1:8123 */
+  url: string;
+  database: string;
+  user?: string;
+  password?: string;
+  /** Per request, in milliseconds (default 30 s). */
+  timeoutMs?: number;
+}
+
+/** ClickHouse answered with an error (a bad statement, a missing table, a limit): its code and message. */
+export class ClickHouseQueryError extends Error {
+  constructor(
+    readonly code: number | undefined,
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'ClickHouseQueryError';
+  }
+}
+
+/** ClickHouse could not be reached or did not answer in time: the request may or may not have taken effect. */
+export class ClickHouseUnavailableError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'ClickHouseUnavailableError';
+  }
+}
+
+export interface ClickHouse {
+  readonly database: string;
+  /** Runs a statement whose answer is not read (DDL, ALTER). */
+  exec(statement: SqlText, options?: { database?: string | null }): Promise<void>;
+  /** Runs a SELECT and gives its rows (FORMAT JSON is added; 64-bit integers come as numbers). */
+  query<Row>(statement: SqlText, settings?: Record<string, string | number>): Promise<Row[]>;
+  /** Inserts rows into a table of the database as JSONEachRow, in one request (one block). */
+  insert(table: string, rows: readonly object[]): Promise<void>;
+  /** The server's version, e.g. "18.16.1". */
+  version(): Promise<string>;
+}
+
+const errorCode = /Code:\s*(\d+)/;
+
+export function createClickHouse(options: ClickHouseOptions): ClickHouse {
+  const timeoutMs = options.timeoutMs ?? 30_000;
+  const headers: Record<string, string> = {};
+  if (options.user !== undefined) headers.authorization = `Basic ${Buffer.from(`${options.user}:${options.password ?? ''}`).toString('base64')}`;
+  const database = identifier(options.database).text.slice(1, -1);
+
+  async function request(params: Record<string, string>, body: string): Promise<string> {
+    // wait_end_of_query: the answer is buffered, so an error late in a query still gives an error status.
+    const search = new URLSearchParams({ wait_end_of_query: '1', ...params });
+    let response: Response;
+    try {
+      response = await fetch(`${options.url}/?${search}`, { method: 'POST', headers, body, signal: AbortSignal.timeout(timeoutMs) });
+    } catch (error) {
+      const reason = error instanceof Error && error.name === 'TimeoutError' ? `no answer within ${timeoutMs} ms` : String((error as Error)?.cause ?? error);
+      throw new ClickHouseUnavailableError(`ClickHouse at ${options.url}: ${reason}`, { cause: error });
+    }
+    let text: string;
+    try {
+      text = await response.text();
+    } catch (error) {
+      throw new ClickHouseUnavailableError(`ClickHouse at ${options.url}: the answer was cut off`, { cause: error });
+    }
+    if (!response.ok) {
+      const code = errorCode.exec(text)?.[1];
+      throw new ClickHouseQueryError(code === undefined ? undefined : Number(code), response.status, text.trim().slice(0, 2000));
+    }
+    return text;
+  }
+
+  return {
+    database,
+    async exec(statement, execOptions = {}) {
+      const target = execOptions.database === undefined ? database : execOptions.database;
+      await request(target === null ? {} : { database: target }, statement.text);
+    },
+    async query<Row>(statement: SqlText, settings: Record<string, string | number> = {}) {
+      const params = { ...Object.fromEntries(Object.entries(settings).map(([name, value]) => [name, String(value)])), database, output_format_json_quote_64bit_integers: '0' };
+      const text = await request(params, `${statement.text}\nFORMAT JSON`);
+      return (JSON.parse(text) as { data: Row[] }).data;
+    },
+    async insert(table, rows) {
+      if (rows.length === 0) return;
+      const name = identifier(table).text;
+      const body = rows.map((row) => JSON.stringify(row)).join('\n');
+      await request({ database, query: `INSERT INTO ${name} FORMAT JSONEachRow` }, body);
+    },
+    async version() {
+      const text = await request({}, 'SELECT version() FORMAT TabSeparated');
+      return text.trim();
+    },
+  };
+}

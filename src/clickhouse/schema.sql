@@ -1,0 +1,75 @@
+-- Sightline's ClickHouse schema (docs/clickhouse.md). Versioned and append-only like schema.sql: each
+-- "-- @version N" section runs once (recorded in schema_versions); never edit a released section, add one at the end.
+-- Statements are separated by a ";" at the end of a line and each is idempotent (IF NOT EXISTS): a crash in the
+-- middle of a section runs it again. Written for ClickHouse 18.16 (Debian 12) and current releases alike: MergeTree
+-- family only, no LowCardinality (experimental on 18.16), no window functions.
+
+-- @version 1: events and visits.
+-- Events, as stored in the SQLite event log (bots included: the timeline shows them; reports leave them out).
+-- ReplacingMergeTree over the sorting key (site_id, ts, seq): seq is unique in the log and ts never changes, so a row
+-- sent twice (an insert that landed although its request failed, then sent again) is one key, and reads that must
+-- count it once read with FINAL. The shipper resumes from max(seq) here, so this only happens in that race.
+CREATE TABLE IF NOT EXISTS events (
+  seq               UInt64,
+  site_id           String,
+  id                String,
+  type              String,
+  ts                Int64,
+  received_at       Int64,
+  anon_id           String,
+  user_id           Nullable(String),
+  path              Nullable(String),
+  query             Nullable(String),
+  source            String,
+  utm_source        Nullable(String),
+  utm_medium        Nullable(String),
+  utm_campaign      Nullable(String),
+  browser           Nullable(String),
+  os                Nullable(String),
+  device_type       Nullable(String),
+  country           Nullable(String),
+  region            Nullable(String),
+  city              Nullable(String),
+  is_bot            UInt8,
+  is_internal       UInt8,
+  revenue_minor     Nullable(Int64),
+  revenue_currency  Nullable(String),
+  raw               String
+) ENGINE = ReplacingMergeTree
+PARTITION BY toYYYYMM(toDate(intDiv(ts, 1000)))
+ORDER BY (site_id, ts, seq);
+
+-- Visits as the projector derived them (CONTRACT section 4), one row per version of a visit: a late event extends or
+-- merges visits, so the shipper sends the visitor's current visits again with a higher version, and a tombstone
+-- (deleted = 1) for a visit that a merge took away. Reads take the newest version of each (FINAL) and skip the
+-- tombstones outside it. entry_query and exit_query: the query strings of the entry and exit events (pages).
+CREATE TABLE IF NOT EXISTS visits (
+  site_id      String,
+  anon_id      String,
+  is_internal  UInt8,
+  visit_id     UInt64,
+  version      UInt64,
+  deleted      UInt8,
+  start_ts     Int64,
+  end_ts       Int64,
+  events       UInt32,
+  pageviews    UInt32,
+  entry_seq    UInt64,
+  entry_path   Nullable(String),
+  entry_query  Nullable(String),
+  source       String,
+  utm_source   Nullable(String),
+  utm_medium   Nullable(String),
+  utm_campaign Nullable(String),
+  browser      Nullable(String),
+  os           Nullable(String),
+  device_type  Nullable(String),
+  country      Nullable(String),
+  region       Nullable(String),
+  city         Nullable(String),
+  exit_ts      Nullable(Int64),
+  exit_seq     Nullable(UInt64),
+  exit_path    Nullable(String),
+  exit_query   Nullable(String)
+) ENGINE = ReplacingMergeTree(version)
+ORDER BY (site_id, anon_id, is_internal, visit_id);

@@ -1,0 +1,106 @@
+// Ships the event log and the visits derived from it to ClickHouse, exactly once, in ingest order and in large
+// batches. The position is ClickHouse's own: each batch starts after the highest seq the events table holds, so a
+// crash anywhere (after an insert and before anything else, between the visits' insert and the events', while
+// ClickHouse restarts) neither loses nor doubles an event: an insert that landed moves the position, one that did not
+// is sent again. Within a batch, visits go first and events last: the events' insert is the batch's commit.
+// Visits are versioned (the projector's position when read): a visit sent again replaces its older versions, and
+// a visit a late event merged away gets a tombstone. docs/clickhouse.md has the whole argument.
+import type { Db } from '../db/open.ts';
+import type { ClickHouse } from './client.ts';
+import { joinSql, sql } from './sql-literal.ts';
+import { readShippingBatch, type ShippedVisitRow } from './sqlite-source.ts';
+
+export interface ShipperOptions {
+  db: Db;
+  clickhouse: ClickHouse;
+  /** Events per batch (default 50,000). */
+  batchSize?: number;
+  /** Tests only: runs between a batch's visits insert and its events insert (throw to simulate a crash there). */
+  beforeEventsInsert?: () => void | Promise<void>;
+}
+
+export interface ShippedBatch {
+  events: number;
+  visits: number;
+  tombstones: number;
+  /** The highest seq ClickHouse holds after the batch. */
+  through: number;
+}
+
+export interface Shipper {
+  /** The highest seq ClickHouse's events table holds (0 when empty): where the next batch starts. */
+  shippedThrough(): Promise<number>;
+  /** Ships one batch; events: 0 when ClickHouse holds every projected event. */
+  shipBatch(): Promise<ShippedBatch>;
+  /** Ships batches until ClickHouse holds every event the projector has passed; the total shipped. */
+  shipAll(): Promise<{ events: number; batches: number; through: number }>;
+}
+
+interface LiveVisit {
+  site_id: string;
+  anon_id: string;
+  is_internal: number;
+  visit_id: number;
+  start_ts: number;
+  end_ts: number;
+}
+
+const visitorKey = (visit: { site_id: string; anon_id: string; is_internal: number }) => `${visit.site_id}\u0000${visit.anon_id}\u0000${visit.is_internal}`;
+
+export function createShipper({ db, clickhouse, batchSize = 50_000, beforeEventsInsert }: ShipperOptions): Shipper {
+  async function shippedThrough(): Promise<number> {
+    const [row] = await clickhouse.query<{ through: number }>(sql`SELECT max(seq) AS through FROM events`);
+    return row?.through ?? 0;
+  }
+
+  /** Visits ClickHouse counts now that a shipped visit of the same visitor overlaps but does not name: merged away. */
+  async function tombstonesFor(visits: readonly ShippedVisitRow[], version: number): Promise<Record<string, unknown>[]> {
+    if (visits.length === 0) return [];
+    const byVisitor = new Map<string, ShippedVisitRow[]>();
+    for (const visit of visits) byVisitor.set(visitorKey(visit), [...(byVisitor.get(visitorKey(visit)) ?? []), visit]);
+    const visitors = [...byVisitor.values()].map(([first]) => [first!.site_id, first!.anon_id, first!.is_internal] as const);
+    const tuples = joinSql(visitors.map(([siteId, anonId, internal]) => sql`(${siteId}, ${anonId}, ${internal})`), ', ');
+    // Key columns only inside FINAL (every version of a visit shares them); `deleted` is tested after it.
+    const live = await clickhouse.query<LiveVisit>(
+      sql`SELECT site_id, anon_id, is_internal, visit_id, start_ts, end_ts FROM (
+            SELECT site_id, anon_id, is_internal, visit_id, start_ts, end_ts, deleted FROM visits FINAL
+            WHERE (site_id, anon_id, is_internal) IN (${tuples})) WHERE deleted = 0`,
+      { max_query_size: 256 * 2 ** 20 },
+    );
+    const tombstones: Record<string, unknown>[] = [];
+    for (const visit of live) {
+      const current = byVisitor.get(visitorKey(visit)) ?? [];
+      if (current.some((shipped) => shipped.visit_id === visit.visit_id)) continue;
+      if (!current.some((shipped) => shipped.start_ts <= visit.end_ts && visit.start_ts <= shipped.end_ts)) continue;
+      tombstones.push({ ...visit, version, deleted: 1, source: '' });
+    }
+    return tombstones;
+  }
+
+  async function shipBatch(): Promise<ShippedBatch> {
+    const after = await shippedThrough();
+    const batch = readShippingBatch(db, after, batchSize);
+    if (batch.events.length === 0) return { events: 0, visits: 0, tombstones: 0, through: after };
+    const version = batch.projectedSeq;
+    const tombstones = await tombstonesFor(batch.visits, version);
+    await clickhouse.insert('visits', [...batch.visits.map((visit) => ({ ...visit, version, deleted: 0 })), ...tombstones]);
+    await beforeEventsInsert?.();
+    await clickhouse.insert('events', batch.events);
+    return { events: batch.events.length, visits: batch.visits.length, tombstones: tombstones.length, through: batch.events[batch.events.length - 1]!.seq };
+  }
+
+  return {
+    shippedThrough,
+    shipBatch,
+    async shipAll() {
+      let events = 0;
+      let batches = 0;
+      for (;;) {
+        const shipped = await shipBatch();
+        if (shipped.events === 0) return { events, batches, through: shipped.through };
+        events += shipped.events;
+        batches++;
+      }
+    },
+  };
+}

@@ -1,0 +1,111 @@
+// What the shipper reads from the embedded database: the event log after a position, up to the projector's position
+// (so every shipped event's visit is derived), and the current visits of the visitors a batch touched.
+import type { Db } from '../db/open.ts';
+import { preparedOnce } from '../db/statements.ts';
+import { readProjectorPosition } from '../projector/queries/projector-state.ts';
+
+export interface ShippedEventRow {
+  seq: number;
+  site_id: string;
+  id: string;
+  type: string;
+  ts: number;
+  received_at: number;
+  anon_id: string;
+  user_id: string | null;
+  path: string | null;
+  query: string | null;
+  source: string;
+  utm_source: string | null;
+  utm_medium: string | null;
+  utm_campaign: string | null;
+  browser: string | null;
+  os: string | null;
+  device_type: string | null;
+  country: string | null;
+  region: string | null;
+  city: string | null;
+  is_bot: number;
+  is_internal: number;
+  revenue_minor: number | null;
+  revenue_currency: string | null;
+  raw: string;
+}
+
+export interface ShippedVisitRow {
+  visit_id: number;
+  site_id: string;
+  anon_id: string;
+  is_internal: number;
+  start_ts: number;
+  end_ts: number;
+  events: number;
+  pageviews: number;
+  entry_seq: number;
+  entry_path: string | null;
+  entry_query: string | null;
+  source: string;
+  utm_source: string | null;
+  utm_medium: string | null;
+  utm_campaign: string | null;
+  browser: string | null;
+  os: string | null;
+  device_type: string | null;
+  country: string | null;
+  region: string | null;
+  city: string | null;
+  exit_ts: number | null;
+  exit_seq: number | null;
+  exit_path: string | null;
+  exit_query: string | null;
+}
+
+export interface VisitorSpan {
+  site_id: string;
+  anon_id: string;
+  is_internal: number;
+  /** The visitor's first and last event time in the batch. */
+  from_ts: number;
+  to_ts: number;
+}
+
+const statements = preparedOnce((db) => ({
+  events: db.prepare<{ after_seq: number; through_seq: number; batch: number }, ShippedEventRow>(
+    `SELECT seq, site_id, id, type, ts, received_at, anon_id, user_id, path, query, source, utm_source, utm_medium,
+       utm_campaign, browser, os, device_type, country, region, city, is_bot, is_internal, revenue_minor, revenue_currency, raw
+     FROM events WHERE seq > :after_seq AND seq <= :through_seq ORDER BY seq LIMIT :batch`,
+  ),
+  // The visits that hold a time span of one visitor's events (visits are disjoint, so these are the ones holding any
+  // of them); sessions_by_visitor finds them.
+  visits: db.prepare<VisitorSpan, ShippedVisitRow>(
+    `SELECT s.id AS visit_id, s.site_id, s.anon_id, s.is_internal, s.start_ts, s.end_ts, s.events, s.pageviews, s.entry_seq,
+       s.entry_path, entry.query AS entry_query, s.source, s.utm_source, s.utm_medium, s.utm_campaign, s.browser, s.os,
+       s.device_type, s.country, s.region, s.city, s.exit_ts, s.exit_seq, s.exit_path, exit.query AS exit_query
+     FROM sessions s
+     LEFT JOIN events entry ON entry.seq = s.entry_seq
+     LEFT JOIN events exit ON exit.seq = s.exit_seq
+     WHERE s.site_id = :site_id AND s.anon_id = :anon_id AND s.is_internal = :is_internal
+       AND s.start_ts <= :to_ts AND s.end_ts >= :from_ts`,
+  ),
+}));
+
+/** One consistent read of a batch: the events after `afterSeq` up to the projector's position, and their visits. */
+export function readShippingBatch(db: Db, afterSeq: number, batchSize: number): { projectedSeq: number; events: ShippedEventRow[]; visits: ShippedVisitRow[] } {
+  return db.transaction(() => {
+    const projectedSeq = readProjectorPosition(db);
+    const events = statements(db).events.all({ after_seq: afterSeq, through_seq: projectedSeq, batch: batchSize });
+    const spans = new Map<string, VisitorSpan>();
+    for (const event of events) {
+      if (event.is_bot) continue;
+      const key = `${event.site_id}\u0000${event.anon_id}\u0000${event.is_internal}`;
+      const span = spans.get(key);
+      if (!span) spans.set(key, { site_id: event.site_id, anon_id: event.anon_id, is_internal: event.is_internal, from_ts: event.ts, to_ts: event.ts });
+      else {
+        span.from_ts = Math.min(span.from_ts, event.ts);
+        span.to_ts = Math.max(span.to_ts, event.ts);
+      }
+    }
+    const visits = [...spans.values()].flatMap((span) => statements(db).visits.all(span));
+    return { projectedSeq, events, visits };
+  }).deferred();
+}

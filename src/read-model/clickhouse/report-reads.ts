@@ -1,0 +1,241 @@
+// The report questions answered over ClickHouse: events and the projector's visits as shipped (src/clickhouse/),
+// with the figures of CONTRACT section 4 computed exactly (uniqExact visitors, every event counted once: events and
+// visits are read with FINAL). The semantics are raw-grouped.ts's: visit filters select whole visits by their entry,
+// the path filter selects events and, for visit measures, the entry page; events count on their day, visit measures
+// on the visit's first day; a path's visitors are those with a pageview of it.
+import type { ClickHouse } from '../../clickhouse/client.ts';
+import { joinSql, sql, SqlText } from '../../clickhouse/sql-literal.ts';
+import { campaignKey, Dim, purchaseType } from '../../vocabulary/dimensions.ts';
+import { dayMs } from '../../vocabulary/periods.ts';
+import { visitFilterColumns, type ReportFilters } from '../../vocabulary/report-filters.ts';
+import type { ComputedFrom, Freshness, Selection } from '../questions.ts';
+import type { Figures, RankDimension, ReportQuestions } from '../report-questions.ts';
+import { planRollupRead } from '../sqlite/grouped-report.ts';
+
+export interface ClickHouseReadOptions {
+  clickhouse: ClickHouse;
+  /** Waits, bounded, until ClickHouse holds every event projected before the call; false when the wait ran out. */
+  waitForShipping: () => Promise<boolean>;
+}
+
+/** How a question groups: nothing, days, or the columns of a dimension (campaign: its three utm columns). */
+type Grouping = { by: 'all' } | { by: 'day' } | { by: RankDimension };
+
+interface GroupRow {
+  parts: (string | null)[];
+  [figure: string]: unknown;
+}
+
+const visitColumn: Record<string, string> = { source: 'source', device: 'device_type', browser: 'browser', os: 'os', country: 'country', region: 'region', city: 'city' };
+
+function emptyFigures(): Figures {
+  return { visitors: 0, visits: 0, pageviews: 0, events: 0, bounces: 0, durationMs: 0, visitPageviews: 0, visitEvents: 0, exits: 0, conversions: 0, revenue: new Map() };
+}
+
+/** The key columns of a grouping, for events (through their visit: v_ columns), visits and exits; null: not grouped so. */
+function keyColumns(grouping: Grouping): { events: SqlText; visits: SqlText | null; exits: SqlText | null } {
+  const columns = (...names: string[]) => sql`[${joinSql(names.map((name) => sql`${sqlName(name)}`), ', ')}]`;
+  switch (grouping.by) {
+    case 'all':
+      return { events: sql`['']`, visits: sql`['']`, exits: null };
+    case 'day':
+      return { events: sql`[toString(intDiv(ts, ${dayMs}))]`, visits: sql`[toString(intDiv(start_ts, ${dayMs}))]`, exits: null };
+    case 'path':
+      return { events: columns('path'), visits: columns('entry_path'), exits: columns('exit_path') };
+    case 'type':
+      return { events: columns('type'), visits: null, exits: null };
+    case 'campaign':
+      return { events: columns('v_utm_source', 'v_utm_medium', 'v_utm_campaign'), visits: columns('utm_source', 'utm_medium', 'utm_campaign'), exits: null };
+    case 'page':
+      throw new Error('the page dimension is not answered by ClickHouse yet (docs/clickhouse.md)');
+    default:
+      return { events: columns(`v_${visitColumn[grouping.by]!}`), visits: columns(visitColumn[grouping.by]!), exits: null };
+  }
+}
+
+/** Column names are constants of this file, never input. */
+function sqlName(name: string): SqlText {
+  if (!/^[a-z_]+$/.test(name)) throw new TypeError(`not a column: ${name}`);
+  return new SqlText(name);
+}
+
+function keyOf(parts: (string | null)[]): string | null {
+  return parts.length === 3 ? campaignKey(parts[0]!, parts[1]!, parts[2]!) : parts[0]!;
+}
+
+/** `(a, b, …)`: a list of quoted values for IN. */
+const listOf = (values: readonly string[]) => sql`(${joinSql(values.map((value) => sql`${value}`), ', ')})`;
+const isIn = (column: string, values: string[] | undefined) => (values ? sql` AND ${sqlName(column)} IN ${listOf(values)}` : sql``);
+
+function visitFilterSql(filters: ReportFilters, prefix = ''): SqlText {
+  return joinSql(
+    (Object.entries(visitFilterColumns) as [keyof typeof visitFilterColumns, string][]).map(([name, column]) => isIn(`${prefix}${column}`, filters[name])),
+    '',
+  );
+}
+
+/** The scope's live visits (newest version, not merged away) that overlap [startMs, endMs). */
+function liveVisits(question: Selection, startMs: number, endMs: number): SqlText {
+  return sql`(SELECT * FROM (SELECT * FROM visits FINAL WHERE site_id IN ${listOf(question.scope.siteIds)})
+    WHERE deleted = 0 AND start_ts < ${endMs} AND end_ts >= ${startMs} AND (is_internal = 0 OR ${question.withInternal ? 1 : 0} = 1))`;
+}
+
+export function createClickHouseReportReads({ clickhouse, waitForShipping }: ClickHouseReadOptions): ReportQuestions {
+  async function freshnessOf(siteIds: readonly string[], caughtUp: boolean): Promise<Freshness> {
+    const [row] = await clickhouse.query<{ position: number; watermark: number; n: number }>(
+      sql`SELECT (SELECT max(seq) FROM events) AS position, max(received_at) AS watermark, count() AS n FROM events WHERE site_id IN ${listOf(siteIds)}`,
+    );
+    const watermarkMs = row && row.n > 0 ? row.watermark : null;
+    return { position: row?.position ?? 0, watermarkMs, projectedThroughMs: watermarkMs, caughtUp, rawEventsFromDay: undefined };
+  }
+
+  /** Figures by group key for a selection: events (with their visit's entry when needed), visits, exits. */
+  async function grouped(question: Selection, grouping: Grouping): Promise<Map<string, Figures>> {
+    const startMs = question.range.fromDay * dayMs;
+    const endMs = (question.range.toDay + 1) * dayMs;
+    const filters = question.filters;
+    const keys = keyColumns(grouping);
+    const visitFiltered = Object.keys(visitFilterColumns).some((name) => filters[name as keyof typeof visitFilterColumns] !== undefined);
+    const needsVisit = visitFiltered || !['all', 'day', 'path', 'type'].includes(grouping.by);
+    const pageviewVisitorsOnly = filters.path !== undefined || grouping.by === 'path';
+    const selected = sql`SELECT site_id, anon_id, is_internal, ts, type, path, revenue_minor, revenue_currency FROM events FINAL
+      WHERE site_id IN ${listOf(question.scope.siteIds)} AND ts >= ${startMs} AND ts < ${endMs} AND is_bot = 0
+        AND (is_internal = 0 OR ${question.withInternal ? 1 : 0} = 1)${isIn('path', filters.path)}`;
+    const visitSide = sql`SELECT site_id, anon_id, is_internal, start_ts AS v_start, end_ts AS v_end, source AS v_source, device_type AS v_device_type,
+        browser AS v_browser, os AS v_os, country AS v_country, region AS v_region, city AS v_city, utm_source AS v_utm_source,
+        utm_medium AS v_utm_medium, utm_campaign AS v_utm_campaign FROM ${liveVisits(question, startMs, endMs)} WHERE 1 = 1${visitFilterSql(filters)}`;
+    const eventSource = needsVisit
+      ? sql`(SELECT * FROM (${selected}) ALL INNER JOIN (${visitSide}) USING (site_id, anon_id, is_internal) WHERE ts >= v_start AND ts <= v_end)`
+      : sql`(${selected})`;
+    const eventRows = clickhouse.query<GroupRow>(
+      sql`SELECT ${keys.events} AS parts, count() AS events, countIf(type = 'pageview') AS pageviews, countIf(type = ${purchaseType}) AS conversions,
+          ${pageviewVisitorsOnly ? sql`uniqExactIf(anon_id, type = 'pageview')` : sql`uniqExact(anon_id)`} AS visitors,
+          groupArray((revenue_currency, revenue_minor)) AS revenue
+        FROM ${eventSource} GROUP BY parts`,
+    );
+    const visitsInRange = sql`SELECT * FROM ${liveVisits(question, startMs, endMs)} WHERE start_ts >= ${startMs}${visitFilterSql(filters)}`;
+    const visitRows = keys.visits
+      ? clickhouse.query<GroupRow>(
+          sql`SELECT ${keys.visits} AS parts, count() AS visits, countIf(pageviews = 1 AND events = 1) AS bounces, sum(end_ts - start_ts) AS duration,
+              sum(pageviews) AS visit_pageviews, sum(events) AS visit_events
+            FROM (${visitsInRange}${isIn('entry_path', filters.path)}) GROUP BY parts`,
+        )
+      : Promise.resolve([]);
+    const exitRows = keys.exits
+      ? clickhouse.query<GroupRow>(sql`SELECT ${keys.exits} AS parts, count() AS exits FROM (${visitsInRange}${isIn('exit_path', filters.path)}) WHERE exit_seq IS NOT NULL GROUP BY parts`)
+      : Promise.resolve([]);
+    const groups = new Map<string, Figures>();
+    const group = (parts: (string | null)[]) => {
+      const key = keyOf(parts);
+      if (key === null) return undefined;
+      let found = groups.get(key);
+      if (!found) groups.set(key, (found = emptyFigures()));
+      return found;
+    };
+    for (const row of await eventRows) {
+      const figures = group(row.parts);
+      if (!figures) continue;
+      Object.assign(figures, { events: row.events, pageviews: row.pageviews, conversions: row.conversions, visitors: row.visitors });
+      const revenue = new Map<string, number>();
+      for (const [currency, amount] of row.revenue as [string | null, number | null][]) {
+        if (currency !== null && amount !== null) revenue.set(currency, (revenue.get(currency) ?? 0) + amount);
+      }
+      figures.revenue = new Map([...revenue].filter(([, amount]) => amount !== 0));
+    }
+    for (const row of await visitRows) {
+      const figures = group(row.parts);
+      if (figures) Object.assign(figures, { visits: row.visits, bounces: row.bounces, durationMs: row.duration, visitPageviews: row.visit_pageviews, visitEvents: row.visit_events });
+    }
+    for (const row of await exitRows) {
+      const figures = group(row.parts);
+      if (figures) figures.exits = row.exits as number;
+    }
+    return groups;
+  }
+
+  /** The same label the SQLite implementation gives the same question, so meta (and its warnings) stay identical. */
+  function computedFromOf(question: Selection, grouping: Grouping): ComputedFrom {
+    const dims: Record<string, number> = { all: Dim.total, day: Dim.total, ...Dim };
+    const rollupGrouping = grouping.by === 'all' || grouping.by === 'day' ? { by: grouping.by } : { by: 'value' as const, dim: dims[grouping.by]! as never };
+    const selection = { siteIds: question.scope.siteIds, workspaceId: question.scope.workspaceId, range: question.range, filters: question.filters, withInternal: question.withInternal };
+    return planRollupRead(selection, rollupGrouping) ? 'rollups' : 'events';
+  }
+
+  return {
+    async summary(question) {
+      const caughtUp = await waitForShipping();
+      const [whole, byDay] = await Promise.all([grouped(question, { by: 'all' }), grouped(question, { by: 'day' })]);
+      const withVisitors = (figures: Figures | undefined): Figures => {
+        const shown = figures ?? emptyFigures();
+        return question.visitors ? shown : { ...shown, visitors: 0 };
+      };
+      const days = Array.from({ length: question.range.toDay - question.range.fromDay + 1 }, (_, index) => question.range.fromDay + index);
+      return {
+        total: withVisitors(whole.get('')),
+        days: days.map((day) => ({ day, ...withVisitors(byDay.get(String(day))) })),
+        freshness: await freshnessOf(question.scope.siteIds, caughtUp),
+        computedFrom: computedFromOf(question, { by: 'all' }),
+      };
+    },
+
+    async ranking(question) {
+      const caughtUp = await waitForShipping();
+      const groups = await grouped(question, { by: question.by });
+      const rows = [...groups]
+        .filter(([, figures]) => figures.events + figures.visits + figures.exits > 0)
+        .sort(([aKey, a], [bKey, b]) => b[question.order] - a[question.order] || (aKey < bKey ? -1 : aKey > bKey ? 1 : 0));
+      const page = rows.slice(question.offset, question.offset + question.limit);
+      return {
+        rows: page.map(([key, figures]) => ({ key, figures })),
+        more: rows.length > question.offset + question.limit,
+        freshness: await freshnessOf(question.scope.siteIds, caughtUp),
+        computedFrom: computedFromOf(question, { by: question.by }),
+      };
+    },
+
+    async propValues(question) {
+      const caughtUp = await waitForShipping();
+      const startMs = question.range.fromDay * dayMs;
+      const endMs = (question.range.toDay + 1) * dayMs;
+      const filters = question.filters;
+      const visitFiltered = Object.keys(visitFilterColumns).some((name) => filters[name as keyof typeof visitFilterColumns] !== undefined);
+      const selected = sql`SELECT site_id, anon_id, is_internal, ts, raw FROM events FINAL
+        WHERE site_id IN ${listOf(question.scope.siteIds)} AND ts >= ${startMs} AND ts < ${endMs} AND is_bot = 0 AND type = ${question.type}
+          AND (is_internal = 0 OR ${question.withInternal ? 1 : 0} = 1)${isIn('path', filters.path)}`;
+      const source = visitFiltered
+        ? sql`SELECT anon_id, raw FROM (${selected}) ALL INNER JOIN (SELECT site_id, anon_id, is_internal, start_ts AS v_start, end_ts AS v_end
+            FROM ${liveVisits(question, startMs, endMs)} WHERE 1 = 1${visitFilterSql(filters)}) USING (site_id, anon_id, is_internal) WHERE ts >= v_start AND ts <= v_end`
+        : sql`SELECT anon_id, raw FROM (${selected})`;
+      // 18.16 has no JSONExtract of a nested key: the props are read here, from the events of one type only.
+      const counts = new Map<string, { events: number; visitors: Set<string> }>();
+      for (const row of await clickhouse.query<{ anon_id: string; raw: string }>(source)) {
+        const value = propValueText(row.raw, question.property, question.valueChars);
+        if (value === undefined) continue;
+        const found = counts.get(value) ?? { events: 0, visitors: new Set<string>() };
+        found.events++;
+        found.visitors.add(row.anon_id);
+        counts.set(value, found);
+      }
+      const rows = [...counts]
+        .map(([value, found]) => ({ value, events: found.events, visitors: found.visitors.size }))
+        .sort((a, b) => b.events - a.events || (a.value < b.value ? -1 : a.value > b.value ? 1 : 0))
+        .slice(0, question.limit + 1);
+      return { rows, freshness: await freshnessOf(question.scope.siteIds, caughtUp), computedFrom: 'event_log' };
+    },
+  };
+}
+
+/** A prop's value as the SQLite read prints it: text as is, true/false/null by name, numbers and objects as JSON. */
+function propValueText(raw: string, property: string, valueChars: number): string | undefined {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    return undefined;
+  }
+  const props = (parsed as { props?: unknown }).props;
+  if (typeof props !== 'object' || props === null || Array.isArray(props) || !Object.hasOwn(props, property)) return undefined;
+  const value = (props as Record<string, unknown>)[property];
+  const text = typeof value === 'string' ? value : JSON.stringify(value);
+  return [...text].slice(0, valueChars).join('');
+}

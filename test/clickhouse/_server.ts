@@ -1,0 +1,177 @@
+// A real clickhouse-server for the ClickHouse tests: one process on loopback, on free ports found at run time, with
+// its data, temporary files and logs in a temp dir and a small memory footprint, started from a generated config
+// (a <yandex> root, as 18.16 wants) and stopped after the tests. Never skipped: build/prepare-test-machine.mjs
+// installs the server on a fresh machine.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+export interface ClickHouseTestServer {
+  /** The HTTP interface, e.g. http://127.0.0.1:40123 */
+  url: string;
+  httpPort: number;
+  tcpPort: number;
+  dir: string;
+  /** Milliseconds from spawn to the first HTTP answer (the last start). */
+  startedInMs: number;
+  /** Kills the process (SIGKILL: a crash, not a shutdown) and waits for it to exit. */
+  kill(): Promise<void>;
+  /** Starts it again on the same ports and data (after kill). */
+  restart(): Promise<void>;
+  /** Stops it and removes its directory. */
+  close(): Promise<void>;
+}
+
+const serverBinary = ['/usr/sbin/clickhouse-server', '/usr/bin/clickhouse-server'].find((path) => existsSync(path)) ?? 'clickhouse-server';
+
+/** A port nothing listens on now (the kernel's choice for port 0). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const address = probe.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+function configXml(dir: string, httpPort: number, tcpPort: number): string {
+  // Small caches: the tests share a 2-core machine with other developers' runs.
+  return `<?xml version="1.0"?>
+<yandex>
+  <logger>
+    <level>warning</level>
+    <log>${dir}/log/server.log</log>
+    <errorlog>${dir}/log/error.log</errorlog>
+    <size>10M</size>
+    <count>1</count>
+  </logger>
+  <listen_host>127.0.0.1</listen_host>
+  <http_port>${httpPort}</http_port>
+  <tcp_port>${tcpPort}</tcp_port>
+  <path>${dir}/data/</path>
+  <tmp_path>${dir}/tmp/</tmp_path>
+  <user_files_path>${dir}/user_files/</user_files_path>
+  <format_schema_path>${dir}/format_schemas/</format_schema_path>
+  <users_config>${dir}/users.xml</users_config>
+  <default_profile>default</default_profile>
+  <default_database>default</default_database>
+  <max_connections>64</max_connections>
+  <keep_alive_timeout>3</keep_alive_timeout>
+  <max_concurrent_queries>16</max_concurrent_queries>
+  <uncompressed_cache_size>16777216</uncompressed_cache_size>
+  <mark_cache_size>16777216</mark_cache_size>
+  <mlock_executable>false</mlock_executable>
+  <timezone>UTC</timezone>
+  <remote_servers incl="clickhouse_remote_servers" optional="true" />
+  <zookeeper incl="zookeeper-servers" optional="true" />
+  <macros incl="macros" optional="true" />
+  <builtin_dictionaries_reload_interval>3600</builtin_dictionaries_reload_interval>
+  <max_session_timeout>3600</max_session_timeout>
+  <default_session_timeout>60</default_session_timeout>
+</yandex>
+`;
+}
+
+const usersXml = `<?xml version="1.0"?>
+<yandex>
+  <profiles>
+    <default>
+      <max_memory_usage>1000000000</max_memory_usage>
+      <max_threads>2</max_threads>
+      <use_uncompressed_cache>0</use_uncompressed_cache>
+      <load_balancing>random</load_balancing>
+    </default>
+  </profiles>
+  <users>
+    <default>
+      <password></password>
+      <networks><ip>127.0.0.1</ip><ip>::1</ip></networks>
+      <profile>default</profile>
+      <quota>default</quota>
+    </default>
+  </users>
+  <quotas>
+    <default>
+      <interval><duration>3600</duration><queries>0</queries><errors>0</errors><result_rows>0</result_rows><read_rows>0</read_rows><execution_time>0</execution_time></interval>
+    </default>
+  </quotas>
+</yandex>
+`;
+
+async function answers(url: string): Promise<boolean> {
+  try {
+    const response = await fetch(`${url}/ping`, { signal: AbortSignal.timeout(1000) });
+    return response.ok;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Starts a clickhouse-server and resolves once its HTTP interface answers /ping (within `startTimeoutMs`).
+ * @example const clickhouse = await startClickHouse(); afterAll(() => clickhouse.close());
+ */
+export async function startClickHouse(options: { startTimeoutMs?: number } = {}): Promise<ClickHouseTestServer> {
+  const startTimeoutMs = options.startTimeoutMs ?? 60_000;
+  const dir = mkdtempSync(join(tmpdir(), 'sightline-clickhouse-'));
+  for (const sub of ['data', 'tmp', 'log', 'user_files', 'format_schemas']) mkdirSync(join(dir, sub));
+  const httpPort = await freePort();
+  let tcpPort = await freePort();
+  while (tcpPort === httpPort) tcpPort = await freePort();
+  writeFileSync(join(dir, 'config.xml'), configXml(dir, httpPort, tcpPort));
+  writeFileSync(join(dir, 'users.xml'), usersXml);
+  const url = `http://127.0.0.1:${httpPort}`;
+  let child: ChildProcess | undefined;
+  let exited: Promise<void> = Promise.resolve();
+  let stderr = '';
+
+  const start = async () => {
+    const startedAt = Date.now();
+    stderr = '';
+    const spawned = spawn(serverBinary, [`--config-file=${join(dir, 'config.xml')}`], { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] });
+    spawned.stderr!.on('data', (chunk: Buffer) => {
+      if (stderr.length < 10_000) stderr += chunk.toString();
+    });
+    let gone = false;
+    exited = new Promise((resolve) => spawned.once('exit', () => ((gone = true), resolve())));
+    child = spawned;
+    while (!(await answers(url))) {
+      if (gone) throw new Error(`clickhouse-server exited while starting (${dir}): ${stderr.slice(0, 2000)}`);
+      if (Date.now() - startedAt > startTimeoutMs) {
+        spawned.kill('SIGKILL');
+        throw new Error(`clickhouse-server did not answer on ${url} within ${startTimeoutMs} ms: ${stderr.slice(0, 2000)}`);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    server.startedInMs = Date.now() - startedAt;
+  };
+
+  const stop = async (signal: NodeJS.Signals) => {
+    if (!child || child.exitCode !== null || child.signalCode !== null) return;
+    child.kill(signal);
+    const timer = setTimeout(() => child?.kill('SIGKILL'), 10_000);
+    await exited;
+    clearTimeout(timer);
+  };
+
+  const server: ClickHouseTestServer = {
+    url,
+    httpPort,
+    tcpPort,
+    dir,
+    startedInMs: 0,
+    kill: () => stop('SIGKILL'),
+    restart: start,
+    close: async () => {
+      await stop('SIGTERM');
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+  await start();
+  return server;
+}

@@ -1,0 +1,50 @@
+// The read model's contract suite, report questions only, answered by ClickHouse: events go in through the real
+// server (POST /s2s/events into SQLite), the projector derives their visits, the shipper sends both to a real
+// clickhouse-server, and summary, ranking and propValues are answered by src/read-model/clickhouse/report-reads.ts.
+// The other families (events, people, funnels, attribution) are not implemented over ClickHouse yet, so their cases
+// are not run here at all (they run against SQLite in test/read-model/sqlite.test.ts).
+import { createClickHouse } from '../../src/clickhouse/client.ts';
+import { applyClickHouseSchema } from '../../src/clickhouse/schema.ts';
+import { createShipper } from '../../src/clickhouse/shipper.ts';
+import { createClickHouseReportReads } from '../../src/read-model/clickhouse/report-reads.ts';
+import type { ReadModel } from '../../src/read-model/read-model.ts';
+import { seedWorkspace, startTestServer } from '../_setup.ts';
+import { manualClock } from '../admin/_helpers.ts';
+import { contractNow, describeReadModelContract } from '../read-model/contract.ts';
+import { startClickHouse } from './_server.ts';
+
+describeReadModelContract(
+  'ClickHouse, report questions only (summary, ranking, propValues)',
+  async () => {
+    const [server, clickhouseServer] = await Promise.all([startTestServer({ clock: manualClock(contractNow) }), startClickHouse()]);
+    const workspace = await seedWorkspace(server, 'contract', { sites: ['contract-a', 'contract-b'] });
+    const clickhouse = createClickHouse({ url: clickhouseServer.url, database: 'sightline', timeoutMs: 10_000 });
+    await applyClickHouseSchema(clickhouse);
+    const shipper = createShipper({ db: server.db, clickhouse });
+    const reports = createClickHouseReportReads({
+      clickhouse,
+      // What the app's wait will do: the projector passes every stored event, then ClickHouse receives them.
+      waitForShipping: async () => {
+        await server.projected();
+        await shipper.shipAll();
+        return true;
+      },
+    });
+    // Only the report questions are asked of this read model (the suite runs only their cases).
+    const readModel: ReadModel = { ...server.app.readModel, ...reports };
+    return {
+      readModel,
+      siteA: 'contract-a',
+      siteB: 'contract-b',
+      workspaceId: workspace.id,
+      store: async (siteId, events) => {
+        const response = await server.request('POST', '/s2s/events', { token: siteId, body: events });
+        if (response.status !== 202) throw new Error(`store: ${response.status} ${response.text}`);
+      },
+      close: async () => {
+        await Promise.all([server.close(), clickhouseServer.close()]);
+      },
+    };
+  },
+  ['report'],
+);
