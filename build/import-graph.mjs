@@ -39,8 +39,8 @@ export const layers = [
   },
   {
     name: 'storage',
-    why: 'the owners of shared tables: the event log, the projector (sole writer of derived data), the audit log, salts',
-    entries: ['event-store/', 'projector/', 'audit/', 'visitors/'],
+    why: 'the owners of shared tables: the event log, the projector (sole writer of derived data), the audit log, salts, and the ClickHouse store the shipper fills',
+    entries: ['event-store/', 'projector/', 'audit/', 'visitors/', 'clickhouse/'],
   },
   {
     name: 'read model',
