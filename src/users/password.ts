@@ -1,6 +1,6 @@
 // Passwords: 12 to 256 characters, stored as an scrypt hash (node:crypto) whose parameters travel in the stored
 // string, so they can be raised later without invalidating old hashes. N = 2^15, r = 6, p = 1 (24 MiB of memory per
-// hash) measured at about 75 ms on the reference machine (docs/people.md, "Passwords"). Hashing runs on libuv's
+// hash) measured at 52-60 ms per hash on the reference machine (docs/people.md, "Passwords"). Hashing runs on libuv's
 // thread pool (async scrypt), so a sign-in does not stop the HTTP thread. Comparison is constant-time.
 import { randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
 
