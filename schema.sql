@@ -733,3 +733,83 @@ CREATE TABLE projector_repairs (
   name  TEXT PRIMARY KEY   -- which repair: 'path_visitors'
 ) WITHOUT ROWID;
 INSERT INTO projector_repairs (name) SELECT 'path_visitors' FROM projector_state WHERE position > 0;
+
+-- @version 20: people (CONTRACT section 9; src/users/, docs/people.md). Users sign in with an e-mail (stored
+-- lower-cased, unique) and a password stored as an scrypt hash (its parameters in the stored string); their TOTP
+-- secret is sealed (src/secrets/secret-box.ts, associated data "user-totp/<id>"), never stored in clear. A user's
+-- sessions carry the UI's cookie (only its SHA-256 is stored) and have an id of their own, so each can be listed and
+-- revoked. The audit log gains actor_kind 'user' (rebuilt: SQLite cannot alter a CHECK; every row copied as it was).
+CREATE TABLE users (
+  id               TEXT PRIMARY KEY,                 -- UUID
+  email            TEXT NOT NULL UNIQUE,             -- lower-cased
+  name             TEXT NOT NULL DEFAULT '',
+  password_hash    TEXT,                             -- scrypt$N$r$p$salt$hash; null: no password set
+  operator         INTEGER NOT NULL DEFAULT 0 CHECK (operator IN (0, 1)),
+  totp_secret      BLOB,                             -- sealed; the confirmed secret while totp_enabled, else pending
+  totp_enabled     INTEGER NOT NULL DEFAULT 0 CHECK (totp_enabled IN (0, 1)),
+  totp_last_step   INTEGER,                          -- the last accepted TOTP time step: a code is never used twice
+  created_at       TEXT NOT NULL,
+  last_login_at    TEXT,
+  disabled_at      TEXT
+);
+CREATE TABLE memberships (
+  workspace_id  TEXT NOT NULL REFERENCES workspaces (id),
+  user_id       TEXT NOT NULL REFERENCES users (id),
+  role          TEXT NOT NULL CHECK (role IN ('owner', 'admin', 'analyst', 'viewer')),
+  created_at    TEXT NOT NULL,
+  PRIMARY KEY (workspace_id, user_id)
+) WITHOUT ROWID;
+CREATE INDEX memberships_by_user ON memberships (user_id);
+CREATE TABLE user_recovery_codes (
+  user_id    TEXT NOT NULL REFERENCES users (id),
+  code_hash  BLOB NOT NULL,                          -- SHA-256 of the code (80 random bits); shown once
+  used_at    TEXT,
+  PRIMARY KEY (user_id, code_hash)
+) WITHOUT ROWID;
+CREATE TABLE user_sessions (
+  id            TEXT PRIMARY KEY,                    -- UUID: how the user names it to revoke it
+  token_hash    BLOB NOT NULL UNIQUE,                -- SHA-256 of the cookie's 32 random bytes
+  user_id       TEXT NOT NULL REFERENCES users (id),
+  user_agent    TEXT NOT NULL DEFAULT '',            -- at most 200 characters, to tell one's sessions apart
+  created_at    TEXT NOT NULL,
+  last_used_at  TEXT NOT NULL,
+  expires_at    TEXT NOT NULL                        -- absolute end (created_at + 7 days)
+);
+CREATE INDEX user_sessions_by_user ON user_sessions (user_id, created_at);
+-- What happens to accounts, whatever workspace: sign-ins (the account's id, never the attempted e-mail), account
+-- changes, second factors, revoked sessions. Append-only like audit_log.
+CREATE TABLE account_audit_log (
+  id          TEXT PRIMARY KEY,                      -- UUID
+  actor_kind  TEXT NOT NULL CHECK (actor_kind IN ('admin', 'user', 'system', 'anonymous')),
+  actor_id    TEXT,
+  action      TEXT NOT NULL,
+  user_id     TEXT,                                  -- the account concerned; null for a sign-in with an unknown e-mail
+  metadata    TEXT NOT NULL DEFAULT '{}',
+  ts          TEXT NOT NULL
+);
+CREATE INDEX account_audit_log_by_user ON account_audit_log (user_id, ts);
+CREATE TRIGGER account_audit_log_refuses_update BEFORE UPDATE ON account_audit_log
+BEGIN SELECT RAISE(ABORT, 'account_audit_log is append-only'); END;
+CREATE TRIGGER account_audit_log_refuses_delete BEFORE DELETE ON account_audit_log
+BEGIN SELECT RAISE(ABORT, 'account_audit_log is append-only'); END;
+DROP TRIGGER audit_log_refuses_update;
+DROP TRIGGER audit_log_refuses_delete;
+CREATE TABLE audit_log_with_users (
+  id            TEXT PRIMARY KEY,
+  workspace_id  TEXT NOT NULL,
+  actor_kind    TEXT NOT NULL CHECK (actor_kind IN ('admin', 'apiKey', 'system', 'user')),
+  actor_id      TEXT,
+  action        TEXT NOT NULL,
+  target        TEXT,
+  metadata      TEXT NOT NULL DEFAULT '{}',
+  ts            TEXT NOT NULL
+);
+INSERT INTO audit_log_with_users (id, workspace_id, actor_kind, actor_id, action, target, metadata, ts)
+SELECT id, workspace_id, actor_kind, actor_id, action, target, metadata, ts FROM audit_log;
+DROP TABLE audit_log;
+ALTER TABLE audit_log_with_users RENAME TO audit_log;
+CREATE INDEX audit_log_by_workspace_ts ON audit_log (workspace_id, ts);
+CREATE TRIGGER audit_log_refuses_update BEFORE UPDATE ON audit_log
+BEGIN SELECT RAISE(ABORT, 'audit_log is append-only'); END;
+CREATE TRIGGER audit_log_refuses_delete BEFORE DELETE ON audit_log
+BEGIN SELECT RAISE(ABORT, 'audit_log is append-only'); END;

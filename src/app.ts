@@ -53,6 +53,8 @@ import { findWorkspaceBySlug } from './tenants/queries/find-workspace.ts';
 import { findKeyByHash } from './tenants/queries/key-credentials.ts';
 import { recordKeyUse } from './tenants/key-use.ts';
 import { sessionCallerOf } from './ui/session.ts';
+import { mountUsers } from './users/routes.ts';
+import { userSessionCallerOf } from './users/user-sessions.ts';
 import { deleteShareLinksOfSite, findShareLinkByHash } from './ui/queries/share-link-rows.ts';
 import { deleteEventKeysOfSite } from './event-store/queries/event-keys.ts';
 import { deleteEventsOfSite } from './event-store/queries/event-rows.ts';
@@ -156,19 +158,26 @@ export const siteDataRemovers: readonly SiteDataRemover[] = [
  * @example const context = createAppContext({ db, config, clock: systemClock, random: cryptoRandom, adminToken });
  */
 export function createAppContext(parts: Omit<AppContext, 'access' | 'siteDataRemovers'>): AppContext {
-  const context: AppContext = { ...parts, access: accessLookupsOf(parts, (event) => sessionCallerOf(event, context)), siteDataRemovers };
+  const context: AppContext = {
+    ...parts,
+    access: accessLookupsOf(parts, { sessionCallerOf: (event) => sessionCallerOf(event, context), userSessionCallerOf: (event) => userSessionCallerOf(event, context) }),
+    siteDataRemovers,
+  };
   return context;
 }
 
-/** What the access resolver looks up, each from its owner: keys and tenants (tenants/), sessions and share links (ui/). */
-function accessLookupsOf({ db, clock }: Pick<AppContext, 'db' | 'clock'>, sessionCaller: AccessLookups['sessionCallerOf']): AccessLookups {
+/**
+ * What the access resolver looks up, each from its owner: keys and tenants (tenants/), sessions and share links (ui/),
+ * users' sessions with their roles (users/).
+ */
+function accessLookupsOf({ db, clock }: Pick<AppContext, 'db' | 'clock'>, sessions: Pick<AccessLookups, 'sessionCallerOf' | 'userSessionCallerOf'>): AccessLookups {
   return {
     findKeyByHash: (keyHash) => {
       const row = findKeyByHash(db, keyHash);
       return row && { id: row.id, workspaceId: row.workspace_id, scopes: JSON.parse(row.scopes) as Scope[], revoked: row.revoked_at !== null };
     },
     recordKeyUse: (keyId) => recordKeyUse(db, keyId, clock.now()),
-    sessionCallerOf: sessionCaller,
+    ...sessions,
     findShareLinkByHash: (tokenHash) => {
       const row = findShareLinkByHash(db, tokenHash);
       return row && { siteId: row.site_id, workspaceId: row.workspace_id, revoked: row.revoked_at !== null };
@@ -230,6 +239,7 @@ export function createApp(options: CreateAppOptions): SightlineApp {
   mountAttribution(h3, context, waitForProjection, analysis);
   mountUi(h3, context);
   mountShareLinks(h3, context);
+  mountUsers(h3, context);
   options.extend?.(h3, context);
   // Last: the published documents describe every route mounted before it.
   mountOpenApi(h3, context);

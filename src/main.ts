@@ -6,6 +6,7 @@ import { runCommandLine } from './cli/command-line.ts';
 import { doctorCommand } from './cli/doctor.ts';
 import { endpointCommand } from './cli/endpoint.ts';
 import { keyCommand } from './cli/key.ts';
+import { memberCommand, userCommand } from './cli/user.ts';
 import { planCommand } from './cli/plan.ts';
 import { serveCommand } from './cli/serve.ts';
 import { shareLinkCommand } from './cli/share-link.ts';
@@ -25,6 +26,8 @@ const main = defineCommand({
     site: siteCommand,
     'share-link': shareLinkCommand,
     key: keyCommand,
+    user: userCommand,
+    member: memberCommand,
     spend: spendCommand,
     endpoint: endpointCommand,
     plan: planCommand,

@@ -41,7 +41,8 @@ export function callerOfSecret(context: Pick<AccessContext, 'adminToken' | 'acce
 }
 
 /**
- * The admin token or an API key as a bearer, else the admin UI's session cookie standing for one of them (same-site,
+ * The admin token or an API key as a bearer, else the admin UI's session cookie standing for one of them or for a
+ * signed-in user (same-site,
  * and with the CSRF header on a mutating request: src/ui/session.ts); anything else is a 401. A bearer is a guess
  * of a secret: from a client address that failed too often it is 429 rate_limited, right or wrong alike. The
  * session cookie (256 random bits, given only after a sign-in that was itself throttled) is not, so a browser
@@ -50,7 +51,7 @@ export function callerOfSecret(context: Pick<AccessContext, 'adminToken' | 'acce
 export function authenticate(event: H3Event, context: AccessContext): Caller {
   const token = readBearer(event);
   if (!token) {
-    const sessionCaller = context.access.sessionCallerOf(event);
+    const sessionCaller = context.access.sessionCallerOf(event) ?? context.access.userSessionCallerOf(event);
     if (!sessionCaller) throw ApiError.unauthorized();
     return sessionCaller;
   }

@@ -1,6 +1,6 @@
 // What the access resolver looks up, handed to it when the app (or a CLI command) is created (src/app.ts builds it
-// from tenants/ and ui/): the resolver itself knows no table and no domain. A new kind of credential (users with
-// workspace roles) extends AccessLookups with its own lookup.
+// from tenants/, ui/ and users/): the resolver itself knows no table and no domain. A new kind of credential extends
+// AccessLookups with its own lookup.
 import type { H3Event } from 'h3';
 import type { Clock } from '../clock.ts';
 import type { Config } from '../config.ts';
@@ -35,6 +35,11 @@ export interface AccessLookups {
    * request without the CSRF header: src/ui/session.ts).
    */
   sessionCallerOf(event: H3Event): Caller | undefined;
+  /**
+   * The user a session cookie of a signed-in person stands for, with their roles (src/users/user-sessions.ts), or
+   * undefined under the same conditions as sessionCallerOf, or when the user is disabled.
+   */
+  userSessionCallerOf(event: H3Event): Caller | undefined;
   findShareLinkByHash(tokenHash: Buffer): ShareLinkCredential | undefined;
   findSite(siteId: string): SiteRow | undefined;
   findWorkspaceBySlug(slug: string): WorkspaceRow | undefined;

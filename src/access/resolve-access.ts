@@ -4,11 +4,15 @@ import { ApiError } from '../http/errors.ts';
 import type { SiteRow } from '../tenants/queries/find-site.ts';
 import type { WorkspaceRow } from '../tenants/queries/find-workspace.ts';
 import { authenticate } from './authenticate.ts';
-import { type Caller, hasScope, type Scope } from './caller.ts';
+import { actsAsOperatorIn, type Caller, canReadBeyondDashboards, canSeeWorkspace, hasScope, isOperator, type Role, type Scope } from './caller.ts';
 import type { AccessContext } from './lookups.ts';
 
-/** What an endpoint needs: the operator's admin token, or a scope (which the admin token also satisfies). */
-export type Requirement = { adminToken: true } | { scope: Scope };
+/**
+ * What an endpoint needs: the operator's admin token (inside a workspace its owner and platform operators pass too),
+ * a workspace role (`owner`: the admin token and operators pass too), or a scope (which the admin token also
+ * satisfies). A scope of query:read marked `dashboard` is what a viewer may read; other reads refuse viewers.
+ */
+export type Requirement = { adminToken: true } | { role: Extract<Role, 'owner'> } | { scope: Scope; dashboard?: true };
 
 export interface WorkspaceAccess {
   caller: Caller;
@@ -23,7 +27,7 @@ export interface SiteAccess {
 /** For endpoints without a workspace in the path (GET/POST /workspaces): only the admin token. */
 export function requireAdminToken(event: H3Event, context: AccessContext): Caller {
   const caller = authenticate(event, context);
-  if (caller.kind !== 'admin') throw new ApiError(403, 'forbidden_scope', 'This action needs the admin token');
+  if (!isOperator(caller)) throw new ApiError(403, 'forbidden_scope', 'This action needs the admin token');
   return caller;
 }
 
@@ -34,8 +38,8 @@ export function requireAdminToken(event: H3Event, context: AccessContext): Calle
 export function resolveWorkspace(event: H3Event, context: AccessContext, slug: string, requirement: Requirement): WorkspaceAccess {
   const caller = authenticate(event, context);
   const workspace = context.access.findWorkspaceBySlug(slug);
-  if (!workspace || (caller.kind === 'apiKey' && caller.workspaceId !== workspace.id)) throw ApiError.notFound();
-  checkRequirement(caller, requirement);
+  if (!workspace || !canSeeWorkspace(caller, workspace.id)) throw ApiError.notFound();
+  checkRequirement(caller, requirement, workspace.id);
   return { caller, workspace };
 }
 
@@ -47,15 +51,22 @@ export function resolveSite(event: H3Event, context: AccessContext, siteId: stri
 
 export function resolveSiteForCaller(context: AccessContext, caller: Caller, siteId: string, requirement: Requirement): SiteRow {
   const site = context.access.findSite(siteId);
-  if (!site || (caller.kind === 'apiKey' && caller.workspaceId !== site.workspace_id)) throw ApiError.notFound();
-  checkRequirement(caller, requirement);
+  if (!site || !canSeeWorkspace(caller, site.workspace_id)) throw ApiError.notFound();
+  checkRequirement(caller, requirement, site.workspace_id);
   return site;
 }
 
-function checkRequirement(caller: Caller, requirement: Requirement): void {
+function checkRequirement(caller: Caller, requirement: Requirement, workspaceId: string): void {
   if ('adminToken' in requirement) {
-    if (caller.kind !== 'admin') throw new ApiError(403, 'forbidden_scope', 'This action needs the admin token');
+    if (!actsAsOperatorIn(caller, workspaceId)) throw new ApiError(403, 'forbidden_scope', 'This action needs the admin token');
     return;
   }
-  if (!hasScope(caller, requirement.scope)) throw ApiError.forbiddenScope(requirement.scope);
+  if ('role' in requirement) {
+    if (!actsAsOperatorIn(caller, workspaceId)) throw new ApiError(403, 'forbidden_scope', 'This action needs the owner role');
+    return;
+  }
+  if (!hasScope(caller, requirement.scope, workspaceId)) throw ApiError.forbiddenScope(requirement.scope);
+  if (!requirement.dashboard && !canReadBeyondDashboards(caller, workspaceId)) {
+    throw new ApiError(403, 'forbidden_scope', 'A viewer reads the dashboards (site reports) only');
+  }
 }

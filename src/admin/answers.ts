@@ -48,7 +48,7 @@ export const KeyListAnswer = v.strictObject({ keys: v.array(ApiKeyAnswer), next_
 export const AuditEntryAnswer = v.strictObject({
   id: Uuid,
   workspace_id: Uuid,
-  actor_kind: v.picklist(['admin', 'apiKey', 'system']),
+  actor_kind: v.picklist(['admin', 'apiKey', 'user', 'system']),
   actor_id: v.nullable(Uuid),
   action: v.pipe(v.string(), v.regex(/^[a-z][a-z0-9_.-]*$/)),
   target: v.nullable(v.string()),

@@ -15,7 +15,7 @@ const AuditQuery = v.object({
 export interface AuditEntry {
   id: string;
   workspace_id: string;
-  actor_kind: 'admin' | 'apiKey' | 'system';
+  actor_kind: 'admin' | 'apiKey' | 'user' | 'system';
   actor_id: string | null;
   action: string;
   target: string | null;

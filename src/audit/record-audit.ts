@@ -4,7 +4,7 @@ import type { AppContext } from '../context.ts';
 import { insertAuditRow, newestAuditTs } from './queries/insert-audit-row.ts';
 import { toIso } from '../clock.ts';
 
-export type Actor = { kind: 'admin' } | { kind: 'apiKey'; id: string } | { kind: 'system' };
+export type Actor = { kind: 'admin' } | { kind: 'apiKey'; id: string } | { kind: 'user'; id: string } | { kind: 'system' };
 
 export type AuditAction =
   | 'workspace.create'
@@ -28,7 +28,10 @@ export type AuditAction =
   | 'endpoint.update'
   | 'endpoint.delete'
   | 'share_link.create'
-  | 'share_link.revoke';
+  | 'share_link.revoke'
+  | 'member.add'
+  | 'member.update'
+  | 'member.remove';
 
 export interface AuditEntryInput {
   workspaceId: string;
@@ -39,7 +42,8 @@ export interface AuditEntryInput {
 }
 
 export function actorOf(caller: Caller): Actor {
-  return caller.kind === 'admin' ? { kind: 'admin' } : { kind: 'apiKey', id: caller.keyId };
+  if (caller.kind === 'admin') return { kind: 'admin' };
+  return caller.kind === 'apiKey' ? { kind: 'apiKey', id: caller.keyId } : { kind: 'user', id: caller.userId };
 }
 
 /**
@@ -57,7 +61,7 @@ export function recordAudit(context: Pick<AppContext, 'db' | 'clock' | 'random'>
     id: context.random.uuid(),
     workspace_id: entry.workspaceId,
     actor_kind: entry.actor.kind,
-    actor_id: entry.actor.kind === 'apiKey' ? entry.actor.id : null,
+    actor_id: entry.actor.kind === 'apiKey' || entry.actor.kind === 'user' ? entry.actor.id : null,
     action: entry.action,
     target: entry.target,
     metadata: JSON.stringify(entry.metadata ?? {}),

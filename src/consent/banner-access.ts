@@ -7,7 +7,7 @@ import { findSite, type SiteRow } from '../tenants/queries/find-site.ts';
 import type { AppContext } from '../context.ts';
 import type { SiteAccess } from '../access/resolve-access.ts';
 import { authenticate } from '../access/authenticate.ts';
-import { hasScope, type Scope } from '../access/caller.ts';
+import { canSeeWorkspace, hasScope, type Scope } from '../access/caller.ts';
 import { ApiError } from '../http/errors.ts';
 
 /**
@@ -28,10 +28,10 @@ function namesWorkspaceOf(context: AppContext, site: SiteRow, header: string): b
 export function resolveBannerSite(event: H3Event, context: AppContext, siteId: string, scope: Scope): SiteAccess {
   const caller = authenticate(event, context);
   const site = findSite(context.db, siteId);
-  if (!site || (caller.kind === 'apiKey' && caller.workspaceId !== site.workspace_id)) throw ApiError.notFound();
+  if (!site || !canSeeWorkspace(caller, site.workspace_id)) throw ApiError.notFound();
   const header = event.req.headers.get('x-workspace-id');
   if (caller.kind === 'admin' && header === null) throw ApiError.notFound();
   if (header !== null && !namesWorkspaceOf(context, site, header)) throw ApiError.notFound();
-  if (!hasScope(caller, scope)) throw ApiError.forbiddenScope(scope);
+  if (!hasScope(caller, scope, site.workspace_id)) throw ApiError.forbiddenScope(scope);
   return { caller, site };
 }

@@ -57,9 +57,10 @@ function v2(context: AppContext, event: H3Event) {
   return { query, params, scope: toReportScope(context, site, params.allSites) };
 }
 
-/** What the stream caps count as one credential: the admin token, or one API key whatever its scopes. */
+/** What the stream caps count as one credential: the admin token, one API key whatever its scopes, or one user. */
 function credentialOf(caller: Caller): string {
-  return caller.kind === 'admin' ? 'admin-token' : `api-key:${caller.keyId}`;
+  if (caller.kind === 'admin') return 'admin-token';
+  return caller.kind === 'apiKey' ? `api-key:${caller.keyId}` : `user:${caller.userId}`;
 }
 
 /** The Node response under the request when Node serves it (not under app.fetch). */

@@ -7,7 +7,7 @@ import { findWorkspaceBySlug } from '../tenants/queries/find-workspace.ts';
 import { actorOf } from '../audit/record-audit.ts';
 import { resolveWorkspace } from '../access/resolve-access.ts';
 import { authenticate } from '../access/authenticate.ts';
-import { hasScope } from '../access/caller.ts';
+import { canSeeWorkspace } from '../access/caller.ts';
 import { readJsonBody } from '../http/body.ts';
 import { ApiError } from '../http/errors.ts';
 import { ListQuery } from '../http/pagination.ts';
@@ -49,9 +49,12 @@ export function mountIntegrations(app: H3, context: AppContext, worker: Delivery
     handler: async (event) => {
       const caller = authenticate(event, context);
       // The admin scope is a wildcard (spec, Authentication rule 2): an admin key or the admin token passes too.
-      if (!hasScope(caller, 'integrations:write')) throw ApiError.unauthorized();
+      // A person (a user's session) is no automation platform: as without the scope, 401.
+      if (caller.kind === 'user' || (caller.kind === 'apiKey' && !caller.scopes.includes('admin') && !caller.scopes.includes('integrations:write'))) {
+        throw ApiError.unauthorized();
+      }
       const workspace = findWorkspaceBySlug(context.db, slugOf(event));
-      if (!workspace || (caller.kind === 'apiKey' && caller.workspaceId !== workspace.id)) throw ApiError.notFound();
+      if (!workspace || !canSeeWorkspace(caller, workspace.id)) throw ApiError.notFound();
       const input = parseBody(BridgeActionBody, await readJsonBody(event));
       const result = recordBridgeAction(context, workspace, caller.kind === 'apiKey' ? caller.keyId : null, input);
       if (!result.replayed) worker.wake();

@@ -20,9 +20,12 @@ export function siteIdOf(event: H3Event): string {
   return getRouterParam(event, 'siteId', { decode: true }) ?? '';
 }
 
-/** Authenticates (query:read) and resolves the population; call before parsing anything else. */
-export function resolveReportSite(event: H3Event, context: AppContext): SiteRow {
-  return resolveSite(event, context, siteIdOf(event), { scope: 'query:read' }).site;
+/**
+ * Authenticates (query:read) and resolves the population; call before parsing anything else. `dashboard`: the read
+ * is one of the dashboards' (a site's reports), which a viewer may read too (docs/people.md).
+ */
+export function resolveReportSite(event: H3Event, context: AppContext, options: { dashboard?: boolean } = {}): SiteRow {
+  return resolveSite(event, context, siteIdOf(event), options.dashboard ? { scope: 'query:read', dashboard: true } : { scope: 'query:read' }).site;
 }
 
 export function toReportScope(context: AppContext, site: SiteRow, allSites: boolean): ReportScope {

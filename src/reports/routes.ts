@@ -40,7 +40,7 @@ const queryOf = (event: H3Event) => getQuery(event) as QueryValues;
  */
 function v2(context: AppContext, event: H3Event) {
   const shareToken = readShareToken(event);
-  const site = shareToken === undefined ? resolveReportSite(event, context) : resolveSharedSite(event, context, shareToken, siteIdOf(event));
+  const site = shareToken === undefined ? resolveReportSite(event, context, { dashboard: true }) : resolveSharedSite(event, context, shareToken, siteIdOf(event));
   const query = queryOf(event);
   const params = parseCommonParams(query);
   if (shareToken !== undefined && params.allSites) throw new ApiError(403, 'forbidden_scope', 'A share link reaches its own site only');
@@ -48,7 +48,7 @@ function v2(context: AppContext, event: H3Event) {
 }
 
 function legacy(context: AppContext, event: H3Event) {
-  const site = resolveReportSite(event, context);
+  const site = resolveReportSite(event, context, { dashboard: true });
   return { site, range: parseDateRange(queryOf(event), maxRangeDays).range };
 }
 

@@ -33,7 +33,7 @@ export function resolveUploadSite(event: H3Event, context: AppContext, siteId: s
   }
   if (caller?.kind === 'apiKey') {
     const site = findSite(context.db, siteId);
-    if (site && site.workspace_id === caller.workspaceId && hasScope(caller, 'ingest:write')) return site;
+    if (site && site.workspace_id === caller.workspaceId && hasScope(caller, 'ingest:write', site.workspace_id)) return site;
   }
   throw ApiError.unauthorized();
 }

@@ -82,6 +82,8 @@ function serveAsset(event: H3Event, path: string): Response {
 /** What the UI needs to know about who signed in: never the credential itself. */
 function describeSession(context: AppContext, caller: Caller, csrf: string, expiresAt: string): v.InferOutput<typeof SignedInAnswer> {
   if (caller.kind === 'admin') return { signed_in: true, kind: 'admin', csrf, expires_at: expiresAt, workspace: null, scopes: ['admin'] };
+  // A user's session is described by GET /v1/me (src/users/); this session route knows the token sign-in only.
+  if (caller.kind === 'user') throw new Error('a user session is not a token session');
   const workspace = findWorkspaceById(context.db, caller.workspaceId);
   return {
     signed_in: true,

@@ -35,6 +35,8 @@ export function csrfTokenOf(sessionToken: string): string {
  * @example const session = createSession(context, { kind: 'admin' }); // then set the cookie to session.token
  */
 export function createSession(context: AppContext, caller: Caller): NewSession {
+  // A user signs in with a password instead (src/users/sign-in.ts), into a session of their own.
+  if (caller.kind === 'user') throw new Error('a user signs in at POST /v1/auth/login');
   const now = context.clock.now();
   const token = context.random.bytes(32).toString('base64url');
   const expiresAt = toIso(now + sessionLifetimeMs);
@@ -117,17 +119,27 @@ function sameSecret(given: string, expected: string): boolean {
  * missing bearer gets.
  */
 export function sessionCallerOf(event: H3Event, context: AppContext): Caller | undefined {
+  const token = acceptedSessionToken(event, context);
+  if (!token) return undefined;
+  const row = findLiveSession(context, token);
+  if (!row) return undefined;
+  const caller = callerOfRow(context, row);
+  if (caller) touch(context, row);
+  return caller;
+}
+
+/**
+ * The session cookie's value when the request may be authenticated by it: same-site, and a mutating request carries
+ * the session's CSRF header. A user's sessions (src/users/user-sessions.ts) share the cookie and these conditions.
+ */
+export function acceptedSessionToken(event: H3Event, context: AppContext): string | undefined {
   const token = readSessionCookie(event);
   if (!token || isCrossSite(event, context)) return undefined;
   if (!safeMethods.has(event.req.method)) {
     const csrf = event.req.headers.get(csrfHeaderName);
     if (csrf === null || !sameSecret(csrf, csrfTokenOf(token))) return undefined;
   }
-  const row = findLiveSession(context, token);
-  if (!row) return undefined;
-  const caller = callerOfRow(context, row);
-  if (caller) touch(context, row);
-  return caller;
+  return token;
 }
 
 /** The stored session of a cookie while it lives (not past its absolute end nor idle too long). */

@@ -25,6 +25,38 @@ export interface Answers {
   "GET /v1/healthz": {
     status: "ok";
   };
+  "GET /v1/me": {
+    user: {
+      id: string;
+      email: string;
+      name: string;
+      created_at: string;
+      last_login_at: string | null;
+      totp_enabled: boolean;
+      sso: boolean;
+      disabled_at: string | null;
+      operator: boolean;
+    };
+    workspaces: {
+      id: string;
+      slug: string;
+      name: string;
+      role: "owner" | "admin" | "analyst" | "viewer";
+    }[];
+    csrf: string;
+    session_id: string;
+    expires_at: string;
+  };
+  "GET /v1/me/sessions": {
+    sessions: {
+      id: string;
+      user_agent: string;
+      created_at: string;
+      last_used_at: string;
+      expires_at: string;
+      current: boolean;
+    }[];
+  };
   "GET /v1/openapi.json": {
     openapi: "3.1.0";
     info: {
@@ -613,7 +645,7 @@ export interface Answers {
     entries: {
       id: string;
       workspace_id: string;
-      actor_kind: "admin" | "apiKey" | "system";
+      actor_kind: "admin" | "apiKey" | "user" | "system";
       actor_id: string | null;
       action: string;
       target: string | null;
@@ -674,6 +706,17 @@ export interface Answers {
       revoked_at: string | null;
     }[];
     next_cursor: string | null;
+  };
+  "GET /v1/workspaces/{slug}/members": {
+    members: {
+      workspace: string;
+      user_id: string;
+      email: string;
+      name: string;
+      role: "owner" | "admin" | "analyst" | "viewer";
+      created_at: string;
+      disabled_at: string | null;
+    }[];
   };
   "GET /v1/workspaces/{slug}/roi": {
     from: string;
@@ -838,6 +881,17 @@ export interface Answers {
     }[];
     next_cursor: string | null;
   };
+  "PATCH /v1/me": {
+    id: string;
+    email: string;
+    name: string;
+    created_at: string;
+    last_login_at: string | null;
+    totp_enabled: boolean;
+    sso: boolean;
+    disabled_at: string | null;
+    operator: boolean;
+  };
   "PATCH /v1/workspaces/{slug}": {
     id: string;
     name: string;
@@ -854,6 +908,15 @@ export interface Answers {
     disabled_reason: "gone" | "operator" | null;
     created_at: string;
     updated_at: string;
+  };
+  "PATCH /v1/workspaces/{slug}/members/{userId}": {
+    workspace: string;
+    user_id: string;
+    email: string;
+    name: string;
+    role: "owner" | "admin" | "analyst" | "viewer";
+    created_at: string;
+    disabled_at: string | null;
   };
   "PATCH /v1/workspaces/{slug}/sites/{id}": {
     id: string;
@@ -874,12 +937,41 @@ export interface Answers {
     created_at: string;
     updated_at: string;
   };
+  "POST /v1/auth/login": {
+    user: {
+      id: string;
+      email: string;
+      name: string;
+      created_at: string;
+      last_login_at: string | null;
+      totp_enabled: boolean;
+      sso: boolean;
+      disabled_at: string | null;
+      operator: boolean;
+    };
+    workspaces: {
+      id: string;
+      slug: string;
+      name: string;
+      role: "owner" | "admin" | "analyst" | "viewer";
+    }[];
+    csrf: string;
+    session_id: string;
+    expires_at: string;
+  };
   "POST /v1/events": {
     accepted: number;
     bots: number;
     duplicates: number;
     quarantined: number;
     dropped: number;
+  };
+  "POST /v1/me/totp": {
+    secret: string;
+    otpauth_uri: string;
+  };
+  "POST /v1/me/totp/confirm": {
+    recovery_codes: string[];
   };
   "POST /v1/s2s/events": {
     accepted: number;
@@ -1150,6 +1242,15 @@ export interface Answers {
     revoked_at: string | null;
     plaintext: string;
     warning: string;
+  };
+  "POST /v1/workspaces/{slug}/members": {
+    workspace: string;
+    user_id: string;
+    email: string;
+    name: string;
+    role: "owner" | "admin" | "analyst" | "viewer";
+    created_at: string;
+    disabled_at: string | null;
   };
   "POST /v1/workspaces/{slug}/sites": {
     id: string;

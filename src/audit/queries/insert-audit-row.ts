@@ -5,7 +5,7 @@ import { preparedOnce } from '../../db/statements.ts';
 export interface AuditRowParams {
   id: string;
   workspace_id: string;
-  actor_kind: 'admin' | 'apiKey' | 'system';
+  actor_kind: 'admin' | 'apiKey' | 'user' | 'system';
   actor_id: string | null;
   action: string;
   target: string | null;

@@ -12,7 +12,7 @@ export interface ListAuditEntriesParams {
 export interface AuditEntryRow {
   id: string;
   workspace_id: string;
-  actor_kind: 'admin' | 'apiKey' | 'system';
+  actor_kind: 'admin' | 'apiKey' | 'user' | 'system';
   actor_id: string | null;
   action: string;
   target: string | null;

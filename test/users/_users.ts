@@ -1,0 +1,42 @@
+// Shared pieces of the people tests: making accounts through the same action the CLI runs, and signing in over HTTP.
+// Not a test file itself.
+import { expect } from 'vitest';
+import type { Role } from '../../src/access/caller.ts';
+import type { AppContext } from '../../src/context.ts';
+import { createUser } from '../../src/users/accounts.ts';
+import { insertMembership } from '../../src/users/queries/membership-rows.ts';
+import { findWorkspaceBySlug } from '../../src/tenants/queries/find-workspace.ts';
+import type { TestServer } from '../_setup.ts';
+
+export const goodPassword = 'correct horse battery staple';
+
+export interface SignedIn {
+  cookie: string;
+  csrf: string;
+  sessionId: string;
+  userId: string;
+  /** Request options that send the session (and its CSRF header) instead of a bearer. */
+  as: (headers?: Record<string, string>) => { token: null; headers: Record<string, string> };
+}
+
+export async function makeUser(context: AppContext, email: string, options: { operator?: boolean; memberships?: [string, Role][] } = {}): Promise<string> {
+  const { user } = await createUser(context, { kind: 'system' }, { email, password: goodPassword, operator: options.operator });
+  for (const [slug, role] of options.memberships ?? []) {
+    insertMembership(context.db, { workspace_id: findWorkspaceBySlug(context.db, slug)!.id, user_id: user.id, role, created_at: '2026-01-01T00:00:00.000Z' });
+  }
+  return user.id;
+}
+
+export async function login(server: TestServer, body: Record<string, unknown>, headers: Record<string, string> = {}): Promise<SignedIn> {
+  const response = await server.request('POST', '/v1/auth/login', { token: null, body, headers });
+  expect(response.status, response.text).toBe(200);
+  const cookie = response.headers.get('set-cookie')!.split(';')[0]!;
+  const csrf = response.body.csrf as string;
+  return {
+    cookie,
+    csrf,
+    sessionId: response.body.session_id,
+    userId: response.body.user.id,
+    as: (extra = {}) => ({ token: null, headers: { cookie, 'x-sightline-csrf': csrf, ...extra } }),
+  };
+}
