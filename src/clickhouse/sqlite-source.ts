@@ -3,8 +3,9 @@
 import type { Db } from '../db/open.ts';
 import { preparedOnce } from '../db/statements.ts';
 import { readProjectorPosition } from '../projector/queries/projector-state.ts';
+import type { VisitAttributes } from '../vocabulary/dimensions.ts';
 
-export interface ShippedEventRow {
+export interface ShippedEventRow extends VisitAttributes {
   seq: number;
   site_id: string;
   id: string;
@@ -15,16 +16,6 @@ export interface ShippedEventRow {
   user_id: string | null;
   path: string | null;
   query: string | null;
-  source: string;
-  utm_source: string | null;
-  utm_medium: string | null;
-  utm_campaign: string | null;
-  browser: string | null;
-  os: string | null;
-  device_type: string | null;
-  country: string | null;
-  region: string | null;
-  city: string | null;
   is_bot: number;
   is_internal: number;
   revenue_minor: number | null;
@@ -32,7 +23,7 @@ export interface ShippedEventRow {
   raw: string;
 }
 
-export interface ShippedVisitRow {
+export interface ShippedVisitRow extends VisitAttributes {
   visit_id: number;
   site_id: string;
   anon_id: string;
@@ -44,16 +35,6 @@ export interface ShippedVisitRow {
   entry_seq: number;
   entry_path: string | null;
   entry_query: string | null;
-  source: string;
-  utm_source: string | null;
-  utm_medium: string | null;
-  utm_campaign: string | null;
-  browser: string | null;
-  os: string | null;
-  device_type: string | null;
-  country: string | null;
-  region: string | null;
-  city: string | null;
   exit_ts: number | null;
   exit_seq: number | null;
   exit_path: string | null;
