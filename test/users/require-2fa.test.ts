@@ -76,6 +76,9 @@ describe('require_2fa', () => {
     await makeUser(context, 'ann@example.com', { memberships: [['alpha', 'admin'], ['beta', 'analyst']] });
     await makeUser(context, 'bob@example.com', { memberships: [['beta', 'owner']] });
     expect((await setRule(undefined, { require_2fa: true })).status).toBe(200);
+    const signIn = await server.request('POST', '/v1/auth/login', { token: null, body: { email: 'ann@example.com', password: goodPassword } });
+    expect(signIn.status).toBe(200);
+    expect(signIn.body.totp_setup_required).toBe(true);
     const ann = await login(server, { email: 'ann@example.com', password: goodPassword });
     const bob = await login(server, { email: 'bob@example.com', password: goodPassword });
     expect((await server.request('GET', '/v1/me', ann.as())).body).toMatchObject({ totp_setup_required: true });
@@ -102,6 +105,18 @@ describe('require_2fa', () => {
     expect((await server.request('GET', '/v1/me', ann.as())).body).toMatchObject({ totp_setup_required: false });
     // Admin of alpha and analyst of beta again: each of those routes answers.
     for (const [method, url] of blocked) expect((await server.request(method, url, ann.as())).status, url).toBe(200);
+  });
+
+  it('asks an account made by an invitation into such a workspace to set up its second factor too', async () => {
+    expect((await setRule(undefined, { require_2fa: true })).status).toBe(200);
+    const created = await server.request('POST', '/v1/workspaces/alpha/invitations', { body: { email: 'inv@example.com', role: 'viewer' } });
+    const token = new URL(created.body.url).hash.split('token=')[1]!;
+    expect((await server.request('POST', '/v1/invitations/accept', { token: null, body: { token, password: goodPassword } })).status).toBe(200);
+    const invited = await login(server, { email: 'inv@example.com', password: goodPassword });
+    expect((await server.request('GET', '/v1/me', invited.as())).body.totp_setup_required).toBe(true);
+    expect((await server.request('GET', '/v1/sites/alpha-site/reports/summary-v2?from=2026-03-01&to=2026-03-01', invited.as())).status).toBe(403);
+    await enableTotp(invited);
+    expect((await server.request('GET', '/v1/sites/alpha-site/reports/summary-v2?from=2026-03-01&to=2026-03-01', invited.as())).status).toBe(200);
   });
 
   it('lifts the rule when the owner turns it off, and never concerns API keys or the admin token', async () => {
