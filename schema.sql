@@ -813,3 +813,21 @@ CREATE TRIGGER audit_log_refuses_update BEFORE UPDATE ON audit_log
 BEGIN SELECT RAISE(ABORT, 'audit_log is append-only'); END;
 CREATE TRIGGER audit_log_refuses_delete BEFORE DELETE ON audit_log
 BEGIN SELECT RAISE(ABORT, 'audit_log is append-only'); END;
+-- @version 21: invitations and the workspace's second-factor rule (CONTRACT section 9; docs/people.md). An
+-- invitation's token is shown once and stored only as its SHA-256; it works once, for 7 days, unless revoked.
+CREATE TABLE invitations (
+  id            TEXT PRIMARY KEY,                    -- UUID
+  workspace_id  TEXT NOT NULL REFERENCES workspaces (id),
+  email         TEXT NOT NULL,                       -- lower-cased
+  role          TEXT NOT NULL CHECK (role IN ('owner', 'admin', 'analyst', 'viewer')),
+  token_hash    BLOB NOT NULL UNIQUE,                -- SHA-256 of inv_ + 32 random bytes
+  created_by    TEXT NOT NULL,                       -- actor kind and id, e.g. user:<id>, admin, apiKey:<id>
+  created_at    TEXT NOT NULL,
+  expires_at    TEXT NOT NULL,                       -- created_at + 7 days: refused from that millisecond on
+  accepted_at   TEXT,
+  accepted_by   TEXT,                                -- the user who accepted
+  revoked_at    TEXT
+);
+CREATE INDEX invitations_by_workspace ON invitations (workspace_id, created_at);
+-- 1: members without a second factor reach only /v1/me and /v1/auth until they set one up.
+ALTER TABLE workspaces ADD COLUMN require_2fa INTEGER NOT NULL DEFAULT 0 CHECK (require_2fa IN (0, 1));

@@ -37,7 +37,8 @@ export interface AccessLookups {
   sessionCallerOf(event: H3Event): Caller | undefined;
   /**
    * The user a session cookie of a signed-in person stands for, with their roles (src/users/user-sessions.ts), or
-   * undefined under the same conditions as sessionCallerOf, or when the user is disabled.
+   * undefined under the same conditions as sessionCallerOf, or when the user is disabled. Throws 403
+   * totp_setup_required for a user who lacks the second factor one of their workspaces requires (docs/people.md).
    */
   userSessionCallerOf(event: H3Event): Caller | undefined;
   findShareLinkByHash(tokenHash: Buffer): ShareLinkCredential | undefined;

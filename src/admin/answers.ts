@@ -12,6 +12,8 @@ const SiteIdText = v.pipe(v.string(), v.regex(/^[A-Za-z0-9_-]{1,64}$/));
 const NextCursor = v.nullable(v.pipe(v.string(), v.minLength(1)));
 
 export const WorkspaceAnswer = v.strictObject({ id: Uuid, name: Name, slug: Slug, created_at: IsoTime, updated_at: IsoTime });
+/** GET and PATCH /workspaces/:slug: the workspace and its settings (require_2fa: docs/people.md). */
+export const WorkspaceWithSettingsAnswer = v.strictObject({ ...WorkspaceAnswer.entries, require_2fa: v.boolean() });
 /** POST /workspaces answers exactly the four fields the spec shows. */
 export const CreatedWorkspaceAnswer = v.strictObject({ id: Uuid, name: Name, slug: Slug, created_at: IsoTime });
 export const WorkspaceListAnswer = v.strictObject({ workspaces: v.array(WorkspaceAnswer), next_cursor: NextCursor });

@@ -16,8 +16,8 @@ import {
   createWorkspace,
   CreateWorkspaceBody,
   listWorkspaces,
-  renameWorkspaceBySlug,
-  toWorkspace,
+  toWorkspaceWithSettings,
+  updateWorkspace,
   UpdateWorkspaceBody,
 } from './workspaces.ts';
 import {
@@ -28,7 +28,7 @@ import {
   KeyListAnswer,
   SiteAnswer,
   SiteListAnswer,
-  WorkspaceAnswer,
+  WorkspaceWithSettingsAnswer,
   WorkspaceListAnswer,
 } from './answers.ts';
 
@@ -85,22 +85,22 @@ export function mountAdmin(app: H3, context: AppContext): void {
     path: '/workspaces/:slug',
     headers: noStore,
     refusals: refusals(needsCredential, namedInPath),
-    summary: 'Read a workspace',
-    answer: WorkspaceAnswer,
-    handler: (event) => toWorkspace(resolveWorkspace(event, context, slugOf(event), { adminToken: true }).workspace),
+    summary: 'Read a workspace and its settings',
+    answer: WorkspaceWithSettingsAnswer,
+    handler: (event) => toWorkspaceWithSettings(context, resolveWorkspace(event, context, slugOf(event), { adminToken: true }).workspace),
   });
   addRoute(app, {
     method: 'PATCH',
     path: '/workspaces/:slug',
     headers: noStore,
     refusals: refusals(needsCredential, namedInPath, jsonBody),
-    summary: 'Rename a workspace (the slug cannot change)',
+    summary: 'Rename a workspace (the slug cannot change) or require a second factor of its members (require_2fa; owners, operators, the admin token)',
     body: UpdateWorkspaceBody,
-    answer: WorkspaceAnswer,
+    answer: WorkspaceWithSettingsAnswer,
     handler: async (event) => {
       const { caller, workspace } = resolveWorkspace(event, context, slugOf(event), { adminToken: true });
       const input = parseBody(UpdateWorkspaceBody, await readJsonBody(event));
-      return renameWorkspaceBySlug(context, actorOf(caller), workspace, input.name!);
+      return updateWorkspace(context, actorOf(caller), workspace, input);
     },
   });
   addRoute(app, {

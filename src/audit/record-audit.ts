@@ -31,7 +31,10 @@ export type AuditAction =
   | 'share_link.revoke'
   | 'member.add'
   | 'member.update'
-  | 'member.remove';
+  | 'member.remove'
+  | 'invitation.create'
+  | 'invitation.accept'
+  | 'invitation.revoke';
 
 export interface AuditEntryInput {
   workspaceId: string;

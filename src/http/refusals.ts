@@ -20,8 +20,14 @@ export function refusals(...sets: Refusals[]): Refusals {
 /** A secret is checked, and a client address that failed too often is refused before it (src/access/auth-throttle.ts). */
 export const throttledCredential: Refusals = { 429: ['rate_limited'] };
 
-/** A bearer credential is asked for (its failures throttled), and it may lack the scope or role the route needs. */
-export const needsCredential: Refusals = { 401: ['unauthorized'], 403: ['forbidden_scope'], ...throttledCredential };
+/**
+ * A bearer credential is asked for (its failures throttled), and it may lack the scope or role the route needs; a
+ * signed-in user may still have to set up the second factor one of their workspaces requires (docs/people.md).
+ */
+export const needsCredential: Refusals = { 401: ['unauthorized'], 403: ['forbidden_scope', 'totp_setup_required'], ...throttledCredential };
+
+/** Ingest's credentials (an API key, a site's public id): never a person's session, so never totp_setup_required. */
+export const needsIngestCredential: Refusals = { 401: ['unauthorized'], 403: ['forbidden_scope'], ...throttledCredential };
 
 /** A resource named in the path that is missing or belongs to another tenant (the same answer for both). */
 export const namedInPath: Refusals = { 404: ['not_found'] };

@@ -3,7 +3,7 @@
 import { type H3, type H3Event } from 'h3';
 import type { AppContext } from '../context.ts';
 import { readBodyText } from '../http/body.ts';
-import { jsonBody, namedInPath, needsCredential, refusals } from '../http/refusals.ts';
+import { jsonBody, namedInPath, needsIngestCredential, refusals } from '../http/refusals.ts';
 import { addRoute } from '../http/routes.ts';
 import type { AppMetrics } from '../metrics/app-metrics.ts';
 import { IngestAnswer, IngestBody } from './answers.ts';
@@ -13,7 +13,7 @@ import type { IngestEndpoint } from './ingest-auth.ts';
 import type { IngestService } from './service.ts';
 
 /** The collector refuses a whole request, before anything is written, with any of these (docs/ingest.md). */
-const ingestRefusals = refusals(needsCredential, namedInPath, jsonBody, {
+const ingestRefusals = refusals(needsIngestCredential, namedInPath, jsonBody, {
   400: ['schema_validation_failed'],
   429: ['rate_limited'],
   503: ['overloaded'],

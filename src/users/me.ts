@@ -13,7 +13,7 @@ import { membershipsOfUser } from './queries/membership-rows.ts';
 import { deleteOtherUserSessions, deleteUserSession } from './queries/user-session-rows.ts';
 import { findUserById, setUserName, setUserPassword, type UserRow } from './queries/user-rows.ts';
 import { invalidCredentials, refuseIfAnyThrottled } from './sign-in.ts';
-import { liveSessionsOf, type SignedInUser } from './user-sessions.ts';
+import { liveSessionsOf, mustSetUpSecondFactor, type SignedInUser } from './user-sessions.ts';
 
 /** What /v1/me and the sign-in answer: the user, their workspaces with roles, the session and its CSRF token. */
 export function describeMe(context: AppContext, user: UserRow, session: { id: string; expires_at: string }, csrf: string) {
@@ -21,7 +21,10 @@ export function describeMe(context: AppContext, user: UserRow, session: { id: st
     const workspace = findWorkspaceById(context.db, membership.workspace_id);
     return workspace ? [{ id: workspace.id, slug: workspace.slug, name: workspace.name, role: membership.role }] : [];
   });
-  return { user: toUser(user), workspaces, csrf, session_id: session.id, expires_at: session.expires_at };
+  // True: a workspace of theirs requires a second factor and they have none; everything but /v1/me and /v1/auth
+  // answers 403 totp_setup_required until they set it up.
+  const totp_setup_required = mustSetUpSecondFactor(context, user);
+  return { user: toUser(user), workspaces, totp_setup_required, csrf, session_id: session.id, expires_at: session.expires_at };
 }
 
 /**

@@ -14,6 +14,7 @@ import { addRoute } from '../http/routes.ts';
 import { parseBody } from '../http/validate.ts';
 import { csrfTokenOf, isCrossSite, isSecureRequest, sessionCookie } from '../ui/session.ts';
 import { Email, Password, UserName } from './accounts.ts';
+import { mountInvitations } from './invitation-routes.ts';
 import { describeMe, listMySessions, revokeMySession, updateMe } from './me.ts';
 import { AddMemberBody, addMember, listMembers, removeMember, UpdateMemberBody, updateMember } from './members.ts';
 import { deleteUserSession } from './queries/user-session-rows.ts';
@@ -37,6 +38,8 @@ const UserAnswer = v.strictObject({
 const MeAnswer = v.strictObject({
   user: UserAnswer,
   workspaces: v.array(v.strictObject({ id: v.string(), slug: v.string(), name: v.string(), role: RoleAnswer })),
+  /** A workspace of theirs requires a second factor they have not set up: only /v1/me and /v1/auth answer until then. */
+  totp_setup_required: v.boolean(),
   /** Sent back in X-Sightline-CSRF on every mutating request of the session. */
   csrf: v.string(),
   session_id: v.string(),
@@ -203,6 +206,7 @@ export function mountUsers(app: H3, context: AppContext): void {
     },
   });
   mountMembers(app, context);
+  mountInvitations(app, context);
 }
 
 const slugOf = (event: H3Event) => getRouterParam(event, 'slug', { decode: true }) ?? '';

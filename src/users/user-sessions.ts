@@ -7,7 +7,9 @@ import type { AppContext } from '../context.ts';
 import type { Caller, Role } from '../access/caller.ts';
 import { hashSecret } from '../tenants/api-key-token.ts';
 import { acceptedSessionToken, csrfTokenOf, readSessionCookie, sessionIdleMs, sessionLifetimeMs } from '../ui/session.ts';
+import { ApiError } from '../http/errors.ts';
 import { membershipsOfUser } from './queries/membership-rows.ts';
+import { anyWorkspaceOfUserRequires2fa } from './queries/two-factor-rule-rows.ts';
 import {
   deleteExpiredUserSessions,
   findUserSessionByHash,
@@ -77,10 +79,25 @@ export function signedInUserOf(event: H3Event, context: AppContext): SignedInUse
   return { user, session, token };
 }
 
-/** The caller a user's session stands for: the user with their role in each workspace (the access lookup). */
+/**
+ * The caller a user's session stands for: the user with their role in each workspace (the access lookup). A user
+ * without a second factor who belongs to a workspace that requires one reaches nothing through the resolver (403
+ * totp_setup_required) until they set it up: /v1/me and /v1/auth do not go through it (docs/people.md).
+ */
 export function userSessionCallerOf(event: H3Event, context: AppContext): Caller | undefined {
   const signedIn = signedInUserOf(event, context);
-  return signedIn && callerOfUser(context, signedIn.user);
+  if (!signedIn) return undefined;
+  if (mustSetUpSecondFactor(context, signedIn.user)) throw totpSetupRequired();
+  return callerOfUser(context, signedIn.user);
+}
+
+/** Whether the user lacks the second factor that one of their workspaces requires. */
+export function mustSetUpSecondFactor(context: AppContext, user: UserRow): boolean {
+  return user.totp_enabled !== 1 && anyWorkspaceOfUserRequires2fa(context.db, user.id);
+}
+
+export function totpSetupRequired(): ApiError {
+  return new ApiError(403, 'totp_setup_required', 'A workspace of yours requires a second factor: set it up (POST /v1/me/totp, then /v1/me/totp/confirm) first');
 }
 
 export function callerOfUser(context: AppContext, user: UserRow): Caller {

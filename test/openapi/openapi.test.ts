@@ -169,6 +169,22 @@ describe('GET /v1/openapi.json', () => {
       503: ['overloaded'],
     });
     expect(codesOf('/v1/workspaces', 'post')).toMatchObject({ 409: ['slug_taken'] });
+    // People (docs/people.md): invitations, and the second factor a workspace may require of its members.
+    expect(codesOf('/v1/invitations/accept', 'post')).toEqual({
+      400: ['invalid_json', 'invalid_payload'],
+      401: ['sign_in_required'],
+      403: ['wrong_account'],
+      404: ['not_found'],
+      409: ['already_member', 'email_taken'],
+      413: ['payload_too_large'],
+      415: ['unsupported_media_type'],
+      429: ['rate_limited'],
+    });
+    expect(document.paths['/v1/invitations/accept']!.post!.security).toEqual([]);
+    expect(codesOf('/v1/workspaces/{slug}/invitations', 'post')).toMatchObject({ 403: ['forbidden_scope', 'totp_setup_required'], 409: ['already_member'] });
+    expect(Object.keys(document.paths['/v1/workspaces/{slug}/invitations/{id}']!.delete!.responses)).toContain('204');
+    expect(document.paths['/v1/workspaces/{slug}/invitations']!.get).toBeDefined();
+    expect(document.paths['/workspaces/{slug}/invitations']).toBeUndefined();
     expect(codesOf('/v1/sites/{siteId}/users/{userId}/timeline', 'get')[404]).toEqual(['not_found', 'user_not_found']);
     expect(codesOf('/v1/sites/{siteId}/reports/pages-v2', 'get')[400]).toEqual([
       'invalid_param',

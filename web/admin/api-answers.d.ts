@@ -43,6 +43,7 @@ export interface Answers {
       name: string;
       role: "owner" | "admin" | "analyst" | "viewer";
     }[];
+    totp_setup_required: boolean;
     csrf: string;
     session_id: string;
     expires_at: string;
@@ -599,6 +600,7 @@ export interface Answers {
     slug: string;
     created_at: string;
     updated_at: string;
+    require_2fa: boolean;
   };
   "GET /v1/workspaces/{slug}/attribution/results": {
     model: "first_touch" | "last_touch" | "last_non_direct" | "linear" | "position_based" | "time_decay";
@@ -694,6 +696,19 @@ export interface Answers {
       }[];
     }[];
     next_cursor: string | null;
+  };
+  "GET /v1/workspaces/{slug}/invitations": {
+    invitations: {
+      id: string;
+      workspace: string;
+      email: string;
+      role: "owner" | "admin" | "analyst" | "viewer";
+      status: "pending" | "accepted" | "revoked" | "expired";
+      created_at: string;
+      expires_at: string;
+      accepted_at: string | null;
+      revoked_at: string | null;
+    }[];
   };
   "GET /v1/workspaces/{slug}/keys": {
     keys: {
@@ -898,6 +913,7 @@ export interface Answers {
     slug: string;
     created_at: string;
     updated_at: string;
+    require_2fa: boolean;
   };
   "PATCH /v1/workspaces/{slug}/integrations/endpoints/{id}": {
     id: string;
@@ -955,6 +971,7 @@ export interface Answers {
       name: string;
       role: "owner" | "admin" | "analyst" | "viewer";
     }[];
+    totp_setup_required: boolean;
     csrf: string;
     session_id: string;
     expires_at: string;
@@ -965,6 +982,25 @@ export interface Answers {
     duplicates: number;
     quarantined: number;
     dropped: number;
+  };
+  "POST /v1/invitations/accept": {
+    user: {
+      id: string;
+      email: string;
+      name: string;
+      created_at: string;
+      last_login_at: string | null;
+      totp_enabled: boolean;
+      sso: boolean;
+      disabled_at: string | null;
+      operator: boolean;
+    };
+    workspace: {
+      id: string;
+      slug: string;
+      name: string;
+    };
+    role: "owner" | "admin" | "analyst" | "viewer";
   };
   "POST /v1/me/totp": {
     secret: string;
@@ -1231,6 +1267,11 @@ export interface Answers {
       latency_ms: number;
       response_excerpt: string | null;
     }[];
+  };
+  "POST /v1/workspaces/{slug}/invitations": {
+    id: string;
+    url: string;
+    expires_at: string;
   };
   "POST /v1/workspaces/{slug}/keys": {
     id: string;
