@@ -44,6 +44,7 @@ export async function run(args) {
     const result = JSON.parse(output.trim().split('\n').pop());
     const perEvent = (parts) => (parts.events.bytes + (parts.visits?.bytes ?? 0)) / result.events;
     console.log(`  ClickHouse ${result.version}: ${result.events.toLocaleString('en')} events in ${result.batches} batches, ${fixed(result.elapsedMs / 1000, 1)} s: ${fixed(result.events / (result.elapsedMs / 1000), 0)} events/s (batch p50 ${fixed(result.batchP50, 0)} ms, max ${fixed(result.batchMax, 0)} ms)`);
+    console.log(`  the synchronous part of one batch of ${result.syncBatchEvents.toLocaleString('en')} (SQLite read and JSON of its rows, ${fixed(result.jsonBytes / 2 ** 20, 1)} MiB): ${fixed(result.syncBatchMs, 0)} ms`);
     for (const [label, parts] of [['right after shipping', result.afterShipping], ['after OPTIMIZE FINAL', result.afterOptimize]]) {
       console.log(
         `  bytes on disk ${label}: ${fixed(perEvent(parts), 1)} per event (events ${fixed(parts.events.bytes / result.events, 1)}, visits ${fixed((parts.visits?.bytes ?? 0) / result.events, 1)}; ${parts.visits?.rows ?? 0} visit rows)`,
