@@ -131,4 +131,17 @@ describe('background shipping to ClickHouse (CLICKHOUSE_URL set)', () => {
     // This process shipped only the 30 the other one could not.
     await until('30 shipped', async () => ((await metric('sightline_clickhouse_shipped_total')) === 30 ? true : undefined));
   }, 120_000);
+
+  it('without CLICKHOUSE_URL nothing ships and /metrics has no ClickHouse series', async () => {
+    const plain = await startTestServer({ clock: manualClock('2026-03-20T12:00:00.000Z') });
+    try {
+      expect(plain.app.clickhouseShipping).toBeUndefined();
+      const metrics = await plain.request('GET', '/metrics');
+      expect(metrics.status).toBe(200);
+      expect(metrics.text).toContain('sightline_projector_lag_events');
+      expect(metrics.text).not.toContain('sightline_clickhouse_');
+    } finally {
+      await plain.close();
+    }
+  });
 });
