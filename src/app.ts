@@ -45,6 +45,8 @@ import { newestEventSeq } from './event-store/queries/newest-events.ts';
 import { builtWorkerFile } from './ingest/committer.ts';
 import { type Projection, type ProjectionOptions, startProjection } from './projector/projection.ts';
 import { batchSubscribers } from './batch-subscribers.ts';
+import { createClickHouse } from './clickhouse/client.ts';
+import { type ShippingLoop, type ShippingLoopOptions, startShippingLoop } from './clickhouse/shipping-loop.ts';
 // The context's parts: who owns each credential the access resolver looks up, and each remover of a site's data.
 import type { Scope } from './access/caller.ts';
 import type { SiteDataRemover } from './tenants/site-data.ts';
@@ -103,6 +105,8 @@ export interface CreateAppOptions {
   retentionPurge?: Partial<RetentionPurgeOptions>;
   /** Outbound webhooks: the sender, the timeout, concurrency and polling of the delivery worker (tests shorten them). */
   deliveries?: Omit<DeliveryWorkerOptions, 'context' | 'registry'>;
+  /** The ClickHouse shipper's batch size, timer and backoff (tests shorten them); used when CLICKHOUSE_URL is set. */
+  clickhouseShipping?: Pick<ShippingLoopOptions, 'batchSize' | 'intervalMs' | 'backoffMs' | 'maxBackoffMs'>;
 }
 
 export interface SightlineApp {
@@ -118,6 +122,8 @@ export interface SightlineApp {
   retention: RetentionPurger;
   /** The outbound webhook delivery worker (tests drive it with deliverDue after moving the clock). */
   deliveries: DeliveryWorker;
+  /** The background shipper to ClickHouse, when CLICKHOUSE_URL is set (src/clickhouse/shipping-loop.ts). */
+  clickhouseShipping: ShippingLoop | undefined;
   fetch(request: Request): Promise<Response>;
   /** The Node listener a server uses: ingest on its fast path, everything else through h3. */
   nodeListener(request: IncomingMessage, response: ServerResponse): void;
@@ -245,7 +251,25 @@ export function createApp(options: CreateAppOptions): SightlineApp {
   mountOpenApi(h3, context);
   const checkpointer = startCheckpointer(context.db, options.checkpoint === 'projector-thread' && projection.kind === 'thread' ? 'projector-thread' : 'here');
   const retention = startRetentionPurge(context, options.retentionPurge, (error) => consola.error('retention purge failed:', error));
-  return assembleApp({ h3, context, metrics, ingest, projection, readModel, analysis, retention, deliveries }, checkpointer);
+  const clickhouseShipping = startClickHouseShipping(options, context, metrics, projection);
+  return assembleApp({ h3, context, metrics, ingest, projection, readModel, analysis, retention, deliveries, clickhouseShipping }, checkpointer);
+}
+
+/** With CLICKHOUSE_URL set, ships in the background, woken by each projector batch (docs/clickhouse.md). */
+function startClickHouseShipping(options: CreateAppOptions, context: AppContext, metrics: AppMetrics, projection: Projection): ShippingLoop | undefined {
+  const settings = context.config.clickhouse;
+  if (!settings) return undefined;
+  const clickhouse = createClickHouse({ url: settings.url, database: settings.database, user: settings.user, password: settings.password });
+  // While ClickHouse is down the backoff (up to 30 s) bounds these lines to a few a minute.
+  const loop = startShippingLoop({
+    db: context.db,
+    clickhouse,
+    registry: metrics.registry,
+    ...options.clickhouseShipping,
+    onError: (error) => consola.warn('shipping to ClickHouse failed (retrying with backoff):', error instanceof Error ? error.message : error),
+  });
+  projection.watchProgress(() => loop.wake());
+  return loop;
 }
 
 /** The h3 app before any route: how what no route handled is answered, and how an unread body ends the connection. */
@@ -285,7 +309,7 @@ type AppParts = Omit<SightlineApp, 'fetch' | 'nodeListener' | 'close'>;
 
 /** The app's ways in (fetch; the Node listener with the ingest fast path) and its orderly stop. */
 function assembleApp(parts: AppParts, checkpointer: Checkpointer): SightlineApp {
-  const { h3, context, metrics, ingest, projection, analysis, retention, deliveries } = parts;
+  const { h3, context, metrics, ingest, projection, analysis, retention, deliveries, clickhouseShipping } = parts;
   const ingestFastPath = createIngestFastPath(context, ingest, metrics);
   const h3Listener = toNodeHandler(h3);
   return {
@@ -304,6 +328,8 @@ function assembleApp(parts: AppParts, checkpointer: Checkpointer): SightlineApp 
       // Its last try at storing the day's salts, now that the projector no longer holds sightline.db's write lock.
       ingest.cookieless.stop();
       await deliveries.close();
+      // After the projector: what it projected last may still go out in the batch in flight.
+      await clickhouseShipping?.close();
       await checkpointer.stop();
     },
   };

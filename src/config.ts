@@ -43,6 +43,10 @@ const ConfigSchema = v.object({
   HTTP_MAX_CONNECTIONS: v.optional(integerText(1, 1_000_000), '2048'),
   SYNCHRONOUS: v.optional(v.picklist(['normal', 'full']), 'normal'),
   INGEST_WRITER: v.optional(v.picklist(['inline', 'thread']), 'inline'),
+  CLICKHOUSE_URL: v.optional(v.pipe(v.string(), v.regex(/^https?:\/\/[^\s/?#]+(\/[^\s?#]*)?$/, 'must be an http:// or https:// URL without a query, e.g. http://127.0.0.1:8123'))),
+  CLICKHOUSE_DATABASE: v.optional(v.pipe(v.string(), v.regex(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/, 'must be a name of letters, digits and underscores (at most 64)')), 'sightline'),
+  CLICKHOUSE_USER: v.optional(v.pipe(v.string(), v.minLength(1))),
+  CLICKHOUSE_PASSWORD: v.optional(v.string()),
 });
 
 export interface Config {
@@ -103,6 +107,11 @@ export interface Config {
   synchronous: 'NORMAL' | 'FULL';
   /** Where group commits run: on the HTTP thread (default) or a writer thread (docs/ingest.md, "Where commits run"). */
   ingestWriter: 'inline' | 'thread';
+  /**
+   * Where history is shipped (CONTRACT 12, docs/clickhouse.md); undefined (CLICKHOUSE_URL unset) keeps everything in
+   * SQLite. The password is given only with a user.
+   */
+  clickhouse: { url: string; database: string; user: string | undefined; password: string | undefined } | undefined;
 }
 
 export class ConfigError extends Error {}
@@ -131,6 +140,12 @@ export function loadConfig(env: Record<string, string | undefined>, flags: Recor
   // Streams at their cap would otherwise hold every connection, and nothing else (ingest, /healthz) could connect.
   if (parsed.HTTP_MAX_CONNECTIONS <= parsed.EVENT_STREAMS_TOTAL) {
     throw new ConfigError('invalid configuration: HTTP_MAX_CONNECTIONS: must be greater than EVENT_STREAMS_TOTAL (streams would take every connection)');
+  }
+  if (parsed.CLICKHOUSE_URL === undefined && (parsed.CLICKHOUSE_USER !== undefined || parsed.CLICKHOUSE_PASSWORD !== undefined)) {
+    throw new ConfigError('invalid configuration: CLICKHOUSE_URL: must be set when CLICKHOUSE_USER or CLICKHOUSE_PASSWORD is');
+  }
+  if (parsed.CLICKHOUSE_PASSWORD !== undefined && parsed.CLICKHOUSE_USER === undefined) {
+    throw new ConfigError('invalid configuration: CLICKHOUSE_USER: must be set when CLICKHOUSE_PASSWORD is');
   }
   return {
     host: parsed.HOST,
@@ -164,6 +179,10 @@ export function loadConfig(env: Record<string, string | undefined>, flags: Recor
     maxBodyBytes: 1024 * 1024,
     synchronous: parsed.SYNCHRONOUS === 'full' ? 'FULL' : 'NORMAL',
     ingestWriter: parsed.INGEST_WRITER,
+    clickhouse:
+      parsed.CLICKHOUSE_URL === undefined
+        ? undefined
+        : { url: parsed.CLICKHOUSE_URL.replace(/\/+$/, ''), database: parsed.CLICKHOUSE_DATABASE, user: parsed.CLICKHOUSE_USER, password: parsed.CLICKHOUSE_PASSWORD },
   };
 }
 

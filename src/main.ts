@@ -2,6 +2,7 @@
 import { defineCommand } from 'citty';
 import { adminTokenCommand } from './cli/admin-token.ts';
 import { backupCommand } from './cli/backup.ts';
+import { clickhouseCommand } from './cli/clickhouse.ts';
 import { runCommandLine } from './cli/command-line.ts';
 import { doctorCommand } from './cli/doctor.ts';
 import { endpointCommand } from './cli/endpoint.ts';
@@ -34,6 +35,7 @@ const main = defineCommand({
     'webhook-secret': webhookSecretCommand,
     'admin-token': adminTokenCommand,
     backup: backupCommand,
+    clickhouse: clickhouseCommand,
     doctor: doctorCommand,
     version: versionCommand,
   },

@@ -43,6 +43,7 @@ export interface TestServerOptions {
   retentionPurge?: CreateAppOptions['retentionPurge'];
   /** The outbound webhook delivery worker's options (CreateAppOptions['deliveries']). */
   deliveries?: CreateAppOptions['deliveries'];
+  clickhouseShipping?: CreateAppOptions['clickhouseShipping'];
 }
 
 const temporaryDirectories: string[] = [];
@@ -74,6 +75,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     analysis: options.analysis,
     retentionPurge: options.retentionPurge,
     deliveries: options.deliveries,
+    clickhouseShipping: options.clickhouseShipping,
   });
   const server = createHttpServer(app);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));

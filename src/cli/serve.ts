@@ -36,6 +36,10 @@ export const serveCommand = defineCommand({
     'event-stream-heartbeat-ms': { type: 'string', description: 'Interval of the stream-v2 heartbeat (EVENT_STREAM_HEARTBEAT_MS)' },
     synchronous: { type: 'string', description: 'normal or full (SYNCHRONOUS)' },
     'ingest-writer': { type: 'string', description: 'inline or thread (INGEST_WRITER)' },
+    'clickhouse-url': { type: 'string', description: 'ClickHouse HTTP interface to ship history to, e.g. http://127.0.0.1:8123 (CLICKHOUSE_URL; unset: SQLite only)' },
+    'clickhouse-database': { type: 'string', description: 'ClickHouse database (CLICKHOUSE_DATABASE, default sightline)' },
+    'clickhouse-user': { type: 'string', description: 'ClickHouse user (CLICKHOUSE_USER)' },
+    'clickhouse-password': { type: 'string', description: 'ClickHouse password (CLICKHOUSE_PASSWORD; prefer the variable: a flag shows in ps)' },
   },
   run: async ({ args }) => {
     try {

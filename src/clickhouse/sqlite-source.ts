@@ -56,6 +56,7 @@ const statements = preparedOnce((db) => ({
        utm_campaign, browser, os, device_type, country, region, city, is_bot, is_internal, revenue_minor, revenue_currency, raw
      FROM events WHERE seq > :after_seq AND seq <= :through_seq ORDER BY seq LIMIT :batch`,
   ),
+  countAfter: db.prepare<{ after_seq: number }, number>('SELECT count(*) FROM events WHERE seq > :after_seq').pluck(),
   // The visits that hold a time span of one visitor's events (visits are disjoint, so these are the ones holding any
   // of them); sessions_by_visitor finds them.
   visits: db.prepare<VisitorSpan, ShippedVisitRow>(
@@ -89,4 +90,9 @@ export function readShippingBatch(db: Db, afterSeq: number, batchSize: number): 
     const visits = [...spans.values()].flatMap((span) => statements(db).visits.all(span));
     return { projectedSeq, events, visits };
   }).deferred();
+}
+
+/** Events the SQLite log holds after `afterSeq` (the shipping lag; a range of the primary key). */
+export function countEventsAfter(db: Db, afterSeq: number): number {
+  return statements(db).countAfter.get({ after_seq: afterSeq }) ?? 0;
 }
