@@ -1,5 +1,5 @@
 // Administration endpoints: workspaces, sites, keys and the audit log (flat envelope family).
-import { getQuery, getRouterParam, type H3, type H3Event } from 'h3';
+import { getQuery, type H3 } from 'h3';
 import type { AppContext } from '../context.ts';
 import { actorOf } from '../audit/record-audit.ts';
 import { handleListAudit } from '../audit/list-audit.ts';
@@ -31,6 +31,7 @@ import {
   WorkspaceWithSettingsAnswer,
   WorkspaceListAnswer,
 } from './answers.ts';
+import { pathParam } from '../http/path-params.ts';
 
 /**
  * Administrative answers are never stored by a browser or proxy cache: they answer the operator's token or an admin
@@ -38,7 +39,6 @@ import {
  */
 const noStore = { 'cache-control': 'no-store' };
 
-const slugOf = (event: H3Event) => getRouterParam(event, 'slug', { decode: true }) ?? '';
 
 const listParams: QueryParameterDoc[] = [
   { name: 'limit', description: '1-1000, default 100', schema: { type: 'string', pattern: '^\\d+$' } },
@@ -87,7 +87,7 @@ export function mountAdmin(app: H3, context: AppContext): void {
     refusals: refusals(needsCredential, namedInPath),
     summary: 'Read a workspace and its settings',
     answer: WorkspaceWithSettingsAnswer,
-    handler: (event) => toWorkspaceWithSettings(context, resolveWorkspace(event, context, slugOf(event), { adminToken: true }).workspace),
+    handler: (event) => toWorkspaceWithSettings(context, resolveWorkspace(event, context, pathParam(event, 'slug'), { adminToken: true }).workspace),
   });
   addRoute(app, {
     method: 'PATCH',
@@ -98,7 +98,7 @@ export function mountAdmin(app: H3, context: AppContext): void {
     body: UpdateWorkspaceBody,
     answer: WorkspaceWithSettingsAnswer,
     handler: async (event) => {
-      const { caller, workspace } = resolveWorkspace(event, context, slugOf(event), { adminToken: true });
+      const { caller, workspace } = resolveWorkspace(event, context, pathParam(event, 'slug'), { adminToken: true });
       const input = parseBody(UpdateWorkspaceBody, await readJsonBody(event));
       return updateWorkspace(context, actorOf(caller), workspace, input);
     },
@@ -112,7 +112,7 @@ export function mountAdmin(app: H3, context: AppContext): void {
     query: listParams,
     answer: SiteListAnswer,
     handler: (event) => {
-      const { workspace } = resolveWorkspace(event, context, slugOf(event), { adminToken: true });
+      const { workspace } = resolveWorkspace(event, context, pathParam(event, 'slug'), { adminToken: true });
       const query = parseQuery(ListQuery, getQuery(event));
       return listSites(context, workspace, query.limit, query.cursor);
     },
@@ -127,7 +127,7 @@ export function mountAdmin(app: H3, context: AppContext): void {
     status: 201,
     answer: SiteAnswer,
     handler: async (event) => {
-      const { caller, workspace } = resolveWorkspace(event, context, slugOf(event), { adminToken: true });
+      const { caller, workspace } = resolveWorkspace(event, context, pathParam(event, 'slug'), { adminToken: true });
       const input = parseBody(CreateSiteBody, await readJsonBody(event));
       return createSite(context, actorOf(caller), workspace, input);
     },
@@ -140,8 +140,8 @@ export function mountAdmin(app: H3, context: AppContext): void {
     summary: 'Read a site and its settings (cookieless visitors, retention period)',
     answer: SiteAnswer,
     handler: (event) => {
-      const { workspace } = resolveWorkspace(event, context, slugOf(event), { adminToken: true });
-      return readSite(context, workspace, getRouterParam(event, 'id', { decode: true }) ?? '');
+      const { workspace } = resolveWorkspace(event, context, pathParam(event, 'slug'), { adminToken: true });
+      return readSite(context, workspace, pathParam(event, 'id'));
     },
   });
   addRoute(app, {
@@ -153,9 +153,9 @@ export function mountAdmin(app: H3, context: AppContext): void {
     body: UpdateSiteBody,
     answer: SiteAnswer,
     handler: async (event) => {
-      const { caller, workspace } = resolveWorkspace(event, context, slugOf(event), { adminToken: true });
+      const { caller, workspace } = resolveWorkspace(event, context, pathParam(event, 'slug'), { adminToken: true });
       const input = parseBody(UpdateSiteBody, await readJsonBody(event));
-      return updateSite(context, actorOf(caller), workspace.id, getRouterParam(event, 'id', { decode: true }) ?? '', input);
+      return updateSite(context, actorOf(caller), workspace.id, pathParam(event, 'id'), input);
     },
   });
   addRoute(app, {
@@ -166,8 +166,8 @@ export function mountAdmin(app: H3, context: AppContext): void {
     summary: 'Delete a site and all of its data',
     status: 204,
     handler: (event) => {
-      const { caller, workspace } = resolveWorkspace(event, context, slugOf(event), { adminToken: true });
-      deleteSite(context, actorOf(caller), workspace, getRouterParam(event, 'id', { decode: true }) ?? '');
+      const { caller, workspace } = resolveWorkspace(event, context, pathParam(event, 'slug'), { adminToken: true });
+      deleteSite(context, actorOf(caller), workspace, pathParam(event, 'id'));
       return noContent();
     },
   });
@@ -180,7 +180,7 @@ export function mountAdmin(app: H3, context: AppContext): void {
     query: listParams,
     answer: KeyListAnswer,
     handler: (event) => {
-      const { workspace } = resolveWorkspace(event, context, slugOf(event), { scope: 'admin' });
+      const { workspace } = resolveWorkspace(event, context, pathParam(event, 'slug'), { scope: 'admin' });
       const query = parseQuery(ListQuery, getQuery(event));
       return listKeys(context, workspace, query.limit, query.cursor);
     },
@@ -195,7 +195,7 @@ export function mountAdmin(app: H3, context: AppContext): void {
     status: 201,
     answer: CreatedApiKeyAnswer,
     handler: async (event) => {
-      const { caller, workspace } = resolveWorkspace(event, context, slugOf(event), { scope: 'admin' });
+      const { caller, workspace } = resolveWorkspace(event, context, pathParam(event, 'slug'), { scope: 'admin' });
       const input = parseBody(CreateKeyBody, await readJsonBody(event));
       return createKey(context, actorOf(caller), workspace, input);
     },
@@ -208,8 +208,8 @@ export function mountAdmin(app: H3, context: AppContext): void {
     summary: 'Revoke an API key',
     answer: ApiKeyAnswer,
     handler: (event) => {
-      const { caller, workspace } = resolveWorkspace(event, context, slugOf(event), { scope: 'admin' });
-      return revokeKey(context, actorOf(caller), workspace, getRouterParam(event, 'keyId', { decode: true }) ?? '');
+      const { caller, workspace } = resolveWorkspace(event, context, pathParam(event, 'slug'), { scope: 'admin' });
+      return revokeKey(context, actorOf(caller), workspace, pathParam(event, 'keyId'));
     },
   });
   addRoute(app, {

@@ -1,7 +1,7 @@
 // The analysis endpoints (CONTRACT section 6): funnels-v2 and its correlation and explanation panels, structured
 // envelope, admin token or a query:read key of the workspace. Thin handlers: access → body → wait → analysis, the
 // last on the analysis thread (analysis-runner.ts) so this thread keeps answering and committing meanwhile.
-import { getRouterParam, type H3, type H3Event } from 'h3';
+import { type H3, type H3Event } from 'h3';
 import type { AppContext } from '../context.ts';
 import { resolveWorkspace } from '../access/resolve-access.ts';
 import { readJsonBody } from '../http/body.ts';
@@ -15,13 +15,14 @@ import { FunnelQueryBody, toFunnelQuery } from './funnel-query.ts';
 import type { AnalysisRunner } from './analysis-runner.ts';
 import type { FunnelJob } from './funnel-jobs.ts';
 import { checkTransition, prepareTransition, type TransitionRequest } from './run-transition.ts';
+import { pathParam } from '../http/path-params.ts';
 
 // 503 overloaded: more analysis requests wait for the analysis thread than its queue holds (Retry-After).
 const queryRefusals = refusals(needsCredential, namedInPath, jsonBody, dateRangeRefusals, { 400: ['too_many_values'], 503: ['overloaded'] });
 const transitionRefusals = refusals(queryRefusals, { 409: ['execution_mismatch'] });
 
 function access(event: H3Event, context: AppContext) {
-  return resolveWorkspace(event, context, getRouterParam(event, 'slug', { decode: true }) ?? '', { scope: 'query:read' }).workspace;
+  return resolveWorkspace(event, context, pathParam(event, 'slug'), { scope: 'query:read' }).workspace;
 }
 
 async function readTransitionRequest(event: H3Event): Promise<TransitionRequest> {

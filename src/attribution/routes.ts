@@ -1,7 +1,7 @@
 // The attribution endpoint (flat envelope; query:read). It reads derived data (visits, identities), so it first
 // waits, bounded, for the projector to pass every event committed before the request, and says in `completeness`
 // when that wait ran out (`projection_lag`) and in `freshness` how far the projector had got.
-import { getQuery, getRouterParam, type H3, type H3Event } from 'h3';
+import { getQuery, type H3 } from 'h3';
 import type { AppContext } from '../context.ts';
 import { resolveWorkspace } from '../access/resolve-access.ts';
 import { parseDateRange, type QueryValues, single } from '../reading/common-params.ts';
@@ -15,8 +15,8 @@ import type { AnalysisRunner } from '../analysis/analysis-runner.ts';
 import type { AttributionJob } from './attribution-jobs.ts';
 import type { RoiParams } from './roi.ts';
 import { type AttributionModel, attributionModels } from './models.ts';
+import { pathParam } from '../http/path-params.ts';
 
-const slugOf = (event: H3Event) => getRouterParam(event, 'slug', { decode: true }) ?? '';
 
 export const attributionRefusals = refusals(needsCredential, namedInPath, {
   400: ['invalid_param', 'unknown_model', 'invalid_date_param', 'invalid_date_range', 'range_too_large'],
@@ -70,7 +70,7 @@ export function mountAttribution(app: H3, context: AppContext, waitForProjection
     ],
     answer: AttributionResultsAnswer,
     handler: async (event) => {
-      const { workspace } = resolveWorkspace(event, context, slugOf(event), { scope: 'query:read' });
+      const { workspace } = resolveWorkspace(event, context, pathParam(event, 'slug'), { scope: 'query:read' });
       const params = parseResultsParams(getQuery(event) as QueryValues);
       const caughtUp = await waitForProjection();
       return jsonText(await analysis.run({ kind: 'attribution', now: context.clock.now(), workspace, params, caughtUp }));
@@ -84,7 +84,7 @@ export function mountAttribution(app: H3, context: AppContext, waitForProjection
     query: [...dayParams, roiModelParam],
     answer: RoiAnswer,
     handler: async (event) => {
-      const { workspace } = resolveWorkspace(event, context, slugOf(event), { scope: 'query:read' });
+      const { workspace } = resolveWorkspace(event, context, pathParam(event, 'slug'), { scope: 'query:read' });
       const query = getQuery(event) as QueryValues;
       const model = parseModel(query, 'last_touch');
       const params = parseRoiRange(query, 'from', 'to', model);
@@ -105,7 +105,7 @@ export function mountAttribution(app: H3, context: AppContext, waitForProjection
     ],
     answer: RoiCompareAnswer,
     handler: async (event) => {
-      const { workspace } = resolveWorkspace(event, context, slugOf(event), { scope: 'query:read' });
+      const { workspace } = resolveWorkspace(event, context, pathParam(event, 'slug'), { scope: 'query:read' });
       const query = getQuery(event) as QueryValues;
       const model = parseModel(query, 'last_touch');
       const current = parseRoiRange(query, 'from', 'to', model);

@@ -1,5 +1,5 @@
 // The dead-letter queue: list quarantined events, and replay one through the full ingest pipeline.
-import { getQuery, getRouterParam, type H3 } from 'h3';
+import { getQuery, type H3 } from 'h3';
 import * as v from 'valibot';
 import { toIso } from '../clock.ts';
 import type { AppContext } from '../context.ts';
@@ -12,6 +12,7 @@ import { addRoute } from '../http/routes.ts';
 import { integerParam, IsoTimestampParam, parseQuery } from '../http/validate.ts';
 import { deleteDlqRow, type DlqRow, findDlqRow, listDlqRows } from '../event-store/queries/dlq-rows.ts';
 import { DlqListAnswer, DlqReplayAnswer } from './answers.ts';
+import { pathParam } from '../http/path-params.ts';
 
 const DlqQuery = v.object({
   limit: v.optional(integerParam(1, 500), '50'),
@@ -57,7 +58,7 @@ export function mountDlq(app: H3, context: AppContext, replay: ReplayQuarantined
     ],
     answer: DlqListAnswer,
     handler: (event) => {
-      const { site } = resolveSite(event, context, getRouterParam(event, 'siteId', { decode: true }) ?? '', { scope: 'admin' });
+      const { site } = resolveSite(event, context, pathParam(event, 'siteId'), { scope: 'admin' });
       const query = parseQuery(DlqQuery, getQuery(event));
       // Without a cursor, start from the newest row: received_at may run a few ms ahead of the clock (it is kept
       // strictly increasing), so "now" would hide the newest rows.
@@ -84,8 +85,8 @@ export function mountDlq(app: H3, context: AppContext, replay: ReplayQuarantined
     summary: 'Replay a quarantined event through the ingest pipeline (reject semantics)',
     answer: DlqReplayAnswer,
     handler: async (event) => {
-      const { caller, site } = resolveSite(event, context, getRouterParam(event, 'siteId', { decode: true }) ?? '', { scope: 'admin' });
-      const row = findDlqRow(context.db, site.id, getRouterParam(event, 'eventId', { decode: true }) ?? '');
+      const { caller, site } = resolveSite(event, context, pathParam(event, 'siteId'), { scope: 'admin' });
+      const row = findDlqRow(context.db, site.id, pathParam(event, 'eventId'));
       if (!row) throw ApiError.notFound();
       try {
         await replay(row);

@@ -1,6 +1,6 @@
 // GDPR: export and delete one subject ({ user_id } or { anon_id }) of a site. The admin token or an admin-scoped key
 // of the site's workspace; a site of another workspace answers the same 404 as a missing one (structured envelope).
-import { getRouterParam, type H3 } from 'h3';
+import { type H3 } from 'h3';
 import type { AppContext } from '../context.ts';
 import { actorOf } from '../audit/record-audit.ts';
 import { resolveSite } from '../access/resolve-access.ts';
@@ -11,6 +11,7 @@ import { parseBody } from '../http/validate.ts';
 import { GdprDeleteAnswer, GdprExportAnswer } from './answers.ts';
 import { deleteSubject, exportSubject } from './gdpr-actions.ts';
 import { GdprBody, subjectOf } from './subject.ts';
+import { pathParam } from '../http/path-params.ts';
 
 const noStore = { 'cache-control': 'no-store' };
 
@@ -29,7 +30,7 @@ export function mountGdpr(app: H3, context: AppContext): void {
       body: GdprBody,
       answer,
       handler: async (event) => {
-        const { caller, site } = resolveSite(event, context, getRouterParam(event, 'siteId', { decode: true }) ?? '', { scope: 'admin' });
+        const { caller, site } = resolveSite(event, context, pathParam(event, 'siteId'), { scope: 'admin' });
         const subject = subjectOf(parseBody(GdprBody, await readJsonBody(event)));
         return run(context, actorOf(caller), site, subject);
       },

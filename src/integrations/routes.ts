@@ -1,6 +1,6 @@
 // The integration endpoints (flat envelope): the bridge's inbound action (an integrations:write key) and the
 // outbound webhook endpoints with their delivery history and test delivery (admin; only under /v1).
-import { getQuery, getRouterParam, type H3, type H3Event } from 'h3';
+import { getQuery, type H3, type H3Event } from 'h3';
 import * as v from 'valibot';
 import type { AppContext } from '../context.ts';
 import { findWorkspaceBySlug } from '../tenants/queries/find-workspace.ts';
@@ -20,13 +20,13 @@ import { BridgeActionBody, recordBridgeAction } from './bridge-action.ts';
 import type { DeliveryWorker } from './delivery-worker.ts';
 import { listDeliveries, sendTestDelivery } from './deliveries.ts';
 import { createEndpoint, CreateEndpointBody, deleteEndpoint, findEndpoint, listEndpoints, toEndpoint, updateEndpoint, UpdateEndpointBody } from './endpoints.ts';
+import { pathParam } from '../http/path-params.ts';
 
 /** Administrative answers (one carries the signing secret) are never stored by a cache. */
 const noStore = { 'cache-control': 'no-store' };
 const endpointsPath = '/workspaces/:slug/integrations/endpoints';
 
-const slugOf = (event: H3Event) => getRouterParam(event, 'slug', { decode: true }) ?? '';
-const idOf = (event: H3Event) => getRouterParam(event, 'id', { decode: true }) ?? '';
+const idOf = (event: H3Event) => pathParam(event, 'id');
 
 const listParams: QueryParameterDoc[] = [
   { name: 'limit', description: '1-1000, default 100', schema: { type: 'string', pattern: '^\\d+$' } },
@@ -53,7 +53,7 @@ export function mountIntegrations(app: H3, context: AppContext, worker: Delivery
       if (caller.kind === 'user' || (caller.kind === 'apiKey' && !caller.scopes.includes('admin') && !caller.scopes.includes('integrations:write'))) {
         throw ApiError.unauthorized();
       }
-      const workspace = findWorkspaceBySlug(context.db, slugOf(event));
+      const workspace = findWorkspaceBySlug(context.db, pathParam(event, 'slug'));
       if (!workspace || !canSeeWorkspace(caller, workspace.id)) throw ApiError.notFound();
       const input = parseBody(BridgeActionBody, await readJsonBody(event));
       const result = recordBridgeAction(context, workspace, caller.kind === 'apiKey' ? caller.keyId : null, input);
@@ -71,7 +71,7 @@ export function mountIntegrations(app: H3, context: AppContext, worker: Delivery
     query: listParams,
     answer: EndpointListAnswer,
     handler: (event) => {
-      const { workspace } = resolveWorkspace(event, context, slugOf(event), { scope: 'admin' });
+      const { workspace } = resolveWorkspace(event, context, pathParam(event, 'slug'), { scope: 'admin' });
       const query = parseQuery(ListQuery, getQuery(event));
       return listEndpoints(context, workspace, query.limit, query.cursor);
     },
@@ -87,7 +87,7 @@ export function mountIntegrations(app: H3, context: AppContext, worker: Delivery
     status: 201,
     answer: CreatedEndpointAnswer,
     handler: async (event) => {
-      const { caller, workspace } = resolveWorkspace(event, context, slugOf(event), { scope: 'admin' });
+      const { caller, workspace } = resolveWorkspace(event, context, pathParam(event, 'slug'), { scope: 'admin' });
       const input = parseBody(CreateEndpointBody, await readJsonBody(event));
       return createEndpoint(context, actorOf(caller), workspace, input);
     },
@@ -101,7 +101,7 @@ export function mountIntegrations(app: H3, context: AppContext, worker: Delivery
     summary: 'Read an outbound webhook endpoint (never its secret)',
     answer: EndpointAnswer,
     handler: (event) => {
-      const { workspace } = resolveWorkspace(event, context, slugOf(event), { scope: 'admin' });
+      const { workspace } = resolveWorkspace(event, context, pathParam(event, 'slug'), { scope: 'admin' });
       return toEndpoint(findEndpoint(context, workspace, idOf(event)));
     },
   });
@@ -115,7 +115,7 @@ export function mountIntegrations(app: H3, context: AppContext, worker: Delivery
     body: UpdateEndpointBody,
     answer: EndpointAnswer,
     handler: async (event) => {
-      const { caller, workspace } = resolveWorkspace(event, context, slugOf(event), { scope: 'admin' });
+      const { caller, workspace } = resolveWorkspace(event, context, pathParam(event, 'slug'), { scope: 'admin' });
       const patch = parseBody(UpdateEndpointBody, await readJsonBody(event));
       const endpoint = updateEndpoint(context, actorOf(caller), workspace, idOf(event), patch);
       if (endpoint.status === 'active') worker.wake();
@@ -131,7 +131,7 @@ export function mountIntegrations(app: H3, context: AppContext, worker: Delivery
     summary: 'Delete an endpoint with its delivery history (pending deliveries are dropped)',
     status: 204,
     handler: (event) => {
-      const { caller, workspace } = resolveWorkspace(event, context, slugOf(event), { scope: 'admin' });
+      const { caller, workspace } = resolveWorkspace(event, context, pathParam(event, 'slug'), { scope: 'admin' });
       deleteEndpoint(context, actorOf(caller), workspace, idOf(event));
       return noContent();
     },
@@ -149,7 +149,7 @@ export function mountIntegrations(app: H3, context: AppContext, worker: Delivery
     ],
     answer: DeliveryPageAnswer,
     handler: (event) => {
-      const { workspace } = resolveWorkspace(event, context, slugOf(event), { scope: 'admin' });
+      const { workspace } = resolveWorkspace(event, context, pathParam(event, 'slug'), { scope: 'admin' });
       const query = parseQuery(DeliveryQuery, getQuery(event));
       return listDeliveries(context, workspace, idOf(event), query.limit, query.cursor);
     },
@@ -163,7 +163,7 @@ export function mountIntegrations(app: H3, context: AppContext, worker: Delivery
     summary: 'Send a webhook.test delivery now (once, not retried) and answer it with its attempt',
     answer: DeliveryAnswer,
     handler: (event) => {
-      const { workspace } = resolveWorkspace(event, context, slugOf(event), { scope: 'admin' });
+      const { workspace } = resolveWorkspace(event, context, pathParam(event, 'slug'), { scope: 'admin' });
       return sendTestDelivery(context, worker, workspace, idOf(event));
     },
   });

@@ -1,11 +1,12 @@
 // Who may read what: a site endpoint's population is its site, or with scope=all-sites every site of the site's
 // workspace (an API key sees only its own workspace; the admin token the site's). Missing and foreign are one 404.
-import { getRouterParam, type H3Event } from 'h3';
+import { type H3Event } from 'h3';
 import { listSiteIds } from '../tenants/queries/list-sites.ts';
 import { findWorkspaceById } from '../tenants/queries/find-workspace.ts';
 import type { SiteRow } from '../tenants/queries/find-site.ts';
 import type { AppContext } from '../context.ts';
 import { resolveSite } from '../access/resolve-access.ts';
+import { pathParam } from '../http/path-params.ts';
 
 export interface ReportScope {
   site: SiteRow;
@@ -17,7 +18,7 @@ export interface ReportScope {
 
 
 export function siteIdOf(event: H3Event): string {
-  return getRouterParam(event, 'siteId', { decode: true }) ?? '';
+  return pathParam(event, 'siteId');
 }
 
 /**

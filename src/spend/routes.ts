@@ -1,5 +1,5 @@
 // The spend endpoints (flat envelope): read with query:read, write with admin; every write is audited.
-import { getQuery, getRouterParam, type H3, type H3Event } from 'h3';
+import { getQuery, type H3, type H3Event } from 'h3';
 import type { AppContext } from '../context.ts';
 import { actorOf } from '../audit/record-audit.ts';
 import { resolveWorkspace } from '../access/resolve-access.ts';
@@ -17,11 +17,11 @@ import { decodeSpendCsv, importSpendCsv, maxCsvBytes } from './import-spend-csv.
 import { listSpend } from './list-spend.ts';
 import { maxLabelLength, parseSpendBody, SpendArrayBody, SpendEntryBody, SpendPatchBody, SpendPostBody } from './spend-entry.ts';
 import { updateSpend } from './update-spend.ts';
+import { pathParam } from '../http/path-params.ts';
 
 /** Spend reads and deletes cover at most 366 inclusive days (spec, Limits). */
 export const maxSpendRangeDays = 366;
 
-const slugOf = (event: H3Event) => getRouterParam(event, 'slug', { decode: true }) ?? '';
 const queryOf = (event: H3Event) => getQuery(event) as QueryValues;
 
 const rangeParams: QueryParameterDoc[] = [
@@ -52,7 +52,7 @@ export function mountSpend(app: H3, context: AppContext): void {
     query: [...rangeParams, { name: 'limit', description: '1-1000, default 100', schema: { type: 'string', pattern: '^\\d+$' } }, { name: 'cursor', description: 'The next_cursor of the previous page (opaque)' }],
     answer: SpendPageAnswer,
     handler: (event) => {
-      const { workspace } = resolveWorkspace(event, context, slugOf(event), { scope: 'query:read' });
+      const { workspace } = resolveWorkspace(event, context, pathParam(event, 'slug'), { scope: 'query:read' });
       const query = queryOf(event);
       const filter = parseRangeFilter(query);
       return listSpend(context, workspace, { ...filter, limit: parseLimit(query, 100, 1000), cursor: single(query, 'cursor') });
@@ -67,7 +67,7 @@ export function mountSpend(app: H3, context: AppContext): void {
     status: 201,
     answer: CreatedSpendAnswer,
     handler: async (event) => {
-      const { caller, workspace } = resolveWorkspace(event, context, slugOf(event), { scope: 'admin' });
+      const { caller, workspace } = resolveWorkspace(event, context, pathParam(event, 'slug'), { scope: 'admin' });
       const body = await readJsonBody(event);
       const batch = Array.isArray(body);
       const inputs = batch ? parseSpendBody(SpendArrayBody, body) : [parseSpendBody(SpendEntryBody, body)];
@@ -83,7 +83,7 @@ export function mountSpend(app: H3, context: AppContext): void {
     status: 201,
     answer: SpendImportAnswer,
     handler: async (event) => {
-      const { caller, workspace } = resolveWorkspace(event, context, slugOf(event), { scope: 'admin' });
+      const { caller, workspace } = resolveWorkspace(event, context, pathParam(event, 'slug'), { scope: 'admin' });
       checkBodyDeclaration((name) => event.req.headers.get(name) ?? undefined, ['text/csv']);
       // Bytes, not readBodyText: bytes that are not UTF-8 are a refused line (rows), not a JSON refusal.
       const text = decodeSpendCsv(await readBodyBytes(event, maxCsvBytes));
@@ -98,9 +98,9 @@ export function mountSpend(app: H3, context: AppContext): void {
     body: SpendPatchBody,
     answer: SpendEntryAnswer,
     handler: async (event) => {
-      const { caller, workspace } = resolveWorkspace(event, context, slugOf(event), { scope: 'admin' });
+      const { caller, workspace } = resolveWorkspace(event, context, pathParam(event, 'slug'), { scope: 'admin' });
       const patch = parseSpendBody(SpendPatchBody, await readJsonBody(event));
-      return updateSpend(context, actorOf(caller), workspace, getRouterParam(event, 'id', { decode: true }) ?? '', patch);
+      return updateSpend(context, actorOf(caller), workspace, pathParam(event, 'id'), patch);
     },
   });
   addRoute(app, {
@@ -111,7 +111,7 @@ export function mountSpend(app: H3, context: AppContext): void {
     query: rangeParams,
     answer: SpendDeleteAnswer,
     handler: (event) => {
-      const { caller, workspace } = resolveWorkspace(event, context, slugOf(event), { scope: 'admin' });
+      const { caller, workspace } = resolveWorkspace(event, context, pathParam(event, 'slug'), { scope: 'admin' });
       return deleteSpend(context, actorOf(caller), workspace, parseRangeFilter(queryOf(event)));
     },
   });

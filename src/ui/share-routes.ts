@@ -1,6 +1,6 @@
 // /v1/sites/:siteId/share-links: create (the token shown once), list and revoke a site's share links. Creating or
 // revoking one needs the admin scope (it opens or closes the site's reports to anyone with the link).
-import { getRouterParam, type H3 } from 'h3';
+import { type H3 } from 'h3';
 import * as v from 'valibot';
 import { actorOf } from '../audit/record-audit.ts';
 import type { AppContext } from '../context.ts';
@@ -11,6 +11,7 @@ import { addRoute } from '../http/routes.ts';
 import { parseBody } from '../http/validate.ts';
 import { siteIdOf } from '../reading/scope.ts';
 import { CreateShareLinkBody, createShareLink, listShareLinks, revokeShareLink } from './share-links.ts';
+import { pathParam } from '../http/path-params.ts';
 
 const IsoTime = v.pipe(v.string(), v.isoTimestamp());
 const ShareLinkAnswer = v.strictObject({ id: v.string(), site_id: v.string(), label: v.string(), created_at: IsoTime, revoked_at: v.nullable(IsoTime) });
@@ -58,7 +59,7 @@ export function mountShareLinks(app: H3, context: AppContext): void {
     answer: ShareLinkAnswer,
     handler: (event) => {
       const { caller, site } = resolveSite(event, context, siteIdOf(event), { scope: 'admin' });
-      return revokeShareLink(context, actorOf(caller), site, getRouterParam(event, 'linkId', { decode: true }) ?? '');
+      return revokeShareLink(context, actorOf(caller), site, pathParam(event, 'linkId'));
     },
   });
 }

@@ -1,7 +1,7 @@
 // Invitations over HTTP (CONTRACT 9, docs/people.md "Invitations"): made, listed and revoked under
 // /v1/workspaces/:slug/invitations (flat envelope, owners and admins: the admin scope), accepted at
 // /v1/invitations/accept (structured envelope, no credential: the token is one).
-import { getRouterParam, type H3, type H3Event } from 'h3';
+import { type H3, type H3Event } from 'h3';
 import * as v from 'valibot';
 import { resolveWorkspace } from '../access/resolve-access.ts';
 import { actorOf } from '../audit/record-audit.ts';
@@ -12,6 +12,7 @@ import { json, noContent } from '../http/respond.ts';
 import { addRoute } from '../http/routes.ts';
 import { parseBody } from '../http/validate.ts';
 import { AcceptInvitationBody, acceptInvitation, CreateInvitationBody, createInvitation, listInvitations, revokeInvitation } from './invitations.ts';
+import { pathParam } from '../http/path-params.ts';
 
 const IsoTime = v.pipe(v.string(), v.isoTimestamp());
 const RoleAnswer = v.picklist(['owner', 'admin', 'analyst', 'viewer']);
@@ -43,7 +44,6 @@ const AcceptedAnswer = v.strictObject({
 });
 
 const noStore = { 'cache-control': 'no-store' };
-const slugOf = (event: H3Event) => getRouterParam(event, 'slug', { decode: true }) ?? '';
 
 /** Where the link points: this server as the request reached it (the admin UI's accept page reads the fragment). */
 function linkBaseOf(event: H3Event): string {
@@ -62,7 +62,7 @@ export function mountInvitations(app: H3, context: AppContext): void {
     status: 201,
     answer: v.strictObject({ id: v.string(), url: v.string(), expires_at: IsoTime }),
     handler: async (event) => {
-      const { caller, workspace } = resolveWorkspace(event, context, slugOf(event), { scope: 'admin' });
+      const { caller, workspace } = resolveWorkspace(event, context, pathParam(event, 'slug'), { scope: 'admin' });
       const input = parseBody(CreateInvitationBody, await readJsonBody(event));
       return json(createInvitation(context, caller, actorOf(caller), workspace, input, linkBaseOf(event)), 201);
     },
@@ -75,7 +75,7 @@ export function mountInvitations(app: H3, context: AppContext): void {
     refusals: refusals(needsCredential, namedInPath),
     summary: 'The workspace\'s invitations, newest first, with their status (never their tokens; admin scope)',
     answer: v.strictObject({ invitations: v.array(InvitationAnswer) }),
-    handler: (event) => ({ invitations: listInvitations(context, resolveWorkspace(event, context, slugOf(event), { scope: 'admin' }).workspace) }),
+    handler: (event) => ({ invitations: listInvitations(context, resolveWorkspace(event, context, pathParam(event, 'slug'), { scope: 'admin' }).workspace) }),
   });
   addRoute(app, {
     method: 'DELETE',
@@ -86,8 +86,8 @@ export function mountInvitations(app: H3, context: AppContext): void {
     summary: 'Revoke a pending invitation (a used, revoked or unknown one: 404)',
     status: 204,
     handler: (event) => {
-      const { caller, workspace } = resolveWorkspace(event, context, slugOf(event), { scope: 'admin' });
-      revokeInvitation(context, actorOf(caller), workspace, getRouterParam(event, 'id', { decode: true }) ?? '');
+      const { caller, workspace } = resolveWorkspace(event, context, pathParam(event, 'slug'), { scope: 'admin' });
+      revokeInvitation(context, actorOf(caller), workspace, pathParam(event, 'id'));
       return noContent();
     },
   });

@@ -1,7 +1,7 @@
 // People (CONTRACT section 9, docs/people.md): sign-in and sign-out (/v1/auth), one's own account, sessions and
 // second factor (/v1/me), in the structured envelope; a workspace's members (/v1/workspaces/:slug/members), in the
 // flat one like every workspace route.
-import { getRouterParam, type H3, type H3Event } from 'h3';
+import { type H3, type H3Event } from 'h3';
 import * as v from 'valibot';
 import type { AppContext } from '../context.ts';
 import { actorOf } from '../audit/record-audit.ts';
@@ -21,6 +21,7 @@ import { deleteUserSession } from './queries/user-session-rows.ts';
 import { confirmTotp, disableTotp, startTotp } from './second-factor.ts';
 import { signIn } from './sign-in.ts';
 import { sessionOfCookie, signedInUserOf, type SignedInUser } from './user-sessions.ts';
+import { pathParam } from '../http/path-params.ts';
 
 const IsoTime = v.pipe(v.string(), v.isoTimestamp());
 const RoleAnswer = v.picklist(['owner', 'admin', 'analyst', 'viewer']);
@@ -159,7 +160,7 @@ export function mountUsers(app: H3, context: AppContext): void {
     summary: 'Revoke one of one\'s sessions (it stops working at once)',
     status: 204,
     handler: (event) => {
-      revokeMySession(context, requireUser(event, context), getRouterParam(event, 'id', { decode: true }) ?? '');
+      revokeMySession(context, requireUser(event, context), pathParam(event, 'id'));
       return noContent();
     },
   });
@@ -209,8 +210,6 @@ export function mountUsers(app: H3, context: AppContext): void {
   mountInvitations(app, context);
 }
 
-const slugOf = (event: H3Event) => getRouterParam(event, 'slug', { decode: true }) ?? '';
-const userIdOf = (event: H3Event) => getRouterParam(event, 'userId', { decode: true }) ?? '';
 
 function mountMembers(app: H3, context: AppContext): void {
   addRoute(app, {
@@ -221,7 +220,7 @@ function mountMembers(app: H3, context: AppContext): void {
     refusals: refusals(needsCredential, namedInPath),
     summary: 'The workspace\'s members and their roles (admin scope)',
     answer: v.strictObject({ members: v.array(MemberAnswer) }),
-    handler: (event) => ({ members: listMembers(context, resolveWorkspace(event, context, slugOf(event), { scope: 'admin' }).workspace) }),
+    handler: (event) => ({ members: listMembers(context, resolveWorkspace(event, context, pathParam(event, 'slug'), { scope: 'admin' }).workspace) }),
   });
   addRoute(app, {
     method: 'POST',
@@ -234,7 +233,7 @@ function mountMembers(app: H3, context: AppContext): void {
     status: 201,
     answer: MemberAnswer,
     handler: async (event) => {
-      const { caller, workspace } = resolveWorkspace(event, context, slugOf(event), { role: 'owner' });
+      const { caller, workspace } = resolveWorkspace(event, context, pathParam(event, 'slug'), { role: 'owner' });
       const input = parseBody(AddMemberBody, await readJsonBody(event));
       return json(addMember(context, actorOf(caller), workspace, input), 201);
     },
@@ -249,9 +248,9 @@ function mountMembers(app: H3, context: AppContext): void {
     body: UpdateMemberBody,
     answer: MemberAnswer,
     handler: async (event) => {
-      const { caller, workspace } = resolveWorkspace(event, context, slugOf(event), { role: 'owner' });
+      const { caller, workspace } = resolveWorkspace(event, context, pathParam(event, 'slug'), { role: 'owner' });
       const input = parseBody(UpdateMemberBody, await readJsonBody(event));
-      return updateMember(context, actorOf(caller), workspace, userIdOf(event), input.role);
+      return updateMember(context, actorOf(caller), workspace, pathParam(event, 'userId'), input.role);
     },
   });
   addRoute(app, {
@@ -263,8 +262,8 @@ function mountMembers(app: H3, context: AppContext): void {
     summary: 'Remove a member (the last owner cannot be removed: 409 last_owner)',
     status: 204,
     handler: (event) => {
-      const { caller, workspace } = resolveWorkspace(event, context, slugOf(event), { role: 'owner' });
-      removeMember(context, actorOf(caller), workspace, userIdOf(event));
+      const { caller, workspace } = resolveWorkspace(event, context, pathParam(event, 'slug'), { role: 'owner' });
+      removeMember(context, actorOf(caller), workspace, pathParam(event, 'userId'));
       return noContent();
     },
   });

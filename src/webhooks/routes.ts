@@ -1,6 +1,6 @@
 // POST /webhooks/:adapter/:siteId (flat envelope): signed events of a payment processor, forwarded into the site's
 // analytics. Authenticated by the adapter's signature, not by a bearer credential.
-import { getRouterParam, type H3 } from 'h3';
+import { type H3 } from 'h3';
 import type { AppContext } from '../context.ts';
 import { readBodyBytes } from '../http/body.ts';
 import { clientIpOf } from '../access/auth-throttle.ts';
@@ -12,6 +12,7 @@ import type { AppMetrics } from '../metrics/app-metrics.ts';
 import { receiveWebhook, WebhookAnswer } from './receive-webhook.ts';
 import { StripeEventBody } from './stripe-events.ts';
 import { isWebhookAdapter } from './webhook-secrets.ts';
+import { pathParam } from '../http/path-params.ts';
 
 /** The /metrics outcome of an answer: its error code, or forwarded/unmapped. */
 function outcomeOf(error: unknown): string {
@@ -35,13 +36,13 @@ export function mountWebhooks(app: H3, context: AppContext, ingest: IngestServic
       ...throttledCredential,
     },
     handler: async (event) => {
-      const adapter = getRouterParam(event, 'adapter', { decode: true }) ?? '';
+      const adapter = pathParam(event, 'adapter');
       // Counted under "unknown" rather than a name the caller chose: the label set stays bounded.
       const label = isWebhookAdapter(adapter) ? adapter : 'unknown';
       try {
         const answer = await receiveWebhook(context, ingest, {
           adapter,
-          siteId: getRouterParam(event, 'siteId', { decode: true }) ?? '',
+          siteId: pathParam(event, 'siteId'),
           header: (name) => event.req.headers.get(name) ?? undefined,
           clientIp: clientIpOf(event, context),
           readBody: (limitBytes) => readBodyBytes(event, limitBytes),
