@@ -6,7 +6,8 @@ import type { AppContext } from '../../src/context.ts';
 import { createUser } from '../../src/users/accounts.ts';
 import { insertMembership } from '../../src/users/queries/membership-rows.ts';
 import { findWorkspaceBySlug } from '../../src/tenants/queries/find-workspace.ts';
-import type { TestServer } from '../_setup.ts';
+import type { ManualClock } from '../admin/_helpers.ts';
+import { seedWorkspace, startTestServer, type TestServer } from '../_setup.ts';
 
 export const goodPassword = 'correct horse battery staple';
 
@@ -39,4 +40,16 @@ export async function login(server: TestServer, body: Record<string, unknown>, h
     userId: response.body.user.id,
     as: (extra = {}) => ({ token: null, headers: { cookie, 'x-sightline-csrf': csrf, ...extra } }),
   };
+}
+
+/**
+ * A server on an injected clock with two workspaces (alpha and beta, one site each) and the app context the
+ * accounts are made through. `env` adds settings (the throttle's, TRUST_PROXY).
+ */
+export async function startPeopleServer(clock: ManualClock, env: Record<string, string> = {}): Promise<{ server: TestServer; context: AppContext }> {
+  let context: AppContext | undefined;
+  const server = await startTestServer({ clock, env, extend: (_app, appContext) => (context = appContext) });
+  await seedWorkspace(server, 'alpha', { sites: ['alpha-site'] });
+  await seedWorkspace(server, 'beta', { sites: ['beta-site'] });
+  return { server, context: context! };
 }

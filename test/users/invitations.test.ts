@@ -5,8 +5,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { AppContext } from '../../src/context.ts';
 import { type ManualClock, manualClock } from '../admin/_helpers.ts';
-import { seedWorkspace, startTestServer, type TestServer } from '../_setup.ts';
-import { goodPassword, login, makeUser, type SignedIn } from './_users.ts';
+import { seedWorkspace, type TestServer } from '../_setup.ts';
+import { goodPassword, login, makeUser, startPeopleServer, type SignedIn } from './_users.ts';
 
 const sevenDays = 7 * 24 * 60 * 60 * 1000;
 
@@ -18,15 +18,7 @@ describe('invitations', () => {
 
   beforeEach(async () => {
     clock = manualClock('2026-03-01T12:00:00.000Z');
-    server = await startTestServer({
-      clock,
-      env: { TRUST_PROXY: '1', AUTH_FAILURE_BURST: '3', AUTH_FAILURES_PER_MINUTE: '1' },
-      extend: (_app, appContext) => {
-        context = appContext;
-      },
-    });
-    await seedWorkspace(server, 'alpha', { sites: ['alpha-site'] });
-    await seedWorkspace(server, 'beta', { sites: ['beta-site'] });
+    ({ server, context } = await startPeopleServer(clock, { TRUST_PROXY: '1', AUTH_FAILURE_BURST: '3', AUTH_FAILURES_PER_MINUTE: '1' }));
     await makeUser(context, 'own@example.com', { memberships: [['alpha', 'owner']] });
     owner = await login(server, { email: 'own@example.com', password: goodPassword });
   });

@@ -6,8 +6,8 @@ import type { AppContext } from '../../src/context.ts';
 import { openSecret } from '../../src/secrets/secret-box.ts';
 import { hotp, totpStepOf } from '../../src/users/totp.ts';
 import { type ManualClock, manualClock } from '../admin/_helpers.ts';
-import { seedWorkspace, startTestServer, type TestServer } from '../_setup.ts';
-import { goodPassword, login, makeUser } from './_users.ts';
+import type { TestServer } from '../_setup.ts';
+import { goodPassword, login, makeUser, startPeopleServer } from './_users.ts';
 
 describe('people', () => {
   let server: TestServer;
@@ -16,15 +16,7 @@ describe('people', () => {
 
   beforeEach(async () => {
     clock = manualClock('2026-03-01T12:00:00.000Z');
-    server = await startTestServer({
-      clock,
-      env: { TRUST_PROXY: '1', AUTH_FAILURE_BURST: '3', AUTH_FAILURES_PER_MINUTE: '1' },
-      extend: (_app, appContext) => {
-        context = appContext;
-      },
-    });
-    await seedWorkspace(server, 'alpha', { sites: ['alpha-site'] });
-    await seedWorkspace(server, 'beta', { sites: ['beta-site'] });
+    ({ server, context } = await startPeopleServer(clock, { TRUST_PROXY: '1', AUTH_FAILURE_BURST: '3', AUTH_FAILURES_PER_MINUTE: '1' }));
   });
   afterEach(async () => server.close());
 

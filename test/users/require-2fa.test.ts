@@ -6,8 +6,8 @@ import type { AppContext } from '../../src/context.ts';
 import { openSecret } from '../../src/secrets/secret-box.ts';
 import { hotp, totpStepOf } from '../../src/users/totp.ts';
 import { type ManualClock, manualClock } from '../admin/_helpers.ts';
-import { seedWorkspace, startTestServer, type TestServer } from '../_setup.ts';
-import { goodPassword, login, makeUser, type SignedIn } from './_users.ts';
+import { seedWorkspace, type TestServer } from '../_setup.ts';
+import { goodPassword, login, makeUser, startPeopleServer, type SignedIn } from './_users.ts';
 
 describe('require_2fa', () => {
   let server: TestServer;
@@ -16,14 +16,7 @@ describe('require_2fa', () => {
 
   beforeEach(async () => {
     clock = manualClock('2026-03-01T12:00:00.000Z');
-    server = await startTestServer({
-      clock,
-      extend: (_app, appContext) => {
-        context = appContext;
-      },
-    });
-    await seedWorkspace(server, 'alpha', { sites: ['alpha-site'] });
-    await seedWorkspace(server, 'beta', { sites: ['beta-site'] });
+    ({ server, context } = await startPeopleServer(clock));
   });
   afterEach(async () => server.close());
 
