@@ -1,27 +1,15 @@
-// `sightline clickhouse init|status`: creates or upgrades Sightline's tables in ClickHouse (idempotent), and shows
-// how far shipping has come. The connection comes from CLICKHOUSE_* or the flags of the same names (README).
+// `sightline clickhouse init|status|backfill`: creates or upgrades Sightline's tables in ClickHouse (idempotent),
+// shows how far shipping has come, and ships an existing log with a progress bar. The connection comes from
+// CLICKHOUSE_* or the flags of the same names (README).
+import cliProgress from 'cli-progress';
 import { defineCommand } from 'citty';
-import { createClickHouse, type ClickHouse } from '../clickhouse/client.ts';
+import * as v from 'valibot';
 import { applyClickHouseSchema, latestClickHouseSchemaVersion } from '../clickhouse/schema.ts';
+import { createShipper } from '../clickhouse/shipper.ts';
+import { countBacklog } from '../clickhouse/sqlite-source.ts';
 import { readClickHouseStatus } from '../clickhouse/status.ts';
-import { loadConfig } from '../config.ts';
-import { ApiError } from '../http/errors.ts';
-import { commonArgs, output, runCommandSafely, table, withContext } from './common.ts';
-
-const connectionArgs = {
-  'clickhouse-url': { type: 'string', description: 'ClickHouse HTTP interface (CLICKHOUSE_URL)' },
-  'clickhouse-database': { type: 'string', description: 'Database (CLICKHOUSE_DATABASE, default sightline)' },
-  'clickhouse-user': { type: 'string', description: 'User (CLICKHOUSE_USER)' },
-  'clickhouse-password': { type: 'string', description: 'Password (CLICKHOUSE_PASSWORD; prefer the variable)' },
-} as const;
-
-type ConnectionFlags = { [name in keyof typeof connectionArgs]?: string | undefined } & { 'data-dir'?: string | undefined };
-
-function connect(args: ConnectionFlags): ClickHouse {
-  const settings = loadConfig(process.env, { ...args }).clickhouse;
-  if (!settings) throw new ApiError(400, 'not_configured', 'No ClickHouse configured: set CLICKHOUSE_URL (or pass --clickhouse-url), e.g. http://127.0.0.1:8123');
-  return createClickHouse({ url: settings.url, database: settings.database, user: settings.user, password: settings.password });
-}
+import { connect, connectionArgs } from './clickhouse-connection.ts';
+import { commonArgs, output, parseFlags, runCommandSafely, table, withContext } from './common.ts';
 
 const init = defineCommand({
   meta: { name: 'init', description: 'Create or upgrade Sightline\'s tables in ClickHouse (safe to run again)' },
@@ -63,7 +51,63 @@ const status = defineCommand({
     ),
 });
 
+/** Events per backfill batch: large batches ship fastest (npm run bench -- clickhouse); the bound keeps memory finite. */
+const BackfillFlags = v.object({
+  batch: v.pipe(v.string(), v.regex(/^\d{1,7}$/, 'must be a whole number of events'), v.transform(Number), v.minValue(1, 'must be at least 1'), v.maxValue(1_000_000, 'must be at most 1000000')),
+});
+
+const backfill = defineCommand({
+  meta: { name: 'backfill', description: 'Ship the data directory\'s event log to ClickHouse (resumable, with a progress bar)' },
+  args: { ...commonArgs, ...connectionArgs, batch: { type: 'string', description: 'Events per batch (default 50000, at most 1000000)', default: '50000' } },
+  run: ({ args }) =>
+    runCommandSafely(args, () =>
+      withContext(args, async (context) => {
+        const { batch } = parseFlags(BackfillFlags, { batch: args.batch });
+        const clickhouse = connect(args);
+        await applyClickHouseSchema(clickhouse);
+        // The same exactly-once shipper as the server's: it resumes from the highest seq ClickHouse holds, so an
+        // interrupted backfill (or one run while the server ships) continues where ClickHouse stands.
+        const shipper = createShipper({ db: context.db, clickhouse, batchSize: batch });
+        const from = await shipper.shippedThrough();
+        const { shippable } = countBacklog(context.db, from);
+        const bar = args.json || !process.stderr.isTTY
+          ? undefined
+          : new cliProgress.SingleBar({ stream: process.stderr, format: 'shipping {bar} {percentage}% | {value}/{total} events | {rate} events/s | eta {eta_formatted}', hideCursor: true }, cliProgress.Presets.shades_classic);
+        const started = performance.now();
+        bar?.start(shippable, 0, { rate: 0 });
+        let events = 0;
+        let batches = 0;
+        let through = from;
+        try {
+          for (;;) {
+            const shipped = await shipper.shipBatch();
+            through = shipped.through;
+            if (shipped.events === 0) break;
+            events += shipped.events;
+            batches++;
+            // The log may have grown since the count (a running server): the bar's total follows.
+            if (events > shippable) bar?.setTotal(events);
+            bar?.update(events, { rate: Math.round(events / ((performance.now() - started) / 1000)) });
+          }
+        } finally {
+          bar?.stop();
+        }
+        const seconds = (performance.now() - started) / 1000;
+        const notProjected = countBacklog(context.db, through).notProjected;
+        const result = { database: clickhouse.database, shipped: events, batches, shipped_through: through, seconds: Math.round(seconds * 10) / 10, events_per_second: seconds > 0 ? Math.round(events / seconds) : 0, not_projected: notProjected };
+        output(args, result, () =>
+          [
+            events === 0
+              ? `ClickHouse database ${clickhouse.database} already holds every projected event (through seq ${through})`
+              : `Shipped ${events} events in ${batches} batch${batches === 1 ? '' : 'es'} to ${clickhouse.database} (${result.events_per_second} events/s), through seq ${through}`,
+            ...(notProjected > 0 ? [`${notProjected} events are not projected yet; the server projects and ships them when it runs`] : []),
+          ].join('\n'),
+        );
+      }),
+    ),
+});
+
 export const clickhouseCommand = defineCommand({
-  meta: { name: 'clickhouse', description: 'ClickHouse as the store of history: init, status' },
-  subCommands: { init, status },
+  meta: { name: 'clickhouse', description: 'ClickHouse as the store of history: init, status, backfill' },
+  subCommands: { init, status, backfill },
 });

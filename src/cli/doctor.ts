@@ -8,7 +8,10 @@ import { adminTokenPath } from '../admin/admin-token.ts';
 import { privateDirectoryMode, privateFileMode } from '../db/file-modes.ts';
 import { eventLogSchema } from '../db/open.ts';
 import { latestSchemaVersion } from '../db/schema.ts';
+import { clickHouseSchemaVersion, latestClickHouseSchemaVersion } from '../clickhouse/schema.ts';
+import { ClickHouseQueryError } from '../clickhouse/client.ts';
 import { secretKeyFileName } from '../secrets/secret-box.ts';
+import { connectIfConfigured, connectionArgs, type ConnectionFlags } from './clickhouse-connection.ts';
 import { cliConfig, commonArgs, holdsSightlineData, noDataRefusal, output, runCommandSafely, table, withContext } from './common.ts';
 
 interface Check {
@@ -47,9 +50,34 @@ function betterSqliteVersion(): string {
   }
 }
 
+/** With ClickHouse configured: whether it answers, and whether its tables are at this release's schema version. */
+async function clickHouseChecks(args: ConnectionFlags): Promise<Check[]> {
+  const clickhouse = connectIfConfigured(args);
+  if (!clickhouse) return [];
+  let serverVersion: string;
+  try {
+    serverVersion = await clickhouse.version();
+  } catch (error) {
+    return [{ name: 'clickhouse', ok: false, detail: error instanceof Error ? error.message : String(error) }];
+  }
+  const checks: Check[] = [{ name: 'clickhouse', ok: true, detail: `${clickhouse.url} (server ${serverVersion})` }];
+  const schemaVersion = await clickHouseSchemaVersion(clickhouse).catch((error: unknown) => {
+    // 81 UNKNOWN_DATABASE: nothing created yet.
+    if (error instanceof ClickHouseQueryError && error.code === 81) return 0;
+    throw error;
+  });
+  const current = schemaVersion === latestClickHouseSchemaVersion;
+  checks.push({
+    name: 'clickhouse schema version',
+    ok: current,
+    detail: `${schemaVersion} in ${clickhouse.database} (this release: ${latestClickHouseSchemaVersion})${current ? '' : ': run sightline clickhouse init'}`,
+  });
+  return checks;
+}
+
 export const doctorCommand = defineCommand({
-  meta: { name: 'doctor', description: 'Check the data directory, database and runtime' },
-  args: { ...commonArgs },
+  meta: { name: 'doctor', description: 'Check the data directory, database, runtime and (when configured) ClickHouse' },
+  args: { ...commonArgs, ...connectionArgs },
   run: ({ args }) =>
     runCommandSafely(args, async () => {
       const config = cliConfig(args);
@@ -98,6 +126,7 @@ export const doctorCommand = defineCommand({
           checks.push({ name: 'integrity', ok: integrity === 'ok', detail: integrity });
         });
       }
+      checks.push(...(await clickHouseChecks(args)));
       const healthy = checks.every((check) => check.ok);
       if (!healthy) process.exitCode = 1;
       output(args, { ok: healthy, checks }, () =>

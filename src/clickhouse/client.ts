@@ -34,6 +34,8 @@ export class ClickHouseUnavailableError extends Error {
 }
 
 export interface ClickHouse {
+  /** The HTTP interface's address (no credentials: they travel in headers). */
+  readonly url: string;
   readonly database: string;
   /** Runs a statement whose answer is not read (DDL, ALTER). */
   exec(statement: SqlText, options?: { database?: string | null }): Promise<void>;
@@ -77,6 +79,7 @@ export function createClickHouse(options: ClickHouseOptions): ClickHouse {
   }
 
   return {
+    url: options.url,
     database,
     async exec(statement, execOptions = {}) {
       const target = execOptions.database === undefined ? database : execOptions.database;

@@ -57,6 +57,7 @@ const statements = preparedOnce((db) => ({
      FROM events WHERE seq > :after_seq AND seq <= :through_seq ORDER BY seq LIMIT :batch`,
   ),
   countAfter: db.prepare<{ after_seq: number }, number>('SELECT count(*) FROM events WHERE seq > :after_seq').pluck(),
+  countBetween: db.prepare<{ after_seq: number; through_seq: number }, number>('SELECT count(*) FROM events WHERE seq > :after_seq AND seq <= :through_seq').pluck(),
   // The visits that hold a time span of one visitor's events (visits are disjoint, so these are the ones holding any
   // of them); sessions_by_visitor finds them.
   visits: db.prepare<VisitorSpan, ShippedVisitRow>(
@@ -95,4 +96,13 @@ export function readShippingBatch(db: Db, afterSeq: number, batchSize: number): 
 /** Events the SQLite log holds after `afterSeq` (the shipping lag; a range of the primary key). */
 export function countEventsAfter(db: Db, afterSeq: number): number {
   return statements(db).countAfter.get({ after_seq: afterSeq }) ?? 0;
+}
+
+/** What a backfill has ahead: events after `afterSeq` the projector has passed (shippable now) and those it has not. */
+export function countBacklog(db: Db, afterSeq: number): { shippable: number; notProjected: number } {
+  return db.transaction(() => {
+    const projectedSeq = readProjectorPosition(db);
+    const shippable = statements(db).countBetween.get({ after_seq: afterSeq, through_seq: projectedSeq }) ?? 0;
+    return { shippable, notProjected: (statements(db).countAfter.get({ after_seq: afterSeq }) ?? 0) - shippable };
+  }).deferred();
 }

@@ -1,6 +1,7 @@
-// `sightline clickhouse init|status` on the bundled CLI against a real clickhouse-server: init creates the tables and
-// is idempotent; status reports the version, the lag in events before and after shipping, rows and bytes per event;
-// a missing or unreachable ClickHouse is a clear error with exit 1.
+// `sightline clickhouse init|status|backfill` and `doctor` on the bundled CLI against a real clickhouse-server: init
+// creates the tables and is idempotent; status reports the version, the lag in events before and after shipping, rows
+// and bytes per event; backfill ships the log exactly once and resumes where ClickHouse stands; doctor checks the
+// connection and the schema version; a missing or unreachable ClickHouse is a clear error with exit 1.
 import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createClickHouse } from '../../src/clickhouse/client.ts';
@@ -124,5 +125,70 @@ describe('sightline clickhouse', () => {
       expect(result.code).toBe(1);
       expect(result.stderr).toContain(`ClickHouse at ${url}`);
     }
+  });
+
+  const shippedCount = async (database: string) => {
+    const clickhouse = createClickHouse({ url: clickhouseServer.url, database });
+    // Without FINAL: physical rows, so an event sent twice would show.
+    const [row] = await clickhouse.query<{ rows: number; distinct: number }>(sql`SELECT count() AS rows, uniqExact(seq) AS distinct FROM events`);
+    return row;
+  };
+
+  it('backfill ships the whole log once, and a second run ships nothing', async () => {
+    const first = await runCli(['clickhouse', 'backfill', '--json', '--batch', '50'], env('cli_backfill'));
+    expect(first.code).toBe(0);
+    expect(parseJsonOutput(first)).toMatchObject({ database: 'cli_backfill', shipped: 120, batches: 3, not_projected: 0 });
+    expect(await shippedCount('cli_backfill')).toEqual({ rows: 120, distinct: 120 });
+    const again = await runCli(['clickhouse', 'backfill'], env('cli_backfill'));
+    expect(again.code).toBe(0);
+    expect(again.stdout).toMatch(/^ClickHouse database cli_backfill already holds every projected event \(through seq \d+\)$/m);
+    expect(await shippedCount('cli_backfill')).toEqual({ rows: 120, distinct: 120 });
+  });
+
+  it('backfill resumes after an interrupted run from what ClickHouse holds', async () => {
+    const db = openDatabase(databasePath(dataDir));
+    try {
+      const clickhouse = createClickHouse({ url: clickhouseServer.url, database: 'cli_resume' });
+      expect((await runCli(['clickhouse', 'init'], env('cli_resume'))).code).toBe(0);
+      // A run that stopped after its first batch of 50.
+      expect((await createShipper({ db, clickhouse, batchSize: 50 }).shipBatch()).events).toBe(50);
+    } finally {
+      db.close();
+    }
+    const rest = await runCli(['clickhouse', 'backfill', '--json'], env('cli_resume'));
+    expect(parseJsonOutput(rest)).toMatchObject({ shipped: 70, batches: 1 });
+    expect(await shippedCount('cli_resume')).toEqual({ rows: 120, distinct: 120 });
+  });
+
+  it.each([
+    ['1', 0, 120],
+    ['1000000', 0, 1],
+    ['0', 1, 'must be at least 1'],
+    ['1000001', 1, 'must be at most 1000000'],
+    ['5e3', 1, 'must be a whole number of events'],
+  ] as const)('backfill --batch %s', async (batch, code, expected) => {
+    const database = `cli_batch_${batch.replace(/\W/g, '_')}`;
+    const result = await runCli(['clickhouse', 'backfill', '--json', '--batch', batch], env(database));
+    expect(result.code).toBe(code);
+    if (typeof expected === 'number') expect(parseJsonOutput(result)).toMatchObject({ shipped: 120, batches: expected });
+    else expect(result.stderr).toContain(expected);
+  });
+
+  it('doctor checks the connection and the schema version', async () => {
+    const before = await runCli(['doctor', '--json'], env('cli_doctor'));
+    expect(before.code).toBe(1);
+    expect(parseJsonOutput(before).checks).toEqual(
+      expect.arrayContaining([
+        { name: 'clickhouse', ok: true, detail: expect.stringMatching(new RegExp(`^${clickhouseServer.url} \\(server \\d+\\.\\d+`)) },
+        { name: 'clickhouse schema version', ok: false, detail: ' 0 in cli_doctor (this release: 1): run sightline clickhouse init'.trim() },
+      ]),
+    );
+    expect((await runCli(['clickhouse', 'init'], env('cli_doctor'))).code).toBe(0);
+    const after = await runCli(['doctor'], env('cli_doctor'));
+    expect(after.stdout).toMatch(/^clickhouse schema version\s+ok\s+1 in cli_doctor \(this release: 1\)$/m);
+    const unreachable = `http://127.0.0.1:${await freePort()}`;
+    const down = await runCli(['doctor', '--json'], { DATA_DIR: dataDir, CLICKHOUSE_URL: unreachable });
+    expect(down.code).toBe(1);
+    expect(parseJsonOutput(down).checks).toContainEqual({ name: 'clickhouse', ok: false, detail: expect.stringContaining(`ClickHouse at ${unreachable}`) });
   });
 });
