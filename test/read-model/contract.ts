@@ -100,6 +100,7 @@ export function describeReadModelContract(implementation: string, start: () => P
     const selection = (scope: ReadScope, extra: Partial<Selection> = {}): Selection => ({ scope, range, filters: {}, withInternal: false, ...extra });
 
     let purchaseId = '';
+    const siteBOnly = (): ReadScope => ({ siteIds: [subject.siteB], workspaceId: subject.workspaceId });
 
     beforeAll(async () => {
       subject = await start();
@@ -188,6 +189,16 @@ export function describeReadModelContract(implementation: string, start: () => P
         expect(answer.rows[0]!.key).toBe(JSON.stringify(['news', 'email', 'spring']));
         expect(pick(answer.rows[0]!.figures, ['visitors', 'visits', 'conversions'])).toEqual({ visitors: 1, visits: 1, conversions: 1 });
         expect([...answer.rows[0]!.figures.revenue]).toEqual([['EUR', 1250]]);
+      });
+
+      it('ranks pages: the path with its query string, utm_* parameters left out', async () => {
+        const answer = await subject.readModel.ranking({ ...selection(siteBOnly()), by: 'page', order: 'pageviews', offset: 0, limit: 10 });
+        // v3's landing page came with utm_source, utm_medium and utm_campaign only: its page is the bare path. The
+        // purchase on /thanks counts as an event there, and (not being a pageview) brings it no visitor.
+        expect(answer.rows.map((row) => ({ key: row.key, ...pick(row.figures, ['visitors', 'visits', 'pageviews', 'events', 'exits']) }))).toEqual([
+          { key: '/', visitors: 1, visits: 1, pageviews: 1, events: 1, exits: 1 },
+          { key: '/thanks', visitors: 0, visits: 0, pageviews: 0, events: 1, exits: 0 },
+        ]);
       });
 
       it('ranks event types by events and visit dimensions by visits', async () => {

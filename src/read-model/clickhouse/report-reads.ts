@@ -47,10 +47,21 @@ function keyColumns(grouping: Grouping): { events: SqlText; visits: SqlText | nu
     case 'campaign':
       return { events: columns('v_utm_source', 'v_utm_medium', 'v_utm_campaign'), visits: columns('utm_source', 'utm_medium', 'utm_campaign'), exits: null };
     case 'page':
-      throw new Error('the page dimension is not answered by ClickHouse yet (docs/clickhouse.md)');
+      return { events: sql`[${pageKey('path', 'query')}]`, visits: sql`[${pageKey('entry_path', 'entry_query')}]`, exits: sql`[${pageKey('exit_path', 'exit_query')}]` };
     default:
       return { events: columns(`v_${visitColumn[grouping.by]!}`), visits: columns(visitColumn[grouping.by]!), exits: null };
   }
+}
+
+/**
+ * The page of include_params=true computed in ClickHouse as pageKeyOf (vocabulary/dimensions.ts) computes it: the path
+ * and its query string without empty parts and utm_* parameters (the name before '=' compared case-insensitively).
+ * Grouping by this key in SQL keeps uniqExact visitors exact across queries that name the same page.
+ */
+export function pageKey(pathColumn: string, queryColumn: string): SqlText {
+  const path = sqlName(pathColumn);
+  const kept = sql`arrayFilter(part -> part != '' AND substring(lower(splitByChar('=', part)[1]), 1, 4) != 'utm_', splitByChar('&', ifNull(${sqlName(queryColumn)}, '')))`;
+  return sql`if(isNull(${path}), NULL, if(empty(${kept}), ${path}, concat(assumeNotNull(${path}), '?', arrayStringConcat(${kept}, '&'))))`;
 }
 
 /** Column names are constants of this file, never input. */
@@ -97,8 +108,8 @@ export function createClickHouseReportReads({ clickhouse, waitForShipping }: Cli
     const keys = keyColumns(grouping);
     const visitFiltered = Object.keys(visitFilterColumns).some((name) => filters[name as keyof typeof visitFilterColumns] !== undefined);
     const needsVisit = visitFiltered || !['all', 'day', 'path', 'type'].includes(grouping.by);
-    const pageviewVisitorsOnly = filters.path !== undefined || grouping.by === 'path';
-    const selected = sql`SELECT site_id, anon_id, is_internal, ts, type, path, revenue_minor, revenue_currency FROM events FINAL
+    const pageviewVisitorsOnly = filters.path !== undefined || grouping.by === 'path' || grouping.by === 'page';
+    const selected = sql`SELECT site_id, anon_id, is_internal, ts, type, path, query, revenue_minor, revenue_currency FROM events FINAL
       WHERE site_id IN ${listOf(question.scope.siteIds)} AND ts >= ${startMs} AND ts < ${endMs} AND is_bot = 0
         AND (is_internal = 0 OR ${question.withInternal ? 1 : 0} = 1)${isIn('path', filters.path)}`;
     const visitSide = sql`SELECT site_id, anon_id, is_internal, start_ts AS v_start, end_ts AS v_end, source AS v_source, device_type AS v_device_type,
