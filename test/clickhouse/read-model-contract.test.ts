@@ -1,11 +1,13 @@
-// The read model's contract suite, report questions only, answered by ClickHouse: events go in through the real
+// The read model's contract suite, report and event questions, answered by ClickHouse: events go in through the real
 // server (POST /s2s/events into SQLite), the projector derives their visits, the shipper sends both to a real
-// clickhouse-server, and summary, ranking and propValues are answered by src/read-model/clickhouse/report-reads.ts.
-// The other families (events, people, funnels, attribution) are not implemented over ClickHouse yet, so their cases
-// are not run here at all (they run against SQLite in test/read-model/sqlite.test.ts).
+// clickhouse-server, and summary, ranking and propValues (src/read-model/clickhouse/report-reads.ts) and the event
+// lists, type counts and activity (event-reads.ts) are answered from it. The other families (people, funnels,
+// attribution) are not implemented over ClickHouse yet, so their cases are not run here at all (they run against
+// SQLite in test/read-model/sqlite.test.ts).
 import { createClickHouse } from '../../src/clickhouse/client.ts';
 import { applyClickHouseSchema } from '../../src/clickhouse/schema.ts';
 import { createShipper } from '../../src/clickhouse/shipper.ts';
+import { createClickHouseEventReads } from '../../src/read-model/clickhouse/event-reads.ts';
 import { createClickHouseReportReads } from '../../src/read-model/clickhouse/report-reads.ts';
 import type { ReadModel } from '../../src/read-model/read-model.ts';
 import { seedWorkspace, startTestServer } from '../_setup.ts';
@@ -14,24 +16,23 @@ import { contractNow, describeReadModelContract } from '../read-model/contract.t
 import { startClickHouse } from './_server.ts';
 
 describeReadModelContract(
-  'ClickHouse, report questions only (summary, ranking, propValues)',
+  'ClickHouse, report and event questions',
   async () => {
     const [server, clickhouseServer] = await Promise.all([startTestServer({ clock: manualClock(contractNow) }), startClickHouse()]);
     const workspace = await seedWorkspace(server, 'contract', { sites: ['contract-a', 'contract-b'] });
     const clickhouse = createClickHouse({ url: clickhouseServer.url, database: 'sightline', timeoutMs: 10_000 });
     await applyClickHouseSchema(clickhouse);
     const shipper = createShipper({ db: server.db, clickhouse });
-    const reports = createClickHouseReportReads({
-      clickhouse,
-      // What the app's wait will do: the projector passes every stored event, then ClickHouse receives them.
-      waitForShipping: async () => {
-        await server.projected();
-        await shipper.shipAll();
-        return true;
-      },
-    });
-    // Only the report questions are asked of this read model (the suite runs only their cases).
-    const readModel: ReadModel = { ...server.app.readModel, ...reports };
+    // What the app's wait will do: the projector passes every stored event, then ClickHouse receives them.
+    const waitForShipping = async () => {
+      await server.projected();
+      await shipper.shipAll();
+      return true;
+    };
+    const reports = createClickHouseReportReads({ clickhouse, waitForShipping });
+    const events = createClickHouseEventReads({ clickhouse, waitForShipping, tail: server.app.readModel });
+    // Only the report and event questions are asked of this read model (the suite runs only their cases).
+    const readModel: ReadModel = { ...server.app.readModel, ...reports, ...events };
     return {
       readModel,
       siteA: 'contract-a',
@@ -46,5 +47,5 @@ describeReadModelContract(
       },
     };
   },
-  ['report'],
+  ['report', 'event'],
 );

@@ -7,10 +7,11 @@ import type { ClickHouse } from '../../clickhouse/client.ts';
 import { joinSql, sql, SqlText } from '../../clickhouse/sql-literal.ts';
 import { campaignKey, Dim, purchaseType } from '../../vocabulary/dimensions.ts';
 import { dayMs } from '../../vocabulary/periods.ts';
-import { visitFilterColumns, type ReportFilters } from '../../vocabulary/report-filters.ts';
-import type { ComputedFrom, Freshness, Selection } from '../questions.ts';
+import { visitFilterColumns } from '../../vocabulary/report-filters.ts';
+import type { ComputedFrom, Selection } from '../questions.ts';
 import type { Figures, RankDimension, ReportQuestions } from '../report-questions.ts';
 import { planRollupRead } from '../sqlite/grouped-report.ts';
+import { freshnessOf, isIn, listOf, liveVisits, sqlName, visitFilterSql } from './common.ts';
 
 export interface ClickHouseReadOptions {
   clickhouse: ClickHouse;
@@ -64,42 +65,11 @@ export function pageKey(pathColumn: string, queryColumn: string): SqlText {
   return sql`if(isNull(${path}), NULL, if(empty(${kept}), ${path}, concat(assumeNotNull(${path}), '?', arrayStringConcat(${kept}, '&'))))`;
 }
 
-/** Column names are constants of this file, never input. */
-function sqlName(name: string): SqlText {
-  if (!/^[a-z_]+$/.test(name)) throw new TypeError(`not a column: ${name}`);
-  return new SqlText(name);
-}
-
 function keyOf(parts: (string | null)[]): string | null {
   return parts.length === 3 ? campaignKey(parts[0]!, parts[1]!, parts[2]!) : parts[0]!;
 }
 
-/** `(a, b, …)`: a list of quoted values for IN. */
-const listOf = (values: readonly string[]) => sql`(${joinSql(values.map((value) => sql`${value}`), ', ')})`;
-const isIn = (column: string, values: string[] | undefined) => (values ? sql` AND ${sqlName(column)} IN ${listOf(values)}` : sql``);
-
-function visitFilterSql(filters: ReportFilters, prefix = ''): SqlText {
-  return joinSql(
-    (Object.entries(visitFilterColumns) as [keyof typeof visitFilterColumns, string][]).map(([name, column]) => isIn(`${prefix}${column}`, filters[name])),
-    '',
-  );
-}
-
-/** The scope's live visits (newest version, not merged away) that overlap [startMs, endMs). */
-function liveVisits(question: Selection, startMs: number, endMs: number): SqlText {
-  return sql`(SELECT * FROM (SELECT * FROM visits FINAL WHERE site_id IN ${listOf(question.scope.siteIds)})
-    WHERE deleted = 0 AND start_ts < ${endMs} AND end_ts >= ${startMs} AND (is_internal = 0 OR ${question.withInternal ? 1 : 0} = 1))`;
-}
-
 export function createClickHouseReportReads({ clickhouse, waitForShipping }: ClickHouseReadOptions): ReportQuestions {
-  async function freshnessOf(siteIds: readonly string[], caughtUp: boolean): Promise<Freshness> {
-    const [row] = await clickhouse.query<{ position: number; watermark: number; n: number }>(
-      sql`SELECT (SELECT max(seq) FROM events) AS position, max(received_at) AS watermark, count() AS n FROM events WHERE site_id IN ${listOf(siteIds)}`,
-    );
-    const watermarkMs = row && row.n > 0 ? row.watermark : null;
-    return { position: row?.position ?? 0, watermarkMs, projectedThroughMs: watermarkMs, caughtUp, rawEventsFromDay: undefined };
-  }
-
   /** Figures by group key for a selection: events (with their visit's entry when needed), visits, exits. */
   async function grouped(question: Selection, grouping: Grouping): Promise<Map<string, Figures>> {
     const startMs = question.range.fromDay * dayMs;
@@ -184,7 +154,7 @@ export function createClickHouseReportReads({ clickhouse, waitForShipping }: Cli
       return {
         total: withVisitors(whole.get('')),
         days: days.map((day) => ({ day, ...withVisitors(byDay.get(String(day))) })),
-        freshness: await freshnessOf(question.scope.siteIds, caughtUp),
+        freshness: await freshnessOf(clickhouse, question.scope.siteIds, caughtUp),
         computedFrom: computedFromOf(question, { by: 'all' }),
       };
     },
@@ -199,7 +169,7 @@ export function createClickHouseReportReads({ clickhouse, waitForShipping }: Cli
       return {
         rows: page.map(([key, figures]) => ({ key, figures })),
         more: rows.length > question.offset + question.limit,
-        freshness: await freshnessOf(question.scope.siteIds, caughtUp),
+        freshness: await freshnessOf(clickhouse, question.scope.siteIds, caughtUp),
         computedFrom: computedFromOf(question, { by: question.by }),
       };
     },
@@ -231,7 +201,7 @@ export function createClickHouseReportReads({ clickhouse, waitForShipping }: Cli
         .map(([value, found]) => ({ value, events: found.events, visitors: found.visitors.size }))
         .sort((a, b) => b.events - a.events || (a.value < b.value ? -1 : a.value > b.value ? 1 : 0))
         .slice(0, question.limit + 1);
-      return { rows, freshness: await freshnessOf(question.scope.siteIds, caughtUp), computedFrom: 'event_log' };
+      return { rows, freshness: await freshnessOf(clickhouse, question.scope.siteIds, caughtUp), computedFrom: 'event_log' };
     },
   };
 }

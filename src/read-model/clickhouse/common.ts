@@ -1,0 +1,38 @@
+// What the ClickHouse read families share: quoted lists, the report filters as SQL, the scope's live visits, and an
+// answer's freshness. Every value reaches SQL through the sql tag (src/clickhouse/sql-literal.ts).
+import type { ClickHouse } from '../../clickhouse/client.ts';
+import { joinSql, sql, SqlText } from '../../clickhouse/sql-literal.ts';
+import { visitFilterColumns, type ReportFilters } from '../../vocabulary/report-filters.ts';
+import type { Freshness, Selection } from '../questions.ts';
+
+/** Column names are constants of this file, never input. */
+export function sqlName(name: string): SqlText {
+  if (!/^[a-z_]+$/.test(name)) throw new TypeError(`not a column: ${name}`);
+  return new SqlText(name);
+}
+
+/** `(a, b, …)`: a list of quoted values for IN. */
+export const listOf = (values: readonly string[]) => sql`(${joinSql(values.map((value) => sql`${value}`), ', ')})`;
+export const isIn = (column: string, values: string[] | undefined) => (values ? sql` AND ${sqlName(column)} IN ${listOf(values)}` : sql``);
+
+export function visitFilterSql(filters: ReportFilters, prefix = ''): SqlText {
+  return joinSql(
+    (Object.entries(visitFilterColumns) as [keyof typeof visitFilterColumns, string][]).map(([name, column]) => isIn(`${prefix}${column}`, filters[name])),
+    '',
+  );
+}
+
+/** The scope's live visits (newest version, not merged away) that overlap [startMs, endMs). */
+export function liveVisits(question: Pick<Selection, 'scope' | 'withInternal'>, startMs: number, endMs: number): SqlText {
+  return sql`(SELECT * FROM (SELECT * FROM visits FINAL WHERE site_id IN ${listOf(question.scope.siteIds)})
+    WHERE deleted = 0 AND start_ts < ${endMs} AND end_ts >= ${startMs} AND (is_internal = 0 OR ${question.withInternal ? 1 : 0} = 1))`;
+}
+
+/** An answer's freshness over ClickHouse: its position is the highest seq shipped; caughtUp is the shipping wait's. */
+export async function freshnessOf(clickhouse: ClickHouse, siteIds: readonly string[], caughtUp: boolean): Promise<Freshness> {
+  const [row] = await clickhouse.query<{ position: number; watermark: number; n: number }>(
+    sql`SELECT (SELECT max(seq) FROM events) AS position, max(received_at) AS watermark, count() AS n FROM events WHERE site_id IN ${listOf(siteIds)}`,
+  );
+  const watermarkMs = row && row.n > 0 ? row.watermark : null;
+  return { position: row?.position ?? 0, watermarkMs, projectedThroughMs: watermarkMs, caughtUp, rawEventsFromDay: undefined };
+}
