@@ -43,9 +43,10 @@ import { analysisJobs, type AnyAnalysisJob } from './analysis-jobs.ts';
 import { type Checkpointer, type CheckpointMode, startCheckpointer } from './db/checkpointer.ts';
 import { newestEventSeq } from './event-store/queries/newest-events.ts';
 import { builtWorkerFile } from './ingest/committer.ts';
-import { type Projection, type ProjectionOptions, startProjection } from './projector/projection.ts';
+import { type Projection, type ProjectionOptions, projectionWaitMs, startProjection } from './projector/projection.ts';
 import { batchSubscribers } from './batch-subscribers.ts';
-import { createClickHouse } from './clickhouse/client.ts';
+import { createClickHouse, type ClickHouse } from './clickhouse/client.ts';
+import { createClickHouseReadModel } from './read-model/clickhouse/clickhouse-read-model.ts';
 import { type ShippingLoop, type ShippingLoopOptions, startShippingLoop } from './clickhouse/shipping-loop.ts';
 // The context's parts: who owns each credential the access resolver looks up, and each remover of a site's data.
 import type { Scope } from './access/caller.ts';
@@ -209,7 +210,8 @@ export function createApp(options: CreateAppOptions): SightlineApp {
   observeRoutes(h3, metrics.observeRoute);
   const ingest = createIngestService(context, metrics, options.ingest);
   const projection = startAppProjection(options, context, metrics, ingest);
-  const readModel = createSqliteReadModel({ db: context.db, waitForProjection: () => projection.catchUp() });
+  const clickhouseShipping = startClickHouseShipping(options, context, metrics, projection);
+  const readModel = createAppReadModel(context, projection, clickhouseShipping, options.projectionWaitMs ?? projectionWaitMs);
   mountHealth(h3, context);
   mountAdmin(h3, context);
   mountIngest(h3, context, ingest, metrics);
@@ -251,12 +253,28 @@ export function createApp(options: CreateAppOptions): SightlineApp {
   mountOpenApi(h3, context);
   const checkpointer = startCheckpointer(context.db, options.checkpoint === 'projector-thread' && projection.kind === 'thread' ? 'projector-thread' : 'here');
   const retention = startRetentionPurge(context, options.retentionPurge, (error) => consola.error('retention purge failed:', error));
-  const clickhouseShipping = startClickHouseShipping(options, context, metrics, projection);
-  return assembleApp({ h3, context, metrics, ingest, projection, readModel, analysis, retention, deliveries, clickhouseShipping }, checkpointer);
+  return assembleApp({ h3, context, metrics, ingest, projection, readModel, analysis, retention, deliveries, clickhouseShipping: clickhouseShipping?.loop }, checkpointer);
+}
+
+/**
+ * The embedded read model, or with CLICKHOUSE_URL set the one that reads history from ClickHouse: its reads wait
+ * (bounded, as the projector's wait is) until the projector and then the shipper have passed every event committed
+ * before the read, so a read right after a 202 counts the event there too.
+ */
+function createAppReadModel(context: AppContext, projection: Projection, shipping: { loop: ShippingLoop; clickhouse: ClickHouse } | undefined, waitMs: number): ReadModel {
+  const embedded = createSqliteReadModel({ db: context.db, waitForProjection: () => projection.catchUp() });
+  if (!shipping) return embedded;
+  const waitForShipping = async () => {
+    const started = performance.now();
+    const projected = await projection.catchUp();
+    const shipped = await shipping.loop.waitForShipped(projection.position(), Math.max(0, waitMs - (performance.now() - started)));
+    return projected && shipped;
+  };
+  return createClickHouseReadModel({ clickhouse: shipping.clickhouse, waitForShipping, embedded });
 }
 
 /** With CLICKHOUSE_URL set, ships in the background, woken by each projector batch (docs/clickhouse.md). */
-function startClickHouseShipping(options: CreateAppOptions, context: AppContext, metrics: AppMetrics, projection: Projection): ShippingLoop | undefined {
+function startClickHouseShipping(options: CreateAppOptions, context: AppContext, metrics: AppMetrics, projection: Projection): { loop: ShippingLoop; clickhouse: ClickHouse } | undefined {
   const settings = context.config.clickhouse;
   if (!settings) return undefined;
   const clickhouse = createClickHouse({ url: settings.url, database: settings.database, user: settings.user, password: settings.password });
@@ -269,7 +287,7 @@ function startClickHouseShipping(options: CreateAppOptions, context: AppContext,
     onError: (error) => consola.warn('shipping to ClickHouse failed (retrying with backoff):', error instanceof Error ? error.message : error),
   });
   projection.watchProgress(() => loop.wake());
-  return loop;
+  return { loop, clickhouse };
 }
 
 /** The h3 app before any route: how what no route handled is answered, and how an unread body ends the connection. */

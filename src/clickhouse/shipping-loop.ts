@@ -31,6 +31,11 @@ export interface ShippingLoop {
   wake(): void;
   /** Events the SQLite log holds that ClickHouse does not (as of the last position read from ClickHouse). */
   lagEvents(): number;
+  /**
+   * Resolves true once ClickHouse holds every event up to `seq` (shipping starts at once), false after `timeoutMs`
+   * or on close: a read's bounded wait, as the projector's catchUp is.
+   */
+  waitForShipped(seq: number, timeoutMs: number): Promise<boolean>;
   /** Stops: the request in flight finishes or fails (each is bounded by the client's timeout), none starts after. */
   close(): Promise<void>;
 }
@@ -52,6 +57,19 @@ export function startShippingLoop(options: ShippingLoopOptions): ShippingLoop {
 
   let stopped = false;
   let woken = false;
+  let knowsPosition = false;
+  const waiters = new Set<{ seq: number; resolve: (shipped: boolean) => void }>();
+  /** Tells the waiters ClickHouse has reached. */
+  function shippedUpTo(through: number) {
+    shippedThrough = through;
+    knowsPosition = true;
+    for (const waiter of waiters) {
+      if (waiter.seq <= through) {
+        waiters.delete(waiter);
+        waiter.resolve(true);
+      }
+    }
+  }
   let schemaReady = false;
   let interrupt: (() => void) | undefined;
   /** Resolves after ms, or earlier on close (and on wake, when `wakes`). */
@@ -77,7 +95,7 @@ export function startShippingLoop(options: ShippingLoopOptions): ShippingLoop {
     for (;;) {
       if (stopped) return;
       const batch = await shipper.shipBatch();
-      shippedThrough = batch.through;
+      shippedUpTo(batch.through);
       if (batch.events === 0) return;
       shipped.inc(undefined, batch.events);
     }
@@ -107,8 +125,30 @@ export function startShippingLoop(options: ShippingLoopOptions): ShippingLoop {
       interrupt?.();
     },
     lagEvents: () => countEventsAfter(db, shippedThrough),
+    waitForShipped(seq, timeoutMs) {
+      if (seq <= 0 || (knowsPosition && shippedThrough >= seq)) return Promise.resolve(true);
+      if (stopped) return Promise.resolve(false);
+      return new Promise<boolean>((resolve) => {
+        const waiter = {
+          seq,
+          resolve: (shipped: boolean) => {
+            clearTimeout(timer);
+            resolve(shipped);
+          },
+        };
+        const timer = setTimeout(() => {
+          waiters.delete(waiter);
+          resolve(false);
+        }, timeoutMs);
+        waiters.add(waiter);
+        woken = true;
+        interrupt?.();
+      });
+    },
     async close() {
       stopped = true;
+      for (const waiter of waiters) waiter.resolve(false);
+      waiters.clear();
       interrupt?.();
       await running;
     },

@@ -95,7 +95,7 @@ const refusalTitles: Record<number, string> = {
   415: 'Unsupported Content-Type, a charset other than UTF-8, or a Content-Encoding',
   429: 'Too many requests; retry after Retry-After seconds',
   502: 'An upstream step refused or was unavailable',
-  503: 'Overloaded or shutting down; retry after Retry-After seconds',
+  503: 'Overloaded, shutting down, or (with ClickHouse) the analytics store unreachable; retry after Retry-After seconds',
 };
 
 /** One declared refusal status: the envelope of the route family with its error code limited to the declared ones. */

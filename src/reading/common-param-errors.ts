@@ -27,5 +27,8 @@ export const trafficRefusals: Refusals = { 400: ['invalid_param', 'unsupported_t
 /** The traffic parameters and the dimension filter lists. */
 export const filterRefusals: Refusals = refusals(trafficRefusals, { 400: ['too_many_values'] });
 
+/** With CLICKHOUSE_URL set, a read whose data lives in ClickHouse while it is unreachable (docs/clickhouse.md). */
+export const readStoreRefusals: Refusals = { 503: ['backend_unavailable'] };
+
 /** Every V2 report and events list/overview: access, the range, the filters, scope, source, limit and cursor. */
-export const v2Refusals: Refusals = refusals(reportAccessRefusals, dateRangeRefusals, filterRefusals);
+export const v2Refusals: Refusals = refusals(reportAccessRefusals, dateRangeRefusals, filterRefusals, readStoreRefusals);

@@ -24,7 +24,7 @@ import { pagesReport } from './pages-report.ts';
 import { commonParams, cursorParam, dateParams, limitParam } from '../reading/common-param-docs.ts';
 import { parseBoolean, parseCommonParams, parseDateRange, parseLimit, type QueryValues, single } from '../reading/common-params.ts';
 import { maxRangeDays } from '../vocabulary/report-filters.ts';
-import { dateRangeRefusals, reportAccessRefusals, v2Refusals } from '../reading/common-param-errors.ts';
+import { dateRangeRefusals, readStoreRefusals, reportAccessRefusals, v2Refusals } from '../reading/common-param-errors.ts';
 import { prepareCursorSecret } from '../reading/cursor.ts';
 import { resolveReportSite, siteIdOf, toReportScope } from '../reading/scope.ts';
 import { readShareToken, resolveSharedSite } from '../access/share-token.ts';
@@ -61,7 +61,7 @@ export function mountReports(app: H3, context: AppContext, readModel: ReadModel)
   addRoute(app, {
     method: 'GET',
     path: '/sites/:siteId/pageviews',
-    refusals: refusals(reportAccessRefusals, dateRangeRefusals),
+    refusals: refusals(reportAccessRefusals, dateRangeRefusals, readStoreRefusals),
     summary: 'Legacy: pageviews of the range, by day',
     query: dateParams,
     answer: LegacyPageviewsAnswer,
@@ -73,7 +73,7 @@ export function mountReports(app: H3, context: AppContext, readModel: ReadModel)
   addRoute(app, {
     method: 'GET',
     path: '/sites/:siteId/events',
-    refusals: refusals(reportAccessRefusals, dateRangeRefusals),
+    refusals: refusals(reportAccessRefusals, dateRangeRefusals, readStoreRefusals),
     summary: 'Legacy: events of the range by name',
     query: dateParams,
     answer: LegacyEventsAnswer,
@@ -85,7 +85,7 @@ export function mountReports(app: H3, context: AppContext, readModel: ReadModel)
   addRoute(app, {
     method: 'GET',
     path: '/sites/:siteId/sessions',
-    refusals: refusals(reportAccessRefusals, dateRangeRefusals),
+    refusals: refusals(reportAccessRefusals, dateRangeRefusals, readStoreRefusals),
     summary: 'Legacy: visits starting in the range',
     query: dateParams,
     answer: LegacySessionsAnswer,

@@ -1,6 +1,7 @@
 // What the ClickHouse read families share: quoted lists, the report filters as SQL, the scope's live visits, and an
 // answer's freshness. Every value reaches SQL through the sql tag (src/clickhouse/sql-literal.ts).
-import type { ClickHouse } from '../../clickhouse/client.ts';
+import { ClickHouseUnavailableError, type ClickHouse } from '../../clickhouse/client.ts';
+import { ApiError } from '../../http/errors.ts';
 import { joinSql, sql, SqlText } from '../../clickhouse/sql-literal.ts';
 import { visitFilterColumns, type ReportFilters } from '../../vocabulary/report-filters.ts';
 import type { Freshness, Selection } from '../questions.ts';
@@ -35,4 +36,28 @@ export async function freshnessOf(clickhouse: ClickHouse, siteIds: readonly stri
   );
   const watermarkMs = row && row.n > 0 ? row.watermark : null;
   return { position: row?.position ?? 0, watermarkMs, projectedThroughMs: watermarkMs, caughtUp, rawEventsFromDay: undefined };
+}
+
+/** How long a client should wait before asking again while ClickHouse is unreachable (the shipper's backoff is similar). */
+export const backendRetryAfterSeconds = 5;
+
+/**
+ * The same questions, with an unreachable ClickHouse answered as 503 backend_unavailable and Retry-After: a read whose
+ * data lives in ClickHouse never falls back to a partial figure.
+ */
+export function answeringUnavailableAs503<Questions extends object>(questions: Questions): Questions {
+  const guarded: Record<string, unknown> = {};
+  for (const [name, question] of Object.entries(questions)) {
+    guarded[name] = async (...args: unknown[]) => {
+      try {
+        return await (question as (...input: unknown[]) => Promise<unknown>)(...args);
+      } catch (error) {
+        if (!(error instanceof ClickHouseUnavailableError)) throw error;
+        throw new ApiError(503, 'backend_unavailable', 'The analytics store (ClickHouse) is unreachable; ingest goes on and this answer will be back shortly', undefined, {
+          'Retry-After': String(backendRetryAfterSeconds),
+        });
+      }
+    };
+  }
+  return guarded as Questions;
 }

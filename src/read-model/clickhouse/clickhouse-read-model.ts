@@ -1,0 +1,22 @@
+// The read model when CLICKHOUSE_URL is set: the families ClickHouse answers (reports; event lists, counts and
+// activity) come from it, the rest (a live tail, people, funnels, attribution) from the embedded implementation until
+// they move too (docs/clickhouse.md lists which). An unreachable ClickHouse answers 503 backend_unavailable.
+import type { ClickHouse } from '../../clickhouse/client.ts';
+import type { ReadModel } from '../read-model.ts';
+import { answeringUnavailableAs503 } from './common.ts';
+import { createClickHouseEventReads } from './event-reads.ts';
+import { createClickHouseReportReads } from './report-reads.ts';
+
+export interface ClickHouseReadModelOptions {
+  clickhouse: ClickHouse;
+  /** Waits, bounded, until ClickHouse holds every event committed before the call; false when the wait ran out. */
+  waitForShipping: () => Promise<boolean>;
+  /** The embedded read model: what ClickHouse does not answer yet, and the newest events. */
+  embedded: ReadModel;
+}
+
+export function createClickHouseReadModel({ clickhouse, waitForShipping, embedded }: ClickHouseReadModelOptions): ReadModel {
+  const reports = createClickHouseReportReads({ clickhouse, waitForShipping });
+  const events = createClickHouseEventReads({ clickhouse, waitForShipping, tail: embedded });
+  return { ...embedded, ...answeringUnavailableAs503(reports), ...answeringUnavailableAs503(events) };
+}
