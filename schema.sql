@@ -831,3 +831,18 @@ CREATE TABLE invitations (
 CREATE INDEX invitations_by_workspace ON invitations (workspace_id, created_at);
 -- 1: members without a second factor reach only /v1/me and /v1/auth until they set one up.
 ALTER TABLE workspaces ADD COLUMN require_2fa INTEGER NOT NULL DEFAULT 0 CHECK (require_2fa IN (0, 1));
+-- @version 22: deletions on their way to ClickHouse (docs/clickhouse.md, "Deletion"). A GDPR delete or a site
+-- deletion removes the rows here at once; ClickHouse removes its copies by a mutation that runs in the background.
+-- Until that mutation has finished, every ClickHouse read leaves out what a row here names: events with seq up to
+-- through_seq (and visits entered by them) of the site, of the listed visitors only when anon_ids is set. A row is
+-- removed once ClickHouse holds none of those rows any more, so a subject's anon_ids are kept only that long. Written
+-- only when CLICKHOUSE_URL is set (a site deletion always writes its row: a site id is no personal data).
+CREATE TABLE clickhouse_deletions (
+  id                INTEGER PRIMARY KEY,
+  site_id           TEXT NOT NULL,
+  anon_ids          TEXT,                           -- JSON array of the subject's anon_ids; NULL: the whole site
+  through_seq       INTEGER NOT NULL,               -- the newest stored seq at the deletion: later events are new data
+  created_at        INTEGER NOT NULL,               -- epoch ms
+  mutation_sent_at  INTEGER                         -- epoch ms, once ClickHouse was asked to delete (ALTER … DELETE)
+);
+CREATE INDEX clickhouse_deletions_by_site ON clickhouse_deletions (site_id);

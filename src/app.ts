@@ -47,6 +47,7 @@ import { type Projection, type ProjectionOptions, projectionWaitMs, startProject
 import { batchSubscribers } from './batch-subscribers.ts';
 import { createClickHouse, type ClickHouse } from './clickhouse/client.ts';
 import { createClickHouseReadModel } from './read-model/clickhouse/clickhouse-read-model.ts';
+import { forgetDeletionsOfSite, pendingDeletionsOf, recordSiteDeletion } from './clickhouse/deletions.ts';
 import { type ShippingLoop, type ShippingLoopOptions, startShippingLoop } from './clickhouse/shipping-loop.ts';
 // The context's parts: who owns each credential the access resolver looks up, and each remover of a site's data.
 import type { Scope } from './access/caller.ts';
@@ -138,6 +139,8 @@ export interface SightlineApp {
  * the site's events. A table with a site_id column that no entry names fails test/admin/site-data-removers.test.ts.
  */
 export const siteDataRemovers: readonly SiteDataRemover[] = [
+  // Pending ClickHouse deletions of the site (with CLICKHOUSE_URL set, removersFor records the site's own instead).
+  { name: 'clickhouse', phase: 'derived', tables: ['clickhouse_deletions'], remove: forgetDeletionsOfSite },
   // Before the events: it finds the site's keys through them.
   { name: 'event-keys', phase: 'derived', tables: ['event_keys'], remove: deleteEventKeysOfSite },
   { name: 'retention', phase: 'derived', tables: ['retention_state'], remove: deleteRetentionStateOfSite },
@@ -168,9 +171,18 @@ export function createAppContext(parts: Omit<AppContext, 'access' | 'siteDataRem
   const context: AppContext = {
     ...parts,
     access: accessLookupsOf(parts, { sessionCallerOf: (event) => sessionCallerOf(event, context), userSessionCallerOf: (event) => userSessionCallerOf(event, context) }),
-    siteDataRemovers,
+    siteDataRemovers: removersFor(parts.config),
   };
   return context;
+}
+
+/**
+ * With CLICKHOUSE_URL set, deleting a site also records what ClickHouse must stop counting at once and delete later
+ * (docs/clickhouse.md, "Deletion"); it runs first, while the log's counter still covers the site's events.
+ */
+function removersFor(config: Config): readonly SiteDataRemover[] {
+  if (!config.clickhouse) return siteDataRemovers;
+  return siteDataRemovers.map((remover) => (remover.name === 'clickhouse' ? { ...remover, remove: (db: Db, siteId: string) => recordSiteDeletion(db, siteId, Date.now()) } : remover));
 }
 
 /**
@@ -270,7 +282,7 @@ function createAppReadModel(context: AppContext, projection: Projection, shippin
     const shipped = await shipping.loop.waitForShipped(projection.position(), Math.max(0, waitMs - (performance.now() - started)));
     return projected && shipped;
   };
-  return createClickHouseReadModel({ clickhouse: shipping.clickhouse, waitForShipping, embedded });
+  return createClickHouseReadModel({ clickhouse: shipping.clickhouse, waitForShipping, deletionsOf: (siteIds) => pendingDeletionsOf(context.db, siteIds), embedded });
 }
 
 /** With CLICKHOUSE_URL set, ships in the background, woken by each projector batch (docs/clickhouse.md). */

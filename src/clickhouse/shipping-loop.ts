@@ -6,6 +6,7 @@ import type { Db } from '../db/open.ts';
 import type { MetricsRegistry } from '../metrics/registry.ts';
 import type { ClickHouse } from './client.ts';
 import { applyClickHouseSchema } from './schema.ts';
+import { carryDeletions } from './deletion-mutations.ts';
 import { createShipper } from './shipper.ts';
 import { countEventsAfter } from './sqlite-source.ts';
 
@@ -24,6 +25,8 @@ export interface ShippingLoopOptions {
   backoffMs?: number;
   maxBackoffMs?: number;
   onError?: (error: unknown) => void;
+  /** The time deletions are marked with (default Date.now). */
+  now?: () => number;
 }
 
 export interface ShippingLoop {
@@ -96,9 +99,11 @@ export function startShippingLoop(options: ShippingLoopOptions): ShippingLoop {
       if (stopped) return;
       const batch = await shipper.shipBatch();
       shippedUpTo(batch.through);
-      if (batch.events === 0) return;
+      if (batch.events === 0) break;
       shipped.inc(undefined, batch.events);
     }
+    // Between batches, never during one: a deletion is sent once ClickHouse holds every event it names.
+    await carryDeletions(db, clickhouse, shippedThrough, (options.now ?? Date.now)());
   }
 
   const running = (async () => {

@@ -106,3 +106,8 @@ export function countBacklog(db: Db, afterSeq: number): { shippable: number; not
     return { shippable, notProjected: (statements(db).countAfter.get({ after_seq: afterSeq }) ?? 0) - shippable };
   }).deferred();
 }
+
+/** Events the SQLite log holds with after < seq <= through. */
+export function countEventsBetween(db: Db, afterSeq: number, throughSeq: number): number {
+  return statements(db).countBetween.get({ after_seq: afterSeq, through_seq: throughSeq }) ?? 0;
+}

@@ -13,6 +13,7 @@ import { deleteDlqRow, listDlqRowsOfSubject } from '../event-store/queries/dlq-r
 import { deleteEventsBySeq } from '../event-store/queries/event-rows.ts';
 import { ApiError, type ErrorDetail } from '../http/errors.ts';
 import { forgetVisitor } from '../projector/forget-visitor.ts';
+import { recordSubjectDeletion } from '../clickhouse/deletions.ts';
 import { forgetSubjectWebhooks } from '../integrations/forget-subject.ts';
 import { listVisitorLogEvents, listVisitorLogSeqs, type VisitorLogEventRow } from '../projector/queries/visitor-log-events.ts';
 import type { ExportedEventAnswer, GdprDeleteAnswer, GdprExportAnswer } from './answers.ts';
@@ -94,6 +95,9 @@ export function deleteSubject(context: AppContext, actor: Actor, site: SiteRow, 
       // Found before forgetting: forgetVisitor reads the events to subtract them and drops the index that finds them.
       const seqs = anonIds.flatMap((anonId) => listVisitorLogSeqs(db, { site_id: site.id, anon_id: anonId }));
       for (const anonId of anonIds) forgetVisitor(db, site.id, anonId);
+      // ClickHouse's copies stop counting at once and are deleted by a mutation later (docs/clickhouse.md); recorded
+      // before the events go, while the newest seq still counts theirs.
+      if (context.config.clickhouse) recordSubjectDeletion(db, site.id, anonIds, context.clock.now());
       const deletedEvents = deleteEventsBySeq(db, seqs);
       const dlqRows = listDlqRowsOfSubject(db, site.id, anonIds, userIdOf(subject));
       for (const row of dlqRows) deleteDlqRow(db, row.id);

@@ -45,7 +45,7 @@ describe('sightline clickhouse', () => {
   afterAll(async () => {
     await clickhouseServer?.close();
     rmSync(dataDir, { recursive: true, force: true });
-  });
+  }, 120_000);
 
   const env = (database: string) => ({ DATA_DIR: dataDir, CLICKHOUSE_URL: clickhouseServer.url, CLICKHOUSE_DATABASE: database });
 

@@ -29,8 +29,8 @@ describeReadModelContract(
       await shipper.shipAll();
       return true;
     };
-    const reports = createClickHouseReportReads({ clickhouse, waitForShipping });
-    const events = createClickHouseEventReads({ clickhouse, waitForShipping, tail: server.app.readModel });
+    const reports = createClickHouseReportReads({ clickhouse, waitForShipping, deletionsOf: () => [] });
+    const events = createClickHouseEventReads({ clickhouse, waitForShipping, deletionsOf: () => [], tail: server.app.readModel });
     // Only the report and event questions are asked of this read model (the suite runs only their cases).
     const readModel: ReadModel = { ...server.app.readModel, ...reports, ...events };
     return {

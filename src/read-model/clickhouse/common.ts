@@ -1,6 +1,8 @@
 // What the ClickHouse read families share: quoted lists, the report filters as SQL, the scope's live visits, and an
 // answer's freshness. Every value reaches SQL through the sql tag (src/clickhouse/sql-literal.ts).
 import { ClickHouseUnavailableError, type ClickHouse } from '../../clickhouse/client.ts';
+import { withoutDeleted } from '../../clickhouse/deletion-sql.ts';
+import type { PendingDeletion } from '../../clickhouse/deletions.ts';
 import { ApiError } from '../../http/errors.ts';
 import { joinSql, sql, SqlText } from '../../clickhouse/sql-literal.ts';
 import { visitFilterColumns, type ReportFilters } from '../../vocabulary/report-filters.ts';
@@ -23,10 +25,13 @@ export function visitFilterSql(filters: ReportFilters, prefix = ''): SqlText {
   );
 }
 
-/** The scope's live visits (newest version, not merged away) that overlap [startMs, endMs). */
-export function liveVisits(question: Pick<Selection, 'scope' | 'withInternal'>, startMs: number, endMs: number): SqlText {
+/**
+ * The scope's live visits (newest version, not merged away, not deleted) that overlap [startMs, endMs). Deletions are
+ * tested outside FINAL, like `deleted`: a non-key column tested inside it could drop a newer version before a merge.
+ */
+export function liveVisits(question: Pick<Selection, 'scope' | 'withInternal'>, startMs: number, endMs: number, deletions: readonly PendingDeletion[]): SqlText {
   return sql`(SELECT * FROM (SELECT * FROM visits FINAL WHERE site_id IN ${listOf(question.scope.siteIds)})
-    WHERE deleted = 0 AND start_ts < ${endMs} AND end_ts >= ${startMs} AND (is_internal = 0 OR ${question.withInternal ? 1 : 0} = 1))`;
+    WHERE deleted = 0 AND start_ts < ${endMs} AND end_ts >= ${startMs} AND (is_internal = 0 OR ${question.withInternal ? 1 : 0} = 1)${withoutDeleted(deletions, 'visits')})`;
 }
 
 /** An answer's freshness over ClickHouse: its position is the highest seq shipped; caughtUp is the shipping wait's. */

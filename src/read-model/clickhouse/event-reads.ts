@@ -3,6 +3,8 @@
 // holding the event). Lists, type counts and activity read ClickHouse (history lives there); a live tail and the
 // newest position read the embedded log, which always holds the newest events (ClickHouse receives them later).
 import type { ClickHouse } from '../../clickhouse/client.ts';
+import { withoutDeleted } from '../../clickhouse/deletion-sql.ts';
+import type { PendingDeletion } from '../../clickhouse/deletions.ts';
 import { sql, type SqlText } from '../../clickhouse/sql-literal.ts';
 import { dayMs } from '../../vocabulary/periods.ts';
 import type { ReportFilters } from '../../vocabulary/report-filters.ts';
@@ -14,6 +16,8 @@ export interface ClickHouseEventReadOptions {
   clickhouse: ClickHouse;
   /** Waits, bounded, until ClickHouse holds every event projected before the call; false when the wait ran out. */
   waitForShipping: () => Promise<boolean>;
+  /** What reads of these sites leave out now: deletions ClickHouse has not carried out yet (clickhouse/deletions.ts). */
+  deletionsOf: (siteIds: readonly string[]) => PendingDeletion[];
   /** The embedded read model's tail questions: the newest events are in SQLite first. */
   tail: Pick<EventQuestions, 'eventsAfter' | 'newestPosition'>;
 }
@@ -66,18 +70,18 @@ const hasVisitFilter = (filters: ReportFilters) => ['source', 'device', 'browser
  * The scope's counted events with event time in [startMs, endMs) and the filters applied: `columns` of each. With a
  * visit filter, an event counts when the visit holding it (same visitor, start_ts <= ts <= end_ts) matches.
  */
-function selectedEvents(question: Pick<Selection, 'scope' | 'filters' | 'withInternal'>, startMs: number, endMs: number, columns: SqlText, extra: SqlText = sql``): SqlText {
+function selectedEvents(question: Pick<Selection, 'scope' | 'filters' | 'withInternal'>, deletions: readonly PendingDeletion[], startMs: number, endMs: number, columns: SqlText, extra: SqlText = sql``): SqlText {
   const events = sql`SELECT * FROM events FINAL
     WHERE site_id IN ${listOf(question.scope.siteIds)} AND ts >= ${startMs} AND ts < ${endMs} AND is_bot = 0
-      AND (is_internal = 0 OR ${question.withInternal ? 1 : 0} = 1)${isIn('path', question.filters.path)}${extra}`;
+      AND (is_internal = 0 OR ${question.withInternal ? 1 : 0} = 1)${isIn('path', question.filters.path)}${withoutDeleted(deletions, 'events')}${extra}`;
   if (!hasVisitFilter(question.filters)) return sql`SELECT ${columns} FROM (${events})`;
-  const visits = sql`SELECT site_id, anon_id, is_internal, start_ts AS v_start, end_ts AS v_end FROM ${liveVisits(question, startMs, endMs)} WHERE 1 = 1${visitFilterSql(question.filters)}`;
+  const visits = sql`SELECT site_id, anon_id, is_internal, start_ts AS v_start, end_ts AS v_end FROM ${liveVisits(question, startMs, endMs, deletions)} WHERE 1 = 1${visitFilterSql(question.filters)}`;
   return sql`SELECT ${columns} FROM (${events}) ALL INNER JOIN (${visits}) USING (site_id, anon_id, is_internal) WHERE ts >= v_start AND ts <= v_end`;
 }
 
 const listedColumns = sql`seq, site_id, id, type, ts, received_at, anon_id, path, source, country, region, city, browser, os, device_type, raw`;
 
-export function createClickHouseEventReads({ clickhouse, waitForShipping, tail }: ClickHouseEventReadOptions): EventQuestions {
+export function createClickHouseEventReads({ clickhouse, waitForShipping, deletionsOf, tail }: ClickHouseEventReadOptions): EventQuestions {
   async function answered<Figures>(figures: Figures, siteIds: readonly string[], caughtUp: boolean): Promise<Answer<Figures>> {
     return { ...figures, freshness: await freshnessOf(clickhouse, siteIds, caughtUp), computedFrom: 'event_log' };
   }
@@ -87,7 +91,7 @@ export function createClickHouseEventReads({ clickhouse, waitForShipping, tail }
       const caughtUp = await waitForShipping();
       const after = question.afterPosition === undefined ? sql`` : sql` AND seq > ${question.afterPosition}`;
       const rows = await clickhouse.query<EventRow>(
-        sql`${selectedEvents(question, question.range.fromDay * dayMs, (question.range.toDay + 1) * dayMs, listedColumns, after)} ORDER BY seq LIMIT ${question.limit + 1}`,
+        sql`${selectedEvents(question, deletionsOf(question.scope.siteIds), question.range.fromDay * dayMs, (question.range.toDay + 1) * dayMs, listedColumns, after)} ORDER BY seq LIMIT ${question.limit + 1}`,
       );
       const page = { events: rows.slice(0, question.limit).map(toListedEvent), more: rows.length > question.limit };
       return answered(page, question.scope.siteIds, caughtUp);
@@ -96,7 +100,7 @@ export function createClickHouseEventReads({ clickhouse, waitForShipping, tail }
     async eventTypeCounts(question) {
       const caughtUp = await waitForShipping();
       const rows = await clickhouse.query<{ type: string; count: number }>(
-        sql`SELECT type, count() AS count FROM (${selectedEvents(question, question.range.fromDay * dayMs, (question.range.toDay + 1) * dayMs, sql`type`)}) GROUP BY type`,
+        sql`SELECT type, count() AS count FROM (${selectedEvents(question, deletionsOf(question.scope.siteIds), question.range.fromDay * dayMs, (question.range.toDay + 1) * dayMs, sql`type`)}) GROUP BY type`,
       );
       const types = rows.sort((a, b) => b.count - a.count || byText(a.type, b.type));
       return answered({ types }, question.scope.siteIds, caughtUp);
@@ -108,7 +112,7 @@ export function createClickHouseEventReads({ clickhouse, waitForShipping, tail }
       const bucketCount = Math.ceil((window.endMs - window.startMs) / window.bucketMs);
       const rows = await clickhouse.query<{ path: string; bucket: number; count: number }>(
         sql`SELECT path, intDiv(ts - ${window.startMs}, ${window.bucketMs}) AS bucket, count() AS count
-            FROM (${selectedEvents(question, question.countFromMs, window.endMs, sql`path, ts`, sql` AND path IS NOT NULL`)}) GROUP BY path, bucket`,
+            FROM (${selectedEvents(question, deletionsOf(question.scope.siteIds), question.countFromMs, window.endMs, sql`path, ts`, sql` AND path IS NOT NULL`)}) GROUP BY path, bucket`,
       );
       const byPath = new Map<string, number[]>();
       for (const row of rows) {

@@ -4,6 +4,8 @@
 // the path filter selects events and, for visit measures, the entry page; events count on their day, visit measures
 // on the visit's first day; a path's visitors are those with a pageview of it.
 import type { ClickHouse } from '../../clickhouse/client.ts';
+import { withoutDeleted } from '../../clickhouse/deletion-sql.ts';
+import type { PendingDeletion } from '../../clickhouse/deletions.ts';
 import { joinSql, sql, SqlText } from '../../clickhouse/sql-literal.ts';
 import { campaignKey, Dim, purchaseType } from '../../vocabulary/dimensions.ts';
 import { dayMs } from '../../vocabulary/periods.ts';
@@ -17,6 +19,8 @@ export interface ClickHouseReadOptions {
   clickhouse: ClickHouse;
   /** Waits, bounded, until ClickHouse holds every event projected before the call; false when the wait ran out. */
   waitForShipping: () => Promise<boolean>;
+  /** What reads of these sites leave out now: deletions ClickHouse has not carried out yet (clickhouse/deletions.ts). */
+  deletionsOf: (siteIds: readonly string[]) => PendingDeletion[];
 }
 
 /** How a question groups: nothing, days, or the columns of a dimension (campaign: its three utm columns). */
@@ -69,22 +73,23 @@ function keyOf(parts: (string | null)[]): string | null {
   return parts.length === 3 ? campaignKey(parts[0]!, parts[1]!, parts[2]!) : parts[0]!;
 }
 
-export function createClickHouseReportReads({ clickhouse, waitForShipping }: ClickHouseReadOptions): ReportQuestions {
+export function createClickHouseReportReads({ clickhouse, waitForShipping, deletionsOf }: ClickHouseReadOptions): ReportQuestions {
   /** Figures by group key for a selection: events (with their visit's entry when needed), visits, exits. */
   async function grouped(question: Selection, grouping: Grouping): Promise<Map<string, Figures>> {
     const startMs = question.range.fromDay * dayMs;
     const endMs = (question.range.toDay + 1) * dayMs;
     const filters = question.filters;
+    const deletions = deletionsOf(question.scope.siteIds);
     const keys = keyColumns(grouping);
     const visitFiltered = Object.keys(visitFilterColumns).some((name) => filters[name as keyof typeof visitFilterColumns] !== undefined);
     const needsVisit = visitFiltered || !['all', 'day', 'path', 'type'].includes(grouping.by);
     const pageviewVisitorsOnly = filters.path !== undefined || grouping.by === 'path' || grouping.by === 'page';
     const selected = sql`SELECT site_id, anon_id, is_internal, ts, type, path, query, revenue_minor, revenue_currency FROM events FINAL
       WHERE site_id IN ${listOf(question.scope.siteIds)} AND ts >= ${startMs} AND ts < ${endMs} AND is_bot = 0
-        AND (is_internal = 0 OR ${question.withInternal ? 1 : 0} = 1)${isIn('path', filters.path)}`;
+        AND (is_internal = 0 OR ${question.withInternal ? 1 : 0} = 1)${isIn('path', filters.path)}${withoutDeleted(deletions, 'events')}`;
     const visitSide = sql`SELECT site_id, anon_id, is_internal, start_ts AS v_start, end_ts AS v_end, source AS v_source, device_type AS v_device_type,
         browser AS v_browser, os AS v_os, country AS v_country, region AS v_region, city AS v_city, utm_source AS v_utm_source,
-        utm_medium AS v_utm_medium, utm_campaign AS v_utm_campaign FROM ${liveVisits(question, startMs, endMs)} WHERE 1 = 1${visitFilterSql(filters)}`;
+        utm_medium AS v_utm_medium, utm_campaign AS v_utm_campaign FROM ${liveVisits(question, startMs, endMs, deletions)} WHERE 1 = 1${visitFilterSql(filters)}`;
     const eventSource = needsVisit
       ? sql`(SELECT * FROM (${selected}) ALL INNER JOIN (${visitSide}) USING (site_id, anon_id, is_internal) WHERE ts >= v_start AND ts <= v_end)`
       : sql`(${selected})`;
@@ -94,7 +99,7 @@ export function createClickHouseReportReads({ clickhouse, waitForShipping }: Cli
           groupArray((revenue_currency, revenue_minor)) AS revenue
         FROM ${eventSource} GROUP BY parts`,
     );
-    const visitsInRange = sql`SELECT * FROM ${liveVisits(question, startMs, endMs)} WHERE start_ts >= ${startMs}${visitFilterSql(filters)}`;
+    const visitsInRange = sql`SELECT * FROM ${liveVisits(question, startMs, endMs, deletions)} WHERE start_ts >= ${startMs}${visitFilterSql(filters)}`;
     const visitRows = keys.visits
       ? clickhouse.query<GroupRow>(
           sql`SELECT ${keys.visits} AS parts, count() AS visits, countIf(pageviews = 1 AND events = 1) AS bounces, sum(end_ts - start_ts) AS duration,
@@ -181,13 +186,14 @@ export function createClickHouseReportReads({ clickhouse, waitForShipping }: Cli
       const startMs = question.range.fromDay * dayMs;
       const endMs = (question.range.toDay + 1) * dayMs;
       const filters = question.filters;
+      const deletions = deletionsOf(question.scope.siteIds);
       const visitFiltered = Object.keys(visitFilterColumns).some((name) => filters[name as keyof typeof visitFilterColumns] !== undefined);
       const selected = sql`SELECT site_id, anon_id, is_internal, ts, raw FROM events FINAL
         WHERE site_id IN ${listOf(question.scope.siteIds)} AND ts >= ${startMs} AND ts < ${endMs} AND is_bot = 0 AND type = ${question.type}
-          AND (is_internal = 0 OR ${question.withInternal ? 1 : 0} = 1)${isIn('path', filters.path)}`;
+          AND (is_internal = 0 OR ${question.withInternal ? 1 : 0} = 1)${isIn('path', filters.path)}${withoutDeleted(deletions, 'events')}`;
       const source = visitFiltered
         ? sql`SELECT anon_id, raw FROM (${selected}) ALL INNER JOIN (SELECT site_id, anon_id, is_internal, start_ts AS v_start, end_ts AS v_end
-            FROM ${liveVisits(question, startMs, endMs)} WHERE 1 = 1${visitFilterSql(filters)}) USING (site_id, anon_id, is_internal) WHERE ts >= v_start AND ts <= v_end`
+            FROM ${liveVisits(question, startMs, endMs, deletions)} WHERE 1 = 1${visitFilterSql(filters)}) USING (site_id, anon_id, is_internal) WHERE ts >= v_start AND ts <= v_end`
         : sql`SELECT anon_id, raw FROM (${selected})`;
       // 18.16 has no JSONExtract of a nested key: the props are read here, from the events of one type only.
       const counts = new Map<string, { events: number; visitors: Set<string> }>();

@@ -1,0 +1,20 @@
+// The rows of ClickHouse a pending deletion names, as SQL: the same condition leaves them out of every read at once
+// and deletes them by a mutation later (deletion-mutations.ts), so the two can never disagree.
+import type { PendingDeletion } from './deletions.ts';
+import { joinSql, sql, type SqlText } from './sql-literal.ts';
+
+/**
+ * The condition a deletion puts on a table's rows: its site's events with seq up to throughSeq (visits: those such an
+ * event entered), of its visitors only when it names some.
+ */
+export function deletedRows(deletion: PendingDeletion, table: 'events' | 'visits'): SqlText {
+  const upTo = table === 'events' ? sql`seq <= ${deletion.throughSeq}` : sql`entry_seq <= ${deletion.throughSeq}`;
+  const visitors = deletion.anonIds ? sql` AND anon_id IN (${joinSql(deletion.anonIds.map((anonId) => sql`${anonId}`), ', ')})` : sql``;
+  return sql`(site_id = ${deletion.siteId} AND ${upTo}${visitors})`;
+}
+
+/** ` AND NOT (…)` leaving out every deletion's rows, or nothing when none is pending. */
+export function withoutDeleted(deletions: readonly PendingDeletion[], table: 'events' | 'visits'): SqlText {
+  if (deletions.length === 0) return sql``;
+  return sql` AND NOT (${joinSql(deletions.map((deletion) => deletedRows(deletion, table)), ' OR ')})`;
+}
