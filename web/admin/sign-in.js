@@ -115,8 +115,16 @@ export function SsoLink() {
   return offered ? html`<a class="button sso" href="/v1/auth/oidc/start">Sign in with SSO</a>` : null;
 }
 
+// The last way chosen on this browser (an operator keeps the token form): no secret, just the choice.
+const wayKey = 'sightline-sign-in';
+
 export function SignIn() {
-  const [withToken, setWithToken] = useState(false);
+  const [withToken, setToken] = useState(localStorage.getItem(wayKey) === 'token');
+  /** @param {boolean} token */
+  const setWithToken = (token) => {
+    localStorage.setItem(wayKey, token ? 'token' : 'password');
+    setToken(token);
+  };
   return html`<main class="sign-in">
     <div class="panel">
       <h1>Sightline</h1>
