@@ -1,0 +1,205 @@
+// The people pages in a real browser (playwright-core driving Debian's chromium) against the shipped server: an owner
+// signs in with a password, turns two-factor authentication on through the account page (the secret read from the
+// page, the code computed here with src/users/totp.ts), signs out and in again with password and code, invites a
+// viewer from the members page; the viewer opens the link in another browser, chooses a name and a password, is
+// signed in and sees only that workspace (the other one is in no list and its site's URL answers not found). Any
+// console error or CSP violation fails the test. Screenshots (light, dark) go to test-artifacts/ui/.
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { hotp, totpStepOf } from '../../src/users/totp.ts';
+import { type ShippedServer, shippedServers } from '../e2e/_server.ts';
+import { artifacts, launchBrowser, panel, watchProblems } from './_browser.ts';
+
+const servers = shippedServers();
+let browser: Browser;
+const ownerPassword = 'correct horse battery staple';
+const viewerPassword = 'viewer password 1234';
+
+vi.setConfig({ testTimeout: 120_000 });
+beforeAll(async () => {
+  browser = await launchBrowser();
+}, 180_000);
+afterAll(async () => browser?.close());
+afterEach(async () => servers.disposeAll());
+
+/** RFC 4648 base32 (no padding), as the account page shows the secret. */
+function base32Decode(text: string): Buffer {
+  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
+  let bits = 0;
+  let value = 0;
+  const bytes: number[] = [];
+  for (const char of text) {
+    const index = alphabet.indexOf(char);
+    if (index < 0) throw new Error(`not base32: ${char}`);
+    value = (value << 5) | index;
+    bits += 5;
+    if (bits >= 8) {
+      bytes.push((value >>> (bits - 8)) & 0xff);
+      bits -= 8;
+    }
+  }
+  return Buffer.from(bytes);
+}
+
+/**
+ * A code of the authenticator app, `ahead` steps after the current one: the server accepts one step either side of
+ * its own and never a step at or before the last one it accepted, so the sign-in right after the set-up uses the
+ * next step's code (accepted whichever side of a step boundary the two requests fall).
+ */
+const codeOf = (secret: string, ahead = 0) => hotp(base32Decode(secret), totpStepOf(Date.now()) + ahead);
+
+/** Light and dark screenshots of the page as it is. */
+async function screenshots(page: Page, name: string): Promise<void> {
+  await page.emulateMedia({ colorScheme: 'light' });
+  await page.screenshot({ path: join(artifacts, `${name}-light.png`), fullPage: true });
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await page.screenshot({ path: join(artifacts, `${name}-dark.png`), fullPage: true });
+  await page.emulateMedia({ colorScheme: 'light' });
+}
+
+/** Two workspaces with a site each, and the owner of the first, who accepted an invitation made with the admin token. */
+async function setUp(server: ShippedServer): Promise<void> {
+  for (const [slug, name, site] of [['acme', 'Acme', 'acme-blog'], ['beta', 'Beta', 'beta-shop']] as const) {
+    expect((await server.request('POST', '/v1/workspaces', { body: { slug, name } })).status).toBe(201);
+    expect((await server.request('POST', `/v1/workspaces/${slug}/sites`, { body: { id: site, name: `${name} site` } })).status).toBe(201);
+  }
+  const invited = await server.request('POST', '/v1/workspaces/acme/invitations', { body: { email: 'olive@example.com', role: 'owner' } });
+  expect(invited.status, invited.text).toBe(201);
+  const token = new URL(invited.body.url).hash.split('token=')[1];
+  const accepted = await server.request('POST', '/v1/invitations/accept', { token: null, body: { token, name: 'Olive Owner', password: ownerPassword } });
+  expect(accepted.status, accepted.text).toBe(200);
+}
+
+describe('the people pages in a browser, against the shipped server', () => {
+  it('signs in with a password, turns 2FA on, signs in with a code, invites a viewer who sees only that workspace', async () => {
+    const server = await servers.start();
+    await setUp(server);
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, colorScheme: 'light' });
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.url });
+    const page = await context.newPage();
+    const problems = watchProblems(page);
+
+    // Sign-in: e-mail and password by default (no SSO on this server: no link), the token form behind a toggle.
+    await page.goto(`${server.url}/`);
+    await expect.poll(() => page.locator('#email').count()).toBe(1);
+    expect(await page.locator('#token').count()).toBe(0);
+    expect(await page.locator('a:text("Sign in with SSO")').count()).toBe(0);
+    await screenshots(page, 'people-sign-in');
+    await page.fill('#email', 'olive@example.com');
+    await page.fill('#password', 'not the password at all');
+    await page.click('form button[type=submit]');
+    await expect.poll(() => page.locator('[role=alert]').textContent()).toBe('That e-mail and password do not match an account.');
+    // The refused sign-in is a 401 the browser logs itself: expected, and nothing else.
+    expect(problems.every((problem) => /status of 401/.test(problem))).toBe(true);
+    problems.splice(0);
+    await page.fill('#password', ownerPassword);
+    await page.click('form button[type=submit]');
+    await expect.poll(() => page.locator('section.workspace h2').allTextContents()).toEqual(['Acme']);
+
+    // Account: the second factor set up from the secret shown (the QR code is an image the CSP lets load).
+    await page.click('header a:text-is("Account")');
+    await page.waitForURL(/\?page=account$/);
+    await expect.poll(() => page.locator('input[name=account-name]').inputValue()).toBe('Olive Owner');
+    await page.click('button:text("Set up two-factor authentication")');
+    const secretField = page.locator('input[name=totp-secret]');
+    await expect.poll(() => secretField.count()).toBe(1);
+    const secret = await secretField.inputValue();
+    expect(secret).toMatch(/^[A-Z2-7]{32}$/);
+    await expect.poll(() => page.locator('img.qr').evaluate((image: HTMLImageElement) => image.complete && image.naturalWidth > 0)).toBe(true);
+    await page.fill('input[name=totp-code]', codeOf(secret));
+    await page.click('button:text("Turn on")');
+    const codesField = page.locator('textarea[name=recovery-codes]');
+    await expect.poll(() => codesField.count()).toBe(1);
+    const recoveryCodes = (await codesField.inputValue()).split('\n');
+    expect(recoveryCodes).toHaveLength(10);
+    await page.click('.created-link button:text("Copy")');
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(recoveryCodes.join('\n'));
+    await screenshots(page, 'people-account');
+    await page.click('button:text("I have saved them")');
+    await expect.poll(() => panel(page, 'Two-factor authentication').locator('p').first().textContent()).toBe('Two-factor authentication is on.');
+    const me = await page.evaluate(async () => (await fetch('/v1/me')).json());
+    expect(me.user.totp_enabled).toBe(true);
+    // The sessions: this one, marked.
+    await expect.poll(() => panel(page, 'Sessions').locator('tbody tr').count()).toBe(1);
+    expect(await panel(page, 'Sessions').locator('tbody tr.current .badge').textContent()).toBe('this session');
+
+    // Signed out, then in again: the password, then the code step.
+    await page.click('button:text("Sign out")');
+    await expect.poll(() => page.locator('#email').count()).toBe(1);
+    await page.fill('#email', 'olive@example.com');
+    await page.fill('#password', ownerPassword);
+    await page.click('form button[type=submit]');
+    await expect.poll(() => page.locator('#totp').count()).toBe(1);
+    await screenshots(page, 'people-totp-step');
+    // totp_required is a 401 the browser logs: expected.
+    expect(problems.every((problem) => /status of 401/.test(problem))).toBe(true);
+    problems.splice(0);
+    await page.fill('#totp', codeOf(secret, 1));
+    await page.click('form button[type=submit]');
+    // Back where the URL says: the account page.
+    await expect.poll(() => page.locator('input[name=account-name]').inputValue()).toBe('Olive Owner');
+
+    // Members: the owner alone; a viewer invited, the link shown once.
+    await page.click('header a:text-is("Members")');
+    await page.waitForURL(/\?page=members%2Facme$/);
+    const members = panel(page, 'Members');
+    await expect.poll(() => members.locator('tbody td:nth-child(2)').allTextContents()).toEqual(['olive@example.com']);
+    const invitations = panel(page, 'Invitations');
+    await invitations.locator('input[name=invite-email]').fill('vera@example.com');
+    await invitations.locator('select[name=invite-role]').selectOption('viewer');
+    await invitations.locator('button:text("Invite")').click();
+    const urlField = invitations.locator('input[name=invitation-url]');
+    await expect.poll(() => urlField.count()).toBe(1);
+    const invitationUrl = await urlField.inputValue();
+    expect(invitationUrl).toMatch(new RegExp(`^${server.url.replace(/[.]/g, '\\.')}/#/invitations/accept\\?token=inv_[A-Za-z0-9_-]{43}$`));
+    // Newest first: Vera's, pending; the owner's own, accepted.
+    await expect.poll(() => invitations.locator('tbody th').allTextContents()).toEqual(['vera@example.com', 'olive@example.com']);
+    expect(await invitations.locator('tbody td:nth-child(3)').allTextContents()).toEqual([expect.stringMatching(/^pending until /), 'accepted']);
+    await screenshots(page, 'people-members');
+
+    // The viewer, in another browser: the link, a name and a password, then signed in to Acme alone.
+    const viewerContext = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const viewerPage = await viewerContext.newPage();
+    const viewerProblems = watchProblems(viewerPage);
+    await viewerPage.goto(invitationUrl);
+    await viewerPage.fill('#invite-name', 'Vera Viewer');
+    // A short password is refused in the form, before anything is sent.
+    await viewerPage.fill('#new-password', 'short');
+    await viewerPage.fill('#repeat-password', 'short');
+    await viewerPage.click('button:text("Accept the invitation")');
+    await expect.poll(() => viewerPage.locator('[role=alert]').textContent()).toBe('The password must be at least 12 characters (it has 5).');
+    await viewerPage.fill('#new-password', viewerPassword);
+    await viewerPage.fill('#repeat-password', viewerPassword);
+    await viewerPage.click('button:text("Accept the invitation")');
+    await expect.poll(() => viewerPage.locator('section.workspace h2').allTextContents()).toEqual(['Acme']);
+    // The token has left the address bar; no members link for a viewer (neither owner nor admin), an account link.
+    expect(viewerPage.url()).toBe(`${server.url}/`);
+    expect(await viewerPage.locator('header a:text-is("Members")').count()).toBe(0);
+    expect(await viewerPage.locator('header a:text-is("Account")').count()).toBe(1);
+    // The site switcher offers no site of Beta (a viewer opens a site by its id).
+    expect(await viewerPage.locator('header select option').allTextContents()).not.toContain('Beta site');
+    // Acme's site opens; Beta's answers not found, as for a site that does not exist.
+    await viewerPage.fill('input[name=open-site]', 'acme-blog');
+    await viewerPage.click('button:text("Open")');
+    await viewerPage.waitForURL(/\?site=acme-blog$/);
+    await expect.poll(() => viewerPage.locator('.overview .state').first().textContent()).toBe('No visits in this period yet.');
+    expect(viewerProblems).toEqual([]);
+    await viewerPage.goto(`${server.url}/?site=beta-shop`);
+    await expect.poll(() => viewerPage.locator('.overview [role=alert]').textContent()).toMatch(/not found/i);
+    const missing = await server.request('GET', `/v1/sites/no-such-site/reports/summary-v2?from=2026-01-01&to=2026-01-01`);
+    expect(missing.status).toBe(404);
+    await expect.poll(() => viewerPage.locator('.overview [role=alert]').textContent()).toBe(missing.body.message ?? missing.body.error?.message);
+    // The 404s of Beta's reports are logged by the browser itself: expected, and nothing else.
+    expect(viewerProblems.filter((problem) => !/status of 404/.test(problem))).toEqual([]);
+    expect(viewerProblems.length).toBeGreaterThan(0);
+    await viewerContext.close();
+
+    // Back at the owner's: the viewer is a member, the invitation accepted.
+    await page.reload();
+    await expect.poll(() => panel(page, 'Members').locator('tbody td:nth-child(2)').allTextContents()).toEqual(['olive@example.com', 'vera@example.com']);
+    await expect.poll(() => panel(page, 'Invitations').locator('tbody td:nth-child(3)').allTextContents()).toEqual(['accepted', 'accepted']);
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+});
