@@ -107,13 +107,14 @@ describe('the people pages in a browser, against the shipped server', () => {
     const secret = await secretField.inputValue();
     expect(secret).toMatch(/^[A-Z2-7]{32}$/);
     await expect.poll(() => page.locator('img.qr').evaluate((image: HTMLImageElement) => image.complete && image.naturalWidth > 0)).toBe(true);
+    await screenshots(page, 'people-totp-setup');
     await page.fill('input[name=totp-code]', codeOf(secret));
     await page.click('button:text("Turn on")');
     const codesField = page.locator('textarea[name=recovery-codes]');
     await expect.poll(() => codesField.count()).toBe(1);
     const recoveryCodes = (await codesField.inputValue()).split('\n');
     expect(recoveryCodes).toHaveLength(10);
-    await page.click('.created-link button:text("Copy")');
+    await page.click('.recovery button:text("Copy")');
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(recoveryCodes.join('\n'));
     await screenshots(page, 'people-account');
     await page.click('button:text("I have saved them")');
@@ -145,6 +146,13 @@ describe('the people pages in a browser, against the shipped server', () => {
     await page.waitForURL(/\?page=members%2Facme$/);
     const members = panel(page, 'Members');
     await expect.poll(() => members.locator('tbody td:nth-child(2)').allTextContents()).toEqual(['olive@example.com']);
+    // The last owner cannot step down: the API's 409 last_owner, in the page's words; the role stays.
+    await members.locator('select[name="role-olive@example.com"]').selectOption('viewer');
+    await expect.poll(() => members.locator('[role=alert]').textContent()).toBe('A workspace keeps at least one owner: make another member owner first.');
+    await expect.poll(() => members.locator('select[name="role-olive@example.com"]').inputValue()).toBe('owner');
+    expect((await server.request('GET', '/v1/workspaces/acme/members')).body.members.map((member: { role: string }) => member.role)).toEqual(['owner']);
+    expect(problems.every((problem) => /status of 409/.test(problem))).toBe(true);
+    problems.splice(0);
     const invitations = panel(page, 'Invitations');
     await invitations.locator('input[name=invite-email]').fill('vera@example.com');
     await invitations.locator('select[name=invite-role]').selectOption('viewer');
@@ -193,12 +201,91 @@ describe('the people pages in a browser, against the shipped server', () => {
     // The 404s of Beta's reports are logged by the browser itself: expected, and nothing else.
     expect(viewerProblems.filter((problem) => !/status of 404/.test(problem))).toEqual([]);
     expect(viewerProblems.length).toBeGreaterThan(0);
-    await viewerContext.close();
+    viewerProblems.splice(0);
 
-    // Back at the owner's: the viewer is a member, the invitation accepted.
+    // Back at the owner's: the viewer is a member, the invitation accepted; then Acme requires a second factor.
     await page.reload();
     await expect.poll(() => panel(page, 'Members').locator('tbody td:nth-child(2)').allTextContents()).toEqual(['olive@example.com', 'vera@example.com']);
     await expect.poll(() => panel(page, 'Invitations').locator('tbody td:nth-child(3)').allTextContents()).toEqual(['accepted', 'accepted']);
+    const rule = page.locator('input[name=require-2fa]');
+    await expect.poll(() => rule.count()).toBe(1);
+    expect(await rule.isChecked()).toBe(false);
+    await rule.check();
+    await expect.poll(async () => (await server.request('GET', '/v1/workspaces/acme')).body.require_2fa).toBe(true);
+
+    // The viewer, without a second factor, is led to set one up and reaches nothing else until then.
+    await viewerPage.goto(`${server.url}/?site=acme-blog`);
+    await expect.poll(() => viewerPage.locator('section.two-factor [role=alert]').textContent()).toBe('A workspace of yours requires two-factor authentication: set it up to reach your workspaces.');
+    expect(await viewerPage.locator('.overview').count()).toBe(0);
+    expect(await viewerPage.locator('header a:text-is("Account")').count()).toBe(0);
+    await viewerPage.click('button:text("Set up two-factor authentication")');
+    const viewerSecret = viewerPage.locator('input[name=totp-secret]');
+    await expect.poll(() => viewerSecret.count()).toBe(1);
+    await viewerPage.fill('input[name=totp-code]', codeOf(await viewerSecret.inputValue()));
+    await viewerPage.click('button:text("Turn on")');
+    await viewerPage.click('button:text("I have saved them")');
+    // Set up: the site's dashboard answers again, in the same session.
+    await expect.poll(() => viewerPage.locator('.overview .state').first().textContent()).toBe('No visits in this period yet.');
+    expect(viewerProblems).toEqual([]);
+    await viewerContext.close();
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
+  it('says when to try again once sign-in failures are throttled, on the password and the token forms', async () => {
+    const server = await servers.start({ AUTH_FAILURE_BURST: '1', AUTH_FAILURES_PER_MINUTE: '1' });
+    await setUp(server);
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const page = await context.newPage();
+    const problems = watchProblems(page);
+    await page.goto(`${server.url}/`);
+    await page.fill('#email', 'olive@example.com');
+    await page.fill('#password', 'not the password at all');
+    const wrong = page.waitForResponse('**/v1/auth/login');
+    await page.click('form button[type=submit]');
+    expect((await wrong).status()).toBe(401);
+    await expect.poll(() => page.locator('[role=alert]').textContent()).toBe('That e-mail and password do not match an account.');
+    // The burst is spent: even the right password waits, and the page says for how long (the answer's Retry-After).
+    await page.fill('#password', ownerPassword);
+    const throttled = page.waitForResponse('**/v1/auth/login');
+    await page.click('form button[type=submit]');
+    const answer = await throttled;
+    expect(answer.status()).toBe(429);
+    const seconds = Number(await answer.headerValue('retry-after'));
+    expect(seconds).toBeGreaterThan(0);
+    expect(seconds).toBeLessThanOrEqual(60);
+    await expect.poll(() => page.locator('[role=alert]').textContent()).toBe(`Too many failed attempts: try again in ${seconds} second${seconds === 1 ? '' : 's'}.`);
+    // The address is throttled too, for every secret: the token form says the same.
+    await page.click('button:text("Use an admin token or API key")');
+    await page.fill('#token', server.adminToken);
+    const tokenThrottled = page.waitForResponse('**/v1/ui/session');
+    await page.click('form button[type=submit]');
+    const tokenSeconds = Number(await (await tokenThrottled).headerValue('retry-after'));
+    await expect.poll(() => page.locator('[role=alert]').textContent()).toBe(`Too many failed attempts: try again in ${tokenSeconds} second${tokenSeconds === 1 ? '' : 's'}.`);
+    expect(problems.filter((problem) => !/status of (401|429)/.test(problem))).toEqual([]);
+    await context.close();
+  });
+
+  it('keeps the token sign-in one click away (remembered), and shows the admin token every workspace\'s members', async () => {
+    const server = await servers.start();
+    await setUp(server);
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const page = await context.newPage();
+    const problems = watchProblems(page);
+    await page.goto(`${server.url}/`);
+    await page.click('button:text("Use an admin token or API key")');
+    await page.fill('#token', server.adminToken);
+    await page.click('form button[type=submit]');
+    await expect.poll(() => page.locator('section.workspace h2').allTextContents()).toEqual(['Acme', 'Beta']);
+    // The admin token has no account: no account link; the members of the workspaces are one click away.
+    expect(await page.locator('header a:text-is("Account")').count()).toBe(0);
+    await page.click('header a:text-is("Members")');
+    await expect.poll(() => panel(page, 'Members').locator('tbody td:nth-child(2)').allTextContents()).toEqual(['olive@example.com']);
+    await page.locator('select[name=members-workspace]').selectOption('beta');
+    await page.waitForURL(/\?page=members%2Fbeta$/);
+    await expect.poll(() => page.locator('h1').textContent()).toBe('Members of Beta');
+    await page.click('button:text("Sign out")');
+    await expect.poll(() => page.locator('#token').count()).toBe(1);
     expect(problems).toEqual([]);
     await context.close();
   });

@@ -110,12 +110,11 @@ const QrImage = ({ svg }) => html`<img class="qr" alt="QR code of the second fac
 /** @param {{ codes: string[], onDone: () => void }} props */
 function RecoveryCodes({ codes, onDone }) {
   const text = codes.join('\n');
-  return html`<div class="created-link" role="status">
+  return html`<div class="recovery" role="status">
     <p>Two-factor authentication is on. Keep these recovery codes somewhere safe: each signs you in once without your
       authenticator app. They are shown only now.</p>
-    <textarea readonly class="recovery-codes" name="recovery-codes" rows=${codes.length} onFocus=${selectField}>${text}</textarea>
-    <${CopyButton} value=${text} />
-    <button type="button" onClick=${onDone}>I have saved them</button>
+    <textarea readonly class="recovery-codes" name="recovery-codes" rows=${codes.length} cols="22" onFocus=${selectField}>${text}</textarea>
+    <div class="actions"><${CopyButton} value=${text} /><button type="button" onClick=${onDone}>I have saved them</button></div>
   </div>`;
 }
 
