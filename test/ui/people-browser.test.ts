@@ -101,6 +101,36 @@ describe('the people pages in a browser, against the shipped server', () => {
     await page.click('header a:text-is("Account")');
     await page.waitForURL(/\?page=account$/);
     await expect.poll(() => page.locator('input[name=account-name]').inputValue()).toBe('Olive Owner');
+    // The name: a wrong current password is refused in words (and does not sign out), the right one saves it.
+    await page.fill('input[name=account-name]', 'Olive O.');
+    await page.fill('input[name=name-current-password]', 'not the password at all');
+    await page.click('button:text("Save name")');
+    await expect.poll(() => panel(page, 'Profile').locator('[role=alert]').textContent()).toBe('The current password is wrong.');
+    await page.fill('input[name=name-current-password]', ownerPassword);
+    await page.click('button:text("Save name")');
+    await expect.poll(() => panel(page, 'Profile').locator('[role=status]').textContent()).toBe('Name saved.');
+    expect(await page.evaluate(async () => (await (await fetch('/v1/me')).json()).user.name)).toBe('Olive O.');
+    expect(problems.every((problem) => /status of 401/.test(problem))).toBe(true);
+    problems.splice(0);
+    // A new password outside 12 to 256 characters is refused by the form at both edges, before anything is sent.
+    const passwordPanel = panel(page, 'Password');
+    await passwordPanel.locator('input[name=current-password]').fill(ownerPassword);
+    for (const [length, message] of [[11, 'at least 12 characters (it has 11)'], [257, 'at most 256 characters (it has 257)']] as const) {
+      await passwordPanel.locator('input[name=new-password]').fill('p'.repeat(length));
+      await passwordPanel.locator('input[name=repeat-password]').fill('p'.repeat(length));
+      await passwordPanel.locator('button:text("Change password")').click();
+      await expect.poll(() => passwordPanel.locator('[role=alert]').textContent()).toBe(`The password must be ${message}.`);
+    }
+    // The sessions: this one (marked) and another, signed in elsewhere, revoked here.
+    const elsewhere = await server.request('POST', '/v1/auth/login', { token: null, body: { email: 'olive@example.com', password: ownerPassword } });
+    expect(elsewhere.status).toBe(200);
+    await page.reload();
+    const sessions = panel(page, 'Sessions');
+    await expect.poll(() => sessions.locator('tbody tr').count()).toBe(2);
+    expect(await sessions.locator('tbody tr.current .badge').textContent()).toBe('this session');
+    await sessions.locator('tbody tr:not(.current) button:text("Revoke")').click();
+    await expect.poll(() => sessions.locator('tbody tr').count()).toBe(1);
+    expect(await sessions.locator('tbody tr.current').count()).toBe(1);
     await page.click('button:text("Set up two-factor authentication")');
     const secretField = page.locator('input[name=totp-secret]');
     await expect.poll(() => secretField.count()).toBe(1);
@@ -121,9 +151,6 @@ describe('the people pages in a browser, against the shipped server', () => {
     await expect.poll(() => panel(page, 'Two-factor authentication').locator('p').first().textContent()).toBe('Two-factor authentication is on.');
     const me = await page.evaluate(async () => (await fetch('/v1/me')).json());
     expect(me.user.totp_enabled).toBe(true);
-    // The sessions: this one, marked.
-    await expect.poll(() => panel(page, 'Sessions').locator('tbody tr').count()).toBe(1);
-    expect(await panel(page, 'Sessions').locator('tbody tr.current .badge').textContent()).toBe('this session');
 
     // Signed out, then in again: the password, then the code step.
     await page.click('button:text("Sign out")');
@@ -139,7 +166,7 @@ describe('the people pages in a browser, against the shipped server', () => {
     await page.fill('#totp', codeOf(secret, 1));
     await page.click('form button[type=submit]');
     // Back where the URL says: the account page.
-    await expect.poll(() => page.locator('input[name=account-name]').inputValue()).toBe('Olive Owner');
+    await expect.poll(() => page.locator('input[name=account-name]').inputValue()).toBe('Olive O.');
 
     // Members: the owner alone; a viewer invited, the link shown once.
     await page.click('header a:text-is("Members")');
