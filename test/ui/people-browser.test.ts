@@ -259,6 +259,40 @@ describe('the people pages in a browser, against the shipped server', () => {
     await context.close();
   });
 
+  it('lets an existing account accept an invitation once signed in to it', async () => {
+    const server = await servers.start();
+    await setUp(server);
+    const invited = await server.request('POST', '/v1/workspaces/beta/invitations', { body: { email: 'olive@example.com', role: 'analyst' } });
+    expect(invited.status, invited.text).toBe(201);
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const page = await context.newPage();
+    const problems = watchProblems(page);
+    await page.goto(invited.body.url);
+    await page.fill('#invite-name', 'Olive');
+    await page.fill('#new-password', ownerPassword);
+    await page.fill('#repeat-password', ownerPassword);
+    await page.click('button:text("Accept the invitation")');
+    // The server's 401 sign_in_required: the page asks to sign in to the account first (the link is not used up).
+    await expect.poll(() => page.locator('.sign-in .hint').first().textContent()).toBe('This e-mail already has an account: sign in to it, then accept the invitation.');
+    expect(problems.every((problem) => /status of 401/.test(problem))).toBe(true);
+    problems.splice(0);
+    await page.fill('#email', 'olive@example.com');
+    await page.fill('#password', ownerPassword);
+    await page.click('form button[type=submit]');
+    await expect.poll(() => page.locator('form[aria-label="Accept the invitation"] .hint').textContent()).toBe('You are signed in as olive@example.com: accepting adds the workspace to this account.');
+    await page.click('button:text("Accept the invitation")');
+    await expect.poll(() => page.locator('section.workspace h2').allTextContents()).toEqual(['Acme', 'Beta']);
+    expect(page.url()).toBe(`${server.url}/`);
+    const members = await server.request('GET', '/v1/workspaces/beta/members');
+    expect(members.body.members.map((member: { email: string; role: string }) => [member.email, member.role])).toEqual([['olive@example.com', 'analyst']]);
+    // The link is used: opened again, it says so.
+    await page.goto(invited.body.url);
+    await page.click('button:text("Accept the invitation")');
+    await expect.poll(() => page.locator('[role=alert]').textContent()).toBe('This invitation is not valid any more: it was used, revoked or has expired. Ask for a new one.');
+    expect(problems.filter((problem) => !/status of 404/.test(problem))).toEqual([]);
+    await context.close();
+  });
+
   it('says when to try again once sign-in failures are throttled, on the password and the token forms', async () => {
     const server = await servers.start({ AUTH_FAILURE_BURST: '1', AUTH_FAILURES_PER_MINUTE: '1' });
     await setUp(server);

@@ -48,6 +48,8 @@ export function InvitationPage({ token }) {
     } catch (failure) {
       if (failure instanceof ApiFailure && failure.code === 'sign_in_required') setNeedsSignIn(true);
       else if (failure instanceof ApiFailure && failure.status === 404) setError('This invitation is not valid any more: it was used, revoked or has expired. Ask for a new one.');
+      // Signed in, but the invited e-mail has no account yet: it is made signed out, with a password.
+      else if (signedInAs && failure instanceof ApiFailure && failure.details.some((detail) => detail.path === '/password')) setError(`This invitation is for another e-mail than ${signedInAs}: sign out, then open the link again to create that account.`);
       else setError(messageOf(failure));
     } finally {
       setBusy(false);
