@@ -20,6 +20,7 @@ import { AddMemberBody, addMember, listMembers, removeMember, UpdateMemberBody, 
 import { deleteUserSession } from './queries/user-session-rows.ts';
 import { confirmTotp, disableTotp, startTotp } from './second-factor.ts';
 import { signIn } from './sign-in.ts';
+import { qrSvgOf } from './totp-qr.ts';
 import { sessionOfCookie, signedInUserOf, type SignedInUser } from './user-sessions.ts';
 import { pathParam } from '../http/path-params.ts';
 
@@ -170,10 +171,17 @@ export function mountUsers(app: H3, context: AppContext): void {
     versionedOnly: true,
     headers: noStore,
     refusals: refusals(signedInOnly, { 409: ['totp_enabled'] }),
-    summary: 'Start setting up a second factor: a new TOTP secret and its otpauth URI (not required until confirmed)',
+    summary: 'Start setting up a second factor: a new TOTP secret, its otpauth URI and that URI\'s QR code as SVG (not required until confirmed)',
     status: 201,
-    answer: v.strictObject({ secret: v.string(), otpauth_uri: v.string() }),
-    handler: (event) => json(startTotp(context, requireUser(event, context).user.id), 201),
+    answer: v.strictObject({
+      secret: v.string(),
+      otpauth_uri: v.string(),
+      qr_svg: v.pipe(v.string(), v.description('The otpauth URI as a QR code: an SVG document (the admin UI shows it as an image)')),
+    }),
+    handler: async (event) => {
+      const started = startTotp(context, requireUser(event, context).user.id);
+      return json({ ...started, qr_svg: await qrSvgOf(started.otpauth_uri) }, 201);
+    },
   });
   addRoute(app, {
     method: 'POST',

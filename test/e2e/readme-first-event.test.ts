@@ -88,6 +88,7 @@ describe("the README's first event", () => {
       const page = await context.newPage();
       const problems = watchProblems(page);
       await page.goto(adminUi!);
+      await page.click('button:text("Use an admin token or API key")');
       await page.fill('#token', printedToken!.trim());
       await page.click('button:text("Sign in")');
       // "Demo's sites are listed: open My site."

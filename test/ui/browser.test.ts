@@ -47,6 +47,7 @@ describe('the admin UI in a browser, against the shipped server', () => {
 
     await page.goto(`${server.url}/`);
     await page.screenshot({ path: join(artifacts, 'sign-in-light.png') });
+    await page.click('button:text("Use an admin token or API key")');
     await page.fill('#token', 'not-the-token');
     await page.click('button:text("Sign in")');
     await expect.poll(() => page.locator('[role=alert]').textContent()).toBe('That token is not valid.');
@@ -206,6 +207,7 @@ describe('the admin UI in a browser, against the shipped server', () => {
     const readerPage = await reader.newPage();
     const readerProblems = watchProblems(readerPage);
     await readerPage.goto(`${server.url}/`);
+    await readerPage.click('button:text("Use an admin token or API key")');
     await readerPage.fill('#token', plaintext);
     await readerPage.click('button:text("Sign in")');
     await readerPage.fill('input[name=open-site]', siteId);
@@ -297,6 +299,7 @@ describe('the admin UI in a browser, against the shipped server', () => {
     const page = await context.newPage();
     const problems = watchProblems(page);
     await page.goto(`${server.url}/?site=${site}`);
+    await page.click('button:text("Use an admin token or API key")');
     await page.fill('#token', server.adminToken);
     await page.click('button:text("Sign in")');
     const dlq = panel(page, 'Dead-letter queue');

@@ -64,6 +64,7 @@ describe('the admin UI\'s management screens in a browser, against the shipped s
     const page = await context.newPage();
     const problems = watchProblems(page);
     await page.goto(`${server.url}/`);
+    await page.click('button:text("Use an admin token or API key")');
     await page.fill('#token', server.adminToken);
     await page.click('button:text("Sign in")');
 
@@ -193,6 +194,7 @@ describe('the admin UI\'s management screens in a browser, against the shipped s
     const keyPage = await keyContext.newPage();
     const keyProblems = watchProblems(keyPage);
     await keyPage.goto(`${server.url}/?site=blog`);
+    await keyPage.click('button:text("Use an admin token or API key")');
     await keyPage.fill('#token', adminKey.body.plaintext);
     await keyPage.click('button:text("Sign in")');
     const keyConsent = panel(keyPage, 'Consent banner');

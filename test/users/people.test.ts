@@ -1,6 +1,7 @@
 // People over HTTP (CONTRACT section 9): sign-in (same 401 for an unknown e-mail and a wrong password, a new session
 // at each sign-in, throttled per account and per address), one's account and sessions, the second factor, members
 // and the last owner, roles in the access resolver, and the audit rows. Real app, real SQLite file, manual clock.
+import QRCode from 'qrcode';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { AppContext } from '../../src/context.ts';
 import { openSecret } from '../../src/secrets/secret-box.ts';
@@ -136,6 +137,9 @@ describe('people', () => {
     const started = await server.request('POST', '/v1/me/totp', session.as());
     expect(started.status).toBe(201);
     expect(started.body.otpauth_uri).toMatch(/^otpauth:\/\/totp\/Sightline%3Ahal%40example\.com\?secret=[A-Z2-7]{32}&issuer=Sightline/);
+    // The URI's QR code, drawn on the server: exactly what the qrcode package draws for that URI.
+    expect(started.body.qr_svg).toBe(await QRCode.toString(started.body.otpauth_uri, { type: 'svg', errorCorrectionLevel: 'M', margin: 4 }));
+    expect(started.body.qr_svg).toMatch(/^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg"/);
     const sealed = (server.db.prepare('SELECT totp_secret FROM users WHERE id = ?').get(userId) as { totp_secret: Buffer }).totp_secret;
     expect(sealed.toString('latin1')).not.toContain(started.body.secret);
     const secret = openSecret(server.dataDir, sealed, `user-totp/${userId}`);

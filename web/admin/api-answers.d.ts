@@ -1005,6 +1005,7 @@ export interface Answers {
   "POST /v1/me/totp": {
     secret: string;
     otpauth_uri: string;
+    qr_svg: string;
   };
   "POST /v1/me/totp/confirm": {
     recovery_codes: string[];

@@ -3,11 +3,12 @@
 // JSON answer checked against the schema the server publishes (GET /v1/schemas) before anything is shown.
 import { signal } from '@preact/signals';
 import { mismatchOf } from './validate.js';
-/** @import { Answers, Detail, JsonSchema, RowProblem, SchemaKey, Session, SessionAnswer, SignedInSession } from './types.js' */
+/** @import { Answers, Detail, JsonSchema, Me, Role, RowProblem, SchemaKey, Session, SessionAnswer, TokenSession, UserSession } from './types.js' */
 
 /**
- * undefined while loading, null when signed out, else the session (kind, csrf, workspace, scopes, expires_at), or
- * { kind: 'share', token } when the page was opened from a share link (/?site=…#share=shr_…).
+ * undefined while loading, null when signed out, else the session: a token's (kind admin or api_key: csrf,
+ * workspace, scopes, expires_at), a person's (kind user: GET /v1/me's answer), or { kind: 'share', token } when the
+ * page was opened from a share link (/?site=…#share=shr_…).
  */
 export const session = signal(/** @type {Session | null | undefined} */ (undefined));
 
@@ -23,13 +24,39 @@ export function shareTokenOfPage() {
   return /^#share=(shr_[A-Za-z0-9_-]{43})$/.exec(location.hash)?.[1];
 }
 
+/** What each role may use, as the access resolver reads it (docs/people.md): a viewer reads the dashboards only. */
+/** @type {Record<Role, string[]>} */
+const scopesOfRole = { owner: ['admin'], admin: ['admin'], analyst: ['query:read'], viewer: [] };
+
 /**
- * Whether the signed-in session may use a scope: the admin token, a key with admin, or a key with that scope.
- * @param {string} scope
+ * The role the signed-in session acts with in a workspace: owner for the admin token and operators, admin for a key
+ * with the admin scope in its workspace, a person's membership; undefined: none.
+ * @param {string} slug
+ * @returns {Role | undefined}
  */
-export function hasScope(scope) {
+export function roleIn(slug) {
+  const current = session.value;
+  if (!current || current.kind === 'share') return undefined;
+  if (current.kind === 'admin') return 'owner';
+  if (current.kind === 'user') return current.user.operator ? 'owner' : current.workspaces.find((workspace) => workspace.slug === slug)?.role;
+  return current.workspace?.slug === slug && current.scopes.includes('admin') ? 'admin' : undefined;
+}
+
+/**
+ * Whether the signed-in session may use a scope: the admin token, a key with admin, or a key with that scope; a
+ * person by their role in `slug`, or without one by their lowest role (a panel is never offered where it would be
+ * refused).
+ * @param {string} scope
+ * @param {string} [slug]
+ */
+export function hasScope(scope, slug) {
   const current = session.value;
   if (!current || current.kind === 'share') return false;
+  if (current.kind === 'user') {
+    if (current.user.operator) return true;
+    const roles = slug === undefined ? current.workspaces.map((workspace) => workspace.role) : current.workspaces.filter((workspace) => workspace.slug === slug).map((workspace) => workspace.role);
+    return roles.length > 0 && roles.every((role) => scopesOfRole[role].includes('admin') || scopesOfRole[role].includes(scope));
+  }
   return current.kind === 'admin' || current.scopes.includes('admin') || current.scopes.includes(scope);
 }
 
@@ -49,6 +76,8 @@ export class ApiFailure extends Error {
     this.rows = rows;
     /** Per-field problems of a refused body ([{ path, message }], either envelope), named in the message too. */
     this.details = details;
+    /** Seconds to wait before trying again (a 429's Retry-After), else undefined. */
+    this.retryAfter = /** @type {number | undefined} */ (undefined);
   }
 }
 
@@ -91,6 +120,14 @@ export const schemaKey = (method, template) => `${method} /v1${template}`;
  * @param {Response} response
  */
 async function errorOf(response) {
+  const failure = await failureOf(response);
+  const retryAfter = Number(response.headers.get('retry-after') ?? '');
+  if (response.headers.has('retry-after') && Number.isFinite(retryAfter) && retryAfter >= 0) failure.retryAfter = retryAfter;
+  return failure;
+}
+
+/** @param {Response} response */
+async function failureOf(response) {
   try {
     /** @type {ErrorBody} */
     const body = await response.json();
@@ -148,8 +185,13 @@ export async function api(path, { method = 'GET', body, text, schema, headers: e
   if (text !== undefined) headers['content-type'] = text.type;
   const payload = text !== undefined ? text.body : body === undefined ? undefined : JSON.stringify(body);
   const response = await fetch(path, { method, headers, credentials: 'same-origin', body: payload });
-  if (response.status === 401 && !path.startsWith('/v1/ui/session') && session.value?.kind !== 'share') session.value = null;
-  if (!response.ok) throw await errorOf(response);
+  if (!response.ok) {
+    const failure = await errorOf(response);
+    // Only a missing or ended session signs out: a wrong password or code (invalid_credentials, totp_required) is a
+    // refusal of that request.
+    if (response.status === 401 && (failure.code === 'unauthorized' || failure.code === '') && !path.startsWith('/v1/ui/session') && session.value?.kind !== 'share') signedOut();
+    throw failure;
+  }
   if (response.status === 204) return null;
   const answer = await response.json();
   if (schema) {
@@ -162,17 +204,55 @@ export async function api(path, { method = 'GET', body, text, schema, headers: e
   return answer;
 }
 
-/** @param {string} token */
+// A person's session shares the token session's cookie, which scripts cannot read, and GET /v1/ui/session knows
+// the token sessions only: this flag (no secret) says GET /v1/me is worth asking, so a signed-out page load asks
+// nothing that answers 401 (the browser would log it as a console error).
+const personFlag = 'sightline-person';
+/** Where the SSO callback lands (docs/admin-ui.md): a person's session may have just begun. */
+const ssoLanding = '#/signed-in';
+
+function signedOut() {
+  localStorage.removeItem(personFlag);
+  session.value = null;
+}
+
+/**
+ * Signs in with the admin token or an API key.
+ * @param {string} token
+ */
 export async function signIn(token) {
   // The session's answers are not checked against the catalog (the sign-in page would wait for GET /v1/schemas).
-  session.value = /** @type {SignedInSession} */ (await api('/v1/ui/session', { method: 'POST', body: { token } }));
+  session.value = /** @type {TokenSession} */ (await api('/v1/ui/session', { method: 'POST', body: { token } }));
+  localStorage.removeItem(personFlag);
+}
+
+/** @param {Me} me */
+function becomePerson(me) {
+  localStorage.setItem(personFlag, '1');
+  /** @type {UserSession} */
+  const current = { ...me, kind: 'user' };
+  session.value = current;
+}
+
+/**
+ * Signs a person in: 401 totp_required asks for `totp` (a current code or a recovery code), 429 for patience.
+ * @param {{ email: string, password: string, totp?: string }} credentials
+ */
+export async function signInWithPassword(credentials) {
+  becomePerson(/** @type {Me} */ (await api('/v1/auth/login', { method: 'POST', body: credentials })));
+}
+
+/** Reads the person's session again (after a change of name or second factor: totp_setup_required may change). */
+export async function reloadMe() {
+  becomePerson(/** @type {Me} */ (await api('/v1/me')));
 }
 
 export async function signOut() {
   try {
-    await api('/v1/ui/session', { method: 'DELETE' });
+    if (session.value?.kind === 'user') await api('/v1/auth/logout', { method: 'POST' });
+    else await api('/v1/ui/session', { method: 'DELETE' });
   } finally {
-    session.value = null;
+    signedOut();
   }
 }
 
@@ -184,10 +264,33 @@ export async function loadSession() {
   }
   try {
     const answer = /** @type {SessionAnswer} */ (await api('/v1/ui/session'));
-    session.value = answer.signed_in ? answer : null;
+    if (answer.signed_in) {
+      session.value = answer;
+      return;
+    }
+    if (localStorage.getItem(personFlag) === null && location.hash !== ssoLanding) {
+      session.value = null;
+      return;
+    }
+    if (location.hash === ssoLanding) history.replaceState(null, '', `${location.pathname}${location.search}`);
+    await reloadMe();
   } catch {
-    session.value = null;
+    signedOut();
   }
+}
+
+/**
+ * Whether the server offers single sign-on (GET /v1/auth/options; a server without that route: no). The catalog
+ * says first whether the route exists, so a server without it is not asked (its 404 would be a console error).
+ * @returns {Promise<boolean>}
+ */
+export async function ssoOffered() {
+  if (!(await loadSchemas())['GET /v1/auth/options']) return false;
+  const response = await fetch('/v1/auth/options', { headers: { accept: 'application/json' }, credentials: 'same-origin' });
+  if (!response.ok) return false;
+  /** @type {{ sso?: unknown }} */
+  const options = await response.json();
+  return options.sso === true;
 }
 
 /**

@@ -148,6 +148,8 @@ export function Dashboard({ state, theme, workspace, siteInfo }) {
   const kind = session.value?.kind;
   const shared = kind === 'share';
   const canShare = hasScope('admin');
+  // A viewer (a person's role) reads the reports only: no stream, no events, no funnels.
+  const readsBeyondReports = !shared && hasScope('query:read');
   useEffect(() => {
     /** @param {KeyboardEvent} event */
     const onKey = (event) => {
@@ -207,12 +209,12 @@ export function Dashboard({ state, theme, workspace, siteInfo }) {
       ${breakdown('browser', 'Browsers', 'Browser')}
       ${breakdown('os', 'Operating systems', 'Operating system')}
       <${PropsPanel} site=${site} range=${range} filters=${filters} />
-      ${shared ? null : html`<${RealtimePanel} site=${site} />`}
+      ${readsBeyondReports ? html`<${RealtimePanel} site=${site} />` : null}
       ${canShare ? html`<${SharePanel} site=${site} />` : null}
       ${canShare ? html`<${DlqPanel} site=${site} />` : null}
     </div>
-    ${shared || !workspace ? null : html`<${FunnelPanel} site=${site} workspace=${workspace} range=${range} filters=${filters} />`}
-    ${shared ? null : html`<${EventsSection} site=${site} range=${range} filters=${filters} />`}
+    ${!readsBeyondReports || !workspace ? null : html`<${FunnelPanel} site=${site} workspace=${workspace} range=${range} filters=${filters} />`}
+    ${readsBeyondReports ? html`<${EventsSection} site=${site} range=${range} filters=${filters} />` : null}
     ${kind === 'api_key' && canShare && workspace
       ? html`<section class="panel"><header class="panel-head"><h2>Consent banner</h2></header><${ConsentPanel} workspace=${workspace} site=${{ id: site }} /></section>`
       : null}

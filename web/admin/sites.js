@@ -29,7 +29,14 @@ const listLimit = 100;
  */
 async function loadSites(current) {
   // sites null: the key's workspace, whose sites only the admin token may list.
-  if (current.kind !== 'admin') return current.workspace ? [{ workspace: current.workspace, sites: null }] : [];
+  if (current.kind === 'api_key') return current.workspace ? [{ workspace: current.workspace, sites: null }] : [];
+  // A person: their workspaces (an operator's: every one); an owner lists its sites, the other roles open one by id.
+  if (current.kind === 'user' && !current.user.operator) {
+    return Promise.all(current.workspaces.map(async (workspace) => ({
+      workspace,
+      sites: workspace.role === 'owner' ? (await api(`/v1/workspaces/${encodeURIComponent(workspace.slug)}/sites?limit=${listLimit}`, { schema: schemaKey('GET', '/workspaces/{slug}/sites') })).sites : null,
+    })));
+  }
   const workspaces = (await api(`/v1/workspaces?limit=${listLimit}`, { schema: schemaKey('GET', '/workspaces') })).workspaces;
   const groups = [];
   for (const workspace of workspaces) {

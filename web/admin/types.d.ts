@@ -10,11 +10,20 @@ export type SchemaKey = keyof Answers;
 
 // ── Answers by name ──────────────────────────────────────────────────────────────────────────────────────────────────
 
-/** The sign-in answer (POST /v1/ui/session), also GET's when signed in. */
-export type SignedInSession = Answers['POST /v1/ui/session'];
+/** The token sign-in's answer (POST /v1/ui/session), also GET's when signed in: the admin token or an API key. */
+export type TokenSession = Answers['POST /v1/ui/session'];
 export type SessionAnswer = Answers['GET /v1/ui/session'];
-/** The session the UI runs under: signed in (admin token or API key), or a shared dashboard's token. */
+/** A person signed in with a password (or SSO): what GET /v1/me and POST /v1/auth/login answer. */
+export type Me = Answers['GET /v1/me'];
+export type UserSession = Me & { kind: 'user' };
+export type Role = Me['workspaces'][number]['role'];
+/** Signed in: with a token, or as a person. */
+export type SignedInSession = TokenSession | UserSession;
+/** The session the UI runs under: signed in, or a shared dashboard's token. */
 export type Session = SignedInSession | { kind: 'share'; token: string };
+export type Member = Answers['GET /v1/workspaces/{slug}/members']['members'][number];
+export type Invitation = Answers['GET /v1/workspaces/{slug}/invitations']['invitations'][number];
+export type UserSessionRow = Answers['GET /v1/me/sessions']['sessions'][number];
 
 /** What the UI needs of a workspace: the session's, or one of GET /workspaces. */
 export type WorkspaceRef = { id: string; slug: string; name: string };

@@ -1,10 +1,12 @@
 // @ts-check
-// What the dashboard shows, kept in the URL so a view can be bookmarked: ?site=&period=&from=&to=&compare=&f.<name>=
+// What the dashboard shows, kept in the URL so a view can be bookmarked: ?site=&period=&from=&to=&compare=&f.<name>=,
+// and ?page= for the people pages (account, members/<workspace slug>).
 import { signal } from '@preact/signals';
 
 /**
  * What the dashboard shows; the period and comparison are ids of `periods` and `compareModes`.
- * @typedef {{ site: string, period: string, from: string, to: string, compare: string, filters: Record<string, string> }} View
+ * page: '' (the sites page or the site's dashboard), 'account', or 'members/<slug>'.
+ * @typedef {{ site: string, period: string, from: string, to: string, compare: string, filters: Record<string, string>, page: string }} View
  */
 /**
  * The UTC days of a period, inclusive, and of its comparison.
@@ -47,6 +49,7 @@ function readUrl() {
     to: datePattern.test(read('to')) ? read('to') : '',
     compare: compareModes.some((mode) => mode.id === read('compare')) ? read('compare') : 'previous',
     filters,
+    page: /^(account|members\/[a-z0-9-]{1,64})$/.test(read('page')) ? read('page') : '',
   };
 }
 
@@ -55,6 +58,7 @@ export const view = signal(readUrl());
 /** @param {View} state */
 function writeUrl(state) {
   const query = new URLSearchParams();
+  if (state.page) query.set('page', state.page);
   if (state.site) query.set('site', state.site);
   if (state.period !== '7d') query.set('period', state.period);
   if (state.period === 'custom') {
