@@ -831,3 +831,18 @@ CREATE TABLE invitations (
 CREATE INDEX invitations_by_workspace ON invitations (workspace_id, created_at);
 -- 1: members without a second factor reach only /v1/me and /v1/auth until they set one up.
 ALTER TABLE workspaces ADD COLUMN require_2fa INTEGER NOT NULL DEFAULT 0 CHECK (require_2fa IN (0, 1));
+-- @version 22: single sign-on (OpenID Connect; CONTRACT section 9, src/users/oidc-*.ts, docs/people.md). A sign-in
+-- under way keeps its PKCE verifier, state and nonce here, under the SHA-256 of a random id that only the browser's
+-- short-lived cookie holds; one use, 10 minutes. An account linked to the provider keeps its issuer and subject.
+CREATE TABLE oidc_sign_ins (
+  id_hash        BLOB PRIMARY KEY,                   -- SHA-256 of the cookie's random id (32 bytes)
+  state          TEXT NOT NULL,
+  nonce          TEXT NOT NULL,
+  code_verifier  TEXT NOT NULL,
+  redirect_uri   TEXT NOT NULL,
+  created_at     TEXT NOT NULL,
+  expires_at     TEXT NOT NULL                       -- created_at + 10 minutes: refused from that millisecond on
+);
+CREATE INDEX oidc_sign_ins_by_expiry ON oidc_sign_ins (expires_at);
+ALTER TABLE users ADD COLUMN sso_subject TEXT;     -- "<issuer> <sub>" of the linked OpenID account, or NULL
+CREATE UNIQUE INDEX users_by_sso_subject ON users (sso_subject) WHERE sso_subject IS NOT NULL;

@@ -15,6 +15,7 @@ import { parseBody } from '../http/validate.ts';
 import { csrfTokenOf, isCrossSite, isSecureRequest, sessionCookie } from '../ui/session.ts';
 import { Email, Password, UserName } from './accounts.ts';
 import { mountInvitations } from './invitation-routes.ts';
+import { mountSingleSignOn } from './oidc-routes.ts';
 import { describeMe, listMySessions, revokeMySession, updateMe } from './me.ts';
 import { AddMemberBody, addMember, listMembers, removeMember, UpdateMemberBody, updateMember } from './members.ts';
 import { deleteUserSession } from './queries/user-session-rows.ts';
@@ -208,6 +209,7 @@ export function mountUsers(app: H3, context: AppContext): void {
   });
   mountMembers(app, context);
   mountInvitations(app, context);
+  mountSingleSignOn(app, context);
 }
 
 
