@@ -7,7 +7,7 @@ import { openSecret } from '../../src/secrets/secret-box.ts';
 import { hotp, totpStepOf } from '../../src/users/totp.ts';
 import { type ManualClock, manualClock } from '../admin/_helpers.ts';
 import type { TestServer } from '../_setup.ts';
-import { goodPassword, login, makeUser, startPeopleServer } from './_users.ts';
+import { goodPassword, login, makeUser, renewedSession, startPeopleServer } from './_users.ts';
 
 describe('people', () => {
   let server: TestServer;
@@ -95,7 +95,7 @@ describe('people', () => {
     else await login(server, { email: 'dan@example.com', password });
   });
 
-  it('a password change needs the current password and ends the other sessions, not this one', async () => {
+  it('a password change needs the current password, ends the other sessions and replaces this one (a new id)', async () => {
     const userId = await makeUser(context, 'eve@example.com');
     const laptop = await login(server, { email: 'eve@example.com', password: goodPassword }, { 'user-agent': 'laptop' });
     const phone = await login(server, { email: 'eve@example.com', password: goodPassword }, { 'user-agent': 'phone' });
@@ -110,8 +110,16 @@ describe('people', () => {
     expect(changed.status).toBe(200);
     expect(changed.body).toMatchObject({ id: userId, name: 'Eve' });
     expect((await server.request('GET', '/v1/me', laptop.as())).status).toBe(401);
-    expect((await server.request('GET', '/v1/me', phone.as())).status).toBe(200);
-    expect(accountAudit().filter((row) => row.action === 'user.update').map((row) => JSON.parse(row.metadata))).toEqual([{ fields: ['name', 'password'], sessions_ended: 1 }]);
+    // A privilege change: the session it was made in gives way to a new one (no fixation across it).
+    expect((await server.request('GET', '/v1/me', phone.as())).status).toBe(401);
+    const renewed = await renewedSession(server, phone, changed);
+    expect(renewed.sessionId).not.toBe(phone.sessionId);
+    expect((await server.request('GET', '/v1/me/sessions', renewed.as())).body.sessions).toEqual([expect.objectContaining({ id: renewed.sessionId, user_agent: 'phone', current: true })]);
+    expect(accountAudit().filter((row) => row.action === 'user.update').map((row) => JSON.parse(row.metadata))).toEqual([{ fields: ['name', 'password'], sessions_ended: 1, session_id: renewed.sessionId }]);
+    // A change of name alone is no privilege change: the session stays.
+    const renamed = await server.request('PATCH', '/v1/me', { ...renewed.as(), body: { name: 'Eve E.', current_password: 'a brand new passphrase' } });
+    expect(renamed.headers.get('set-cookie')).toBeNull();
+    expect((await server.request('GET', '/v1/me', renewed.as())).status).toBe(200);
   });
 
   it('revokes one of its own sessions by id; another user\'s session id is a 404', async () => {
@@ -143,6 +151,10 @@ describe('people', () => {
     expect((await server.request('POST', '/v1/me/totp/confirm', { ...session.as(), body: { code: '000000' === codeAt() ? '111111' : '000000' } })).status).toBe(400);
     const confirmed = await server.request('POST', '/v1/me/totp/confirm', { ...session.as(), body: { code: codeAt() } });
     expect(confirmed.status).toBe(200);
+    // Turning a second factor on is a privilege change: a new session replaces the one it was done in.
+    expect((await server.request('GET', '/v1/me', session.as())).status).toBe(401);
+    const renewed = await renewedSession(server, session, confirmed);
+    expect(renewed.sessionId).not.toBe(session.sessionId);
     const codes = confirmed.body.recovery_codes as string[];
     expect(codes).toHaveLength(10);
     expect(new Set(codes).size).toBe(10);
@@ -164,8 +176,8 @@ describe('people', () => {
     // That was the third failed code (burst 3): a wrong code counts against the account like a wrong password.
     expect((await reused()).status).toBe(429);
     // Off with a recovery code; then a password alone signs in again.
-    expect((await server.request('DELETE', '/v1/me/totp', { ...session.as(), body: { code: codes[3]! } })).status).toBe(400);
-    expect((await server.request('DELETE', '/v1/me/totp', { ...session.as(), body: { code: codes[4]! } })).status).toBe(204);
+    expect((await server.request('DELETE', '/v1/me/totp', { ...renewed.as(), body: { code: codes[3]! } })).status).toBe(400);
+    expect((await server.request('DELETE', '/v1/me/totp', { ...renewed.as(), body: { code: codes[4]! } })).status).toBe(204);
     clock.advance(120_000);
     await login(server, { email: 'hal@example.com', password: goodPassword });
     expect(accountAudit().map((row) => row.action).filter((action) => action.startsWith('totp.'))).toEqual(['totp.enable', 'totp.disable']);
