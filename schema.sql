@@ -846,3 +846,6 @@ CREATE TABLE oidc_sign_ins (
 CREATE INDEX oidc_sign_ins_by_expiry ON oidc_sign_ins (expires_at);
 ALTER TABLE users ADD COLUMN sso_subject TEXT;     -- "<issuer> <sub>" of the linked OpenID account, or NULL
 CREATE UNIQUE INDEX users_by_sso_subject ON users (sso_subject) WHERE sso_subject IS NOT NULL;
+-- An analyst makes share links and manages its own (CONTRACT 9): who made each link ("user:<id>", "admin",
+-- "apiKey:<id>"; NULL for links made before).
+ALTER TABLE ui_share_links ADD COLUMN created_by TEXT;

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Role } from '../../src/access/caller.ts';
 import type { AppContext } from '../../src/context.ts';
 import { registeredRoutes } from '../../src/http/routes.ts';
-import { manualClock } from '../admin/_helpers.ts';
+import { createKey, manualClock } from '../admin/_helpers.ts';
 import type { TestServer } from '../_setup.ts';
 import { goodPassword, login, makeUser, startPeopleServer } from './_users.ts';
 
@@ -191,5 +191,44 @@ describe('role × route matrix', () => {
     } else {
       expect([status, code]).toEqual([403, 'forbidden_scope']);
     }
+  });
+});
+
+describe('an analyst\'s own share links', () => {
+  let server: TestServer;
+  let context: AppContext;
+  beforeAll(async () => {
+    ({ server, context } = await startPeopleServer(manualClock('2026-03-01T12:00:00.000Z')));
+  });
+  afterAll(() => server.close());
+
+  it('makes links, lists and revokes its own only; the admin scope manages all; a query:read key still gets 403', async () => {
+    for (const [email, role] of [['ana@example.com', 'analyst'], ['abe@example.com', 'analyst'], ['adm@example.com', 'admin']] as const) {
+      await makeUser(context, email, { memberships: [['alpha', role]] });
+    }
+    const ana = await login(server, { email: 'ana@example.com', password: goodPassword });
+    const abe = await login(server, { email: 'abe@example.com', password: goodPassword });
+    const adm = await login(server, { email: 'adm@example.com', password: goodPassword });
+    const create = async (who: typeof ana, label: string) => {
+      const response = await server.request('POST', '/v1/sites/alpha-site/share-links', { ...who.as(), body: { label } });
+      expect(response.status).toBe(201);
+      return response.body.id as string;
+    };
+    const anasLink = await create(ana, 'Ana\'s');
+    const abesLink = await create(abe, 'Abe\'s');
+    const adminsLink = await create(adm, 'Admin\'s');
+    const labels = async (who: typeof ana) => ((await server.request('GET', '/v1/sites/alpha-site/share-links', who.as())).body.share_links as { label: string }[]).map((link) => link.label).sort();
+    expect(await labels(ana)).toEqual(['Ana\'s']);
+    expect(await labels(abe)).toEqual(['Abe\'s']);
+    expect(await labels(adm)).toEqual(['Abe\'s', 'Admin\'s', 'Ana\'s']);
+    // Another's link is the 404 of a missing one, for an analyst; the admin scope revokes any.
+    expect((await server.request('DELETE', `/v1/sites/alpha-site/share-links/${abesLink}`, ana.as())).status).toBe(404);
+    expect((await server.request('DELETE', `/v1/sites/alpha-site/share-links/${adminsLink}`, ana.as())).status).toBe(404);
+    expect((await server.request('DELETE', `/v1/sites/alpha-site/share-links/${anasLink}`, ana.as())).status).toBe(200);
+    expect((await server.request('DELETE', `/v1/sites/alpha-site/share-links/${abesLink}`, adm.as())).status).toBe(200);
+    // Keys keep the specification's rule: the admin scope.
+    const key = await createKey(server, 'alpha', ['query:read']);
+    const byKey = await server.request('GET', '/v1/sites/alpha-site/share-links', { token: key.plaintext });
+    expect(byKey.status).toBe(403);
   });
 });
