@@ -4,7 +4,7 @@ import type { H3Event } from 'h3';
 import type { AppContext } from '../context.ts';
 import { inWriteTransaction } from '../db/statements.ts';
 import { ApiError } from '../http/errors.ts';
-import { clientIpOf, clientKeyOf, authThrottleOf } from '../access/auth-throttle.ts';
+import { clientIpOf, clientKeyOf } from '../access/auth-throttle.ts';
 import { findWorkspaceById } from '../tenants/queries/find-workspace.ts';
 import { recordAccountAudit } from './account-audit.ts';
 import { toUser, type User } from './accounts.ts';
@@ -12,7 +12,7 @@ import { hashPassword, verifyPassword } from './password.ts';
 import { membershipsOfUser } from './queries/membership-rows.ts';
 import { deleteOtherUserSessions, deleteUserSession } from './queries/user-session-rows.ts';
 import { findUserById, setUserName, setUserPassword, type UserRow } from './queries/user-rows.ts';
-import { invalidCredentials, refuseIfAnyThrottled } from './sign-in.ts';
+import { chargeBeforeCheck, forgive, invalidCredentials } from './sign-in.ts';
 import { liveSessionsOf, mustSetUpSecondFactor, type NewUserSession, replaceUserSession, type SignedInUser } from './user-sessions.ts';
 
 /** What /v1/me and the sign-in answer: the user, their workspaces with roles, the session and its CSRF token. */
@@ -39,11 +39,9 @@ export async function updateMe(
   input: { name?: string; password?: string; current_password: string },
 ): Promise<{ user: User; newSession: NewUserSession | undefined }> {
   const keys = [clientKeyOf(clientIpOf(event, context)), `account:${signedIn.user.id}`];
-  refuseIfAnyThrottled(context, keys);
-  if (!(await verifyPassword(input.current_password, signedIn.user.password_hash))) {
-    for (const key of keys) authThrottleOf(context).recordFailure(key);
-    throw invalidCredentials();
-  }
+  chargeBeforeCheck(context, keys);
+  if (!(await verifyPassword(input.current_password, signedIn.user.password_hash))) throw invalidCredentials();
+  forgive(context, keys);
   const passwordHash = input.password === undefined ? undefined : await hashPassword(input.password);
   return inWriteTransaction(context.db, () => {
     const userId = signedIn.user.id;

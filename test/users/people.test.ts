@@ -95,6 +95,24 @@ describe('people', () => {
     else await login(server, { email: 'dan@example.com', password });
   });
 
+  it('counts an attempt before hashing: guesses sent side by side cannot all pass one check; a success is forgiven', async () => {
+    await makeUser(context, 'iris@example.com');
+    // Ten wrong passwords at once, from ten addresses (burst 3, the clock stands still): three are checked, seven refused.
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, (_, n) => server.request('POST', '/v1/auth/login', { token: null, body: { email: 'iris@example.com', password: 'wrong password!' }, headers: fromIp(`203.0.113.${100 + n}`) })),
+    );
+    expect(answers.map((answer) => answer.status).sort()).toEqual([401, 401, 401, ...Array(7).fill(429)]);
+    // A right password spends nothing: with one attempt left, it succeeds, and one wrong guess still remains.
+    await makeUser(context, 'jon@example.com');
+    for (const n of [1, 2]) {
+      expect((await server.request('POST', '/v1/auth/login', { token: null, body: { email: 'jon@example.com', password: 'wrong password!' }, headers: fromIp(`198.51.100.${n}`) })).status).toBe(401);
+    }
+    await login(server, { email: 'jon@example.com', password: goodPassword }, fromIp('198.51.100.3'));
+    await login(server, { email: 'jon@example.com', password: goodPassword }, fromIp('198.51.100.4'));
+    expect((await server.request('POST', '/v1/auth/login', { token: null, body: { email: 'jon@example.com', password: 'wrong password!' }, headers: fromIp('198.51.100.5') })).status).toBe(401);
+    expect((await server.request('POST', '/v1/auth/login', { token: null, body: { email: 'jon@example.com', password: goodPassword }, headers: fromIp('198.51.100.6') })).status).toBe(429);
+  });
+
   it('a password change needs the current password, ends the other sessions and replaces this one (a new id)', async () => {
     const userId = await makeUser(context, 'eve@example.com');
     const laptop = await login(server, { email: 'eve@example.com', password: goodPassword }, { 'user-agent': 'laptop' });
