@@ -99,6 +99,23 @@ describe('single sign-on against a real OpenID provider', () => {
     expect(stored.some((row) => location.href.includes(row.code_verifier))).toBe(false);
   });
 
+  it('builds the redirect URI and invitation links on PUBLIC_URL when it is set', async () => {
+    const behindProxy = await startPeopleServer(clock, {
+      OIDC_ISSUER: provider.issuer,
+      OIDC_CLIENT_ID: provider.clientId,
+      OIDC_CLIENT_SECRET: provider.clientSecret,
+      PUBLIC_URL: 'https://analytics.example.com/',
+    });
+    try {
+      const response = await new TestBrowser().get(`${behindProxy.server.url}/v1/auth/oidc/start`);
+      expect(new URL(response.headers.get('location')!).searchParams.get('redirect_uri')).toBe('https://analytics.example.com/v1/auth/oidc/callback');
+      const invited = await behindProxy.server.request('POST', '/v1/workspaces/alpha/invitations', { body: { email: 'far@example.com', role: 'viewer' } });
+      expect(invited.body.url).toMatch(/^https:\/\/analytics\.example\.com\/#\/invitations\/accept\?token=inv_/);
+    } finally {
+      await behindProxy.server.close();
+    }
+  });
+
   it('places a first sign-in in OIDC_WORKSPACE with OIDC_DEFAULT_ROLE, in a new session (the cookie sent before is not kept)', async () => {
     provider.people.set('pat-sub', { email: 'Pat@Example.com', email_verified: true, name: 'Pat' });
     const browser = new TestBrowser();
