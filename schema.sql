@@ -840,10 +840,12 @@ CREATE TABLE oidc_sign_ins (
   nonce          TEXT NOT NULL,
   code_verifier  TEXT NOT NULL,
   redirect_uri   TEXT NOT NULL,
+  client_key     TEXT NOT NULL,                      -- the throttle's key of the starting address (ip:…): a cap each
   created_at     TEXT NOT NULL,
   expires_at     TEXT NOT NULL                       -- created_at + 10 minutes: refused from that millisecond on
 );
 CREATE INDEX oidc_sign_ins_by_expiry ON oidc_sign_ins (expires_at);
+CREATE INDEX oidc_sign_ins_by_client ON oidc_sign_ins (client_key, expires_at);
 ALTER TABLE users ADD COLUMN sso_subject TEXT;     -- "<issuer> <sub>" of the linked OpenID account, or NULL
 CREATE UNIQUE INDEX users_by_sso_subject ON users (sso_subject) WHERE sso_subject IS NOT NULL;
 -- An analyst makes share links and manages its own (CONTRACT 9): who made each link ("user:<id>", "admin",

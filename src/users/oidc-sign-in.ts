@@ -9,6 +9,7 @@ import type { H3Event } from 'h3';
 import { toIso } from '../clock.ts';
 import type { OidcConfig } from '../config.ts';
 import type { AppContext } from '../context.ts';
+import { clientIpOf, clientKeyOf } from '../access/auth-throttle.ts';
 import { recordAudit } from '../audit/record-audit.ts';
 import { inWriteTransaction } from '../db/statements.ts';
 import { ApiError } from '../http/errors.ts';
@@ -22,7 +23,7 @@ import { client, oidcClientOf } from './oidc-client.ts';
 import { publicBaseOf } from './public-base.ts';
 import { pendingInvitationsOfEmail } from './queries/invitation-rows.ts';
 import { findMembership, insertMembership } from './queries/membership-rows.ts';
-import { deleteExpiredOidcSignIns, insertOidcSignIn, takeOidcSignIn } from './queries/oidc-sign-in-rows.ts';
+import { countOidcSignIns, countOidcSignInsOfClient, deleteExpiredOidcSignIns, insertOidcSignIn, takeOidcSignIn } from './queries/oidc-sign-in-rows.ts';
 import { findUserByEmail, findUserById, findUserBySsoSubject, insertUser, setUserLogin, setUserSsoSubject, type UserRow } from './queries/user-rows.ts';
 import { createUserSession } from './user-sessions.ts';
 
@@ -30,6 +31,12 @@ export const oidcCookieName = 'sightline_oidc';
 /** A sign-in started at the provider must come back within this long (refused from that millisecond on). */
 export const oidcSignInLifetimeMs = 10 * 60 * 1000;
 export const oidcCallbackPath = '/v1/auth/oidc/callback';
+/**
+ * Sign-ins under way at most, per client address and on the server: each start stores a row for 10 minutes, and the
+ * route is public. An office behind one address can start 100 in 10 minutes; past a cap, 429 rate_limited.
+ */
+export const maxOidcSignInsPerClient = 100;
+export const maxOidcSignIns = 10_000;
 
 /**
  * Why a single sign-on was refused: the code the UI's sign-in page finds in its fragment
@@ -101,9 +108,14 @@ export async function startOidcSignIn(event: H3Event, context: AppContext): Prom
   const codeVerifier = client.randomPKCECodeVerifier();
   const redirectUri = `${base}${oidcCallbackPath}`;
   const now = context.clock.now();
+  const clientKey = clientKeyOf(clientIpOf(event, context));
   inWriteTransaction(context.db, () => {
     deleteExpiredOidcSignIns(context.db, toIso(now));
+    if (countOidcSignInsOfClient(context.db, clientKey) >= maxOidcSignInsPerClient || countOidcSignIns(context.db) >= maxOidcSignIns) {
+      throw new ApiError(429, 'rate_limited', 'Too many sign-ins under way; retry in a few minutes', undefined, { 'retry-after': String(oidcSignInLifetimeMs / 1000) });
+    }
     insertOidcSignIn(context.db, {
+      client_key: clientKey,
       id_hash: hashSecret(id),
       state,
       nonce,

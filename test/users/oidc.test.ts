@@ -116,6 +116,34 @@ describe('single sign-on against a real OpenID provider', () => {
     }
   });
 
+  it('caps sign-ins under way: 100 per address, 10,000 on the server, each for its 10 minutes', async () => {
+    const capped = await startPeopleServer(clock, { OIDC_ISSUER: provider.issuer, OIDC_CLIENT_ID: provider.clientId, OIDC_CLIENT_SECRET: provider.clientSecret, TRUST_PROXY: '1' });
+    try {
+      const start = (address: string) => fetch(`${capped.server.url}/v1/auth/oidc/start`, { redirect: 'manual', headers: { 'x-forwarded-for': address } });
+      for (let n = 1; n <= 100; n++) expect((await start('192.0.2.1')).status, `start ${n}`).toBe(303);
+      const refused = await start('192.0.2.1');
+      expect(refused.status).toBe(429);
+      expect(refused.headers.get('retry-after')).toBe('600');
+      expect(((await refused.json()) as { error: { code: string } }).error.code).toBe('rate_limited');
+      expect((await start('192.0.2.2')).status).toBe(303);
+      // Once they expire, the address may start again.
+      clock.advance(10 * 60 * 1000);
+      expect((await start('192.0.2.1')).status).toBe(303);
+      // On the server: 10,000 at most (rows of other addresses, written as starts write them).
+      const { db } = capped.server;
+      const now = clock.now();
+      const insert = db.prepare('INSERT INTO oidc_sign_ins (id_hash, state, nonce, code_verifier, redirect_uri, client_key, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)');
+      db.transaction(() => {
+        for (let n = 0; n < 9_998; n++) insert.run(Buffer.from(`row-${n}`), 's', 'n', 'v', 'r', `ip:10.0.${n >> 8}.${n & 255}`, new Date(now).toISOString(), new Date(now + 600_000).toISOString());
+      })();
+      expect((db.prepare('SELECT count(*) AS count FROM oidc_sign_ins').get() as { count: number }).count).toBe(9_999);
+      expect((await start('192.0.2.3')).status).toBe(303);
+      expect((await start('192.0.2.4')).status).toBe(429);
+    } finally {
+      await capped.server.close();
+    }
+  });
+
   it('places a first sign-in in OIDC_WORKSPACE with OIDC_DEFAULT_ROLE, in a new session (the cookie sent before is not kept)', async () => {
     provider.people.set('pat-sub', { email: 'Pat@Example.com', email_verified: true, name: 'Pat' });
     const browser = new TestBrowser();
