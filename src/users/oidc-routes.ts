@@ -4,7 +4,8 @@ import type { H3 } from 'h3';
 import * as v from 'valibot';
 import type { AppContext } from '../context.ts';
 import { addRoute } from '../http/routes.ts';
-import { finishOidcSignIn, startOidcSignIn } from './oidc-sign-in.ts';
+import { finishOidcSignIn } from './oidc-callback.ts';
+import { startOidcSignIn } from './oidc-start.ts';
 
 const noStore = { 'cache-control': 'no-store' };
 
