@@ -17,12 +17,19 @@ export interface TestProvider {
   clientSecret: string;
   /** People the provider knows, by their subject (sub). */
   people: Map<string, TestPerson>;
+  /** UserInfo requests answered so far (the relying party asks when the ID token lacks the e-mail). */
+  userInfoRequests(): number;
   /** Registers the client's redirect URIs (the relying parties' ports are known after the provider's). */
   setRedirectUris(uris: string[]): void;
   close(): Promise<void>;
 }
 
-export async function startTestProvider(): Promise<TestProvider> {
+/**
+ * `emailInIdToken`: the e-mail claims in the ID token too, as Google sends them; by default only at UserInfo, as a
+ * provider conforming to OpenID Connect Core 5.4 sends them for a code flow.
+ */
+export async function startTestProvider(options: { emailInIdToken?: boolean } = {}): Promise<TestProvider> {
+  let userInfoRequests = 0;
   const people = new Map<string, TestPerson>();
   let handler: ((req: IncomingMessage, res: ServerResponse) => void) | undefined;
   const server: Server = createServer((req, res) => handler!(req, res));
@@ -41,6 +48,7 @@ export async function startTestProvider(): Promise<TestProvider> {
       features: { devInteractions: { enabled: false } },
       interactions: { url: (_ctx, interaction) => `/interaction/${interaction.uid}` },
       cookies: { keys: ['test-provider-cookie-key-0123456789'] },
+      conformIdTokenClaims: options.emailInIdToken !== true,
       ttl: { Interaction: 600, Session: 3600, Grant: 3600, AccessToken: 600, IdToken: 600, AuthorizationCode: 60 },
       async findAccount(_ctx, sub) {
         const person = people.get(sub);
@@ -57,6 +65,7 @@ export async function startTestProvider(): Promise<TestProvider> {
     });
     const callback = provider.callback();
     handler = (req, res) => {
+      if (req.url?.startsWith('/me')) userInfoRequests++;
       // The login form's POST, reduced to the account chosen: /interaction/:uid/login?sub=…
       const login = /^\/interaction\/[^/]+\/login\?sub=([^&]+)$/.exec(req.url ?? '');
       if (login) {
@@ -78,6 +87,7 @@ export async function startTestProvider(): Promise<TestProvider> {
     clientId,
     clientSecret,
     people,
+    userInfoRequests: () => userInfoRequests,
     setRedirectUris,
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };

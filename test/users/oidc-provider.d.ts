@@ -21,6 +21,7 @@ declare module 'oidc-provider' {
     interactions: { url: (ctx: OidcContext, interaction: { uid: string }) => string };
     cookies: { keys: string[] };
     ttl: Record<string, number>;
+    conformIdTokenClaims: boolean;
     findAccount(ctx: OidcContext, sub: string): Promise<Account | undefined>;
     loadExistingGrant(ctx: OidcContext): Promise<Grant | undefined>;
   }

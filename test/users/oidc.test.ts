@@ -150,8 +150,11 @@ describe('single sign-on against a real OpenID provider', () => {
     // The browser already holds a session cookie (someone else's, or planted): the sign-in must not keep it.
     const earlier = await login(jit.server, { email: await makeUser(jit.context, 'planted@example.com').then(() => 'planted@example.com'), password: goodPassword });
     browser.cookies.set(new URL(jit.server.url).host, new Map([['sightline_session', earlier.cookie.split('=')[1]!]]));
+    const userInfoBefore = provider.userInfoRequests();
     const result = await signInWithSso(jit.server, 'pat-sub', browser);
     expect(result.location).toBe(`${jit.server.url}/`);
+    // This provider keeps the e-mail to UserInfo (OpenID Connect Core 5.4): asked once.
+    expect(provider.userInfoRequests()).toBe(userInfoBefore + 1);
     expect(result.session).toBeDefined();
     expect(result.session).not.toBe(earlier.cookie.split('=')[1]);
     expect(result.session).not.toBe(result.oidcCookie);
@@ -330,12 +333,12 @@ describe('single sign-on on the bundled server, started as a user starts it', ()
   let provider: TestProvider;
   beforeAll(ensureBuilt, 180_000);
   beforeAll(async () => {
-    provider = await startTestProvider();
+    provider = await startTestProvider({ emailInIdToken: true });
   });
   afterEach(() => servers.disposeAll());
   afterAll(() => provider.close());
 
-  it('signs a first-time person in, placed in OIDC_WORKSPACE with OIDC_DEFAULT_ROLE', async () => {
+  it('signs a first-time person in, placed in OIDC_WORKSPACE with OIDC_DEFAULT_ROLE (the e-mail in the ID token, as Google sends it)', async () => {
     const server = await servers.start({
       OIDC_ISSUER: provider.issuer,
       OIDC_CLIENT_ID: provider.clientId,
@@ -353,5 +356,6 @@ describe('single sign-on on the bundled server, started as a user starts it', ()
     const answer = await server.request('GET', '/v1/me', { token: null, headers: { cookie: `sightline_session=${result.session}` } });
     expect(answer.status).toBe(200);
     expect(answer.body).toMatchObject({ user: { email: 'sia@example.com', sso: true }, workspaces: [{ slug: 'shipped', role: 'viewer' }] });
+    expect(provider.userInfoRequests()).toBe(0);
   });
 });
