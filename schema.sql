@@ -846,3 +846,23 @@ CREATE TABLE clickhouse_deletions (
   mutation_sent_at  INTEGER                         -- epoch ms, once ClickHouse was asked to delete (ALTER … DELETE)
 );
 CREATE INDEX clickhouse_deletions_by_site ON clickhouse_deletions (site_id);
+-- @version 23: single sign-on (OpenID Connect; CONTRACT section 9, src/users/oidc-*.ts, docs/people.md). A sign-in
+-- under way keeps its PKCE verifier, state and nonce here, under the SHA-256 of a random id that only the browser's
+-- short-lived cookie holds; one use, 10 minutes. An account linked to the provider keeps its issuer and subject.
+CREATE TABLE oidc_sign_ins (
+  id_hash        BLOB PRIMARY KEY,                   -- SHA-256 of the cookie's random id (32 bytes)
+  state          TEXT NOT NULL,
+  nonce          TEXT NOT NULL,
+  code_verifier  TEXT NOT NULL,
+  redirect_uri   TEXT NOT NULL,
+  client_key     TEXT NOT NULL,                      -- the throttle's key of the starting address (ip:…): a cap each
+  created_at     TEXT NOT NULL,
+  expires_at     TEXT NOT NULL                       -- created_at + 10 minutes: refused from that millisecond on
+);
+CREATE INDEX oidc_sign_ins_by_expiry ON oidc_sign_ins (expires_at);
+CREATE INDEX oidc_sign_ins_by_client ON oidc_sign_ins (client_key, expires_at);
+ALTER TABLE users ADD COLUMN sso_subject TEXT;     -- "<issuer> <sub>" of the linked OpenID account, or NULL
+CREATE UNIQUE INDEX users_by_sso_subject ON users (sso_subject) WHERE sso_subject IS NOT NULL;
+-- An analyst makes share links and manages its own (CONTRACT 9): who made each link ("user:<id>", "admin",
+-- "apiKey:<id>"; NULL for links made before).
+ALTER TABLE ui_share_links ADD COLUMN created_by TEXT;

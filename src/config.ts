@@ -47,7 +47,26 @@ const ConfigSchema = v.object({
   CLICKHOUSE_DATABASE: v.optional(v.pipe(v.string(), v.regex(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/, 'must be a name of letters, digits and underscores (at most 64)')), 'sightline'),
   CLICKHOUSE_USER: v.optional(v.pipe(v.string(), v.minLength(1))),
   CLICKHOUSE_PASSWORD: v.optional(v.string()),
+  PUBLIC_URL: v.optional(v.pipe(v.string(), v.regex(/^https?:\/\/[^\s/?#]+\/?$/, 'must be an http:// or https:// origin without a path, e.g. https://analytics.example.com'))),
+  OIDC_ISSUER: v.optional(v.pipe(v.string(), v.regex(/^https?:\/\/[^\s?#]+$/, 'must be an http:// or https:// URL without a query, e.g. https://accounts.google.com'))),
+  OIDC_CLIENT_ID: v.optional(v.pipe(v.string(), v.minLength(1))),
+  OIDC_CLIENT_SECRET: v.optional(v.pipe(v.string(), v.minLength(1))),
+  OIDC_ALLOWED_DOMAINS: v.optional(v.string(), ''),
+  OIDC_DEFAULT_ROLE: v.optional(v.picklist(['owner', 'admin', 'analyst', 'viewer']), 'viewer'),
+  OIDC_WORKSPACE: v.optional(v.pipe(v.string(), v.minLength(1))),
 });
+
+/** Single sign-on (OpenID Connect, docs/people.md "Single sign-on"); undefined when OIDC_ISSUER is unset. */
+export interface OidcConfig {
+  issuer: string;
+  clientId: string;
+  clientSecret: string;
+  /** Lower-cased e-mail domains that may sign in; empty: any (only when no workspace takes first sign-ins). */
+  allowedDomains: string[];
+  defaultRole: 'owner' | 'admin' | 'analyst' | 'viewer';
+  /** The slug of the workspace a first sign-in is placed in; undefined: invited (or existing) accounts only. */
+  workspace: string | undefined;
+}
 
 export interface Config {
   host: string;
@@ -112,6 +131,12 @@ export interface Config {
    * SQLite. The password is given only with a user.
    */
   clickhouse: { url: string; database: string; user: string | undefined; password: string | undefined } | undefined;
+  /**
+   * The origin people reach the server at (PUBLIC_URL), for links it hands out (invitations, the OpenID Connect
+   * redirect_uri); undefined takes the origin of the request.
+   */
+  publicUrl: string | undefined;
+  oidc: OidcConfig | undefined;
 }
 
 export class ConfigError extends Error {}
@@ -147,6 +172,7 @@ export function loadConfig(env: Record<string, string | undefined>, flags: Recor
   if (parsed.CLICKHOUSE_PASSWORD !== undefined && parsed.CLICKHOUSE_USER === undefined) {
     throw new ConfigError('invalid configuration: CLICKHOUSE_USER: must be set when CLICKHOUSE_PASSWORD is');
   }
+  const oidc = oidcConfigOf(parsed);
   return {
     host: parsed.HOST,
     port: parsed.PORT,
@@ -183,6 +209,37 @@ export function loadConfig(env: Record<string, string | undefined>, flags: Recor
       parsed.CLICKHOUSE_URL === undefined
         ? undefined
         : { url: parsed.CLICKHOUSE_URL.replace(/\/+$/, ''), database: parsed.CLICKHOUSE_DATABASE, user: parsed.CLICKHOUSE_USER, password: parsed.CLICKHOUSE_PASSWORD },
+    publicUrl: parsed.PUBLIC_URL?.replace(/\/+$/, ''),
+    oidc,
+  };
+}
+
+function oidcConfigOf(parsed: v.InferOutput<typeof ConfigSchema>): OidcConfig | undefined {
+  const allowedDomains = parsed.OIDC_ALLOWED_DOMAINS.split(',').map((item) => item.trim().toLowerCase().replace(/^@/, '')).filter(Boolean);
+  if (parsed.OIDC_ISSUER === undefined) {
+    const stray = (['OIDC_CLIENT_ID', 'OIDC_CLIENT_SECRET', 'OIDC_WORKSPACE'] as const).find((name) => parsed[name] !== undefined);
+    if (stray || allowedDomains.length > 0) throw new ConfigError(`invalid configuration: OIDC_ISSUER: must be set when ${stray ?? 'OIDC_ALLOWED_DOMAINS'} is`);
+    return undefined;
+  }
+  // Tokens and the client secret travel to the issuer: TLS, but for a provider on this machine.
+  const issuerUrl = new URL(parsed.OIDC_ISSUER);
+  if (issuerUrl.protocol === 'http:' && !/^(localhost|127\.\d+\.\d+\.\d+|\[::1\])$/.test(issuerUrl.hostname)) {
+    throw new ConfigError('invalid configuration: OIDC_ISSUER: must be an https:// URL (http:// only on the loopback interface)');
+  }
+  if (parsed.OIDC_CLIENT_ID === undefined) throw new ConfigError('invalid configuration: OIDC_CLIENT_ID: must be set when OIDC_ISSUER is');
+  if (parsed.OIDC_CLIENT_SECRET === undefined) throw new ConfigError('invalid configuration: OIDC_CLIENT_SECRET: must be set when OIDC_ISSUER is');
+  // Accounts made at first sign-in from any domain a provider vouches for (any Google account, say) would be open
+  // sign-up: a workspace that takes them needs the domains named.
+  if (parsed.OIDC_WORKSPACE !== undefined && allowedDomains.length === 0) {
+    throw new ConfigError('invalid configuration: OIDC_ALLOWED_DOMAINS: must name the e-mail domains when OIDC_WORKSPACE places first sign-ins in a workspace');
+  }
+  return {
+    issuer: parsed.OIDC_ISSUER,
+    clientId: parsed.OIDC_CLIENT_ID,
+    clientSecret: parsed.OIDC_CLIENT_SECRET,
+    allowedDomains,
+    defaultRole: parsed.OIDC_DEFAULT_ROLE,
+    workspace: parsed.OIDC_WORKSPACE,
   };
 }
 

@@ -59,3 +59,11 @@ export function actsAsOperatorIn(caller: Caller, workspaceId: string): boolean {
 export function isOperator(caller: Caller): boolean {
   return caller.kind === 'admin' || (caller.kind === 'user' && caller.operator);
 }
+
+/**
+ * Whether the caller manages only what it made itself in this workspace (an analyst's own share links, and later its
+ * saved segments and annotations): a user whose role there is analyst. Callers with the admin scope manage all.
+ */
+export function managesOwnOnly(caller: Caller, workspaceId: string): boolean {
+  return caller.kind === 'user' && !caller.operator && caller.roles[workspaceId] === 'analyst';
+}

@@ -56,7 +56,11 @@ export function resolveSiteForCaller(context: AccessContext, caller: Caller, sit
   return site;
 }
 
-function checkRequirement(caller: Caller, requirement: Requirement, workspaceId: string): void {
+/**
+ * Checks a requirement for a caller who may see the workspace (403 forbidden_scope otherwise): for resolvers of
+ * their own (the consent banner's), so every route applies the same rules.
+ */
+export function checkRequirement(caller: Caller, requirement: Requirement, workspaceId: string): void {
   if ('adminToken' in requirement) {
     if (!actsAsOperatorIn(caller, workspaceId)) throw new ApiError(403, 'forbidden_scope', 'This action needs the admin token');
     return;

@@ -5,9 +5,9 @@ import type { H3Event } from 'h3';
 import { findWorkspaceById } from '../tenants/queries/find-workspace.ts';
 import { findSite, type SiteRow } from '../tenants/queries/find-site.ts';
 import type { AppContext } from '../context.ts';
-import type { SiteAccess } from '../access/resolve-access.ts';
+import { checkRequirement, type SiteAccess } from '../access/resolve-access.ts';
 import { authenticate } from '../access/authenticate.ts';
-import { canSeeWorkspace, hasScope, type Scope } from '../access/caller.ts';
+import { canSeeWorkspace, type Scope } from '../access/caller.ts';
 import { ApiError } from '../http/errors.ts';
 
 /**
@@ -32,6 +32,7 @@ export function resolveBannerSite(event: H3Event, context: AppContext, siteId: s
   const header = event.req.headers.get('x-workspace-id');
   if (caller.kind === 'admin' && header === null) throw ApiError.notFound();
   if (header !== null && !namesWorkspaceOf(context, site, header)) throw ApiError.notFound();
-  if (!hasScope(caller, scope, site.workspace_id)) throw ApiError.forbiddenScope(scope);
+  // The resolver's rule, so a viewer (dashboards only) does not read the banner's settings.
+  checkRequirement(caller, { scope }, site.workspace_id);
   return { caller, site };
 }

@@ -62,7 +62,19 @@ export class FailureThrottle {
     if (this.buckets.size > this.maxKeys) this.buckets.delete(this.buckets.keys().next().value!);
   }
 
-  /** Keys remembered now (for tests of the bound). */
+  /**
+   * Gives back one failure recorded in advance: a check slower than a request (a password hash) counts its attempt
+   * before it runs, so concurrent guesses cannot all pass one check, and forgives it when the attempt succeeds.
+   */
+  forgive(key: string): void {
+    const bucket = this.buckets.get(key);
+    if (!bucket) return;
+    const now = this.options.clock.now();
+    bucket.allowance = Math.min(this.options.burst, this.allowanceOf(bucket, now) + 1);
+    bucket.updatedAt = now;
+  }
+
+    /** Keys remembered now (for tests of the bound). */
   get size(): number {
     return this.buckets.size;
   }

@@ -37,6 +37,7 @@ export function createShareLink(context: AppContext, actor: Actor, site: SiteRow
     label,
     created_at: toIso(context.clock.now()),
     revoked_at: null,
+    created_by: creatorOf(actor),
   };
   inWriteTransaction(context.db, () => {
     insertShareLink(context.db, row);
@@ -45,16 +46,22 @@ export function createShareLink(context: AppContext, actor: Actor, site: SiteRow
   return { ...toShareLink(row), token, warning: 'The token is shown once: anyone with the link can read this site\'s reports until it is revoked.' };
 }
 
-export function listShareLinks(context: AppContext, site: SiteRow): ShareLink[] {
-  return listShareLinkRows(context.db, { site_id: site.id, workspace_id: site.workspace_id, limit: maxShareLinksListed }).map(toShareLink);
+/** How a link records its creator, and how an analyst's own links are found again. */
+export function creatorOf(actor: Actor): string {
+  return actor.kind === 'admin' || actor.kind === 'system' ? actor.kind : `${actor.kind}:${actor.id}`;
 }
 
-/** Revokes a live link of the site; a missing, foreign or already revoked link is 404. */
-export function revokeShareLink(context: AppContext, actor: Actor, site: SiteRow, id: string): ShareLink {
+/** `onlyOf`: the creator whose links alone are listed (an analyst sees its own); undefined lists all. */
+export function listShareLinks(context: AppContext, site: SiteRow, onlyOf?: string): ShareLink[] {
+  return listShareLinkRows(context.db, { site_id: site.id, workspace_id: site.workspace_id, limit: maxShareLinksListed, created_by: onlyOf }).map(toShareLink);
+}
+
+/** Revokes a live link of the site (of `onlyOf` only, when given); a missing, foreign, another's or already revoked link is 404. */
+export function revokeShareLink(context: AppContext, actor: Actor, site: SiteRow, id: string, onlyOf?: string): ShareLink {
   return inWriteTransaction(context.db, () => {
     const key = { id, site_id: site.id, workspace_id: site.workspace_id };
     const now = toIso(context.clock.now());
-    if (!revokeShareLinkRow(context.db, { ...key, now })) throw ApiError.notFound();
+    if (!revokeShareLinkRow(context.db, { ...key, now, created_by: onlyOf })) throw ApiError.notFound();
     recordAudit(context, { workspaceId: site.workspace_id, actor, action: 'share_link.revoke', target: id, metadata: { site_id: site.id } });
     return toShareLink(findShareLink(context.db, key)!);
   });

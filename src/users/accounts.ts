@@ -45,7 +45,7 @@ export function toUser(row: UserRow): User {
     created_at: row.created_at,
     last_login_at: row.last_login_at,
     totp_enabled: row.totp_enabled === 1,
-    sso: false,
+    sso: row.sso_subject !== null,
     disabled_at: row.disabled_at,
     operator: row.operator === 1,
   };

@@ -13,6 +13,7 @@ import { addRoute } from '../http/routes.ts';
 import { parseBody } from '../http/validate.ts';
 import { AcceptInvitationBody, acceptInvitation, CreateInvitationBody, createInvitation, listInvitations, revokeInvitation } from './invitations.ts';
 import { pathParam } from '../http/path-params.ts';
+import { publicBaseOf } from './public-base.ts';
 
 const IsoTime = v.pipe(v.string(), v.isoTimestamp());
 const RoleAnswer = v.picklist(['owner', 'admin', 'analyst', 'viewer']);
@@ -45,10 +46,6 @@ const AcceptedAnswer = v.strictObject({
 
 const noStore = { 'cache-control': 'no-store' };
 
-/** Where the link points: this server as the request reached it (the admin UI's accept page reads the fragment). */
-function linkBaseOf(event: H3Event): string {
-  return new URL(event.req.url).origin;
-}
 
 export function mountInvitations(app: H3, context: AppContext): void {
   addRoute(app, {
@@ -64,7 +61,7 @@ export function mountInvitations(app: H3, context: AppContext): void {
     handler: async (event) => {
       const { caller, workspace } = resolveWorkspace(event, context, pathParam(event, 'slug'), { scope: 'admin' });
       const input = parseBody(CreateInvitationBody, await readJsonBody(event));
-      return json(createInvitation(context, caller, actorOf(caller), workspace, input, linkBaseOf(event)), 201);
+      return json(createInvitation(context, caller, actorOf(caller), workspace, input, publicBaseOf(event, context)), 201);
     },
   });
   addRoute(app, {

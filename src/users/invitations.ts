@@ -178,12 +178,22 @@ export async function acceptInvitation(
       recordAccountAudit(context, { actor: { kind: 'anonymous' }, action: 'user.create', userId, metadata: { operator: false, invitation_id: invitation.id } });
     }
     if (findMembership(context.db, invitation.workspace_id, userId)) throw ApiError.conflict('already_member', 'This account is already a member of the workspace');
-    if (!markInvitationAccepted(context.db, invitation.id, userId, now)) throw invitationNotFound();
-    insertMembership(context.db, { workspace_id: invitation.workspace_id, user_id: userId, role: invitation.role, created_at: now });
-    const actor = { kind: 'user' as const, id: userId };
-    recordAudit(context, { workspaceId: invitation.workspace_id, actor, action: 'invitation.accept', target: invitation.id, metadata: { user_id: userId, role: invitation.role } });
-    recordAudit(context, { workspaceId: invitation.workspace_id, actor, action: 'member.add', target: userId, metadata: { role: invitation.role, invitation_id: invitation.id } });
+    if (!joinByInvitation(context, invitation, userId)) throw invitationNotFound();
     const workspace = findWorkspaceById(context.db, invitation.workspace_id)!;
     return { user: toUser(findUserById(context.db, userId)!), workspace: { id: workspace.id, slug: workspace.slug, name: workspace.name }, role: invitation.role };
   });
+}
+
+/**
+ * Marks a pending invitation accepted by the user and adds the membership, with its two audit rows; false when it
+ * was used, revoked or expired meanwhile. Call inside a write transaction (also the first single sign-on's).
+ */
+export function joinByInvitation(context: AppContext, invitation: InvitationRow, userId: string): boolean {
+  const now = toIso(context.clock.now());
+  if (!markInvitationAccepted(context.db, invitation.id, userId, now)) return false;
+  insertMembership(context.db, { workspace_id: invitation.workspace_id, user_id: userId, role: invitation.role, created_at: now });
+  const actor = { kind: 'user' as const, id: userId };
+  recordAudit(context, { workspaceId: invitation.workspace_id, actor, action: 'invitation.accept', target: invitation.id, metadata: { user_id: userId, role: invitation.role } });
+  recordAudit(context, { workspaceId: invitation.workspace_id, actor, action: 'member.add', target: userId, metadata: { role: invitation.role, invitation_id: invitation.id } });
+  return true;
 }

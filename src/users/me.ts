@@ -4,7 +4,7 @@ import type { H3Event } from 'h3';
 import type { AppContext } from '../context.ts';
 import { inWriteTransaction } from '../db/statements.ts';
 import { ApiError } from '../http/errors.ts';
-import { clientIpOf, clientKeyOf, authThrottleOf } from '../access/auth-throttle.ts';
+import { clientIpOf, clientKeyOf } from '../access/auth-throttle.ts';
 import { findWorkspaceById } from '../tenants/queries/find-workspace.ts';
 import { recordAccountAudit } from './account-audit.ts';
 import { toUser, type User } from './accounts.ts';
@@ -12,8 +12,8 @@ import { hashPassword, verifyPassword } from './password.ts';
 import { membershipsOfUser } from './queries/membership-rows.ts';
 import { deleteOtherUserSessions, deleteUserSession } from './queries/user-session-rows.ts';
 import { findUserById, setUserName, setUserPassword, type UserRow } from './queries/user-rows.ts';
-import { invalidCredentials, refuseIfAnyThrottled } from './sign-in.ts';
-import { liveSessionsOf, mustSetUpSecondFactor, type SignedInUser } from './user-sessions.ts';
+import { chargeBeforeCheck, forgive, invalidCredentials } from './sign-in.ts';
+import { liveSessionsOf, mustSetUpSecondFactor, type NewUserSession, replaceUserSession, type SignedInUser } from './user-sessions.ts';
 
 /** What /v1/me and the sign-in answer: the user, their workspaces with roles, the session and its CSRF token. */
 export function describeMe(context: AppContext, user: UserRow, session: { id: string; expires_at: string }, csrf: string) {
@@ -29,27 +29,33 @@ export function describeMe(context: AppContext, user: UserRow, session: { id: st
 
 /**
  * Checks the current password (a wrong one counts against the account and the address like a failed sign-in),
- * then changes the name and/or the password. A new password ends the user's other sessions.
+ * then changes the name and/or the password. A new password ends the user's other sessions and replaces this one
+ * (a new id and cookie: no fixation across a privilege change).
  */
-export async function updateMe(event: H3Event, context: AppContext, signedIn: SignedInUser, input: { name?: string; password?: string; current_password: string }): Promise<User> {
+export async function updateMe(
+  event: H3Event,
+  context: AppContext,
+  signedIn: SignedInUser,
+  input: { name?: string; password?: string; current_password: string },
+): Promise<{ user: User; newSession: NewUserSession | undefined }> {
   const keys = [clientKeyOf(clientIpOf(event, context)), `account:${signedIn.user.id}`];
-  refuseIfAnyThrottled(context, keys);
-  if (!(await verifyPassword(input.current_password, signedIn.user.password_hash))) {
-    for (const key of keys) authThrottleOf(context).recordFailure(key);
-    throw invalidCredentials();
-  }
+  chargeBeforeCheck(context, keys);
+  if (!(await verifyPassword(input.current_password, signedIn.user.password_hash))) throw invalidCredentials();
+  forgive(context, keys);
   const passwordHash = input.password === undefined ? undefined : await hashPassword(input.password);
   return inWriteTransaction(context.db, () => {
     const userId = signedIn.user.id;
     if (input.name !== undefined) setUserName(context.db, userId, input.name);
     let sessionsEnded = 0;
+    let newSession: NewUserSession | undefined;
     if (passwordHash !== undefined) {
       setUserPassword(context.db, userId, passwordHash);
       sessionsEnded = deleteOtherUserSessions(context.db, userId, signedIn.session.id);
+      newSession = replaceUserSession(context, signedIn);
     }
     const fields = [...(input.name !== undefined ? ['name'] : []), ...(passwordHash !== undefined ? ['password'] : [])];
-    recordAccountAudit(context, { actor: { kind: 'user', id: userId }, action: 'user.update', userId, metadata: { fields, sessions_ended: sessionsEnded } });
-    return toUser(findUserById(context.db, userId)!);
+    recordAccountAudit(context, { actor: { kind: 'user', id: userId }, action: 'user.update', userId, metadata: { fields, sessions_ended: sessionsEnded, ...(newSession ? { session_id: newSession.id } : {}) } });
+    return { user: toUser(findUserById(context.db, userId)!), newSession };
   });
 }
 

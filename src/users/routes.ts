@@ -12,16 +12,17 @@ import { jsonBody, namedInPath, needsCredential, refusals, throttledCredential }
 import { json, noContent } from '../http/respond.ts';
 import { addRoute } from '../http/routes.ts';
 import { parseBody } from '../http/validate.ts';
-import { csrfTokenOf, isCrossSite, isSecureRequest, sessionCookie } from '../ui/session.ts';
+import { csrfHeaderName, csrfTokenOf, isCrossSite, isSecureRequest, sessionCookie } from '../ui/session.ts';
 import { Email, Password, UserName } from './accounts.ts';
 import { mountInvitations } from './invitation-routes.ts';
+import { mountSingleSignOn } from './oidc-routes.ts';
 import { describeMe, listMySessions, revokeMySession, updateMe } from './me.ts';
 import { AddMemberBody, addMember, listMembers, removeMember, UpdateMemberBody, updateMember } from './members.ts';
 import { deleteUserSession } from './queries/user-session-rows.ts';
 import { confirmTotp, disableTotp, startTotp } from './second-factor.ts';
 import { signIn } from './sign-in.ts';
 import { qrSvgOf } from './totp-qr.ts';
-import { sessionOfCookie, signedInUserOf, type SignedInUser } from './user-sessions.ts';
+import { type NewUserSession, sessionOfCookie, signedInUserOf, type SignedInUser } from './user-sessions.ts';
 import { pathParam } from '../http/path-params.ts';
 
 const IsoTime = v.pipe(v.string(), v.isoTimestamp());
@@ -70,6 +71,16 @@ const CodeBody = v.strictObject({ code: v.pipe(v.string('must be a string'), v.m
 const noStore = { 'cache-control': 'no-store' };
 const signedInOnly = { 401: ['unauthorized'] };
 const badCode = { 400: ['invalid_code'] };
+
+/**
+ * The answer of a privilege change: the cookie of the session that replaced the request's, and its CSRF token in
+ * X-Sightline-CSRF (also what GET /v1/me answers next).
+ */
+function withNewSession(event: H3Event, context: AppContext, response: Response, session: NewUserSession): Response {
+  response.headers.append('set-cookie', sessionCookie(session.token, isSecureRequest(event, context)));
+  response.headers.set(csrfHeaderName, session.csrf);
+  return response;
+}
 
 /** The signed-in user of the request, or 401 unauthorized (the admin token and API keys have no account). */
 function requireUser(event: H3Event, context: AppContext): SignedInUser {
@@ -133,13 +144,14 @@ export function mountUsers(app: H3, context: AppContext): void {
     versionedOnly: true,
     headers: noStore,
     refusals: refusals({ 401: ['unauthorized', 'invalid_credentials'] }, throttledCredential, jsonBody),
-    summary: 'Change one\'s name or password (current_password required); a new password ends one\'s other sessions',
+    summary: 'Change one\'s name or password (current_password required); a new password ends one\'s other sessions and replaces this one (a new cookie, its CSRF token in X-Sightline-CSRF)',
     body: UpdateMeBody,
     answer: UserAnswer,
     handler: async (event) => {
       const signedIn = requireUser(event, context);
       const input = parseBody(UpdateMeBody, await readJsonBody(event));
-      return updateMe(event, context, signedIn, input);
+      const { user, newSession } = await updateMe(event, context, signedIn, input);
+      return newSession ? withNewSession(event, context, json(user), newSession) : user;
     },
   });
   addRoute(app, {
@@ -189,13 +201,14 @@ export function mountUsers(app: H3, context: AppContext): void {
     versionedOnly: true,
     headers: noStore,
     refusals: refusals(signedInOnly, jsonBody, badCode, { 409: ['totp_enabled', 'totp_not_started'] }),
-    summary: 'Turn the second factor on with a current code: answers ten one-time recovery codes, shown once',
+    summary: 'Turn the second factor on with a current code: answers ten one-time recovery codes, shown once, and replaces the session (a new cookie, its CSRF token in X-Sightline-CSRF)',
     body: CodeBody,
     answer: v.strictObject({ recovery_codes: v.array(v.string()) }),
     handler: async (event) => {
       const signedIn = requireUser(event, context);
       const { code } = parseBody(CodeBody, await readJsonBody(event));
-      return confirmTotp(context, signedIn.user.id, code);
+      const { recovery_codes, newSession } = confirmTotp(context, signedIn, code);
+      return withNewSession(event, context, json({ recovery_codes }), newSession);
     },
   });
   addRoute(app, {
@@ -216,6 +229,7 @@ export function mountUsers(app: H3, context: AppContext): void {
   });
   mountMembers(app, context);
   mountInvitations(app, context);
+  mountSingleSignOn(app, context);
 }
 
 

@@ -11,6 +11,7 @@ import { recordAccountAudit } from './account-audit.ts';
 import { deleteRecoveryCodes, insertRecoveryCode, useRecoveryCode } from './queries/recovery-code-rows.ts';
 import { findUserById, setUserTotp, setUserTotpStep, type UserRow } from './queries/user-rows.ts';
 import { base32Encode, matchTotp, otpauthUri } from './totp.ts';
+import { type NewUserSession, replaceUserSession, type SignedInUser } from './user-sessions.ts';
 
 export const recoveryCodeCount = 10;
 
@@ -32,8 +33,12 @@ export function startTotp(context: AppContext, userId: string): { secret: string
   });
 }
 
-/** Turns the pending secret on with a current code; answers the ten recovery codes (shown once). */
-export function confirmTotp(context: AppContext, userId: string, code: string): { recovery_codes: string[] } {
+/**
+ * Turns the pending secret on with a current code; answers the ten recovery codes (shown once) and the session that
+ * replaces the one it was done in (a privilege change: new id, new cookie).
+ */
+export function confirmTotp(context: AppContext, signedIn: SignedInUser, code: string): { recovery_codes: string[]; newSession: NewUserSession } {
+  const userId = signedIn.user.id;
   return inWriteTransaction(context.db, () => {
     const user = findUserById(context.db, userId)!;
     if (user.totp_enabled === 1) throw ApiError.conflict('totp_enabled', 'A second factor is already on');
@@ -45,8 +50,9 @@ export function confirmTotp(context: AppContext, userId: string, code: string): 
     deleteRecoveryCodes(context.db, userId);
     const codes = Array.from({ length: recoveryCodeCount }, () => base32Encode(context.random.bytes(10)).replace(/(.{4})(?=.)/g, '$1-'));
     for (const recovery of codes) insertRecoveryCode(context.db, userId, recoveryCodeDigest(recovery));
-    recordAccountAudit(context, { actor: { kind: 'user', id: userId }, action: 'totp.enable', userId });
-    return { recovery_codes: codes };
+    const newSession = replaceUserSession(context, signedIn);
+    recordAccountAudit(context, { actor: { kind: 'user', id: userId }, action: 'totp.enable', userId, metadata: { session_id: newSession.id } });
+    return { recovery_codes: codes, newSession };
   });
 }
 

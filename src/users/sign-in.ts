@@ -47,14 +47,28 @@ export function refuseIfAnyThrottled(context: AppContext, keys: string[]): void 
   }
 }
 
+/**
+ * 429 when a key has spent its allowance; otherwise counts the attempt as a failure before the password is hashed
+ * (tens of milliseconds), so guesses sent side by side cannot all pass one check: an attempt that succeeds is then
+ * forgiven. Measured with bench/auth-guessing.mjs (docs/people.md, "Sign-in protection").
+ */
+export function chargeBeforeCheck(context: AppContext, keys: string[]): void {
+  refuseIfAnyThrottled(context, keys);
+  for (const key of keys) authThrottleOf(context).recordFailure(key);
+}
+
+/** Gives back what chargeBeforeCheck counted: the attempt succeeded (or only asked for the second factor). */
+export function forgive(context: AppContext, keys: string[]): void {
+  for (const key of keys) authThrottleOf(context).forgive(key);
+}
+
 export async function signIn(event: H3Event, context: AppContext, input: SignInInput): Promise<{ user: UserRow; session: NewUserSession }> {
   const email = normaliseEmail(input.email);
   const user = findUserByEmail(context.db, email);
   const keys = [clientKeyOf(clientIpOf(event, context)), accountKeyOf(email, user)];
-  refuseIfAnyThrottled(context, keys);
+  chargeBeforeCheck(context, keys);
   const passwordMatches = await verifyPassword(input.password, user?.password_hash);
   const fail = (reason: string): never => {
-    for (const key of keys) authThrottleOf(context).recordFailure(key);
     inWriteTransaction(context.db, () =>
       recordAccountAudit(context, { actor: { kind: 'anonymous' }, action: 'login.failure', userId: user?.id ?? null, metadata: { reason } }),
     );
@@ -65,6 +79,7 @@ export async function signIn(event: H3Event, context: AppContext, input: SignInI
   if (user.disabled_at !== null) return fail('disabled');
   // The password was right: asking for the code is no failure (and says no more than a right password does).
   if (user.totp_enabled === 1 && (input.totp === undefined || input.totp === '')) {
+    forgive(context, keys);
     throw new ApiError(401, 'totp_required', 'This account has a second factor: send a current code (totp) or a recovery code');
   }
   const signedIn = inWriteTransaction(context.db, () => {
@@ -76,5 +91,7 @@ export async function signIn(event: H3Event, context: AppContext, input: SignInI
     recordAccountAudit(context, { actor: { kind: 'user', id: user.id }, action: 'login.success', userId: user.id, metadata: { second_factor: factor, session_id: session.id } });
     return { user: { ...user, last_login_at: now }, session };
   });
-  return signedIn ?? fail('wrong_code');
+  if (!signedIn) return fail('wrong_code');
+  forgive(context, keys);
+  return signedIn;
 }

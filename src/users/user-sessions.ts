@@ -12,6 +12,7 @@ import { membershipsOfUser } from './queries/membership-rows.ts';
 import { anyWorkspaceOfUserRequires2fa } from './queries/two-factor-rule-rows.ts';
 import {
   deleteExpiredUserSessions,
+  deleteUserSession,
   findUserSessionByHash,
   insertUserSession,
   liveSessionsOfUser,
@@ -46,6 +47,16 @@ export function createUserSession(context: AppContext, userId: string, userAgent
     expires_at: expiresAt,
   });
   return { id, token, csrf: csrfTokenOf(token), expiresAt };
+}
+
+/**
+ * A privilege change (a new password, a second factor turned on) ends the session it was made in and opens a new one
+ * with a new id and cookie, so a cookie planted or seen before the change is worth nothing after it. Call inside the
+ * change's transaction; the route sets the new cookie.
+ */
+export function replaceUserSession(context: AppContext, signedIn: SignedInUser): NewUserSession {
+  deleteUserSession(context.db, signedIn.user.id, signedIn.session.id);
+  return createUserSession(context, signedIn.user.id, signedIn.session.user_agent);
 }
 
 /** The live session of a cookie value (not past its end, not idle too long), or undefined. */

@@ -32,14 +32,26 @@ export async function login(server: TestServer, body: Record<string, unknown>, h
   const response = await server.request('POST', '/v1/auth/login', { token: null, body, headers });
   expect(response.status, response.text).toBe(200);
   const cookie = response.headers.get('set-cookie')!.split(';')[0]!;
-  const csrf = response.body.csrf as string;
-  return {
-    cookie,
-    csrf,
-    sessionId: response.body.session_id,
-    userId: response.body.user.id,
-    as: (extra = {}) => ({ token: null, headers: { cookie, 'x-sightline-csrf': csrf, ...extra } }),
-  };
+  return signedInOf(cookie, response.body.csrf as string, response.body.session_id, response.body.user.id);
+}
+
+function signedInOf(cookie: string, csrf: string, sessionId: string, userId: string): SignedIn {
+  return { cookie, csrf, sessionId, userId, as: (extra = {}) => ({ token: null, headers: { cookie, 'x-sightline-csrf': csrf, ...extra } }) };
+}
+
+/**
+ * The session that replaced `previous` at a privilege change (a new password, a second factor turned on): the cookie
+ * the answer set and the CSRF token in its X-Sightline-CSRF. Fails when the answer set no new session.
+ */
+export async function renewedSession(server: TestServer, previous: SignedIn, response: { headers: Headers }): Promise<SignedIn> {
+  const cookie = response.headers.get('set-cookie')?.split(';')[0];
+  expect(cookie, 'a new session cookie').toMatch(/^sightline_session=[A-Za-z0-9_-]{43}$/);
+  expect(cookie).not.toBe(previous.cookie);
+  const csrf = response.headers.get('x-sightline-csrf')!;
+  const me = await server.request('GET', '/v1/me', { token: null, headers: { cookie: cookie! } });
+  expect(me.status).toBe(200);
+  expect(me.body.csrf).toBe(csrf);
+  return signedInOf(cookie!, csrf, me.body.session_id, previous.userId);
 }
 
 /**

@@ -8,7 +8,7 @@ import { openSecret } from '../../src/secrets/secret-box.ts';
 import { hotp, totpStepOf } from '../../src/users/totp.ts';
 import { type ManualClock, manualClock } from '../admin/_helpers.ts';
 import type { TestServer } from '../_setup.ts';
-import { goodPassword, login, makeUser, startPeopleServer } from './_users.ts';
+import { goodPassword, login, makeUser, renewedSession, startPeopleServer } from './_users.ts';
 
 describe('people', () => {
   let server: TestServer;
@@ -96,7 +96,25 @@ describe('people', () => {
     else await login(server, { email: 'dan@example.com', password });
   });
 
-  it('a password change needs the current password and ends the other sessions, not this one', async () => {
+  it('counts an attempt before hashing: guesses sent side by side cannot all pass one check; a success is forgiven', async () => {
+    await makeUser(context, 'iris@example.com');
+    // Ten wrong passwords at once, from ten addresses (burst 3, the clock stands still): three are checked, seven refused.
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, (_, n) => server.request('POST', '/v1/auth/login', { token: null, body: { email: 'iris@example.com', password: 'wrong password!' }, headers: fromIp(`203.0.113.${100 + n}`) })),
+    );
+    expect(answers.map((answer) => answer.status).sort()).toEqual([401, 401, 401, ...Array(7).fill(429)]);
+    // A right password spends nothing: with one attempt left, it succeeds, and one wrong guess still remains.
+    await makeUser(context, 'jon@example.com');
+    for (const n of [1, 2]) {
+      expect((await server.request('POST', '/v1/auth/login', { token: null, body: { email: 'jon@example.com', password: 'wrong password!' }, headers: fromIp(`198.51.100.${n}`) })).status).toBe(401);
+    }
+    await login(server, { email: 'jon@example.com', password: goodPassword }, fromIp('198.51.100.3'));
+    await login(server, { email: 'jon@example.com', password: goodPassword }, fromIp('198.51.100.4'));
+    expect((await server.request('POST', '/v1/auth/login', { token: null, body: { email: 'jon@example.com', password: 'wrong password!' }, headers: fromIp('198.51.100.5') })).status).toBe(401);
+    expect((await server.request('POST', '/v1/auth/login', { token: null, body: { email: 'jon@example.com', password: goodPassword }, headers: fromIp('198.51.100.6') })).status).toBe(429);
+  });
+
+  it('a password change needs the current password, ends the other sessions and replaces this one (a new id)', async () => {
     const userId = await makeUser(context, 'eve@example.com');
     const laptop = await login(server, { email: 'eve@example.com', password: goodPassword }, { 'user-agent': 'laptop' });
     const phone = await login(server, { email: 'eve@example.com', password: goodPassword }, { 'user-agent': 'phone' });
@@ -111,8 +129,16 @@ describe('people', () => {
     expect(changed.status).toBe(200);
     expect(changed.body).toMatchObject({ id: userId, name: 'Eve' });
     expect((await server.request('GET', '/v1/me', laptop.as())).status).toBe(401);
-    expect((await server.request('GET', '/v1/me', phone.as())).status).toBe(200);
-    expect(accountAudit().filter((row) => row.action === 'user.update').map((row) => JSON.parse(row.metadata))).toEqual([{ fields: ['name', 'password'], sessions_ended: 1 }]);
+    // A privilege change: the session it was made in gives way to a new one (no fixation across it).
+    expect((await server.request('GET', '/v1/me', phone.as())).status).toBe(401);
+    const renewed = await renewedSession(server, phone, changed);
+    expect(renewed.sessionId).not.toBe(phone.sessionId);
+    expect((await server.request('GET', '/v1/me/sessions', renewed.as())).body.sessions).toEqual([expect.objectContaining({ id: renewed.sessionId, user_agent: 'phone', current: true })]);
+    expect(accountAudit().filter((row) => row.action === 'user.update').map((row) => JSON.parse(row.metadata))).toEqual([{ fields: ['name', 'password'], sessions_ended: 1, session_id: renewed.sessionId }]);
+    // A change of name alone is no privilege change: the session stays.
+    const renamed = await server.request('PATCH', '/v1/me', { ...renewed.as(), body: { name: 'Eve E.', current_password: 'a brand new passphrase' } });
+    expect(renamed.headers.get('set-cookie')).toBeNull();
+    expect((await server.request('GET', '/v1/me', renewed.as())).status).toBe(200);
   });
 
   it('revokes one of its own sessions by id; another user\'s session id is a 404', async () => {
@@ -147,6 +173,10 @@ describe('people', () => {
     expect((await server.request('POST', '/v1/me/totp/confirm', { ...session.as(), body: { code: '000000' === codeAt() ? '111111' : '000000' } })).status).toBe(400);
     const confirmed = await server.request('POST', '/v1/me/totp/confirm', { ...session.as(), body: { code: codeAt() } });
     expect(confirmed.status).toBe(200);
+    // Turning a second factor on is a privilege change: a new session replaces the one it was done in.
+    expect((await server.request('GET', '/v1/me', session.as())).status).toBe(401);
+    const renewed = await renewedSession(server, session, confirmed);
+    expect(renewed.sessionId).not.toBe(session.sessionId);
     const codes = confirmed.body.recovery_codes as string[];
     expect(codes).toHaveLength(10);
     expect(new Set(codes).size).toBe(10);
@@ -168,8 +198,8 @@ describe('people', () => {
     // That was the third failed code (burst 3): a wrong code counts against the account like a wrong password.
     expect((await reused()).status).toBe(429);
     // Off with a recovery code; then a password alone signs in again.
-    expect((await server.request('DELETE', '/v1/me/totp', { ...session.as(), body: { code: codes[3]! } })).status).toBe(400);
-    expect((await server.request('DELETE', '/v1/me/totp', { ...session.as(), body: { code: codes[4]! } })).status).toBe(204);
+    expect((await server.request('DELETE', '/v1/me/totp', { ...renewed.as(), body: { code: codes[3]! } })).status).toBe(400);
+    expect((await server.request('DELETE', '/v1/me/totp', { ...renewed.as(), body: { code: codes[4]! } })).status).toBe(204);
     clock.advance(120_000);
     await login(server, { email: 'hal@example.com', password: goodPassword });
     expect(accountAudit().map((row) => row.action).filter((action) => action.startsWith('totp.'))).toEqual(['totp.enable', 'totp.disable']);

@@ -7,7 +7,7 @@ import { openSecret } from '../../src/secrets/secret-box.ts';
 import { hotp, totpStepOf } from '../../src/users/totp.ts';
 import { type ManualClock, manualClock } from '../admin/_helpers.ts';
 import { seedWorkspace, type TestServer } from '../_setup.ts';
-import { goodPassword, login, makeUser, startPeopleServer, type SignedIn } from './_users.ts';
+import { goodPassword, login, makeUser, renewedSession, startPeopleServer, type SignedIn } from './_users.ts';
 
 describe('require_2fa', () => {
   let server: TestServer;
@@ -23,12 +23,14 @@ describe('require_2fa', () => {
   const setRule = (who: SignedIn | undefined, body: Record<string, unknown>, slug = 'alpha') =>
     server.request('PATCH', `/v1/workspaces/${slug}`, { ...(who ? who.as() : {}), body });
 
-  async function enableTotp(session: SignedIn): Promise<void> {
+  /** Turns the second factor on; answers the session that replaced `session` (a privilege change). */
+  async function enableTotp(session: SignedIn): Promise<SignedIn> {
     expect((await server.request('POST', '/v1/me/totp', session.as())).status).toBe(201);
     const sealed = (server.db.prepare('SELECT totp_secret FROM users WHERE id = ?').get(session.userId) as { totp_secret: Buffer }).totp_secret;
     const secret = openSecret(server.dataDir, sealed, `user-totp/${session.userId}`);
     const confirmed = await server.request('POST', '/v1/me/totp/confirm', { ...session.as(), body: { code: hotp(secret, totpStepOf(clock.now())) } });
     expect(confirmed.status, confirmed.text).toBe(200);
+    return renewedSession(server, session, confirmed);
   }
 
   it.each([
@@ -94,10 +96,10 @@ describe('require_2fa', () => {
     // A member of only other workspaces is not concerned.
     expect((await server.request('GET', '/v1/sites/beta-site/reports/summary-v2?from=2026-03-01&to=2026-03-01', bob.as())).status).toBe(200);
 
-    await enableTotp(ann);
-    expect((await server.request('GET', '/v1/me', ann.as())).body).toMatchObject({ totp_setup_required: false });
+    const renewed = await enableTotp(ann);
+    expect((await server.request('GET', '/v1/me', renewed.as())).body).toMatchObject({ totp_setup_required: false });
     // Admin of alpha and analyst of beta again: each of those routes answers.
-    for (const [method, url] of blocked) expect((await server.request(method, url, ann.as())).status, url).toBe(200);
+    for (const [method, url] of blocked) expect((await server.request(method, url, renewed.as())).status, url).toBe(200);
   });
 
   it('asks an account made by an invitation into such a workspace to set up its second factor too', async () => {
@@ -108,8 +110,8 @@ describe('require_2fa', () => {
     const invited = await login(server, { email: 'inv@example.com', password: goodPassword });
     expect((await server.request('GET', '/v1/me', invited.as())).body.totp_setup_required).toBe(true);
     expect((await server.request('GET', '/v1/sites/alpha-site/reports/summary-v2?from=2026-03-01&to=2026-03-01', invited.as())).status).toBe(403);
-    await enableTotp(invited);
-    expect((await server.request('GET', '/v1/sites/alpha-site/reports/summary-v2?from=2026-03-01&to=2026-03-01', invited.as())).status).toBe(200);
+    const renewed = await enableTotp(invited);
+    expect((await server.request('GET', '/v1/sites/alpha-site/reports/summary-v2?from=2026-03-01&to=2026-03-01', renewed.as())).status).toBe(200);
   });
 
   it('lifts the rule when the owner turns it off, and never concerns API keys or the admin token', async () => {

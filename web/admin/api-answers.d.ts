@@ -22,6 +22,10 @@ export interface Answers {
   "DELETE /v1/workspaces/{slug}/spend": {
     deleted: number;
   };
+  "GET /v1/auth/options": {
+    password: true;
+    sso: boolean;
+  };
   "GET /v1/healthz": {
     status: "ok";
   };

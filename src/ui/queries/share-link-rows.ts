@@ -10,19 +10,22 @@ export interface ShareLinkRow {
   label: string;
   created_at: string;
   revoked_at: string | null;
+  /** Who made it ("user:<id>", "admin", "apiKey:<id>"; null before schema version 22). */
+  created_by: string | null;
 }
 
 const statements = preparedOnce((db) => ({
   insert: db.prepare<ShareLinkRow>(
-    `INSERT INTO ui_share_links (id, workspace_id, site_id, token_hash, label, created_at, revoked_at)
-     VALUES (:id, :workspace_id, :site_id, :token_hash, :label, :created_at, :revoked_at)`,
+    `INSERT INTO ui_share_links (id, workspace_id, site_id, token_hash, label, created_at, revoked_at, created_by)
+     VALUES (:id, :workspace_id, :site_id, :token_hash, :label, :created_at, :revoked_at, :created_by)`,
   ),
   byHash: db.prepare<[Buffer], ShareLinkRow>('SELECT * FROM ui_share_links WHERE token_hash = ?'),
-  bySite: db.prepare<{ site_id: string; workspace_id: string; limit: number }, ShareLinkRow>(
-    'SELECT * FROM ui_share_links WHERE site_id = :site_id AND workspace_id = :workspace_id ORDER BY created_at DESC, id LIMIT :limit',
+  // created_by NULL: every link of the site; else only that creator's.
+  bySite: db.prepare<{ site_id: string; workspace_id: string; limit: number; created_by: string | null }, ShareLinkRow>(
+    'SELECT * FROM ui_share_links WHERE site_id = :site_id AND workspace_id = :workspace_id AND (:created_by IS NULL OR created_by = :created_by) ORDER BY created_at DESC, id LIMIT :limit',
   ),
-  revoke: db.prepare<{ id: string; site_id: string; workspace_id: string; now: string }>(
-    'UPDATE ui_share_links SET revoked_at = :now WHERE id = :id AND site_id = :site_id AND workspace_id = :workspace_id AND revoked_at IS NULL',
+  revoke: db.prepare<{ id: string; site_id: string; workspace_id: string; now: string; created_by: string | null }>(
+    'UPDATE ui_share_links SET revoked_at = :now WHERE id = :id AND site_id = :site_id AND workspace_id = :workspace_id AND revoked_at IS NULL AND (:created_by IS NULL OR created_by = :created_by)',
   ),
   find: db.prepare<{ id: string; site_id: string; workspace_id: string }, ShareLinkRow>(
     'SELECT * FROM ui_share_links WHERE id = :id AND site_id = :site_id AND workspace_id = :workspace_id',
@@ -37,8 +40,9 @@ export function findShareLinkByHash(db: Db, tokenHash: Buffer): ShareLinkRow | u
   return statements(db).byHash.get(tokenHash);
 }
 
-export function listShareLinkRows(db: Db, params: { site_id: string; workspace_id: string; limit: number }): ShareLinkRow[] {
-  return statements(db).bySite.all(params);
+/** `created_by` undefined: every link of the site; else only those that creator made. */
+export function listShareLinkRows(db: Db, params: { site_id: string; workspace_id: string; limit: number; created_by?: string }): ShareLinkRow[] {
+  return statements(db).bySite.all({ ...params, created_by: params.created_by ?? null });
 }
 
 export function findShareLink(db: Db, params: { id: string; site_id: string; workspace_id: string }): ShareLinkRow | undefined {
@@ -46,8 +50,8 @@ export function findShareLink(db: Db, params: { id: string; site_id: string; wor
 }
 
 /** True when a live link was revoked by this call. */
-export function revokeShareLinkRow(db: Db, params: { id: string; site_id: string; workspace_id: string; now: string }): boolean {
-  return statements(db).revoke.run(params).changes === 1;
+export function revokeShareLinkRow(db: Db, params: { id: string; site_id: string; workspace_id: string; now: string; created_by?: string }): boolean {
+  return statements(db).revoke.run({ ...params, created_by: params.created_by ?? null }).changes === 1;
 }
 
 const removal = preparedOnce((db) => db.prepare<[string]>('DELETE FROM ui_share_links WHERE site_id = ?'));

@@ -27,6 +27,9 @@ const statements = preparedOnce((db) => ({
   ofWorkspace: db.prepare<{ workspace_id: string; limit: number }, InvitationRow>(
     `SELECT ${columns} FROM invitations WHERE workspace_id = :workspace_id ORDER BY created_at DESC, id LIMIT :limit`,
   ),
+  pendingOfEmail: db.prepare<{ email: string; now: string }, InvitationRow>(
+    `SELECT ${columns} FROM invitations WHERE email = :email AND accepted_at IS NULL AND revoked_at IS NULL AND expires_at > :now ORDER BY created_at, id`,
+  ),
   // Only a pending, unexpired invitation is taken: of two requests racing with one token, one wins.
   accept: db.prepare<{ id: string; now: string; user_id: string }>(
     'UPDATE invitations SET accepted_at = :now, accepted_by = :user_id WHERE id = :id AND accepted_at IS NULL AND revoked_at IS NULL AND expires_at > :now',
@@ -43,3 +46,5 @@ export const invitationsOfWorkspace = (db: Db, workspaceId: string, limit: numbe
 export const markInvitationAccepted = (db: Db, id: string, userId: string, now: string): boolean => statements(db).accept.run({ id, now, user_id: userId }).changes > 0;
 /** Revokes a pending invitation of the workspace; false when there is none (missing, foreign, used or revoked). */
 export const revokeInvitationRow = (db: Db, workspaceId: string, id: string, now: string): boolean => statements(db).revoke.run({ id, workspace_id: workspaceId, now }).changes > 0;
+/** The pending, unexpired invitations of a (lower-cased) e-mail, oldest first: what a first single sign-on accepts. */
+export const pendingInvitationsOfEmail = (db: Db, email: string, now: string): InvitationRow[] => statements(db).pendingOfEmail.all({ email, now });

@@ -14,9 +14,11 @@ export interface UserRow {
   created_at: string;
   last_login_at: string | null;
   disabled_at: string | null;
+  /** "<issuer> <sub>" of the linked OpenID account (schema version 22), or null: never signed in with SSO. */
+  sso_subject: string | null;
 }
 
-const columns = 'id, email, name, password_hash, operator, totp_secret, totp_enabled, totp_last_step, created_at, last_login_at, disabled_at';
+const columns = 'id, email, name, password_hash, operator, totp_secret, totp_enabled, totp_last_step, created_at, last_login_at, disabled_at, sso_subject';
 
 const statements = preparedOnce((db) => ({
   insert: db.prepare<Pick<UserRow, 'id' | 'email' | 'name' | 'password_hash' | 'operator' | 'created_at'>>(
@@ -32,6 +34,8 @@ const statements = preparedOnce((db) => ({
   setTotp: db.prepare<{ id: string; totp_secret: Buffer | null; totp_enabled: 0 | 1 }>(
     'UPDATE users SET totp_secret = :totp_secret, totp_enabled = :totp_enabled, totp_last_step = NULL WHERE id = :id',
   ),
+  bySsoSubject: db.prepare<[string], UserRow>(`SELECT ${columns} FROM users WHERE sso_subject = ?`),
+  setSsoSubject: db.prepare<{ id: string; sso_subject: string }>('UPDATE users SET sso_subject = :sso_subject WHERE id = :id'),
   setTotpStep: db.prepare<{ id: string; step: number }>('UPDATE users SET totp_last_step = :step WHERE id = :id'),
 }));
 
@@ -47,3 +51,5 @@ export const setUserDisabled = (db: Db, id: string, disabledAt: string | null): 
 export const setUserTotp = (db: Db, id: string, sealed: Buffer | null, enabled: boolean): void =>
   void statements(db).setTotp.run({ id, totp_secret: sealed, totp_enabled: enabled ? 1 : 0 });
 export const setUserTotpStep = (db: Db, id: string, step: number): void => void statements(db).setTotpStep.run({ id, step });
+export const findUserBySsoSubject = (db: Db, subject: string): UserRow | undefined => statements(db).bySsoSubject.get(subject);
+export const setUserSsoSubject = (db: Db, id: string, subject: string): void => void statements(db).setSsoSubject.run({ id, sso_subject: subject });
