@@ -122,7 +122,8 @@ export async function finishOidcSignIn(event: H3Event, context: AppContext): Pro
       recordAccountAudit(context, { actor: { kind: 'user', id: user.id }, action: 'login.success', userId: user.id, metadata: { method: 'sso', session_id: created.id } });
       return created;
     });
-    return redirect(`${base}/`, [clearOidcCookie, sessionCookie(session.token, secure)]);
+    // The UI's landing for a new person session (docs/admin-ui.md): it then asks GET /v1/me.
+    return redirect(`${base}/#/signed-in`, [clearOidcCookie, sessionCookie(session.token, secure)]);
   } catch (error) {
     if (!(error instanceof SsoRefusal)) throw error;
     inWriteTransaction(context.db, () =>

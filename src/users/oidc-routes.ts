@@ -40,7 +40,7 @@ export function mountSingleSignOn(app: H3, context: AppContext): void {
     auth: 'none',
     headers: noStore,
     refusals: { 404: ['not_found'] },
-    summary: 'Where the identity provider sends the browser back: 303 to the UI with the session cookie (a new session), or to /#/sign-in?sso_error=<code>',
+    summary: 'Where the identity provider sends the browser back: 303 to the UI (/#/signed-in) with the session cookie (a new session), or to /#/sign-in?sso_error=<code>',
     status: 303,
     produces: 'text/plain',
     query: [

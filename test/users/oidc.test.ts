@@ -152,7 +152,7 @@ describe('single sign-on against a real OpenID provider', () => {
     browser.cookies.set(new URL(jit.server.url).host, new Map([['sightline_session', earlier.cookie.split('=')[1]!]]));
     const userInfoBefore = provider.userInfoRequests();
     const result = await signInWithSso(jit.server, 'pat-sub', browser);
-    expect(result.location).toBe(`${jit.server.url}/`);
+    expect(result.location).toBe(`${jit.server.url}/#/signed-in`);
     // This provider keeps the e-mail to UserInfo (OpenID Connect Core 5.4): asked once.
     expect(provider.userInfoRequests()).toBe(userInfoBefore + 1);
     expect(result.session).toBeDefined();
@@ -191,7 +191,7 @@ describe('single sign-on against a real OpenID provider', () => {
     expect(invited.status).toBe(201);
     provider.people.set('ivy-sub', { email: 'ivy@elsewhere.net', email_verified: true });
     const result = await signInWithSso(invitedOnly.server, 'ivy-sub');
-    expect(result.location).toBe(`${invitedOnly.server.url}/`);
+    expect(result.location).toBe(`${invitedOnly.server.url}/#/signed-in`);
     expect((await me(invitedOnly.server, result.session!)).body).toMatchObject({ user: { email: 'ivy@elsewhere.net', sso: true }, workspaces: [{ slug: 'beta', role: 'viewer' }] });
     const listed = await invitedOnly.server.request('GET', '/v1/workspaces/beta/invitations');
     expect(listed.body.invitations.find((row: { id: string }) => row.id === invited.body.id).status).toBe('accepted');
@@ -250,7 +250,7 @@ describe('single sign-on against a real OpenID provider', () => {
       person: { email: 'rex@example.com', email_verified: true },
       tamper: async (url, browser, server) => {
         // The victim's browser uses the code first...
-        expect((await browser.get(url)).headers.get('location')).toBe(`${server.url}/`);
+        expect((await browser.get(url)).headers.get('location')).toBe(`${server.url}/#/signed-in`);
         // ...then an attacker starts a sign-in of its own and sends the code with its own state and cookie.
         const attacker = await startSignIn(server);
         const replayed = new URL(url);
@@ -268,7 +268,7 @@ describe('single sign-on against a real OpenID provider', () => {
       tamper: async (url, browser, server) => {
         const jar = browser.cookies.get(new URL(server.url).host)!;
         const oidcCookie = jar.get('sightline_oidc')!;
-        expect((await browser.get(url)).headers.get('location')).toBe(`${server.url}/`);
+        expect((await browser.get(url)).headers.get('location')).toBe(`${server.url}/#/signed-in`);
         // The sign-in under way was used up; its cookie is sent again, as an attacker who copied it would.
         jar.delete('sightline_session');
         jar.set('sightline_oidc', oidcCookie);
@@ -315,7 +315,7 @@ describe('single sign-on against a real OpenID provider', () => {
 
   it('takes a sign-in back until 10 minutes after its start, and refuses it from that millisecond on', async () => {
     for (const [elapsed, expected] of [
-      [10 * 60 * 1000 - 1, `${jit.server.url}/`],
+      [10 * 60 * 1000 - 1, `${jit.server.url}/#/signed-in`],
       [10 * 60 * 1000, `${jit.server.url}/#/sign-in?sso_error=sso_expired`],
     ] as const) {
       provider.people.set(`late-${elapsed}`, { email: `late-${elapsed}@example.com`, email_verified: true });
@@ -352,7 +352,7 @@ describe('single sign-on on the bundled server, started as a user starts it', ()
     provider.people.set('shipped-sub', { email: 'sia@example.com', email_verified: true });
     expect((await server.request('GET', '/v1/auth/options', { token: null })).body).toEqual({ password: true, sso: true });
     const result = await signInWithSso(server, 'shipped-sub');
-    expect(result.location).toBe(`${server.url}/`);
+    expect(result.location).toBe(`${server.url}/#/signed-in`);
     const answer = await server.request('GET', '/v1/me', { token: null, headers: { cookie: `sightline_session=${result.session}` } });
     expect(answer.status).toBe(200);
     expect(answer.body).toMatchObject({ user: { email: 'sia@example.com', sso: true }, workspaces: [{ slug: 'shipped', role: 'viewer' }] });

@@ -102,8 +102,30 @@ function TokenSignIn() {
   </form>`;
 }
 
-/** "Sign in with SSO", once the server says it offers it. */
+/** What a refused single sign-on means (the callback's codes, docs/people.md). */
+const ssoErrors = /** @type {Record<string, string>} */ ({
+  sso_expired: 'The sign-in took too long. Please try again.',
+  invalid_state: 'That sign-in link was not started here or was already used. Please try again.',
+  sso_refused: 'The identity provider refused the sign-in.',
+  sso_failed: 'The identity provider could not be reached or answered wrongly. Please try again.',
+  email_unverified: 'Your identity provider has not verified your e-mail address.',
+  domain_not_allowed: 'Your e-mail domain may not sign in here.',
+  not_invited: 'You need an invitation before signing in here.',
+  account_disabled: 'Your account is disabled.',
+  account_conflict: 'Another account already uses this e-mail address.',
+});
+
+/** The SSO callback's refusal, from the page's address (#/sign-in?sso_error=code), once. */
+function ssoErrorOfAddress() {
+  const match = /^#\/sign-in\?sso_error=([a-z_]+)$/.exec(location.hash);
+  if (!match) return '';
+  history.replaceState(null, '', `${location.pathname}${location.search}`);
+  return ssoErrors[match[1] ?? ''] ?? 'Single sign-on failed. Please try again.';
+}
+
+/** "Sign in with SSO", once the server says it offers it, and why the last attempt failed. */
 export function SsoLink() {
+  const [refusal] = useState(ssoErrorOfAddress);
   const [offered, setOffered] = useState(false);
   useEffect(() => {
     let current = true;
@@ -112,7 +134,7 @@ export function SsoLink() {
       current = false;
     };
   }, []);
-  return offered ? html`<a class="button sso" href="/v1/auth/oidc/start">Sign in with SSO</a>` : null;
+  return html`${refusal ? html`<p class="state error" role="alert">${refusal}</p>` : null}${offered ? html`<a class="button sso" href="/v1/auth/oidc/start">Sign in with SSO</a>` : null}`;
 }
 
 // The last way chosen on this browser (an operator keeps the token form): no secret, just the choice.
