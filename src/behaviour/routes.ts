@@ -18,10 +18,12 @@ import { defaultBehaviourLimit, defaultSteps, maxBehaviourLimit, maxSteps, minSt
 // 503 overloaded: more analysis requests wait for the analysis thread than its queue holds (Retry-After).
 const behaviourRefusals = refusals(v2Refusals, { 503: ['overloaded'] });
 
-function request(context: AppContext, event: H3Event) {
+/** `path` names page flow's page, so there it is no filter: `withoutPathFilter` leaves it out of the common ones. */
+function request(context: AppContext, event: H3Event, options: { withoutPathFilter?: boolean } = {}) {
   const site = resolveReportSite(event, context, { dashboard: true });
   const query = getQuery(event) as QueryValues;
-  const params = parseCommonParams(query);
+  const { path: _page, ...rest } = query;
+  const params = parseCommonParams(options.withoutPathFilter ? rest : query);
   return { query, params, scope: toReportScope(context, site, params.allSites) };
 }
 
@@ -54,10 +56,11 @@ export function mountBehaviour(app: H3, context: AppContext, waitForProjection: 
     path: '/sites/:siteId/reports/page-flow-v2',
     refusals: behaviourRefusals,
     summary: 'The pages viewed just before and just after one page, and the visits that left from it',
-    query: [...commonParams, { name: 'path', description: 'The page', required: true }, limitParam(defaultBehaviourLimit, maxBehaviourLimit)],
+    // `path` is the page here, not the common path filter.
+    query: [...commonParams.filter((param) => param.name !== 'path'), { name: 'path', description: 'The page (one path; no path filter here)', required: true }, limitParam(defaultBehaviourLimit, maxBehaviourLimit)],
     answer: PageFlowAnswer,
     handler: async (event) => {
-      const { query, params, scope } = request(context, event);
+      const { query, params, scope } = request(context, event, { withoutPathFilter: true });
       const options = parsePageFlowParams(query);
       const caughtUp = await waitForProjection();
       return jsonText(await analysis.run({ kind: 'page-flow', now: context.clock.now(), caughtUp, scope, params, options }));
