@@ -29,13 +29,15 @@ const rankedText = (value) => (value === null || value === '' ? '(none)' : Strin
 
 /**
  * columns: the first is the row's label; rowsOf: the rows of the answer;
- * filter: the dashboard filter a click sets to the first column's value (absent: rows are not clickable).
+ * filter: the dashboard filter a click sets to the first column's value (absent: rows are not clickable);
+ * rowAction: a small button after each row's label (a click on it does not filter).
  * @template {SchemaKey} Key
  * @template Row
  * @param {{ title: string, path: string, schema: Key, columns: Column<Row>[], rowsOf: (answer: Answers[Key]) => Row[],
- *   filter?: string, onFilter?: (name: string, value: string) => void }} props
+ *   filter?: string, onFilter?: (name: string, value: string) => void,
+ *   rowAction?: { label: string, describe: (row: Row) => string, act: (row: Row) => void } }} props
  */
-export function TablePanel({ title, path, schema, columns, filter, onFilter, rowsOf }) {
+export function TablePanel({ title, path, schema, columns, filter, onFilter, rowsOf, rowAction }) {
   const answer = useAnswer(path, schema);
   const rows = answer.status === 'ready' ? rowsOf(answer.data) : [];
   const exportCsv = () => downloadCsv(`${title.toLowerCase().replaceAll(/\W+/g, '-')}.csv`, columns.map((column) => column.label), rows.map((row) => columns.map((column) => column.value(row))));
@@ -64,7 +66,11 @@ export function TablePanel({ title, path, schema, columns, filter, onFilter, row
               >
                 ${columns.map((column, index) => {
                   const text = column.text ? column.text(row) : rankedText(column.value(row));
-                  return index ? html`<td class="number">${text}</td>` : html`<th scope="row" class="label">${text}</th>`;
+                  if (index) return html`<td class="number">${text}</td>`;
+                  const action = rowAction
+                    ? html` <button type="button" class="link row-action" aria-label=${rowAction.describe(row)} onClick=${(/** @type {MouseEvent} */ event) => { event.stopPropagation(); rowAction.act(row); }} onKeyDown=${(/** @type {KeyboardEvent} */ event) => event.stopPropagation()}>${rowAction.label}</button>`
+                    : null;
+                  return html`<th scope="row" class="label">${text}${action}</th>`;
                 })}
               </tr>`;
             })}
