@@ -110,7 +110,7 @@ function Sankey({ paths, onNode }) {
         onKeyDown=${(/** @type {KeyboardEvent} */ event) => event.key === 'Enter' && onNode(node.path)}
       >
         <rect x=${layout.xOf(node.column)} y=${node.y} width=${nodeWidth} height=${node.height} fill="#1d4ed8"><title>${`${node.path}: ${formatNumber(node.visits)} visits`}</title></rect>
-        <text x=${layout.xOf(node.column) + nodeWidth + 4} y=${node.y + Math.min(node.height / 2, 14) + 4} fill="currentColor" font-size="12">${node.path}</text>
+        <text x=${layout.xOf(node.column) + nodeWidth + 4} y=${node.y + Math.min(node.height / 2, 14) + 4} fill="currentColor" font-size="13">${`${node.path} (${formatNumber(node.visits)})`}</text>
       </g>`,
     )}
   </svg>`;

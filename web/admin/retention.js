@@ -56,7 +56,7 @@ export function RetentionPanel({ site, range }) {
           <tbody>
             ${cohorts.map(
               (cohort) => html`<tr>
-                <th scope="row" class="label">${cohort.start}</th>
+                <th scope="row" class="cohort-start">${cohort.start}</th>
                 <td class="number" data-testid="cohort-size">${formatNumber(cohort.size)}</td>
                 ${cohort.returning.map((count) => {
                   const share = cohort.size === 0 ? 0 : count / cohort.size;
@@ -64,7 +64,7 @@ export function RetentionPanel({ site, range }) {
                     class="number retention-cell"
                     data-count=${count}
                     title=${`${formatNumber(count)} of ${formatNumber(cohort.size)}`}
-                    style=${{ backgroundColor: `rgba(37, 99, 235, ${(0.08 + share * 0.8).toFixed(2)})`, color: share > 0.5 ? '#fff' : '' }}
+                    style=${{ backgroundColor: cohort.size === 0 ? '' : `rgba(37, 99, 235, ${(0.08 + share * 0.8).toFixed(2)})`, color: share > 0.5 ? '#fff' : '' }}
                   >${cohort.size === 0 ? '–' : formatPercent(share)}</td>`;
                 })}
               </tr>`,

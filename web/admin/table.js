@@ -68,7 +68,7 @@ export function TablePanel({ title, path, schema, columns, filter, onFilter, row
                   const text = column.text ? column.text(row) : rankedText(column.value(row));
                   if (index) return html`<td class="number">${text}</td>`;
                   const action = rowAction
-                    ? html` <button type="button" class="link row-action" aria-label=${rowAction.describe(row)} onClick=${(/** @type {MouseEvent} */ event) => { event.stopPropagation(); rowAction.act(row); }} onKeyDown=${(/** @type {KeyboardEvent} */ event) => event.stopPropagation()}>${rowAction.label}</button>`
+                    ? html` <button type="button" class="link row-action" aria-label=${rowAction.describe(row)} onClick=${(/** @type {MouseEvent} */ event) => { event.stopPropagation(); rowAction.act(row); }} onKeyDown=${(/** @type {KeyboardEvent} */ event) => event.key === 'Enter' && event.stopPropagation()}>${rowAction.label}</button>`
                     : null;
                   return html`<th scope="row" class="label">${text}${action}</th>`;
                 })}
