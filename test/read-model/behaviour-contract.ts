@@ -18,6 +18,8 @@ const days = (from: string, to: string) => ({ fromDay: dayNumber(from), toDay: d
  * - j5: 01-06 / → /x as internal traffic.
  * - j9: 01-11 23:50 /d, 01-12 00:10 /e — one visit across midnight, started on the range's last day.
  * - carol: 01-31 23:59:59.999 / on device j6, 02-01 00:00 /a on device j7, 02-02 / on j7 (one person by user_id).
+ * - j11: from 02-15 23:00 a pageview every 25 minutes, /loop-0, /loop-1, … /loop-0, until 02-17 01:10 (/end): one
+ *   visit of 27 hours, still going more than a day after the range of 15 February ends.
  */
 const janWeek = '2026-01-05';
 const janWeekEnd = '2026-01-11';
@@ -64,6 +66,9 @@ export function describeBehaviourQuestions(fixture: () => ContractFixture): void
         event(b, 'j6', '2026-01-31T23:59:59.999Z', 'pageview', '/', { user_id: 'carol' }),
         event(b, 'j7', '2026-02-01T00:00:00.000Z', 'pageview', '/a', { user_id: 'carol' }),
         event(b, 'j7', '2026-02-02T09:00:00.000Z', 'pageview', '/'),
+        ...Array.from({ length: 64 }, (_, index) =>
+          event(b, 'j11', new Date(Date.parse('2026-02-15T23:00:00.000Z') + index * 25 * 60_000).toISOString(), 'pageview', index === 63 ? '/end' : `/loop-${index % 2}`),
+        ),
       ]);
     });
 
@@ -99,6 +104,12 @@ export function describeBehaviourQuestions(fixture: () => ContractFixture): void
         { steps: ['/b', '/a'], visitors: 1, visits: 1 },
       ]);
       expect((await journeys({ anchor: { at: 'start', path: '/nowhere' } })).paths).toEqual([]);
+    });
+
+    it('follows a visit that goes on more than a day after the range, to its last page', async () => {
+      const range = days('2026-02-15', '2026-02-15');
+      expect((await journeys({ range, anchor: { at: 'end', path: '/end' }, steps: 2 })).paths).toEqual([{ steps: ['/loop-0', '/end'], visitors: 1, visits: 1 }]);
+      expect((await journeys({ range: days('2026-02-16', '2026-02-17') })).paths).toEqual([]);
     });
 
     it('applies the filters: path keeps the visits with a pageview of it, internal traffic adds its own visits', async () => {
@@ -154,7 +165,8 @@ export function describeBehaviourQuestions(fixture: () => ContractFixture): void
     it('counts monthly cohorts of people, a person on two devices once: carol is January\'s and comes back in February', async () => {
       expect(shownCohorts((await retention('2026-01-01', '2026-02-28', 'month')).cohorts)).toEqual([
         ['2026-01-01', 8, [1]],
-        ['2026-02-01', 0, []],
+        // j11, first seen in February.
+        ['2026-02-01', 1, []],
       ]);
     });
   });

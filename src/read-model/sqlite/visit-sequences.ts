@@ -11,7 +11,7 @@ import { dayMs } from '../../vocabulary/periods.ts';
 import { visitFilterColumns } from '../../vocabulary/report-filters.ts';
 import { sessionGapMs } from '../../vocabulary/visit-rule.ts';
 import type { Selection } from '../questions.ts';
-import { internalFlag, listVisitPageRows, pageviewFlag, passesFlag, type VisitPageScan } from './queries/visit-page-rows.ts';
+import { flagSpan, internalFlag, passesFlag, readVisitPageRows, type VisitPageScan } from './queries/visit-page-rows.ts';
 
 /** The visits, each a visitor and its collapsed sequence of path ids (indexes into `paths`). */
 export interface VisitSequences {
@@ -21,10 +21,9 @@ export interface VisitSequences {
   sequences: number[][];
 }
 
-/** One visitor's events of one traffic kind, in (ts, seq) order, as parallel columns. */
-interface VisitorEvents {
+/** The events of a visitor after the scan's end, as rows of the scan would hold them. */
+interface LaterEvents {
   ts: number[];
-  flags: number[];
   paths: (string | null)[];
 }
 
@@ -38,21 +37,51 @@ function filtersOf(selection: Selection): VisitPageScan['filters'] {
 }
 
 /** A visit still going at the scan's end (rare: a day of activity without a 30-minute gap): its later events. */
-function followVisitor(db: Db, siteId: string, anonId: string, events: VisitorEvents, scanEndMs: number, maxSeq: number, internal: number): void {
-  for (let highest = scanEndMs; events.ts[events.ts.length - 1]! + sessionGapMs > highest; ) {
-    const end = events.ts[events.ts.length - 1]! + sessionGapMs;
-    const later = listVisitorWindowEvents(db, { site_id: siteId, anon_id: anonId, start_ms: highest, end_ms: end, with_internal: internal, max_seq: maxSeq })
+function followVisitor(db: Db, siteId: string, anonId: string, lastTs: number, scanEndMs: number, maxSeq: number, internal: number): LaterEvents {
+  const later: LaterEvents = { ts: [], paths: [] };
+  for (let highest = scanEndMs, last = lastTs; last + sessionGapMs > highest; ) {
+    const end = last + sessionGapMs;
+    const rows = listVisitorWindowEvents(db, { site_id: siteId, anon_id: anonId, start_ms: highest, end_ms: end, with_internal: internal, max_seq: maxSeq })
       .filter((row) => row.is_internal === internal)
       .sort((a, b) => a.ts - b.ts || a.seq - b.seq);
     highest = end;
-    if (later.length === 0) break;
-    for (const row of later) {
-      events.ts.push(row.ts);
-      // Only the first event's filter test matters, and this one is never first.
-      events.flags.push(internal * internalFlag + (row.type === 'pageview' ? pageviewFlag : 0));
-      events.paths.push(row.type === 'pageview' ? row.path : null);
+    if (rows.length === 0) break;
+    for (const row of rows) {
+      later.ts.push(row.ts);
+      later.paths.push(row.type === 'pageview' ? row.path : null);
     }
+    last = rows[rows.length - 1]!.ts;
   }
+  return later;
+}
+
+/**
+ * Row indexes grouped by visitor (vid and traffic kind), each group in scan order: `order[offsets[g]]` to
+ * `order[offsets[g + 1] - 1]`. A counting sort over dense group numbers: no array per visitor.
+ */
+function groupByVisitor(visitorAndFlags: readonly number[]): { keys: number[]; offsets: Int32Array; order: Int32Array } {
+  const groupOf = new Map<number, number>();
+  const keys: number[] = [];
+  const groups = new Int32Array(visitorAndFlags.length);
+  for (let row = 0; row < visitorAndFlags.length; row++) {
+    const value = visitorAndFlags[row]!;
+    // Internal traffic has visits of its own: the key is vid × 2 + internal.
+    const key = Math.floor(value / flagSpan) * 2 + (value & internalFlag ? 1 : 0);
+    let group = groupOf.get(key);
+    if (group === undefined) {
+      group = keys.length;
+      groupOf.set(key, group);
+      keys.push(key);
+    }
+    groups[row] = group;
+  }
+  const offsets = new Int32Array(keys.length + 1);
+  for (const group of groups) offsets[group + 1]!++;
+  for (let group = 0; group < keys.length; group++) offsets[group + 1]! += offsets[group]!;
+  const next = offsets.slice(0, keys.length);
+  const order = new Int32Array(visitorAndFlags.length);
+  for (let row = 0; row < groups.length; row++) order[next[groups[row]!]!++] = row;
+  return { keys, offsets, order };
 }
 
 /**
@@ -63,6 +92,7 @@ function followVisitor(db: Db, siteId: string, anonId: string, events: VisitorEv
 export function readVisitSequences(db: Db, selection: Selection, maxSeq: number): VisitSequences {
   const startMs = selection.range.fromDay * dayMs;
   const endMs = (selection.range.toDay + 1) * dayMs;
+  const scanStartMs = startMs - sessionGapMs;
   const scanEndMs = endMs + dayMs;
   const pathIds = new Map<string, number>();
   const result: VisitSequences = { paths: [], visitors: [], sequences: [] };
@@ -78,36 +108,33 @@ export function readVisitSequences(db: Db, selection: Selection, maxSeq: number)
   };
   const filters = filtersOf(selection);
   for (const siteId of selection.scope.siteIds) {
-    const rows = listVisitPageRows(db, { site_id: siteId, start_ms: startMs - sessionGapMs, end_ms: scanEndMs, max_seq: maxSeq, with_internal: selection.withInternal ? 1 : 0, filters });
-    // Internal traffic has visits of its own: key = vid × 2 + internal.
-    const byVisitor = new Map<number, VisitorEvents>();
-    for (const [vid, ts, flags, path] of rows) {
-      const key = vid * 2 + (flags & internalFlag ? 1 : 0);
-      let events = byVisitor.get(key);
-      if (!events) byVisitor.set(key, (events = { ts: [], flags: [], paths: [] }));
-      events.ts.push(ts);
-      events.flags.push(flags);
-      events.paths.push(path);
-    }
-    const following: [number, VisitorEvents][] = [];
-    for (const [key, events] of byVisitor) if (events.ts[events.ts.length - 1]! + sessionGapMs > scanEndMs) following.push([key, events]);
-    if (following.length > 0) {
-      const anonIds = listAnonIdsOfVisitorNumbers(db, [siteId], following.map(([key]) => Math.floor(key / 2)));
-      for (const [key, events] of following) followVisitor(db, siteId, anonIds.get(Math.floor(key / 2))!, events, scanEndMs, maxSeq, key % 2);
-    }
-    for (const [key, events] of byVisitor) {
+    const rows = readVisitPageRows(db, { site_id: siteId, start_ms: scanStartMs, end_ms: scanEndMs, max_seq: maxSeq, with_internal: selection.withInternal ? 1 : 0, filters });
+    const { keys, offsets, order } = groupByVisitor(rows.visitorAndFlags);
+    const lastTsOf = (group: number) => rows.ts[order[offsets[group + 1]! - 1]!]! + scanStartMs;
+    // Visits still going at the scan's end are followed (their visitors' anon_ids looked up together).
+    const following = keys.map((_, group) => group).filter((group) => lastTsOf(group) + sessionGapMs > scanEndMs);
+    const anonIds = following.length > 0 ? listAnonIdsOfVisitorNumbers(db, [siteId], following.map((group) => Math.floor(keys[group]! / 2))) : new Map<number, string>();
+    keys.forEach((key, group) => {
       const vid = Math.floor(key / 2);
+      const first = offsets[group]!;
+      const count = offsets[group + 1]! - first;
+      const lastTs = lastTsOf(group);
+      const later = lastTs + sessionGapMs > scanEndMs ? followVisitor(db, siteId, anonIds.get(vid)!, lastTs, scanEndMs, maxSeq, key % 2) : { ts: [], paths: [] };
+      const total = count + later.ts.length;
+      const tsOf = (index: number) => (index < count ? rows.ts[order[first + index]!]! + scanStartMs : later.ts[index - count]!);
+      const pathOf = (index: number) => (index < count ? (rows.paths[order[first + index]!] ?? null) : later.paths[index - count]!);
       let visitStart = 0;
-      for (let index = 1; index <= events.ts.length; index++) {
-        if (index < events.ts.length && events.ts[index]! - events.ts[index - 1]! < sessionGapMs) continue;
-        // The visit is events [visitStart, index).
-        const firstTs = events.ts[visitStart]!;
-        if (firstTs >= startMs && firstTs < endMs && (events.flags[visitStart]! & passesFlag) !== 0) {
+      for (let index = 1; index <= total; index++) {
+        if (index < total && tsOf(index) - tsOf(index - 1) < sessionGapMs) continue;
+        // The visit is events [visitStart, index); a later event is never its first (the scan ends a day after the range).
+        const firstTs = tsOf(visitStart);
+        const passes = (rows.visitorAndFlags[order[first + visitStart]!]! & passesFlag) !== 0;
+        if (visitStart < count && firstTs >= startMs && firstTs < endMs && passes) {
           const sequence: number[] = [];
           let passesPath = pathFilter === null;
           for (let event = visitStart; event < index; event++) {
-            const path = events.paths[event];
-            if ((events.flags[event]! & pageviewFlag) === 0 || path === null || path === undefined) continue;
+            const path = pathOf(event);
+            if (path === null) continue;
             if (!passesPath && pathFilter!.has(path)) passesPath = true;
             const id = idOf(path);
             if (sequence[sequence.length - 1] !== id) sequence.push(id);
@@ -119,7 +146,7 @@ export function readVisitSequences(db: Db, selection: Selection, maxSeq: number)
         }
         visitStart = index;
       }
-    }
+    });
   }
   return result;
 }
