@@ -107,7 +107,7 @@ describe('journeys and retention in the admin UI', () => {
     await journeys.locator('select[name=journey-mode]').selectOption('entry');
     await journeys.locator('.sankey-node[data-path="/pricing"] text').first().click();
     await page.waitForURL(/path=%2Fpricing/);
-    await expect.poll(() => pages.locator('tbody th').allTextContents()).toEqual(['/pricing Flow']);
+    await expect.poll(() => pages.locator('tbody th').allTextContents()).toEqual(['/pricing']);
     const filtered = await server.request('GET', `/v1/sites/${siteId}/reports/journeys-v2?${range}&steps=2&limit=10&path=%2Fpricing`);
     await expect.poll(shownRows).toEqual(expectedRows(filtered.body.data.paths));
 

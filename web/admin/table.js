@@ -30,7 +30,7 @@ const rankedText = (value) => (value === null || value === '' ? '(none)' : Strin
 /**
  * columns: the first is the row's label; rowsOf: the rows of the answer;
  * filter: the dashboard filter a click sets to the first column's value (absent: rows are not clickable);
- * rowAction: a small button after each row's label (a click on it does not filter).
+ * rowAction: a small button in a last cell of each row (a click on it does not filter).
  * @template {SchemaKey} Key
  * @template Row
  * @param {{ title: string, path: string, schema: Key, columns: Column<Row>[], rowsOf: (answer: Answers[Key]) => Row[],
@@ -51,7 +51,7 @@ export function TablePanel({ title, path, schema, columns, filter, onFilter, row
     ${answer.status === 'ready' && rows.length === 0 ? html`<p class="state">No data for this period.</p>` : null}
     ${answer.status === 'ready' && rows.length > 0
       ? html`<table>
-          <thead><tr>${columns.map((column, index) => html`<th class=${index ? 'number' : ''} scope="col">${column.label}</th>`)}</tr></thead>
+          <thead><tr>${columns.map((column, index) => html`<th class=${index ? 'number' : ''} scope="col">${column.label}</th>`)}${rowAction ? html`<th scope="col"><span class="visually-hidden">${rowAction.label}</span></th>` : null}</tr></thead>
           <tbody>
             ${rows.map((row) => {
               const label = columns[0]?.value(row);
@@ -66,12 +66,14 @@ export function TablePanel({ title, path, schema, columns, filter, onFilter, row
               >
                 ${columns.map((column, index) => {
                   const text = column.text ? column.text(row) : rankedText(column.value(row));
-                  if (index) return html`<td class="number">${text}</td>`;
-                  const action = rowAction
-                    ? html` <button type="button" class="link row-action" aria-label=${rowAction.describe(row)} onClick=${(/** @type {MouseEvent} */ event) => { event.stopPropagation(); rowAction.act(row); }} onKeyDown=${(/** @type {KeyboardEvent} */ event) => event.key === 'Enter' && event.stopPropagation()}>${rowAction.label}</button>`
-                    : null;
-                  return html`<th scope="row" class="label">${text}${action}</th>`;
+                  return index ? html`<td class="number">${text}</td>` : html`<th scope="row" class="label">${text}</th>`;
                 })}
+                ${rowAction
+                  ? html`<td class="row-action"><button type="button" class="link" aria-label=${rowAction.describe(row)} onClick=${(/** @type {MouseEvent} */ event) => {
+                      event.stopPropagation();
+                      rowAction.act(row);
+                    }} onKeyDown=${(/** @type {KeyboardEvent} */ event) => event.key === 'Enter' && event.stopPropagation()}>${rowAction.label}</button></td>`
+                  : null}
               </tr>`;
             })}
           </tbody>
