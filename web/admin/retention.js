@@ -56,7 +56,7 @@ export function RetentionPanel({ site, range }) {
           <tbody>
             ${cohorts.map(
               (cohort) => html`<tr>
-                <th scope="row" class="cohort-start">${cohort.start}</th>
+                <th scope="row" class="cohort-start" style=${{ whiteSpace: 'nowrap' }}>${cohort.start}</th>
                 <td class="number" data-testid="cohort-size">${formatNumber(cohort.size)}</td>
                 ${cohort.returning.map((count) => {
                   const share = cohort.size === 0 ? 0 : count / cohort.size;
