@@ -2,7 +2,8 @@
 // skewed distribution, 300 referrers, 50 countries, 200,000 visitors) written through the ingest writer's commit,
 // then projected by the projector (as its thread does with a backlog), then the real server times summary-v2,
 // pages-v2 (top 10) and sources-v2 over 30 and 365 days (median of 20 warm runs each), a 4-step funnels-v2 over 30
-// days (median of 5), and prints the database size
+// days, journeys-v2 (4 steps from the entry page, and from the top page) over 30 days and retention-v2 over 12 weeks
+// (median of 5 each), and prints the database size
 // per million events and the server-side ingest p99 at 2,000 events/s on that database. --data DIR keeps the
 // database there and, when it already holds one, skips the writing (to time reads again after a change).
 import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
@@ -30,9 +31,9 @@ async function waitForProjector(url) {
   }
 }
 
-async function timeReport(url, path) {
+async function timeReport(url, path, count = runs) {
   const times = [];
-  for (let run = 0; run < runs + 3; run++) {
+  for (let run = 0; run < count + 3; run++) {
     const started = performance.now();
     const response = await fetch(url + path, { headers: { authorization: `Bearer ${adminToken}` } });
     const text = await response.text();
@@ -119,6 +120,20 @@ export async function run(args) {
     };
     const funnel = await timePost(server.url, '/v1/workspaces/bench/analysis/funnels-v2', funnelBody, 5);
     console.log(`   30 days  funnels-v2 4 steps  ${fixed(funnel.median).padStart(8)}  (${fixed(funnel.min)}-${fixed(funnel.max)})  target < 1000${funnel.median < 1000 ? '' : '  MISSED'}`);
+
+    // Journeys cut the range's visits out of the event log, retention unions the daily visitor sets (docs/reports.md).
+    const last30 = `from=${dateText(lastDayMs - 29 * dayMs)}&to=${dateText(lastDayMs)}`;
+    const weeks12 = `from=${dateText(lastDayMs - 83 * dayMs)}&to=${dateText(lastDayMs)}`;
+    for (const [name, path] of [
+      ['journeys-v2 4 steps', `/v1/sites/${siteId}/reports/journeys-v2?${last30}&steps=4`],
+      ['journeys-v2 from /', `/v1/sites/${siteId}/reports/journeys-v2?${last30}&steps=4&start_path=%2F`],
+      ['page-flow-v2 /', `/v1/sites/${siteId}/reports/page-flow-v2?${last30}&path=%2F`],
+    ]) {
+      const timing = await timeReport(server.url, path, 5);
+      console.log(`   30 days  ${name.padEnd(19)} ${fixed(timing.median).padStart(8)}  (${fixed(timing.min)}-${fixed(timing.max)})  target < 1000${timing.median < 1000 ? '' : '  MISSED'}`);
+    }
+    const retention = await timeReport(server.url, `/v1/sites/${siteId}/reports/retention-v2?${weeks12}&period=week`, 5);
+    console.log(`  12 weeks  retention-v2 weekly  ${fixed(retention.median).padStart(8)}  (${fixed(retention.min)}-${fixed(retention.max)})  target < 1000${retention.median < 1000 ? '' : '  MISSED'}`);
 
     const before = await scrapeHistogram(server.url);
     const load = runLoad({ url: server.url, siteId, mode: 'open', rate: 2000, connections: 50, durationMs: 10_000 });

@@ -4,8 +4,9 @@
 import type { JobOf } from './analysis/analysis-job.ts';
 import { funnelJobs } from './analysis/funnel-jobs.ts';
 import { attributionJobs } from './attribution/attribution-jobs.ts';
+import { behaviourJobs } from './behaviour/behaviour-jobs.ts';
 
-export const analysisJobs = { ...funnelJobs, ...attributionJobs };
+export const analysisJobs = { ...funnelJobs, ...attributionJobs, ...behaviourJobs };
 
 /** Every job the analysis thread runs. */
 export type AnyAnalysisJob = JobOf<typeof analysisJobs>;

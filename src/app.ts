@@ -33,6 +33,7 @@ import { mountTracker } from './tracker/routes.ts';
 import { mountIntegrations } from './integrations/routes.ts';
 import { type DeliveryWorker, type DeliveryWorkerOptions, startDeliveryWorker } from './integrations/delivery-worker.ts';
 import { mountAttribution } from './attribution/routes.ts';
+import { mountBehaviour } from './behaviour/routes.ts';
 import { mountAnalysis } from './analysis/routes.ts';
 import { mountUi } from './ui/routes.ts';
 import { mountShareLinks } from './ui/share-routes.ts';
@@ -242,7 +243,7 @@ export function createApp(options: CreateAppOptions): SightlineApp {
   // A projector batch may have announced purchases: the worker looks at once instead of at its next tick.
   projection.watchProgress(() => deliveries.wake());
   mountIntegrations(h3, context, deliveries);
-  const analysisJobCount = metrics.registry.counter('sightline_analysis_jobs_total', 'Analysis jobs (funnels, correlation, explanation, attribution, ROI) by outcome');
+  const analysisJobCount = metrics.registry.counter('sightline_analysis_jobs_total', 'Analysis jobs (funnels, correlation, explanation, attribution, ROI, journeys, page flow, retention) by outcome');
   // Inline, a job's read model answers with the outcome of the wait its route already ran.
   const readModelFor = (caughtUp: boolean) => createSqliteReadModel({ db: context.db, waitForProjection: async () => caughtUp });
   const analysis = createAnalysisRunner<AnyAnalysisJob>({
@@ -257,6 +258,7 @@ export function createApp(options: CreateAppOptions): SightlineApp {
   const waitForProjection = () => projection.catchUp();
   mountAnalysis(h3, context, waitForProjection, analysis);
   mountAttribution(h3, context, waitForProjection, analysis);
+  mountBehaviour(h3, context, waitForProjection, analysis);
   mountUi(h3, context);
   mountShareLinks(h3, context);
   mountUsers(h3, context);

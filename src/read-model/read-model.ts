@@ -4,6 +4,7 @@
 // statement, table row or storage format leaves it. src/read-model/sqlite/ implements it over the embedded
 // database; a second implementation (ClickHouse) passes the same contract suite (test/read-model/).
 import type { AttributionQuestions } from './attribution-questions.ts';
+import type { BehaviourQuestions } from './behaviour-questions.ts';
 import type { EventQuestions } from './event-questions.ts';
 import type { FunnelQuestions } from './funnel-questions.ts';
 import type { PersonQuestions } from './person-questions.ts';
@@ -14,4 +15,5 @@ export interface ReadModel
     EventQuestions,
     PersonQuestions,
     FunnelQuestions,
-    AttributionQuestions {}
+    AttributionQuestions,
+    BehaviourQuestions {}

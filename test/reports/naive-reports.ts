@@ -272,3 +272,127 @@ export function naiveLegacySessions(db: Db, query: NaiveQuery) {
     bounce_rate: round4(whole.bounces, whole.visits),
   };
 }
+
+// Journeys, page flow and retention (CONTRACT section 10, docs/reports.md), the plainest way.
+
+/** A visit's pageview paths in time order, consecutive repeats collapsed. */
+function naiveSequence(visit: Visit): string[] {
+  const sequence: string[] = [];
+  for (const row of visit.events) if (row.type === 'pageview' && row.path !== null && sequence[sequence.length - 1] !== row.path) sequence.push(row.path);
+  return sequence;
+}
+
+/** The visits starting in the range that pass the visit filters and the path filter, as sequences (none empty). */
+function naiveSequences(db: Db, query: NaiveQuery): { anonId: string; sequence: string[] }[] {
+  const filters = query.filters ?? {};
+  return naiveVisits(db, query)
+    .filter((visit) => inRange(query, visit.first.ts) && visitMatches(visit, filters))
+    .filter((visit) => !filters.path || visit.events.some((row) => row.type === 'pageview' && pathOk(filters, row.path)))
+    .map((visit) => ({ anonId: visit.first.anon_id, sequence: naiveSequence(visit) }))
+    .filter((visit) => visit.sequence.length > 0);
+}
+
+const textOrder = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+export function naiveJourneys(db: Db, query: NaiveQuery, options: { start?: string; end?: string; steps: number; limit: number }) {
+  const tallies = new Map<string, { steps: string[]; visitors: Set<string>; visits: number }>();
+  for (const { anonId, sequence } of naiveSequences(db, query)) {
+    let steps: string[];
+    if (options.start !== undefined) {
+      const at = sequence.indexOf(options.start);
+      if (at < 0) continue;
+      steps = sequence.slice(at, at + options.steps);
+    } else if (options.end !== undefined) {
+      const at = sequence.lastIndexOf(options.end);
+      if (at < 0) continue;
+      steps = sequence.slice(Math.max(0, at - options.steps + 1), at + 1);
+    } else steps = sequence.slice(0, options.steps);
+    const key = JSON.stringify(steps);
+    const tally = tallies.get(key) ?? { steps, visitors: new Set<string>(), visits: 0 };
+    tally.visitors.add(anonId);
+    tally.visits++;
+    tallies.set(key, tally);
+  }
+  const stepsOrder = (a: string[], b: string[]) => {
+    for (let index = 0; index < a.length && index < b.length; index++) if (a[index] !== b[index]) return textOrder(a[index]!, b[index]!);
+    return a.length - b.length;
+  };
+  return [...tallies.values()]
+    .map((tally) => ({ steps: tally.steps, visitors: tally.visitors.size, visits: tally.visits }))
+    .sort((a, b) => b.visits - a.visits || b.visitors - a.visitors || stepsOrder(a.steps, b.steps))
+    .slice(0, options.limit);
+}
+
+export function naivePageFlow(db: Db, query: NaiveQuery, path: string, limit: number) {
+  const previous = new Map<string, number>();
+  const next = new Map<string, number>();
+  let exits = 0;
+  for (const { sequence } of naiveSequences(db, query)) {
+    const before = new Set<string>();
+    const after = new Set<string>();
+    sequence.forEach((page, index) => {
+      if (page !== path) return;
+      if (index > 0) before.add(sequence[index - 1]!);
+      if (index < sequence.length - 1) after.add(sequence[index + 1]!);
+    });
+    for (const page of before) previous.set(page, (previous.get(page) ?? 0) + 1);
+    for (const page of after) next.set(page, (next.get(page) ?? 0) + 1);
+    if (sequence[sequence.length - 1] === path) exits++;
+  }
+  const ranked = (counts: Map<string, number>) =>
+    [...counts].map(([page, visits]) => ({ path: page, visits })).sort((a, b) => b.visits - a.visits || textOrder(a.path, b.path)).slice(0, limit);
+  return { previous: ranked(previous), next: ranked(next), exits };
+}
+
+/** The first day (YYYY-MM-DD) of the ISO week or the month of a day. */
+function periodStart(text: string, period: 'week' | 'month'): string {
+  if (period === 'month') return `${text.slice(0, 7)}-01`;
+  const date = new Date(`${text}T00:00:00Z`);
+  const sinceMonday = (date.getUTCDay() + 6) % 7;
+  return dayText(date.getTime() - sinceMonday * day);
+}
+
+export function naiveRetention(db: Db, query: NaiveQuery, period: 'week' | 'month') {
+  const placeholders = query.siteIds.map(() => '?').join(',');
+  const rows = db.prepare(`SELECT anon_id, user_id, ts, is_bot, is_internal FROM events WHERE site_id IN (${placeholders})`).all(...query.siteIds) as {
+    anon_id: string;
+    user_id: string | null;
+    ts: number;
+    is_bot: number;
+    is_internal: number;
+  }[];
+  // Every event naming a user binds its anon_id (bots and internal traffic too); several users: the first in order.
+  const userOf = new Map<string, string>();
+  for (const row of rows) if (row.user_id !== null && (!userOf.has(row.anon_id) || row.user_id < userOf.get(row.anon_id)!)) userOf.set(row.anon_id, row.user_id);
+  const personOf = (anonId: string) => (userOf.has(anonId) ? `user ${userOf.get(anonId)}` : `anon ${anonId}`);
+  const starts: string[] = [];
+  for (let text = periodStart(query.from, period); text <= query.to; ) {
+    starts.push(text);
+    const date = new Date(`${text}T00:00:00Z`);
+    text = period === 'week' ? dayText(date.getTime() + 7 * day) : dayText(Date.UTC(date.getUTCFullYear(), date.getUTCMonth() + 1, 1));
+  }
+  const before = new Set<string>();
+  const seen = new Map<string, Set<number>>();
+  for (const row of rows) {
+    if (row.is_bot === 1 || (row.is_internal === 1 && !query.withInternal)) continue;
+    const text = dayText(row.ts);
+    if (text > query.to) continue;
+    const person = personOf(row.anon_id);
+    if (text < query.from) {
+      before.add(person);
+      continue;
+    }
+    const index = starts.indexOf(periodStart(text, period));
+    const periods = seen.get(person) ?? new Set<number>();
+    periods.add(index);
+    seen.set(person, periods);
+  }
+  const cohorts = starts.map((start, index) => ({ start, size: 0, returning: new Array<number>(starts.length - index - 1).fill(0) }));
+  for (const [person, periods] of seen) {
+    if (before.has(person)) continue;
+    const first = Math.min(...periods);
+    cohorts[first]!.size++;
+    for (const index of periods) if (index > first) cohorts[first]!.returning[index - first - 1]!++;
+  }
+  return cohorts;
+}

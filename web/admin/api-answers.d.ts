@@ -343,6 +343,88 @@ export interface Answers {
       }[];
     };
   };
+  "GET /v1/sites/{siteId}/reports/journeys-v2": {
+    meta: {
+      scope: {
+        site_id: string;
+      } | {
+        workspace: string;
+        all_sites: true;
+      };
+      range: {
+        from: string;
+        to: string;
+      };
+      timezone: "UTC";
+      filters: Record<string, string | string[]>;
+      measures: Record<string, string>;
+      freshness: {
+        watermark: string | null;
+        projected_through: string | null;
+      };
+      completeness: {
+        complete: boolean;
+        reason?: string;
+      };
+      warnings: string[];
+      truncated: boolean;
+      cursor: {
+        next: string | null;
+      };
+      limit: number | null;
+      computed_from: "rollups" | "events" | "event_log";
+    };
+    data: {
+      paths: {
+        steps: string[];
+        visitors: number;
+        visits: number;
+      }[];
+    };
+  };
+  "GET /v1/sites/{siteId}/reports/page-flow-v2": {
+    meta: {
+      scope: {
+        site_id: string;
+      } | {
+        workspace: string;
+        all_sites: true;
+      };
+      range: {
+        from: string;
+        to: string;
+      };
+      timezone: "UTC";
+      filters: Record<string, string | string[]>;
+      measures: Record<string, string>;
+      freshness: {
+        watermark: string | null;
+        projected_through: string | null;
+      };
+      completeness: {
+        complete: boolean;
+        reason?: string;
+      };
+      warnings: string[];
+      truncated: boolean;
+      cursor: {
+        next: string | null;
+      };
+      limit: number | null;
+      computed_from: "rollups" | "events" | "event_log";
+    };
+    data: {
+      previous: {
+        path: string;
+        visits: number;
+      }[];
+      next: {
+        path: string;
+        visits: number;
+      }[];
+      exits: number;
+    };
+  };
   "GET /v1/sites/{siteId}/reports/pages-v2": {
     meta: {
       scope: {
@@ -422,6 +504,45 @@ export interface Answers {
         value: string;
         events: number;
         visitors: number;
+      }[];
+    };
+  };
+  "GET /v1/sites/{siteId}/reports/retention-v2": {
+    meta: {
+      scope: {
+        site_id: string;
+      } | {
+        workspace: string;
+        all_sites: true;
+      };
+      range: {
+        from: string;
+        to: string;
+      };
+      timezone: "UTC";
+      filters: Record<string, string | string[]>;
+      measures: Record<string, string>;
+      freshness: {
+        watermark: string | null;
+        projected_through: string | null;
+      };
+      completeness: {
+        complete: boolean;
+        reason?: string;
+      };
+      warnings: string[];
+      truncated: boolean;
+      cursor: {
+        next: string | null;
+      };
+      limit: number | null;
+      computed_from: "rollups" | "events" | "event_log";
+    };
+    data: {
+      cohorts: {
+        start: string;
+        size: number;
+        returning: number[];
       }[];
     };
   };

@@ -1,7 +1,7 @@
 // @ts-check
 // A site's dashboard: period, comparison, filters as chips (all in the URL), summary cards, the chart, the ranked
 // tables, custom properties and the realtime panel.
-import { useEffect } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { html, onValue } from './html.js';
 import { schemaKey } from './api.js';
 import { SummaryCards } from './cards.js';
@@ -10,6 +10,9 @@ import { VisitsChart } from './chart.js';
 import { DlqPanel } from './dlq.js';
 import { EventsSection } from './events.js';
 import { FunnelPanel } from './funnel.js';
+import { JourneysPanel } from './journeys.js';
+import { PageFlowPopover } from './page-flow.js';
+import { RetentionPanel } from './retention.js';
 import { PropsPanel } from './props-panel.js';
 import { RealtimePanel } from './realtime.js';
 import { SharePanel } from './share-panel.js';
@@ -150,6 +153,8 @@ export function Dashboard({ state, theme, workspace, siteInfo }) {
   const canShare = hasScope('admin');
   // A viewer (a person's role) reads the reports only: no stream, no events, no funnels.
   const readsBeyondReports = !shared && hasScope('query:read');
+  // The page whose flow is shown (from a row of Pages); journeys, page flow and retention are not shared.
+  const [flowPath, setFlowPath] = useState('');
   useEffect(() => {
     /** @param {KeyboardEvent} event */
     const onKey = (event) => {
@@ -187,7 +192,11 @@ export function Dashboard({ state, theme, workspace, siteInfo }) {
         columns=${pageColumns}
         filter="path"
         onFilter=${onFilter}
+        rowAction=${shared ? undefined : { label: 'Flow', describe: (/** @type {{ path: string }} */ row) => `Flow of ${row.path}`, act: (/** @type {{ path: string }} */ row) => setFlowPath(row.path) }}
       />
+      ${flowPath && !shared
+        ? html`<section class="panel"><${PageFlowPopover} site=${site} range=${range} filters=${filters} path=${flowPath} onClose=${() => setFlowPath('')} /></section>`
+        : null}
       <${TablePanel}
         title="Sources"
         path=${`${reportPath(site, 'sources-v2')}?${query({ limit: 10 })}`}
@@ -214,6 +223,7 @@ export function Dashboard({ state, theme, workspace, siteInfo }) {
       ${canShare ? html`<${DlqPanel} site=${site} />` : null}
     </div>
     ${!readsBeyondReports || !workspace ? null : html`<${FunnelPanel} site=${site} workspace=${workspace} range=${range} filters=${filters} />`}
+    ${shared ? null : html`<div class="grid"><${JourneysPanel} site=${site} range=${range} filters=${filters} /><${RetentionPanel} site=${site} range=${range} /></div>`}
     ${readsBeyondReports ? html`<${EventsSection} site=${site} range=${range} filters=${filters} />` : null}
     ${kind === 'api_key' && canShare && workspace
       ? html`<section class="panel"><header class="panel-head"><h2>Consent banner</h2></header><${ConsentPanel} workspace=${workspace} site=${{ id: site }} /></section>`

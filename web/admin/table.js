@@ -29,13 +29,15 @@ const rankedText = (value) => (value === null || value === '' ? '(none)' : Strin
 
 /**
  * columns: the first is the row's label; rowsOf: the rows of the answer;
- * filter: the dashboard filter a click sets to the first column's value (absent: rows are not clickable).
+ * filter: the dashboard filter a click sets to the first column's value (absent: rows are not clickable);
+ * rowAction: a small button in a last cell of each row (a click on it does not filter).
  * @template {SchemaKey} Key
  * @template Row
  * @param {{ title: string, path: string, schema: Key, columns: Column<Row>[], rowsOf: (answer: Answers[Key]) => Row[],
- *   filter?: string, onFilter?: (name: string, value: string) => void }} props
+ *   filter?: string, onFilter?: (name: string, value: string) => void,
+ *   rowAction?: { label: string, describe: (row: Row) => string, act: (row: Row) => void } }} props
  */
-export function TablePanel({ title, path, schema, columns, filter, onFilter, rowsOf }) {
+export function TablePanel({ title, path, schema, columns, filter, onFilter, rowsOf, rowAction }) {
   const answer = useAnswer(path, schema);
   const rows = answer.status === 'ready' ? rowsOf(answer.data) : [];
   const exportCsv = () => downloadCsv(`${title.toLowerCase().replaceAll(/\W+/g, '-')}.csv`, columns.map((column) => column.label), rows.map((row) => columns.map((column) => column.value(row))));
@@ -49,7 +51,7 @@ export function TablePanel({ title, path, schema, columns, filter, onFilter, row
     ${answer.status === 'ready' && rows.length === 0 ? html`<p class="state">No data for this period.</p>` : null}
     ${answer.status === 'ready' && rows.length > 0
       ? html`<table>
-          <thead><tr>${columns.map((column, index) => html`<th class=${index ? 'number' : ''} scope="col">${column.label}</th>`)}</tr></thead>
+          <thead><tr>${columns.map((column, index) => html`<th class=${index ? 'number' : ''} scope="col">${column.label}</th>`)}${rowAction ? html`<th scope="col"><span class="visually-hidden">${rowAction.label}</span></th>` : null}</tr></thead>
           <tbody>
             ${rows.map((row) => {
               const label = columns[0]?.value(row);
@@ -66,6 +68,12 @@ export function TablePanel({ title, path, schema, columns, filter, onFilter, row
                   const text = column.text ? column.text(row) : rankedText(column.value(row));
                   return index ? html`<td class="number">${text}</td>` : html`<th scope="row" class="label">${text}</th>`;
                 })}
+                ${rowAction
+                  ? html`<td class="row-action"><button type="button" class="link" aria-label=${rowAction.describe(row)} onClick=${(/** @type {MouseEvent} */ event) => {
+                      event.stopPropagation();
+                      rowAction.act(row);
+                    }} onKeyDown=${(/** @type {KeyboardEvent} */ event) => event.key === 'Enter' && event.stopPropagation()}>${rowAction.label}</button></td>`
+                  : null}
               </tr>`;
             })}
           </tbody>
