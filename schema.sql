@@ -831,3 +831,37 @@ CREATE TABLE invitations (
 CREATE INDEX invitations_by_workspace ON invitations (workspace_id, created_at);
 -- 1: members without a second factor reach only /v1/me and /v1/auth until they set one up.
 ALTER TABLE workspaces ADD COLUMN require_2fa INTEGER NOT NULL DEFAULT 0 CHECK (require_2fa IN (0, 1));
+
+-- @version 22: goals, segments and annotations (CONTRACT section 10; docs/reports.md). Each is a small row of one
+-- site, written by its own domain (src/goals/, src/segments/, src/annotations/) and removed with its site.
+CREATE TABLE goals (
+  id          TEXT PRIMARY KEY,                        -- UUID
+  site_id     TEXT NOT NULL,
+  name        TEXT NOT NULL,
+  kind        TEXT NOT NULL CHECK (kind IN ('pageview', 'event')),
+  path        TEXT,                                    -- exact, or ending in * for the path's folder and below
+  event_type  TEXT,                                    -- event goals only
+  props       TEXT,                                    -- JSON object of exact string matches, or NULL
+  created_at  TEXT NOT NULL
+);
+CREATE INDEX goals_by_site ON goals (site_id, created_at);
+CREATE TABLE segments (
+  id          TEXT PRIMARY KEY,                        -- UUID
+  site_id     TEXT NOT NULL,
+  name        TEXT NOT NULL,
+  filters     TEXT NOT NULL,                           -- JSON object: the common filter parameters as sent
+  visibility  TEXT NOT NULL CHECK (visibility IN ('personal', 'site')),
+  owner_id    TEXT NOT NULL,                           -- user:<id>, apiKey:<id> or admin
+  created_at  TEXT NOT NULL
+);
+CREATE INDEX segments_by_site ON segments (site_id, created_at);
+CREATE TABLE annotations (
+  id          TEXT PRIMARY KEY,                        -- UUID
+  site_id     TEXT NOT NULL,
+  date        TEXT NOT NULL,                           -- YYYY-MM-DD (UTC day)
+  text        TEXT NOT NULL,
+  visibility  TEXT NOT NULL CHECK (visibility IN ('personal', 'site')),
+  owner_id    TEXT NOT NULL,
+  created_at  TEXT NOT NULL
+);
+CREATE INDEX annotations_by_site_date ON annotations (site_id, date);

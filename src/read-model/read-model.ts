@@ -6,6 +6,7 @@
 import type { AttributionQuestions } from './attribution-questions.ts';
 import type { EventQuestions } from './event-questions.ts';
 import type { FunnelQuestions } from './funnel-questions.ts';
+import type { GoalQuestions } from './goal-questions.ts';
 import type { PersonQuestions } from './person-questions.ts';
 import type { ReportQuestions } from './report-questions.ts';
 
@@ -14,4 +15,5 @@ export interface ReadModel
     EventQuestions,
     PersonQuestions,
     FunnelQuestions,
-    AttributionQuestions {}
+    AttributionQuestions,
+    GoalQuestions {}

@@ -10,6 +10,7 @@ import type { Figures } from '../../src/read-model/report-questions.ts';
 import { dayOf } from '../../src/vocabulary/periods.ts';
 import { describeAttributionQuestions } from './attribution-contract.ts';
 import { describeFunnelQuestions } from './funnel-contract.ts';
+import { describeGoalQuestions } from './goal-contract.ts';
 
 /** A read model over a fresh store holding two sites of one workspace, as an implementation's harness starts it. */
 export interface ReadModelUnderTest {
@@ -84,8 +85,8 @@ function pick<Shown extends Figures>(figures: Shown, names: (keyof Shown)[]): Pa
 }
 
 /** The families of questions the suite has cases for. */
-export type ContractFamily = 'report' | 'event' | 'person' | 'funnel' | 'attribution';
-const allFamilies: readonly ContractFamily[] = ['report', 'event', 'person', 'funnel', 'attribution'];
+export type ContractFamily = 'report' | 'event' | 'person' | 'funnel' | 'attribution' | 'goal';
+const allFamilies: readonly ContractFamily[] = ['report', 'event', 'person', 'funnel', 'attribution', 'goal'];
 
 /** `families`: the families whose cases run (default: all), for an implementation that answers only some so far. */
 export function describeReadModelContract(implementation: string, start: () => Promise<ReadModelUnderTest>, families: readonly ContractFamily[] = allFamilies): void {
@@ -428,5 +429,6 @@ export function describeReadModelContract(implementation: string, start: () => P
     const storedFixture = (): ContractFixture => ({ subject, range, event, purchaseId });
     if (families.includes('funnel')) describeFunnelQuestions(storedFixture);
     if (families.includes('attribution')) describeAttributionQuestions(storedFixture);
+    if (families.includes('goal')) describeGoalQuestions(storedFixture);
   });
 }

@@ -4,6 +4,7 @@ import { createSqliteEventReads } from './event-reads.ts';
 import { createSqlitePersonReads } from './person-reads.ts';
 import { createSqliteAttributionReads } from './attribution-reads.ts';
 import { createSqliteFunnelReads } from './funnel-reads.ts';
+import { createSqliteGoalReads } from './goal-reads.ts';
 import { createSqliteReportReads, type SqliteReadOptions } from './report-reads.ts';
 
 /**
@@ -16,5 +17,6 @@ export function createSqliteReadModel(options: SqliteReadOptions): ReadModel {
     ...createSqlitePersonReads(options),
     ...createSqliteFunnelReads(options),
     ...createSqliteAttributionReads(options),
+    ...createSqliteGoalReads(options),
   };
 }
