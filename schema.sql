@@ -838,7 +838,7 @@ CREATE TABLE goals (
   id          TEXT PRIMARY KEY,                        -- UUID
   site_id     TEXT NOT NULL,
   name        TEXT NOT NULL,
-  kind        TEXT NOT NULL CHECK (kind IN ('pageview', 'event')),
+  kind        TEXT NOT NULL,                           -- pageview or event (checked by src/goals/)
   path        TEXT,                                    -- exact, or ending in * for the path's folder and below
   event_type  TEXT,                                    -- event goals only
   props       TEXT,                                    -- JSON object of exact string matches, or NULL
@@ -850,7 +850,7 @@ CREATE TABLE segments (
   site_id     TEXT NOT NULL,
   name        TEXT NOT NULL,
   filters     TEXT NOT NULL,                           -- JSON object: the common filter parameters as sent
-  visibility  TEXT NOT NULL CHECK (visibility IN ('personal', 'site')),
+  visibility  TEXT NOT NULL,                           -- personal or site (checked by its domain)
   owner_id    TEXT NOT NULL,                           -- user:<id>, apiKey:<id> or admin
   created_at  TEXT NOT NULL
 );
@@ -860,7 +860,7 @@ CREATE TABLE annotations (
   site_id     TEXT NOT NULL,
   date        TEXT NOT NULL,                           -- YYYY-MM-DD (UTC day)
   text        TEXT NOT NULL,
-  visibility  TEXT NOT NULL CHECK (visibility IN ('personal', 'site')),
+  visibility  TEXT NOT NULL,                           -- personal or site (checked by its domain)
   owner_id    TEXT NOT NULL,
   created_at  TEXT NOT NULL
 );

@@ -20,7 +20,7 @@ const statements = preparedOnce((db) => ({
   listVisible: db.prepare<{ site_id: string; owner_id: string | null; from: string; to: string }, AnnotationRow>(
     `SELECT ${columns} FROM annotations
      WHERE site_id = :site_id AND date BETWEEN :from AND :to AND (visibility = 'site' OR owner_id = :owner_id)
-     ORDER BY date, created_at, id`,
+     ORDER BY date, created_at, rowid`,
   ),
   count: db.prepare<[string], { n: number }>('SELECT count(*) AS n FROM annotations WHERE site_id = ?'),
   find: db.prepare<[string, string], AnnotationRow>(`SELECT ${columns} FROM annotations WHERE site_id = ? AND id = ?`),

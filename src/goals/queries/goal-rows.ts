@@ -20,7 +20,7 @@ const statements = preparedOnce((db) => ({
   insert: db.prepare<GoalRow>(
     `INSERT INTO goals (${columns}) VALUES (:id, :site_id, :name, :kind, :path, :event_type, :props, :created_at)`,
   ),
-  list: db.prepare<[string], GoalRow>(`SELECT ${columns} FROM goals WHERE site_id = ? ORDER BY created_at, id`),
+  list: db.prepare<[string], GoalRow>(`SELECT ${columns} FROM goals WHERE site_id = ? ORDER BY created_at, rowid`),
   count: db.prepare<[string], { n: number }>('SELECT count(*) AS n FROM goals WHERE site_id = ?'),
   find: db.prepare<[string, string], GoalRow>(`SELECT ${columns} FROM goals WHERE site_id = ? AND id = ?`),
   update: db.prepare<GoalRow>(

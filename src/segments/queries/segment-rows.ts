@@ -18,7 +18,7 @@ const columns = 'id, site_id, name, filters, visibility, owner_id, created_at';
 const statements = preparedOnce((db) => ({
   insert: db.prepare<SegmentRow>(`INSERT INTO segments (${columns}) VALUES (:id, :site_id, :name, :filters, :visibility, :owner_id, :created_at)`),
   listVisible: db.prepare<{ site_id: string; owner_id: string }, SegmentRow>(
-    `SELECT ${columns} FROM segments WHERE site_id = :site_id AND (visibility = 'site' OR owner_id = :owner_id) ORDER BY created_at, id`,
+    `SELECT ${columns} FROM segments WHERE site_id = :site_id AND (visibility = 'site' OR owner_id = :owner_id) ORDER BY created_at, rowid`,
   ),
   count: db.prepare<[string], { n: number }>('SELECT count(*) AS n FROM segments WHERE site_id = ?'),
   find: db.prepare<[string, string], SegmentRow>(`SELECT ${columns} FROM segments WHERE site_id = ? AND id = ?`),
