@@ -4,6 +4,7 @@
 // statement, table row or storage format leaves it. src/read-model/sqlite/ implements it over the embedded
 // database; a second implementation (ClickHouse) passes the same contract suite (test/read-model/).
 import type { AttributionQuestions } from './attribution-questions.ts';
+import type { EngagementQuestions } from './engagement-questions.ts';
 import type { EventQuestions } from './event-questions.ts';
 import type { FunnelQuestions } from './funnel-questions.ts';
 import type { GoalQuestions } from './goal-questions.ts';
@@ -16,4 +17,5 @@ export interface ReadModel
     PersonQuestions,
     FunnelQuestions,
     AttributionQuestions,
-    GoalQuestions {}
+    GoalQuestions,
+    EngagementQuestions {}

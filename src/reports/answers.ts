@@ -27,7 +27,21 @@ export const SummaryAnswer = v.strictObject({
 });
 
 export const PagesAnswer = reportAnswer(
-  v.strictObject({ rows: v.array(v.strictObject({ path: v.string(), visitors: Count, pageviews: Count, entries: Count, exits: Count })) }),
+  v.strictObject({
+    rows: v.array(
+      v.strictObject({
+        path: v.string(),
+        visitors: Count,
+        pageviews: Count,
+        entries: Count,
+        exits: Count,
+        /** Median scroll depth (percent) of the page's engagement events; absent when it has none. */
+        scroll_depth: v.optional(v.pipe(v.number(), v.minValue(0), v.maxValue(100))),
+        /** Median engaged time of the page's engagement events, in seconds (1 decimal); absent when it has none. */
+        time_on_page_s: v.optional(Rate),
+      }),
+    ),
+  }),
 );
 
 export const SourcesAnswer = reportAnswer(

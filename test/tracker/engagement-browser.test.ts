@@ -74,7 +74,7 @@ describe('engagement in chromium', () => {
       document.dispatchEvent(new Event('visibilitychange'));
     });
     await hide();
-    await page.evaluate(() => window.sightline && (window as unknown as { sightline: { track(type: string): void } }).sightline.track('marker'));
+    await page.evaluate(() => (window as unknown as { sightline: { track(type: string): void } }).sightline.track('marker'));
     const rows = await eventually(async () => stored(), (found) => found.some((row) => row.type === 'marker') && found.length >= 5);
     const engagements = rows.filter((row) => row.type === 'engagement').map(({ path, props }) => ({ path, props }));
     expect(engagements).toEqual([

@@ -5,6 +5,7 @@ import { createSqlitePersonReads } from './person-reads.ts';
 import { createSqliteAttributionReads } from './attribution-reads.ts';
 import { createSqliteFunnelReads } from './funnel-reads.ts';
 import { createSqliteGoalReads } from './goal-reads.ts';
+import { createSqliteEngagementReads } from './engagement-reads.ts';
 import { createSqliteReportReads, type SqliteReadOptions } from './report-reads.ts';
 
 /**
@@ -18,5 +19,6 @@ export function createSqliteReadModel(options: SqliteReadOptions): ReadModel {
     ...createSqliteFunnelReads(options),
     ...createSqliteAttributionReads(options),
     ...createSqliteGoalReads(options),
+    ...createSqliteEngagementReads(options),
   };
 }
