@@ -1,7 +1,7 @@
 // @ts-check
 // A site's dashboard: period, comparison, filters as chips (all in the URL), summary cards, the chart, the ranked
 // tables, custom properties and the realtime panel.
-import { useEffect } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { html, onValue } from './html.js';
 import { schemaKey } from './api.js';
 import { SummaryCards } from './cards.js';
@@ -17,6 +17,12 @@ import { SnippetLine } from './site-settings.js';
 import { hasScope, session } from './api.js';
 import { column, formatNumber, formatPercent, TablePanel } from './table.js';
 import { useAnswer } from './use-answer.js';
+import { AnnotationStrip } from './annotations.js';
+import { DetailsButton } from './details.js';
+import { CountryLabel, MoneyLines, countryName, formatDuration, moneyText } from './format.js';
+import { GoalSettings, GoalsPanel } from './goals.js';
+import { SegmentBar } from './segments.js';
+import { SourceLabel } from './source-icon.js';
 import { compareModes, periods, rangeOf, reportQuery, updateView, view } from './view-state.js';
 /** @import { Answers, Column, ReportName, Site, WorkspaceRef } from './types.js' */
 /** @import { Range, View } from './view-state.js' */
@@ -83,7 +89,9 @@ function FilterChips({ filters }) {
  *   theme: string, siteInfo?: Site }} props
  */
 function Overview({ site, range, filters, compare, compareLabel, theme, siteInfo }) {
-  const current = useAnswer(`${reportPath(site, 'summary-v2')}?${reportQuery(range, filters)}`, reportSchema('summary-v2'));
+  // Read again after an annotation is added (its meta lists them).
+  const [version, setVersion] = useState(0);
+  const current = useAnswer(`${reportPath(site, 'summary-v2')}?${reportQuery(range, filters)}${version ? `&_=${version}` : ''}`, reportSchema('summary-v2'));
   const previous = useAnswer(compare ? `${reportPath(site, 'summary-v2')}?${reportQuery(range.previous, filters)}` : '', reportSchema('summary-v2'));
   if (current.status === 'loading') return html`<section class="panel overview"><p class="state">Loading…</p></section>`;
   if (current.status === 'error') return html`<section class="panel overview"><p class="state error" role="alert">${current.error}</p></section>`;
@@ -97,6 +105,7 @@ function Overview({ site, range, filters, compare, compareLabel, theme, siteInfo
     ${data.events === 0 && data.visits === 0 ? html`<p class="state">No visits in this period yet.</p>` : null}
     ${data.events === 0 && data.visits === 0 && !shared ? html`<${SnippetLine} site=${siteInfo ?? { id: site, cookieless: true }} known=${siteInfo !== undefined} />` : null}
     <${VisitsChart} series=${data.series} previous=${before?.series} previousLabel=${`Visitors, ${compareLabel.toLowerCase()}`} theme=${theme} />
+    ${shared ? null : html`<${AnnotationStrip} site=${site} days=${data.series.map((day) => day.date)} annotations=${current.data.meta.annotations} onAdded=${() => setVersion(version + 1)} />`}
     ${warnings.length > 0 ? html`<ul class="warnings">${warnings.map((warning) => html`<li>${warning}</li>`)}</ul>` : null}
   </section>`;
 }
@@ -109,7 +118,12 @@ function Overview({ site, range, filters, compare, compareLabel, theme, siteInfo
  * @returns {Column<Record<Key, string> & { visitors: number, visits: number, bounce_rate: number }>[]}
  */
 const visitColumns = (label, key) => [
-  column(label, (row) => row[key]),
+  // Countries by name and flag, sources with their avatar: the filter still takes the code or host.
+  key === 'value' && label === 'Country'
+    ? { label, value: (row) => row[key], text: (row) => countryName(row[key]), render: (row) => html`<${CountryLabel} code=${row[key]} />` }
+    : key === 'source'
+      ? { label, value: (row) => row[key], render: (row) => html`<${SourceLabel} source=${row[key]} />` }
+      : column(label, (row) => row[key]),
   column('Visitors', (row) => row.visitors, formatNumber),
   column('Visits', (row) => row.visits, formatNumber),
   column('Bounce', (row) => row.bounce_rate, formatPercent),
@@ -122,6 +136,8 @@ const pageColumns = [
   column('Views', (row) => row.pageviews, formatNumber),
   column('Entries', (row) => row.entries, formatNumber),
   column('Exits', (row) => row.exits, formatNumber),
+  column('Scroll', (row) => row.scroll_depth ?? null, (value) => (value === null ? '–' : `${Math.round(value)}%`)),
+  column('Time', (row) => row.time_on_page_s ?? null, (value) => (value === null ? '–' : formatDuration(value))),
 ];
 
 /** @type {Column<Answers['GET /v1/sites/{siteId}/reports/campaigns-v2']['data']['rows'][number]>[]} */
@@ -130,7 +146,8 @@ const campaignColumns = [
   column('Visitors', (row) => row.visitors, formatNumber),
   column('Visits', (row) => row.visits, formatNumber),
   column('Conversions', (row) => row.conversions, formatNumber),
-  column('Revenue', (row) => row.revenue.map((money) => `${money.amount} ${money.currency}`).join(', ') || '–', (value) => value),
+  // One line per currency: never "502.00 EUR, 319.00 USD" wrapped over four lines.
+  { label: 'Revenue', value: (row) => row.revenue.map((money) => `${money.amount} ${money.currency}`).join('; '), text: (row) => moneyText(row.revenue), render: (row) => html`<${MoneyLines} list=${row.revenue} />` },
 ];
 
 /**
@@ -148,6 +165,8 @@ export function Dashboard({ state, theme, workspace, siteInfo }) {
   const kind = session.value?.kind;
   const shared = kind === 'share';
   const canShare = hasScope('admin');
+  // The Goals panel reads goals-v2 again after the settings change a goal.
+  const [goalsVersion, setGoalsVersion] = useState(0);
   useEffect(() => {
     /** @param {KeyboardEvent} event */
     const onKey = (event) => {
@@ -171,10 +190,14 @@ export function Dashboard({ state, theme, workspace, siteInfo }) {
     columns=${visitColumns(label, 'value')}
     filter=${by}
     onFilter=${onFilter}
+    details=${html`<${DetailsButton} title=${title} path=${`${reportPath(site, 'breakdown-v2')}?${query({ by })}`} schema=${reportSchema('breakdown-v2')} rowsOf=${reportRows} columns=${visitColumns(label, 'value')} />`}
   />`;
   return html`<div class="dashboard">
     <${PeriodPicker} state=${state} range=${range} />
-    <${FilterChips} filters=${filters} />
+    <div class="filter-bar">
+      <${FilterChips} filters=${filters} />
+      ${shared ? null : html`<${SegmentBar} site=${site} filters=${filters} onApply=${(/** @type {Record<string, string>} */ next) => updateView({ filters: next })} />`}
+    </div>
     <${Overview} site=${site} range=${range} filters=${filters} compare=${compare} compareLabel=${compareModes.find((mode) => mode.id === state.compare)?.label ?? ''} theme=${theme} siteInfo=${siteInfo} />
     <div class="grid">
       <${TablePanel}
@@ -185,6 +208,7 @@ export function Dashboard({ state, theme, workspace, siteInfo }) {
         columns=${pageColumns}
         filter="path"
         onFilter=${onFilter}
+        details=${html`<${DetailsButton} title="Pages" path=${`${reportPath(site, 'pages-v2')}?${query()}`} schema=${reportSchema('pages-v2')} rowsOf=${reportRows} columns=${pageColumns} />`}
       />
       <${TablePanel}
         title="Sources"
@@ -194,6 +218,7 @@ export function Dashboard({ state, theme, workspace, siteInfo }) {
         columns=${visitColumns('Source', 'source')}
         filter="source"
         onFilter=${onFilter}
+        details=${html`<${DetailsButton} title="Sources" path=${`${reportPath(site, 'sources-v2')}?${query()}`} schema=${reportSchema('sources-v2')} rowsOf=${reportRows} columns=${visitColumns('Source', 'source')} />`}
       />
       <${TablePanel}
         title="Campaigns"
@@ -201,7 +226,9 @@ export function Dashboard({ state, theme, workspace, siteInfo }) {
         schema=${reportSchema('campaigns-v2')}
         rowsOf=${reportRows}
         columns=${campaignColumns}
+        details=${html`<${DetailsButton} title="Campaigns" path=${`${reportPath(site, 'campaigns-v2')}?${query()}`} schema=${reportSchema('campaigns-v2')} rowsOf=${reportRows} columns=${campaignColumns} />`}
       />
+      <${GoalsPanel} site=${site} range=${range} filters=${filters} onFilter=${onFilter} version=${goalsVersion} />
       ${breakdown('country', 'Countries', 'Country')}
       ${breakdown('device', 'Devices', 'Device')}
       ${breakdown('browser', 'Browsers', 'Browser')}
@@ -211,6 +238,7 @@ export function Dashboard({ state, theme, workspace, siteInfo }) {
       ${canShare ? html`<${SharePanel} site=${site} />` : null}
       ${canShare ? html`<${DlqPanel} site=${site} />` : null}
     </div>
+    ${shared ? null : html`<${GoalSettings} site=${site} range=${range} onChanged=${() => setGoalsVersion(goalsVersion + 1)} />`}
     ${shared || !workspace ? null : html`<${FunnelPanel} site=${site} workspace=${workspace} range=${range} filters=${filters} />`}
     ${shared ? null : html`<${EventsSection} site=${site} range=${range} filters=${filters} />`}
     ${kind === 'api_key' && canShare && workspace
