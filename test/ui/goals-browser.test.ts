@@ -1,7 +1,8 @@
 // Goals, segments and annotations in the admin UI (real chromium against the shipped server), each checked against
 // the API: a goal created in the goal settings shows the conversion rate goals-v2 answers, and "make this a goal"
 // on a custom event's row adds an event goal; filters saved as a segment and applied again give the same figures
-// as those filters; a day of the chart clicked takes an annotation, which summary-v2's meta then lists. Any console
+// as those filters; a day of the chart clicked takes an annotation, which summary-v2's meta then lists; the funnel
+// builder flags an event type the site never sent. Any console
 // error or CSP violation fails the test. Screenshots (light, dark) go to test-artifacts/ui/.
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
@@ -99,6 +100,14 @@ describe('goals, segments and annotations in the admin UI', () => {
     const details = page.getByRole('dialog', { name: 'Pages: details' });
     await expect.poll(() => details.locator('tbody th').allTextContents()).toEqual(['/pricing']);
     await details.locator('button:text("Close")').click();
+
+    // The funnel builder offers the site's event types and pages, and flags a typo before it runs.
+    const funnel = panel(page, 'Funnel');
+    expect(await page.locator('#funnel-types option').evaluateAll((options) => options.map((option) => (option as HTMLOptionElement).value))).toEqual(['pageview', 'purchase']);
+    await funnel.locator('input[name=step-type-2]').fill('purchse');
+    await expect.poll(() => funnel.locator('.step-problem').allTextContents()).toEqual(['No “purchse” event in this period']);
+    await funnel.locator('input[name=step-type-2]').fill('purchase');
+    await expect.poll(() => funnel.locator('.step-problem').count()).toBe(0);
 
     await page.screenshot({ path: join(artifacts, 'goals-segments-annotations-light.png'), fullPage: true });
     await page.emulateMedia({ colorScheme: 'dark' });
