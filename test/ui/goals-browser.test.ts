@@ -101,6 +101,11 @@ describe('goals, segments and annotations in the admin UI', () => {
     await expect.poll(() => details.locator('tbody th').allTextContents()).toEqual(['/pricing']);
     await details.locator('button:text("Close")').click();
 
+    // The world map: Natural Earth's countries, each named by its ISO code (abbreviated names included).
+    const map = panel(page, 'Map');
+    expect(await map.locator('path.country-shape').count()).toBeGreaterThan(170);
+    for (const code of ['DE', 'US', 'CD', 'BR']) expect(await map.locator(`path[data-code="${code}"]`).count(), code).toBe(1);
+
     // The funnel builder offers the site's event types and pages, and flags a typo before it runs.
     const funnel = panel(page, 'Funnel');
     expect(await page.locator('#funnel-types option').evaluateAll((options) => options.map((option) => (option as HTMLOptionElement).value))).toEqual(['pageview', 'purchase']);

@@ -23,6 +23,7 @@ import { CountryLabel, MoneyLines, countryName, formatDuration, moneyText } from
 import { GoalSettings, GoalsPanel } from './goals.js';
 import { SegmentBar } from './segments.js';
 import { SourceLabel } from './source-icon.js';
+import { WorldMap } from './world-map.js';
 import { compareModes, periods, rangeOf, reportQuery, updateView, view } from './view-state.js';
 /** @import { Answers, Column, ReportName, Site, WorkspaceRef } from './types.js' */
 /** @import { Range, View } from './view-state.js' */
@@ -230,6 +231,7 @@ export function Dashboard({ state, theme, workspace, siteInfo }) {
       />
       <${GoalsPanel} site=${site} range=${range} filters=${filters} onFilter=${onFilter} version=${goalsVersion} />
       ${breakdown('country', 'Countries', 'Country')}
+      <${WorldMap} site=${site} range=${range} filters=${filters} onFilter=${onFilter} />
       ${breakdown('device', 'Devices', 'Device')}
       ${breakdown('browser', 'Browsers', 'Browser')}
       ${breakdown('os', 'Operating systems', 'Operating system')}
