@@ -82,6 +82,16 @@ export function parseFilterParams(query: QueryValues): Omit<CommonParams, 'range
   return { allSites: scope === 'all-sites', filters, withInternal: internal === 'include' };
 }
 
+/**
+ * goal= and segment= are the V2 reports' (src/reports/routes.ts resolves them): an endpoint that does not take them
+ * refuses them rather than answer unfiltered.
+ */
+export function refuseReportOnlyFilters(query: QueryValues): void {
+  for (const name of ['goal', 'segment']) {
+    if (query[name] !== undefined) throw reportErrors.invalidParam(name, 'is taken by the V2 reports only, not by the events endpoints yet');
+  }
+}
+
 /** Every common parameter of the V2 reports and historical event ranges. */
 export function parseCommonParams(query: QueryValues): CommonParams {
   return { ...parseDateRange(query, maxRangeDays), ...parseFilterParams(query) };

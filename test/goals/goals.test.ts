@@ -202,6 +202,15 @@ describe('goals-v2 and the goal filter, computed by hand', () => {
     expect(response.body.error.details[0].path).toBe('/goal');
   });
 
+  it.each(['list-v2', 'overview-v2', 'activity-v2'])('events/%s refuses goal= and segment= rather than answer unfiltered', async (endpoint) => {
+    for (const parameter of [`goal=${ids.buy}`, 'segment=any']) {
+      const response = await server.request('GET', `/v1/sites/${site}/events/${endpoint}?${range}&${parameter}`);
+      expect(response.status, response.text).toBe(400);
+      expect(response.body.error.code).toBe('invalid_param');
+      expect(response.body.error.details[0].path).toBe(`/${parameter.split('=')[0]}`);
+    }
+  });
+
   it('refuses a goal of another site of the workspace as unknown', async () => {
     const created = await server.request('POST', '/workspaces/alpha/sites', { body: { id: 'alpha-other', name: 'Other' } });
     expect(created.status).toBe(201);
