@@ -866,3 +866,37 @@ CREATE UNIQUE INDEX users_by_sso_subject ON users (sso_subject) WHERE sso_subjec
 -- An analyst makes share links and manages its own (CONTRACT 9): who made each link ("user:<id>", "admin",
 -- "apiKey:<id>"; NULL for links made before).
 ALTER TABLE ui_share_links ADD COLUMN created_by TEXT;
+
+-- @version 24: goals, segments and annotations (CONTRACT section 10; docs/reports.md). Each is a small row of one
+-- site, written by its own domain (src/goals/, src/segments/, src/annotations/) and removed with its site.
+CREATE TABLE goals (
+  id          TEXT PRIMARY KEY,                        -- UUID
+  site_id     TEXT NOT NULL,
+  name        TEXT NOT NULL,
+  kind        TEXT NOT NULL,                           -- pageview or event (checked by src/goals/)
+  path        TEXT,                                    -- exact, or ending in * for the path's folder and below
+  event_type  TEXT,                                    -- event goals only
+  props       TEXT,                                    -- JSON object of exact string matches, or NULL
+  created_at  TEXT NOT NULL
+);
+CREATE INDEX goals_by_site ON goals (site_id, created_at);
+CREATE TABLE segments (
+  id          TEXT PRIMARY KEY,                        -- UUID
+  site_id     TEXT NOT NULL,
+  name        TEXT NOT NULL,
+  filters     TEXT NOT NULL,                           -- JSON object: the common filter parameters as sent
+  visibility  TEXT NOT NULL,                           -- personal or site (checked by its domain)
+  owner_id    TEXT NOT NULL,                           -- user:<id>, apiKey:<id> or admin
+  created_at  TEXT NOT NULL
+);
+CREATE INDEX segments_by_site ON segments (site_id, created_at);
+CREATE TABLE annotations (
+  id          TEXT PRIMARY KEY,                        -- UUID
+  site_id     TEXT NOT NULL,
+  date        TEXT NOT NULL,                           -- YYYY-MM-DD (UTC day)
+  text        TEXT NOT NULL,
+  visibility  TEXT NOT NULL,                           -- personal or site (checked by its domain)
+  owner_id    TEXT NOT NULL,
+  created_at  TEXT NOT NULL
+);
+CREATE INDEX annotations_by_site_date ON annotations (site_id, date);

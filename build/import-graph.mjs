@@ -51,8 +51,8 @@ export const layers = [
     name: 'domains',
     why: 'one folder per domain: its routes, actions and queries (admin/: the routes and actions over tenants/)',
     entries: [
-      'admin/', 'analysis/', 'attribution/', 'behaviour/', 'consent/', 'dlq/', 'events/', 'gdpr/', 'health/', 'ingest/',
-      'integrations/', 'metrics/', 'openapi/', 'people/', 'plan/', 'reading/', 'reports/', 'retention/', 'sourcemaps/',
+      'admin/', 'analysis/', 'annotations/', 'attribution/', 'behaviour/', 'consent/', 'dlq/', 'events/', 'gdpr/', 'goals/', 'health/', 'ingest/',
+      'integrations/', 'metrics/', 'openapi/', 'people/', 'plan/', 'reading/', 'reports/', 'retention/', 'segments/', 'sourcemaps/',
       'spend/', 'tracker/', 'ui/', 'users/', 'webhooks/',
     ],
   },

@@ -28,6 +28,12 @@ import { mountPeople } from './people/routes.ts';
 import { mountSpend } from './spend/routes.ts';
 import { mountWebhooks } from './webhooks/routes.ts';
 import { mountConsent } from './consent/routes.ts';
+import { mountGoals } from './goals/routes.ts';
+import { mountSegments } from './segments/routes.ts';
+import { deleteSegmentsOfSite } from './segments/queries/segment-rows.ts';
+import { mountAnnotations } from './annotations/routes.ts';
+import { deleteAnnotationsOfSite } from './annotations/queries/annotation-rows.ts';
+import { deleteGoalsOfSite } from './goals/queries/goal-rows.ts';
 import { mountSourcemaps } from './sourcemaps/routes.ts';
 import { mountTracker } from './tracker/routes.ts';
 import { mountIntegrations } from './integrations/routes.ts';
@@ -161,6 +167,9 @@ export const siteDataRemovers: readonly SiteDataRemover[] = [
   { name: 'webhook-secrets', phase: 'stored', tables: ['webhook_secrets'], remove: deleteWebhookSecretsOfSite },
   { name: 'consent-banner', phase: 'stored', tables: ['consent_banners', 'consent_banner_saves'], remove: deleteBannerOfSite },
   { name: 'sourcemaps', phase: 'stored', tables: ['sourcemaps'], remove: deleteSourcemapsOfSite },
+  { name: 'goals', phase: 'stored', tables: ['goals'], remove: deleteGoalsOfSite },
+  { name: 'segments', phase: 'stored', tables: ['segments'], remove: deleteSegmentsOfSite },
+  { name: 'annotations', phase: 'stored', tables: ['annotations'], remove: deleteAnnotationsOfSite },
 ];
 
 /**
@@ -237,6 +246,9 @@ export function createApp(options: CreateAppOptions): SightlineApp {
   mountSpend(h3, context);
   mountWebhooks(h3, context, ingest, metrics);
   mountConsent(h3, context);
+  mountGoals(h3, context);
+  mountSegments(h3, context);
+  mountAnnotations(h3, context);
   mountSourcemaps(h3, context);
   mountTracker(h3);
   const deliveries = startDeliveryWorker({ context, registry: metrics.registry, ...options.deliveries });

@@ -2,7 +2,7 @@
 // activity window's end, the stream's filters and resume cursor. Refusals are the same structured 400s.
 import { parseIsoTimestamp } from '../http/validate.ts';
 import type { ReportFilters, ReportRange } from '../vocabulary/report-filters.ts';
-import { type CommonParams, parseDateRange, parseFilterParams, type QueryValues, single } from '../reading/common-params.ts';
+import { type CommonParams, parseDateRange, parseFilterParams, type QueryValues, refuseReportOnlyFilters, single } from '../reading/common-params.ts';
 import { maxRangeDays } from '../vocabulary/report-filters.ts';
 import { dayMs } from '../vocabulary/periods.ts';
 import { reportErrors } from '../reading/common-param-errors.ts';
@@ -41,6 +41,7 @@ export interface ActivityParams extends Omit<CommonParams, 'range' | 'from' | 't
  * past shows its last hour rather than an empty one.
  */
 export function parseActivityParams(query: QueryValues, now: number): ActivityParams {
+  refuseReportOnlyFilters(query);
   const text = single(query, 'end');
   const givenEndMs = text === undefined ? now : parseIsoTimestamp(text);
   if (givenEndMs === undefined) throw reportErrors.invalidParam('end', 'must be an ISO-8601 timestamp with an offset');
@@ -66,6 +67,7 @@ export interface StreamParams {
 
 /** stream-v2: the common parameters but scope (a stream tails one site), name, anon_id and a resume cursor. */
 export function parseStreamParams(query: QueryValues, lastEventId: string | null): StreamParams {
+  refuseReportOnlyFilters(query);
   if (query.scope !== undefined) throw reportErrors.invalidParam('scope', 'is not a parameter of stream-v2: a stream tails one site (open one stream per site)');
   const range = parseOptionalDateRange(query)?.range;
   const { filters, withInternal } = parseFilterParams(query);

@@ -8,7 +8,7 @@ import { addRoute, type QueryParameterDoc } from '../http/routes.ts';
 import type { IngestService } from '../ingest/service.ts';
 import type { ReadModel } from '../read-model/read-model.ts';
 import { commonParams, cursorParam, dateParams, filterParams, limitParam } from '../reading/common-param-docs.ts';
-import { parseCommonParams, parseLimit, type QueryValues, single } from '../reading/common-params.ts';
+import { parseCommonParams, parseLimit, type QueryValues, refuseReportOnlyFilters, single } from '../reading/common-params.ts';
 import { dateRangeRefusals, filterRefusals, reportAccessRefusals, v2Refusals } from '../reading/common-param-errors.ts';
 import { resolveReportSite, siteIdOf, toReportScope } from '../reading/scope.ts';
 import { resolveSite } from '../access/resolve-access.ts';
@@ -53,6 +53,7 @@ const streamQuery: QueryParameterDoc[] = [
 function v2(context: AppContext, event: H3Event) {
   const site = resolveReportSite(event, context);
   const query = queryOf(event);
+  refuseReportOnlyFilters(query);
   const params = parseCommonParams(query);
   return { query, params, scope: toReportScope(context, site, params.allSites) };
 }

@@ -5,8 +5,10 @@
 // database; a second implementation (ClickHouse) passes the same contract suite (test/read-model/).
 import type { AttributionQuestions } from './attribution-questions.ts';
 import type { BehaviourQuestions } from './behaviour-questions.ts';
+import type { EngagementQuestions } from './engagement-questions.ts';
 import type { EventQuestions } from './event-questions.ts';
 import type { FunnelQuestions } from './funnel-questions.ts';
+import type { GoalQuestions } from './goal-questions.ts';
 import type { PersonQuestions } from './person-questions.ts';
 import type { ReportQuestions } from './report-questions.ts';
 
@@ -16,4 +18,6 @@ export interface ReadModel
     PersonQuestions,
     FunnelQuestions,
     AttributionQuestions,
-    BehaviourQuestions {}
+    BehaviourQuestions,
+    GoalQuestions,
+    EngagementQuestions {}

@@ -22,6 +22,8 @@ export interface CommonParams {
   allSites: boolean;
   filters: ReportFilters;
   withInternal: boolean;
+  /** The segment whose filters were put in (segment=<id>), shown in meta.filters beside them. */
+  segment?: string;
 }
 
 /** One string value, or undefined when absent; a repeated parameter is refused. */
@@ -80,6 +82,16 @@ export function parseFilterParams(query: QueryValues): Omit<CommonParams, 'range
   return { allSites: scope === 'all-sites', filters, withInternal: internal === 'include' };
 }
 
+/**
+ * goal= and segment= are the V2 reports' (src/reports/routes.ts resolves them): an endpoint that does not take them
+ * refuses them rather than answer unfiltered.
+ */
+export function refuseReportOnlyFilters(query: QueryValues): void {
+  for (const name of ['goal', 'segment']) {
+    if (query[name] !== undefined) throw reportErrors.invalidParam(name, 'is taken by the V2 reports only, not by the events endpoints yet');
+  }
+}
+
 /** Every common parameter of the V2 reports and historical event ranges. */
 export function parseCommonParams(query: QueryValues): CommonParams {
   return { ...parseDateRange(query, maxRangeDays), ...parseFilterParams(query) };
@@ -101,6 +113,14 @@ export function parseBoolean(query: QueryValues, name: string): boolean {
 }
 
 /** The filters as the meta reports them (lists, internal, bots). */
-export function appliedFilters(params: Pick<CommonParams, 'filters' | 'withInternal'>): Record<string, unknown> {
-  return { ...params.filters, ...(params.filters.source ? { source: params.filters.source[0] } : {}), internal: params.withInternal ? 'include' : 'exclude', bots: 'exclude' };
+export function appliedFilters(params: Pick<CommonParams, 'filters' | 'withInternal' | 'segment'>): Record<string, unknown> {
+  return {
+    ...params.filters,
+    ...(params.filters.source ? { source: params.filters.source[0] } : {}),
+    // A goal filter shows as the goal's id, as it was asked for (goal=<id>).
+    ...(params.filters.goal ? { goal: params.filters.goal.id } : {}),
+    ...(params.segment !== undefined ? { segment: params.segment } : {}),
+    internal: params.withInternal ? 'include' : 'exclude',
+    bots: 'exclude',
+  };
 }

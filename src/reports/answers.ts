@@ -1,7 +1,8 @@
 // The answer schemas of the report endpoints, defined once: they type the handlers and are published as JSON
 // Schema at GET /v1/schemas and in GET /v1/openapi.json (src/openapi/).
 import * as v from 'valibot';
-import { reportAnswer } from '../reading/meta-answer.ts';
+import { ReportMeta, reportAnswer } from '../reading/meta-answer.ts';
+import { AnnotationAnswer } from '../annotations/answers.ts';
 
 const Count = v.pipe(v.number(), v.integer(), v.minValue(0));
 const Rate = v.pipe(v.number(), v.minValue(0));
@@ -10,8 +11,10 @@ const IsoTime = v.pipe(v.string(), v.isoTimestamp());
 
 
 
-export const SummaryAnswer = reportAnswer(
-  v.strictObject({
+/** summary-v2's meta also lists the annotations of its range that the reader sees (CONTRACT section 10). */
+export const SummaryAnswer = v.strictObject({
+  meta: v.strictObject({ ...ReportMeta.entries, annotations: v.array(AnnotationAnswer) }),
+  data: v.strictObject({
     visitors: Count,
     visits: Count,
     pageviews: Count,
@@ -21,10 +24,24 @@ export const SummaryAnswer = reportAnswer(
     views_per_visit: Rate,
     series: v.array(v.strictObject({ date: DateText, visitors: Count, visits: Count, pageviews: Count })),
   }),
-);
+});
 
 export const PagesAnswer = reportAnswer(
-  v.strictObject({ rows: v.array(v.strictObject({ path: v.string(), visitors: Count, pageviews: Count, entries: Count, exits: Count })) }),
+  v.strictObject({
+    rows: v.array(
+      v.strictObject({
+        path: v.string(),
+        visitors: Count,
+        pageviews: Count,
+        entries: Count,
+        exits: Count,
+        /** Median scroll depth (percent) of the page's engagement events; absent when it has none. */
+        scroll_depth: v.optional(v.pipe(v.number(), v.minValue(0), v.maxValue(100))),
+        /** Median engaged time of the page's engagement events, in seconds (1 decimal); absent when it has none. */
+        time_on_page_s: v.optional(Rate),
+      }),
+    ),
+  }),
 );
 
 export const SourcesAnswer = reportAnswer(
@@ -74,3 +91,20 @@ export type CampaignsAnswer = v.InferOutput<typeof CampaignsAnswer>;
 export type LegacyPageviewsAnswer = v.InferOutput<typeof LegacyPageviewsAnswer>;
 export type LegacyEventsAnswer = v.InferOutput<typeof LegacyEventsAnswer>;
 export type LegacySessionsAnswer = v.InferOutput<typeof LegacySessionsAnswer>;
+
+/** goals-v2 (CONTRACT section 10): one row per goal of the site, in the goals' order. */
+export const GoalsAnswer = reportAnswer(
+  v.strictObject({
+    rows: v.array(
+      v.strictObject({
+        goal_id: v.string(),
+        name: v.string(),
+        visitors: Count,
+        conversions: Count,
+        conversion_rate: v.pipe(v.number(), v.minValue(0), v.maxValue(1)),
+        revenue: v.array(Money),
+      }),
+    ),
+  }),
+);
+export type GoalsAnswer = v.InferOutput<typeof GoalsAnswer>;

@@ -4,6 +4,7 @@ import type { SiteRow } from '../tenants/queries/find-site.ts';
 import type { ReadModel } from '../read-model/read-model.ts';
 import type { ReadScope } from '../read-model/questions.ts';
 import { legacySelection } from '../read-model/report-questions.ts';
+import { engagementType } from '../read-model/engagement-questions.ts';
 import { averageSeconds, ratio } from '../reading/meta.ts';
 import { toDateText } from '../vocabulary/periods.ts';
 import type { ReportRange } from '../vocabulary/report-filters.ts';
@@ -17,10 +18,13 @@ export async function legacyPageviews(readModel: ReadModel, site: SiteRow, range
   return { count: byDay.reduce((sum, day) => sum + day.count, 0), by_day: byDay };
 }
 
-/** Every event type of the range, most events first: no limit, as the legacy shape has none. */
+/**
+ * Every event type of the range, most events first: no limit, as the legacy shape has none. The tracker's engagement
+ * events are measurements of a page, not events a site sends: never listed here (CONTRACT section 10).
+ */
 export async function legacyEvents(readModel: ReadModel, site: SiteRow, range: ReportRange): Promise<LegacyEventsAnswer> {
   const { rows } = await readModel.ranking({ ...legacySelection(scopeOf(site), range), by: 'type', order: 'events', offset: 0, limit: Number.MAX_SAFE_INTEGER });
-  return { by_name: rows.map((row) => ({ name: row.key, count: row.figures.events })) };
+  return { by_name: rows.filter((row) => row.key !== engagementType).map((row) => ({ name: row.key, count: row.figures.events })) };
 }
 
 export async function legacySessions(readModel: ReadModel, site: SiteRow, range: ReportRange): Promise<LegacySessionsAnswer> {

@@ -10,6 +10,12 @@ import type { ReportScope } from '../reading/scope.ts';
 import type { PagesAnswer } from './answers.ts';
 import { selectionOf } from './summary-report.ts';
 
+/** The engagement figures (CONTRACT section 10), from the tracker's engagement events. */
+const engagementMeasures = {
+  scroll_depth: 'median scroll_depth (percent) of the engagement events on the page in the range; absent when none',
+  time_on_page_s: 'median engaged_ms of the engagement events on the page in the range, in seconds (1 decimal); absent when none',
+};
+
 export interface PagesOptions {
   includeParams: boolean;
   limit: number;
@@ -34,6 +40,7 @@ export async function pagesReport(context: AppContext, readModel: ReadModel, sco
     // Later pages answer as of the first page's position, and say so.
     asOf: state ? Number(state.w) : undefined,
   });
+  const engagement = await readModel.pageEngagement({ ...selectionOf(scope, params), by: options.includeParams ? 'page' : 'path', keys: answer.rows.map((row) => row.key) });
   const asOf = state ? Number(state.w) : answer.freshness.position;
   const freshness = state ? { ...answer.freshness, watermarkMs: msOrNull(state.r), projectedThroughMs: msOrNull(state.p) } : answer.freshness;
   const next = answer.more
@@ -43,7 +50,7 @@ export async function pagesReport(context: AppContext, readModel: ReadModel, sco
     meta: buildMeta({
       scope,
       params,
-      measures: withPageVisitors(measuresOf('visitors', 'pageviews', 'entries', 'exits'), true),
+      measures: { ...withPageVisitors(measuresOf('visitors', 'pageviews', 'entries', 'exits'), true), ...engagementMeasures },
       freshness,
       caughtUp: answer.freshness.caughtUp,
       computedFrom: answer.computedFrom,
@@ -53,7 +60,17 @@ export async function pagesReport(context: AppContext, readModel: ReadModel, sco
       now: context.clock.now(),
     }),
     data: {
-      rows: answer.rows.map(({ key, figures }) => ({ path: key, visitors: figures.visitors, pageviews: figures.pageviews, entries: figures.visits, exits: figures.exits })),
+      rows: answer.rows.map(({ key, figures }) => {
+        const engaged = engagement.pages.get(key);
+        return {
+          path: key,
+          visitors: figures.visitors,
+          pageviews: figures.pageviews,
+          entries: figures.visits,
+          exits: figures.exits,
+          ...(engaged ? { scroll_depth: engaged.scrollDepth, time_on_page_s: Math.round(engaged.engagedMs / 100) / 10 } : {}),
+        };
+      }),
     },
   };
 }

@@ -15,6 +15,7 @@ import {
   PagesAnswer,
   SourcesAnswer,
   SummaryAnswer,
+  GoalsAnswer,
 } from './answers.ts';
 import { breakdownDimensions, breakdownReport, parseBreakdownDimension } from './breakdown-report.ts';
 import { campaignsReport } from './campaigns-report.ts';
@@ -27,6 +28,12 @@ import { maxRangeDays } from '../vocabulary/report-filters.ts';
 import { dateRangeRefusals, readStoreRefusals, reportAccessRefusals, v2Refusals } from '../reading/common-param-errors.ts';
 import { prepareCursorSecret } from '../reading/cursor.ts';
 import { resolveReportSite, siteIdOf, toReportScope } from '../reading/scope.ts';
+import { resolveSite } from '../access/resolve-access.ts';
+import { goalFilterOf } from '../goals/site-goals.ts';
+import { ownerIdOf } from '../segments/owner.ts';
+import { withSegmentFilters } from '../segments/segment-filters.ts';
+import { goalsReport } from './goals-report.ts';
+import { annotationsInRange } from '../annotations/range-annotations.ts';
 import { readShareToken, resolveSharedSite } from '../access/share-token.ts';
 import { ApiError } from '../http/errors.ts';
 import { sourcesReport } from './sources-report.ts';
@@ -40,12 +47,29 @@ const queryOf = (event: H3Event) => getQuery(event) as QueryValues;
  */
 function v2(context: AppContext, event: H3Event) {
   const shareToken = readShareToken(event);
-  const site = shareToken === undefined ? resolveReportSite(event, context, { dashboard: true }) : resolveSharedSite(event, context, shareToken, siteIdOf(event));
-  const query = queryOf(event);
+  const reader =
+    shareToken === undefined
+      ? resolveSite(event, context, siteIdOf(event), { scope: 'query:read', dashboard: true })
+      : { caller: undefined, site: resolveSharedSite(event, context, shareToken, siteIdOf(event)) };
+  const { site } = reader;
+  // A share link's reader owns nothing: it sees the site's segments and annotations only.
+  const ownerId = reader.caller ? ownerIdOf(reader.caller) : null;
+  const query = withSegmentFilters(context.db, site, ownerId, queryOf(event));
   const params = parseCommonParams(query);
+  const goal = single(query, 'goal');
+  if (goal !== undefined) params.filters.goal = goalFilterOf(context.db, site.id, goal);
+  const segment = single(queryOf(event), 'segment');
+  if (segment !== undefined) params.segment = segment;
   if (shareToken !== undefined && params.allSites) throw new ApiError(403, 'forbidden_scope', 'A share link reaches its own site only');
-  return { query, params, scope: toReportScope(context, site, params.allSites) };
+  return { query, params, ownerId, scope: toReportScope(context, site, params.allSites) };
 }
+
+/** The V2 reports' parameters: the common ones, a goal (visits that converted on it) and a saved segment. */
+const v2Params = [
+  ...commonParams,
+  { name: 'goal', description: 'Only visits that converted on this goal of the site (its id)' },
+  { name: 'segment', description: 'Apply the filters of this saved segment (its id), exactly as if they were sent' },
+];
 
 function legacy(context: AppContext, event: H3Event) {
   const site = resolveReportSite(event, context, { dashboard: true });
@@ -99,11 +123,11 @@ export function mountReports(app: H3, context: AppContext, readModel: ReadModel)
     path: '/sites/:siteId/reports/summary-v2',
     refusals: v2Refusals,
     summary: 'Visitors, visits, pageviews, events, bounce rate, duration and a daily series',
-    query: commonParams,
+    query: v2Params,
     answer: SummaryAnswer,
     handler: async (event) => {
-      const { params, scope } = v2(context, event);
-      return summaryReport(context, readModel, scope, params);
+      const { params, scope, ownerId } = v2(context, event);
+      return summaryReport(context, readModel, scope, params, annotationsInRange(context.db, scope.site.id, ownerId, params.from, params.to));
     },
   });
   addRoute(app, {
@@ -111,7 +135,7 @@ export function mountReports(app: H3, context: AppContext, readModel: ReadModel)
     path: '/sites/:siteId/reports/pages-v2',
     refusals: v2Refusals,
     summary: 'Pages ranked by pageviews, paged by an opaque cursor',
-    query: [...commonParams, { name: 'include_params', description: 'true keeps the query string (utm_* removed)', schema: { enum: ['true', 'false'] } }, limitParam(10), cursorParam],
+    query: [...v2Params, { name: 'include_params', description: 'true keeps the query string (utm_* removed)', schema: { enum: ['true', 'false'] } }, limitParam(10), cursorParam],
     answer: PagesAnswer,
     handler: async (event) => {
       const { query, params, scope } = v2(context, event);
@@ -124,7 +148,7 @@ export function mountReports(app: H3, context: AppContext, readModel: ReadModel)
     path: '/sites/:siteId/reports/sources-v2',
     refusals: v2Refusals,
     summary: 'Acquisition sources ranked by visits',
-    query: [...commonParams, limitParam(10)],
+    query: [...v2Params, limitParam(10)],
     answer: SourcesAnswer,
     handler: async (event) => {
       const { query, params, scope } = v2(context, event);
@@ -137,7 +161,7 @@ export function mountReports(app: H3, context: AppContext, readModel: ReadModel)
     path: '/sites/:siteId/reports/campaigns-v2',
     refusals: v2Refusals,
     summary: 'UTM campaigns ranked by visits, with conversions and revenue',
-    query: [...commonParams, limitParam(10)],
+    query: [...v2Params, limitParam(10)],
     answer: CampaignsAnswer,
     handler: async (event) => {
       const { query, params, scope } = v2(context, event);
@@ -151,7 +175,7 @@ export function mountReports(app: H3, context: AppContext, readModel: ReadModel)
     versionedOnly: true,
     refusals: v2Refusals,
     summary: 'Visits by one visit dimension (device, browser, os, country, region or city), ranked by visits',
-    query: [{ name: 'by', description: 'The dimension', required: true, schema: { enum: [...breakdownDimensions] } }, ...commonParams, limitParam(10)],
+    query: [{ name: 'by', description: 'The dimension', required: true, schema: { enum: [...breakdownDimensions] } }, ...v2Params, limitParam(10)],
     answer: BreakdownAnswer,
     handler: async (event) => {
       const { query, params, scope } = v2(context, event);
@@ -169,7 +193,7 @@ export function mountReports(app: H3, context: AppContext, readModel: ReadModel)
     query: [
       { name: 'type', description: `The event type (1-${maxPropNameLength} characters)`, required: true },
       { name: 'property', description: `A key of the events' props (1-${maxPropNameLength} characters)`, required: true },
-      ...commonParams,
+      ...v2Params,
       limitParam(10),
     ],
     answer: PropsAnswer,
@@ -178,6 +202,19 @@ export function mountReports(app: H3, context: AppContext, readModel: ReadModel)
       const props = parsePropsQuery(query);
       const limit = parseLimit(query, 10);
       return propsReport(context, readModel, scope, params, props, limit);
+    },
+  });
+  addRoute(app, {
+    method: 'GET',
+    path: '/sites/:siteId/reports/goals-v2',
+    versionedOnly: true,
+    refusals: v2Refusals,
+    summary: 'Each goal of the site: unique conversions, conversions, conversion rate and revenue per currency',
+    query: v2Params,
+    answer: GoalsAnswer,
+    handler: async (event) => {
+      const { params, scope } = v2(context, event);
+      return goalsReport(context, readModel, scope, params);
     },
   });
 }

@@ -14,21 +14,25 @@ export function selectionOf(scope: ReportScope, params: CommonParams): Selection
   return { scope, range: params.range, filters: params.filters, withInternal: params.withInternal };
 }
 
-export async function summaryReport(context: AppContext, readModel: ReadModel, scope: ReportScope, params: CommonParams): Promise<SummaryAnswer> {
+/** `annotations`: those of the range the reader sees (meta.annotations). */
+export async function summaryReport(context: AppContext, readModel: ReadModel, scope: ReportScope, params: CommonParams, annotations: SummaryAnswer['meta']['annotations'] = []): Promise<SummaryAnswer> {
   const { total, days, freshness, computedFrom } = await readModel.summary({ ...selectionOf(scope, params), visitors: true });
   return {
-    meta: buildMeta({
-      scope,
-      params,
-      measures: withPageVisitors(measuresOf('visitors', 'visits', 'pageviews', 'events', 'bounce_rate', 'avg_visit_duration_s', 'views_per_visit'), params.filters.path !== undefined),
-      freshness,
-      caughtUp: freshness.caughtUp,
-      computedFrom,
-      truncated: false,
-      nextCursor: null,
-      limit: null,
-      now: context.clock.now(),
-    }),
+    meta: {
+      ...buildMeta({
+        scope,
+        params,
+        measures: withPageVisitors(measuresOf('visitors', 'visits', 'pageviews', 'events', 'bounce_rate', 'avg_visit_duration_s', 'views_per_visit'), params.filters.path !== undefined),
+        freshness,
+        caughtUp: freshness.caughtUp,
+        computedFrom,
+        truncated: false,
+        nextCursor: null,
+        limit: null,
+        now: context.clock.now(),
+      }),
+      annotations,
+    },
     data: {
       visitors: total.visitors,
       visits: total.visits,

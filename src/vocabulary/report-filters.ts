@@ -1,5 +1,6 @@
 // The filters a question can carry and its range of days: the words the report parameters, the projector and the
 // read model share (CONTRACT section 5).
+import type { GoalFilter } from './goal-rule.ts';
 
 /** The seven list filters and the source filter (CONTRACT section 5), as applied. */
 export interface ReportFilters {
@@ -11,6 +12,8 @@ export interface ReportFilters {
   region?: string[];
   city?: string[];
   path?: string[];
+  /** Only visits that converted on this goal (goal=<id>, CONTRACT section 10): the raw events answer it. */
+  goal?: GoalFilter;
 }
 
 /** The visit filters and the event column each one tests (the stored events and visits name them alike). */

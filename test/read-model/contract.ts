@@ -11,6 +11,8 @@ import { dayOf } from '../../src/vocabulary/periods.ts';
 import { describeAttributionQuestions } from './attribution-contract.ts';
 import { describeBehaviourQuestions } from './behaviour-contract.ts';
 import { describeFunnelQuestions } from './funnel-contract.ts';
+import { describeGoalQuestions } from './goal-contract.ts';
+import { describeEngagementQuestions } from './engagement-contract.ts';
 
 /** A read model over a fresh store holding two sites of one workspace, as an implementation's harness starts it. */
 export interface ReadModelUnderTest {
@@ -85,8 +87,8 @@ function pick<Shown extends Figures>(figures: Shown, names: (keyof Shown)[]): Pa
 }
 
 /** The families of questions the suite has cases for. */
-export type ContractFamily = 'report' | 'event' | 'person' | 'funnel' | 'attribution' | 'behaviour';
-const allFamilies: readonly ContractFamily[] = ['report', 'event', 'person', 'funnel', 'attribution', 'behaviour'];
+export type ContractFamily = 'report' | 'event' | 'person' | 'funnel' | 'attribution' | 'behaviour' | 'goal' | 'engagement';
+const allFamilies: readonly ContractFamily[] = ['report', 'event', 'person', 'funnel', 'attribution', 'behaviour', 'goal', 'engagement'];
 
 /** `families`: the families whose cases run (default: all), for an implementation that answers only some so far. */
 export function describeReadModelContract(implementation: string, start: () => Promise<ReadModelUnderTest>, families: readonly ContractFamily[] = allFamilies): void {
@@ -441,5 +443,7 @@ export function describeReadModelContract(implementation: string, start: () => P
     if (families.includes('funnel')) describeFunnelQuestions(storedFixture);
     if (families.includes('attribution')) describeAttributionQuestions(storedFixture);
     if (families.includes('behaviour')) describeBehaviourQuestions(storedFixture);
+    if (families.includes('goal')) describeGoalQuestions(storedFixture);
+    if (families.includes('engagement')) describeEngagementQuestions(storedFixture);
   });
 }

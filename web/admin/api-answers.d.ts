@@ -83,6 +83,16 @@ export interface Answers {
     };
   };
   "GET /v1/schemas": Record<string, Record<string, unknown>>;
+  "GET /v1/sites/{siteId}/annotations": {
+    annotations: {
+      id: string;
+      site_id: string;
+      date: string;
+      text: string;
+      visibility: "personal" | "site";
+      owner_id: string;
+    }[];
+  };
   "GET /v1/sites/{siteId}/dlq": {
     events: {
       id: string;
@@ -249,6 +259,18 @@ export interface Answers {
       }[];
     };
   };
+  "GET /v1/sites/{siteId}/goals": {
+    goals: {
+      id: string;
+      site_id: string;
+      name: string;
+      kind: "pageview" | "event";
+      path?: string;
+      event_type?: string;
+      props?: Record<string, string>;
+      created_at: string;
+    }[];
+  };
   "GET /v1/sites/{siteId}/pageviews": {
     count: number;
     by_day: {
@@ -336,6 +358,51 @@ export interface Answers {
         visitors: number;
         visits: number;
         conversions: number;
+        revenue: {
+          currency: string;
+          amount: string;
+        }[];
+      }[];
+    };
+  };
+  "GET /v1/sites/{siteId}/reports/goals-v2": {
+    meta: {
+      scope: {
+        site_id: string;
+      } | {
+        workspace: string;
+        all_sites: true;
+      };
+      range: {
+        from: string;
+        to: string;
+      };
+      timezone: "UTC";
+      filters: Record<string, string | string[]>;
+      measures: Record<string, string>;
+      freshness: {
+        watermark: string | null;
+        projected_through: string | null;
+      };
+      completeness: {
+        complete: boolean;
+        reason?: string;
+      };
+      warnings: string[];
+      truncated: boolean;
+      cursor: {
+        next: string | null;
+      };
+      limit: number | null;
+      computed_from: "rollups" | "events" | "event_log";
+    };
+    data: {
+      rows: {
+        goal_id: string;
+        name: string;
+        visitors: number;
+        conversions: number;
+        conversion_rate: number;
         revenue: {
           currency: string;
           amount: string;
@@ -463,6 +530,8 @@ export interface Answers {
         pageviews: number;
         entries: number;
         exits: number;
+        scroll_depth?: number;
+        time_on_page_s?: number;
       }[];
     };
   };
@@ -617,6 +686,14 @@ export interface Answers {
       };
       limit: number | null;
       computed_from: "rollups" | "events" | "event_log";
+      annotations: {
+        id: string;
+        site_id: string;
+        date: string;
+        text: string;
+        visibility: "personal" | "site";
+        owner_id: string;
+      }[];
     };
     data: {
       visitors: number;
@@ -633,6 +710,17 @@ export interface Answers {
         pageviews: number;
       }[];
     };
+  };
+  "GET /v1/sites/{siteId}/segments": {
+    segments: {
+      id: string;
+      site_id: string;
+      name: string;
+      filters: Record<string, string>;
+      visibility: "personal" | "site";
+      owner_id: string;
+      created_at: string;
+    }[];
   };
   "GET /v1/sites/{siteId}/sessions": {
     count: number;
@@ -1032,6 +1120,33 @@ export interface Answers {
     disabled_at: string | null;
     operator: boolean;
   };
+  "PATCH /v1/sites/{siteId}/annotations/{id}": {
+    id: string;
+    site_id: string;
+    date: string;
+    text: string;
+    visibility: "personal" | "site";
+    owner_id: string;
+  };
+  "PATCH /v1/sites/{siteId}/goals/{id}": {
+    id: string;
+    site_id: string;
+    name: string;
+    kind: "pageview" | "event";
+    path?: string;
+    event_type?: string;
+    props?: Record<string, string>;
+    created_at: string;
+  };
+  "PATCH /v1/sites/{siteId}/segments/{id}": {
+    id: string;
+    site_id: string;
+    name: string;
+    filters: Record<string, string>;
+    visibility: "personal" | "site";
+    owner_id: string;
+    created_at: string;
+  };
   "PATCH /v1/workspaces/{slug}": {
     id: string;
     name: string;
@@ -1142,6 +1257,14 @@ export interface Answers {
     quarantined: number;
     dropped: number;
   };
+  "POST /v1/sites/{siteId}/annotations": {
+    id: string;
+    site_id: string;
+    date: string;
+    text: string;
+    visibility: "personal" | "site";
+    owner_id: string;
+  };
   "POST /v1/sites/{siteId}/dlq/{eventId}/replay": {
     id: string;
     replayed_at: string;
@@ -1183,6 +1306,25 @@ export interface Answers {
       }[];
       received_at: string;
     }[];
+  };
+  "POST /v1/sites/{siteId}/goals": {
+    id: string;
+    site_id: string;
+    name: string;
+    kind: "pageview" | "event";
+    path?: string;
+    event_type?: string;
+    props?: Record<string, string>;
+    created_at: string;
+  };
+  "POST /v1/sites/{siteId}/segments": {
+    id: string;
+    site_id: string;
+    name: string;
+    filters: Record<string, string>;
+    visibility: "personal" | "site";
+    owner_id: string;
+    created_at: string;
   };
   "POST /v1/sites/{siteId}/share-links": {
     id: string;

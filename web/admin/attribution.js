@@ -9,6 +9,7 @@ import { column, TablePanel } from './table.js';
 import { useAnswer } from './use-answer.js';
 import { PageState, usePages } from './use-pages.js';
 import { isoDay } from './view-state.js';
+import { MoneyLines, formatRatio, formatRoi } from './format.js';
 /** @import { AttributionAnswer, Column, Loaded, Money, RoiCompareAnswer, WorkspaceRef } from './types.js' */
 
 export const attributionModels = ['last_touch', 'first_touch', 'last_non_direct', 'linear', 'position_based', 'time_decay'];
@@ -17,8 +18,10 @@ const dayMs = 86_400_000;
 const label = (value) => value ?? '–';
 /** @param {Money[]} list */
 const moneyText = (list) => list.map((money) => `${money.amount} ${money.currency}`).join(', ') || '–';
-/** @param {number | null | undefined} value */
-const ratioText = (value) => (value === null || value === undefined ? '–' : value.toFixed(2));
+/** ROAS as "3.4×", in the visitor's locale. @param {number | null | undefined} value */
+const ratioText = (value) => (value === null || value === undefined ? '–' : formatRatio(value));
+/** ROI (a fraction: 19.7778) as a percentage, "1,977.8%". @param {number | null | undefined} value */
+const roiText = (value) => (value === null || value === undefined ? '–' : formatRoi(value));
 /** @param {string} text a decimal */
 const signed = (text) => (text.startsWith('-') ? text : `+${text}`);
 
@@ -28,7 +31,8 @@ const totalColumns = [
   column('Medium', (row) => row.medium, label),
   column('Campaign', (row) => row.campaign, label),
   column('Conversions', (row) => row.conversions, (value) => String(Number(value.toFixed(6)))),
-  column('Revenue', (row) => moneyText(row.revenue), (value) => value),
+  // One line per currency, never one wrapped list.
+  { label: 'Revenue', value: (row) => moneyText(row.revenue), render: (row) => html`<${MoneyLines} list=${row.revenue} />` },
 ];
 
 /** @param {{ answer: Loaded<RoiCompareAnswer> }} props */
@@ -50,7 +54,7 @@ function RoiTable({ answer }) {
           <td class="number">${row.revenue}<div class="delta flat">${delta ? signed(delta.revenue) : ''}</div></td>
           <td class="number">${row.conversions}</td>
           <td class="number">${ratioText(row.roas)}</td>
-          <td class="number">${ratioText(row.roi)}</td>
+          <td class="number">${roiText(row.roi)}</td>
         </tr>`;
       })}
     </tbody>

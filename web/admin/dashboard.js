@@ -20,6 +20,13 @@ import { SnippetLine } from './site-settings.js';
 import { hasScope, session } from './api.js';
 import { column, formatNumber, formatPercent, TablePanel } from './table.js';
 import { useAnswer } from './use-answer.js';
+import { AnnotationStrip } from './annotations.js';
+import { DetailsButton } from './details.js';
+import { CountryLabel, MoneyLines, countryName, formatDuration, moneyText } from './format.js';
+import { GoalSettings, GoalsPanel } from './goals.js';
+import { SegmentBar } from './segments.js';
+import { SourceLabel } from './source-icon.js';
+import { WorldMap } from './world-map.js';
 import { compareModes, periods, rangeOf, reportQuery, updateView, view } from './view-state.js';
 /** @import { Answers, Column, ReportName, Site, WorkspaceRef } from './types.js' */
 /** @import { Range, View } from './view-state.js' */
@@ -86,7 +93,9 @@ function FilterChips({ filters }) {
  *   theme: string, siteInfo?: Site }} props
  */
 function Overview({ site, range, filters, compare, compareLabel, theme, siteInfo }) {
-  const current = useAnswer(`${reportPath(site, 'summary-v2')}?${reportQuery(range, filters)}`, reportSchema('summary-v2'));
+  // Read again after an annotation is added (its meta lists them).
+  const [version, setVersion] = useState(0);
+  const current = useAnswer(`${reportPath(site, 'summary-v2')}?${reportQuery(range, filters)}${version ? `&_=${version}` : ''}`, reportSchema('summary-v2'));
   const previous = useAnswer(compare ? `${reportPath(site, 'summary-v2')}?${reportQuery(range.previous, filters)}` : '', reportSchema('summary-v2'));
   if (current.status === 'loading') return html`<section class="panel overview"><p class="state">Loading…</p></section>`;
   if (current.status === 'error') return html`<section class="panel overview"><p class="state error" role="alert">${current.error}</p></section>`;
@@ -100,6 +109,7 @@ function Overview({ site, range, filters, compare, compareLabel, theme, siteInfo
     ${data.events === 0 && data.visits === 0 ? html`<p class="state">No visits in this period yet.</p>` : null}
     ${data.events === 0 && data.visits === 0 && !shared ? html`<${SnippetLine} site=${siteInfo ?? { id: site, cookieless: true }} known=${siteInfo !== undefined} />` : null}
     <${VisitsChart} series=${data.series} previous=${before?.series} previousLabel=${`Visitors, ${compareLabel.toLowerCase()}`} theme=${theme} />
+    ${shared ? null : html`<${AnnotationStrip} site=${site} days=${data.series.map((day) => day.date)} annotations=${current.data.meta.annotations} onAdded=${() => setVersion(version + 1)} />`}
     ${warnings.length > 0 ? html`<ul class="warnings">${warnings.map((warning) => html`<li>${warning}</li>`)}</ul>` : null}
   </section>`;
 }
@@ -112,7 +122,12 @@ function Overview({ site, range, filters, compare, compareLabel, theme, siteInfo
  * @returns {Column<Record<Key, string> & { visitors: number, visits: number, bounce_rate: number }>[]}
  */
 const visitColumns = (label, key) => [
-  column(label, (row) => row[key]),
+  // Countries by name and flag, sources with their avatar: the filter still takes the code or host.
+  key === 'value' && label === 'Country'
+    ? { label, value: (row) => row[key], text: (row) => countryName(row[key]), render: (row) => html`<${CountryLabel} code=${row[key]} />` }
+    : key === 'source'
+      ? { label, value: (row) => row[key], render: (row) => html`<${SourceLabel} source=${row[key]} />` }
+      : column(label, (row) => row[key]),
   column('Visitors', (row) => row.visitors, formatNumber),
   column('Visits', (row) => row.visits, formatNumber),
   column('Bounce', (row) => row.bounce_rate, formatPercent),
@@ -125,6 +140,8 @@ const pageColumns = [
   column('Views', (row) => row.pageviews, formatNumber),
   column('Entries', (row) => row.entries, formatNumber),
   column('Exits', (row) => row.exits, formatNumber),
+  column('Scroll', (row) => row.scroll_depth ?? null, (value) => (value === null ? '–' : `${Math.round(value)}%`)),
+  column('Time', (row) => row.time_on_page_s ?? null, (value) => (value === null ? '–' : formatDuration(value))),
 ];
 
 /** @type {Column<Answers['GET /v1/sites/{siteId}/reports/campaigns-v2']['data']['rows'][number]>[]} */
@@ -133,7 +150,8 @@ const campaignColumns = [
   column('Visitors', (row) => row.visitors, formatNumber),
   column('Visits', (row) => row.visits, formatNumber),
   column('Conversions', (row) => row.conversions, formatNumber),
-  column('Revenue', (row) => row.revenue.map((money) => `${money.amount} ${money.currency}`).join(', ') || '–', (value) => value),
+  // One line per currency: never "502.00 EUR, 319.00 USD" wrapped over four lines.
+  { label: 'Revenue', value: (row) => row.revenue.map((money) => `${money.amount} ${money.currency}`).join('; '), text: (row) => moneyText(row.revenue), render: (row) => html`<${MoneyLines} list=${row.revenue} />` },
 ];
 
 /**
@@ -155,6 +173,8 @@ export function Dashboard({ state, theme, workspace, siteInfo }) {
   const readsBeyondReports = !shared && hasScope('query:read');
   // The page whose flow is shown (from a row of Pages); journeys, page flow and retention are not shared.
   const [flowPath, setFlowPath] = useState('');
+  // The Goals panel reads goals-v2 again after the settings change a goal.
+  const [goalsVersion, setGoalsVersion] = useState(0);
   useEffect(() => {
     /** @param {KeyboardEvent} event */
     const onKey = (event) => {
@@ -169,6 +189,8 @@ export function Dashboard({ state, theme, workspace, siteInfo }) {
   }, []);
   /** @param {Record<string, string | number>} [extra] */
   const query = (extra) => reportQuery(range, filters, extra);
+  // The events endpoints refuse goal= (a V2 report's filter): they get the other filters.
+  const { goal: _goal, ...eventFilters } = filters;
   /** @param {string} by @param {string} title @param {string} label */
   const breakdown = (by, title, label) => html`<${TablePanel}
     title=${title}
@@ -178,10 +200,14 @@ export function Dashboard({ state, theme, workspace, siteInfo }) {
     columns=${visitColumns(label, 'value')}
     filter=${by}
     onFilter=${onFilter}
+    details=${html`<${DetailsButton} title=${title} path=${`${reportPath(site, 'breakdown-v2')}?${query({ by })}`} schema=${reportSchema('breakdown-v2')} rowsOf=${reportRows} columns=${visitColumns(label, 'value')} />`}
   />`;
   return html`<div class="dashboard">
     <${PeriodPicker} state=${state} range=${range} />
-    <${FilterChips} filters=${filters} />
+    <div class="filter-bar">
+      <${FilterChips} filters=${filters} />
+      ${shared ? null : html`<${SegmentBar} site=${site} filters=${filters} onApply=${(/** @type {Record<string, string>} */ next) => updateView({ filters: next })} />`}
+    </div>
     <${Overview} site=${site} range=${range} filters=${filters} compare=${compare} compareLabel=${compareModes.find((mode) => mode.id === state.compare)?.label ?? ''} theme=${theme} siteInfo=${siteInfo} />
     <div class="grid">
       <${TablePanel}
@@ -193,6 +219,7 @@ export function Dashboard({ state, theme, workspace, siteInfo }) {
         filter="path"
         onFilter=${onFilter}
         rowAction=${shared ? undefined : { label: 'Flow', describe: (/** @type {{ path: string }} */ row) => `Flow of ${row.path}`, act: (/** @type {{ path: string }} */ row) => setFlowPath(row.path) }}
+        details=${html`<${DetailsButton} title="Pages" path=${`${reportPath(site, 'pages-v2')}?${query()}`} schema=${reportSchema('pages-v2')} rowsOf=${reportRows} columns=${pageColumns} />`}
       />
       ${flowPath && !shared
         ? html`<section class="panel"><${PageFlowPopover} site=${site} range=${range} filters=${filters} path=${flowPath} onClose=${() => setFlowPath('')} /></section>`
@@ -205,6 +232,7 @@ export function Dashboard({ state, theme, workspace, siteInfo }) {
         columns=${visitColumns('Source', 'source')}
         filter="source"
         onFilter=${onFilter}
+        details=${html`<${DetailsButton} title="Sources" path=${`${reportPath(site, 'sources-v2')}?${query()}`} schema=${reportSchema('sources-v2')} rowsOf=${reportRows} columns=${visitColumns('Source', 'source')} />`}
       />
       <${TablePanel}
         title="Campaigns"
@@ -212,8 +240,11 @@ export function Dashboard({ state, theme, workspace, siteInfo }) {
         schema=${reportSchema('campaigns-v2')}
         rowsOf=${reportRows}
         columns=${campaignColumns}
+        details=${html`<${DetailsButton} title="Campaigns" path=${`${reportPath(site, 'campaigns-v2')}?${query()}`} schema=${reportSchema('campaigns-v2')} rowsOf=${reportRows} columns=${campaignColumns} />`}
       />
+      <${GoalsPanel} site=${site} range=${range} filters=${filters} onFilter=${onFilter} version=${goalsVersion} />
       ${breakdown('country', 'Countries', 'Country')}
+      <${WorldMap} site=${site} range=${range} filters=${filters} onFilter=${onFilter} />
       ${breakdown('device', 'Devices', 'Device')}
       ${breakdown('browser', 'Browsers', 'Browser')}
       ${breakdown('os', 'Operating systems', 'Operating system')}
@@ -225,6 +256,10 @@ export function Dashboard({ state, theme, workspace, siteInfo }) {
     ${!readsBeyondReports || !workspace ? null : html`<${FunnelPanel} site=${site} workspace=${workspace} range=${range} filters=${filters} />`}
     ${shared ? null : html`<div class="grid"><${JourneysPanel} site=${site} range=${range} filters=${filters} /><${RetentionPanel} site=${site} range=${range} /></div>`}
     ${readsBeyondReports ? html`<${EventsSection} site=${site} range=${range} filters=${filters} />` : null}
+    ${shared ? null : html`<${GoalSettings} site=${site} range=${range} onChanged=${() => setGoalsVersion(goalsVersion + 1)} />`}
+    ${shared || !workspace ? null : html`<${FunnelPanel} site=${site} workspace=${workspace} range=${range} filters=${filters} />`}
+    ${shared ? null : html`<${EventsSection} site=${site} range=${range} filters=${eventFilters} />`}
+    ${shared || !filters.goal ? null : html`<p class="hint">The events below are not filtered by the goal (the events endpoints do not take it yet).</p>`}
     ${kind === 'api_key' && canShare && workspace
       ? html`<section class="panel"><header class="panel-head"><h2>Consent banner</h2></header><${ConsentPanel} workspace=${workspace} site=${{ id: site }} /></section>`
       : null}

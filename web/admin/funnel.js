@@ -7,6 +7,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { html, onValue } from './html.js';
 import { api, messageOf, schemaKey } from './api.js';
 import { formatNumber, formatPercent } from './table.js';
+import { FactorSentences, StepOptions, unknownStep, useStepOptions } from './funnel-insights.js';
 /** @import { CorrelationAnswer, ExplanationAnswer, FunnelAnswer, WorkspaceRef } from './types.js' */
 /** @import { Range } from './view-state.js' */
 
@@ -82,7 +83,8 @@ function Transition({ base, run, from }) {
   if (panels.status === 'error') return html`<p class="state error" role="alert">${panels.error}</p>`;
   const { converted, dropped, time_to_convert, next_events_of_dropped } = panels.explanation.data;
   const { factors } = panels.correlation.data;
-  const warnings = [...panels.correlation.meta.warnings, ...panels.explanation.meta.warnings];
+  // Both answers may carry the same warning: printed once.
+  const warnings = [...new Set([...panels.correlation.meta.warnings, ...panels.explanation.meta.warnings])];
   return html`<div class="transition">
     <h3>Step ${from} → ${from + 1}</h3>
     <p class="explanation"><strong data-testid="converted">${formatNumber(converted)}</strong> went on, <strong data-testid="dropped">${formatNumber(dropped)}</strong> dropped; time to convert: median ${secondsText(time_to_convert.p50)}, 90th percentile ${secondsText(time_to_convert.p90)}.</p>
@@ -94,10 +96,7 @@ function Transition({ base, run, from }) {
         </table>`
       : null}
     ${factors.length > 0
-      ? html`<table class="factors"><caption>Factors, strongest first</caption>
-          <thead><tr><th scope="col">Factor</th><th scope="col" class="number">Went on</th><th scope="col" class="number">Dropped</th><th scope="col" class="number">Odds ratio</th><th scope="col" class="number">Success</th></tr></thead>
-          <tbody>${factors.map((factor) => html`<tr><th scope="row" class="label">${factor.dimension}: ${factor.value}</th><td class="number">${factor.converted}</td><td class="number">${factor.dropped}</td><td class="number">${factor.odds_ratio}</td><td class="number">${formatPercent(factor.success_rate)}</td></tr>`)}</tbody>
-        </table>`
+      ? html`<${FactorSentences} factors=${factors} converted=${converted} dropped=${dropped} />`
       : html`<p class="state">No factor has the 10 people a comparison needs.</p>`}
   </div>`;
 }
@@ -111,6 +110,8 @@ export function FunnelPanel({ site, workspace, range, filters }) {
   // The step a transition's panels are shown for (k: k → k+1).
   const [transition, setTransition] = useState(/** @type {number | null} */ (null));
   const base = `/v1/workspaces/${encodeURIComponent(workspace.slug)}/analysis/funnels-v2`;
+  const stepOptions = useStepOptions(site, range);
+  const problems = steps.map((step) => unknownStep(step, stepOptions));
   /** @param {number} index @param {Partial<StepInput>} change */
   const setStep = (index, change) => setSteps(steps.map((step, at) => (at === index ? { ...step, ...change } : step)));
   /** @param {Event} event */
@@ -130,11 +131,13 @@ export function FunnelPanel({ site, workspace, range, filters }) {
   return html`<section class="panel funnel">
     <header class="panel-head"><h2>Funnel</h2><span class="hint">over the period and filters above</span></header>
     <form class="funnel-form" onSubmit=${submit}>
+      <${StepOptions} types=${stepOptions.types} paths=${stepOptions.paths} />
       <ol class="funnel-steps">
         ${steps.map(
           (step, index) => html`<li key=${index}>
-            <label>Event <input name=${`step-type-${index + 1}`} value=${step.type} onInput=${onValue((type) => setStep(index, { type }))} required maxlength="64" /></label>
-            <label>Path <input name=${`step-path-${index + 1}`} value=${step.path} placeholder="any, or /docs*" onInput=${onValue((path) => setStep(index, { path }))} /></label>
+            <label>Event <input name=${`step-type-${index + 1}`} list="funnel-types" value=${step.type} onInput=${onValue((type) => setStep(index, { type }))} required maxlength="64" /></label>
+            <label>Path <input name=${`step-path-${index + 1}`} list="funnel-paths" value=${step.path} placeholder="any, or /docs*" onInput=${onValue((path) => setStep(index, { path }))} /></label>
+            ${problems[index] ? html`<span class="hint warning step-problem" role="status">${problems[index]}</span>` : null}
             ${steps.length > 2 ? html`<button type="button" class="link" aria-label=${`Remove step ${index + 1}`} onClick=${() => setSteps(steps.filter((_, at) => at !== index))}>×</button>` : null}
           </li>`,
         )}

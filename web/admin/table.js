@@ -35,16 +35,20 @@ const rankedText = (value) => (value === null || value === '' ? '(none)' : Strin
  * @template Row
  * @param {{ title: string, path: string, schema: Key, columns: Column<Row>[], rowsOf: (answer: Answers[Key]) => Row[],
  *   filter?: string, onFilter?: (name: string, value: string) => void,
- *   rowAction?: { label: string, describe: (row: Row) => string, act: (row: Row) => void } }} props
+ *   rowAction?: { label: string, describe: (row: Row) => string, act: (row: Row) => void }, details?: import('preact').ComponentChildren }} props
+ *   details: a control beside the CSV export (the panel's Details drill-down)
  */
-export function TablePanel({ title, path, schema, columns, filter, onFilter, rowsOf, rowAction }) {
+export function TablePanel({ title, path, schema, columns, filter, onFilter, rowsOf, rowAction, details }) {
   const answer = useAnswer(path, schema);
   const rows = answer.status === 'ready' ? rowsOf(answer.data) : [];
+  // A bar behind each row, as long as its second column's share of the largest (reading comfort).
+  const measure = columns[1];
+  const top = Math.max(1, ...rows.map((row) => Number(measure?.value(row)) || 0));
   const exportCsv = () => downloadCsv(`${title.toLowerCase().replaceAll(/\W+/g, '-')}.csv`, columns.map((column) => column.label), rows.map((row) => columns.map((column) => column.value(row))));
   return html`<section class="panel" aria-busy=${answer.status === 'loading'}>
     <header class="panel-head">
       <h2>${title}</h2>
-      ${answer.status === 'ready' && rows.length > 0 ? html`<button type="button" class="link" onClick=${exportCsv}>CSV</button>` : null}
+      ${answer.status === 'ready' && rows.length > 0 ? html`<span class="panel-actions">${details ?? null}<button type="button" class="link" onClick=${exportCsv}>CSV</button></span>` : null}
     </header>
     ${answer.status === 'loading' ? html`<p class="state">Loading…</p>` : null}
     ${answer.status === 'error' ? html`<p class="state error" role="alert">${answer.error}</p>` : null}
@@ -58,14 +62,15 @@ export function TablePanel({ title, path, schema, columns, filter, onFilter, row
               const clickable = filter && label !== null && label !== '';
               const choose = () => filter && onFilter?.(filter, String(label));
               return html`<tr
-                class=${clickable ? 'clickable' : ''}
+                class=${clickable ? 'clickable bar-row' : 'bar-row'}
+                style=${{ '--bar': `${((Number(measure?.value(row)) || 0) / top) * 100}%` }}
                 tabindex=${clickable ? 0 : undefined}
                 title=${clickable ? `Filter by ${filter}` : undefined}
                 onClick=${clickable ? choose : undefined}
                 onKeyDown=${clickable ? (/** @type {KeyboardEvent} */ event) => event.key === 'Enter' && choose() : undefined}
               >
                 ${columns.map((column, index) => {
-                  const text = column.text ? column.text(row) : rankedText(column.value(row));
+                  const text = column.render ? column.render(row) : column.text ? column.text(row) : rankedText(column.value(row));
                   return index ? html`<td class="number">${text}</td>` : html`<th scope="row" class="label">${text}</th>`;
                 })}
                 ${rowAction

@@ -13,7 +13,7 @@ import { signal } from '@preact/signals';
  * @typedef {{ from: string, to: string, days: number, previous: { from: string, to: string } }} Range
  */
 
-export const filterNames = ['source', 'path', 'country', 'region', 'city', 'device', 'browser', 'os'];
+export const filterNames = ['source', 'path', 'country', 'region', 'city', 'device', 'browser', 'os', 'goal'];
 export const periods = [
   { id: 'today', label: 'Today', key: 't' },
   { id: '7d', label: 'Last 7 days', key: 'w' },

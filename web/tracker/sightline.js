@@ -43,7 +43,8 @@
       bytes[6] = (bytes[6] & 15) | 64;
       bytes[8] = (bytes[8] & 63) | 128;
       return [].map.call(bytes, function (byte, index) {
-        return (index == 4 || index == 6 || index == 8 || index == 10 ? '-' : '') + (byte + 256).toString(16).slice(1);
+        // A dash before bytes 4, 6, 8 and 10 (the bits of 0x550).
+        return ((0x550 >> index) & 1 ? '-' : '') + (byte + 256).toString(16).slice(1);
       }).join('');
     };
 
@@ -83,8 +84,8 @@
       deliver(JSON.stringify(event), 0);
     };
 
-    var track = function (type, props, options) {
-      var url = clip(loc.href, 2048);
+    var track = function (type, props, options, page) {
+      var url = clip(page || loc.href, 2048);
       if (optedOut || !site || !typePattern.test(type) || !/^https?:/.test(url)) return;
       var event = {
         id: uuid(),
@@ -102,11 +103,30 @@
       send(event);
     };
 
+    // Engagement (docs/tracker.md): the time a page was visible with input (scroll, key, pointer) in the last 15 s, and
+    // how far down it was seen, sent once per page as `engagement` when it is hidden or left for another SPA page
+    // (`leave` is true; an input or visibilitychange passes its DOM event, which is not > 0).
+    var engagedMs, activeUntil, since, depth, engagedPage;
+    var active = function (leave) {
+      var now = Date.now();
+      engagedMs += Math.min(now, activeUntil) - since;
+      since = now;
+      // A hidden page holds no attention: the time after it was hidden never counts.
+      activeUntil = now + !d.hidden * 15000;
+      if (leave > 0 || d.hidden) {
+        if (engagedPage) track('engagement', { scroll_depth: depth, engaged_ms: engagedMs }, 0, engagedPage);
+        engagedPage = engagedMs = depth = 0;
+      }
+      depth = Math.max(depth, Math.min(100, ((scrollY + innerHeight) * 100) / d.body.scrollHeight) | 0);
+    };
+
     var pageview = function () {
       var page = hashRoutes ? loc.href : loc.href.split('#')[0];
       if (page == lastPage) return;
       if (lastPage) referrer = lastPage;
       lastPage = page;
+      active(true);
+      engagedPage = page;
       track('pageview');
     };
 
@@ -158,6 +178,9 @@
         }
       }
     };
+    listen(d, 'scroll', active, true);
+    listen(d, 'keydown', active, true);
+    listen(d, 'visibilitychange', active);
     // A middle click opens a link too, and fires auxclick rather than click.
     listen(d, 'click', clicked, true);
     listen(d, 'auxclick', clicked, true);

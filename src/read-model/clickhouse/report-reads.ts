@@ -80,6 +80,8 @@ export function createClickHouseReportReads({ clickhouse, waitForShipping, delet
     const endMs = (question.range.toDay + 1) * dayMs;
     const filters = question.filters;
     const deletions = deletionsOf(question.scope.siteIds);
+    // Not carried over ClickHouse yet (the contract's goal family runs against SQLite only): refused, never ignored.
+    if (filters.goal !== undefined) throw new Error('The goal filter is not answered over ClickHouse yet');
     const keys = keyColumns(grouping);
     const visitFiltered = Object.keys(visitFilterColumns).some((name) => filters[name as keyof typeof visitFilterColumns] !== undefined);
     const needsVisit = visitFiltered || !['all', 'day', 'path', 'type'].includes(grouping.by);
@@ -182,6 +184,7 @@ export function createClickHouseReportReads({ clickhouse, waitForShipping, delet
     },
 
     async propValues(question) {
+      if (question.filters.goal !== undefined) throw new Error('The goal filter is not answered over ClickHouse yet');
       const caughtUp = await waitForShipping();
       const startMs = question.range.fromDay * dayMs;
       const endMs = (question.range.toDay + 1) * dayMs;

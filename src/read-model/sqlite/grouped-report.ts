@@ -9,6 +9,7 @@ import type { ReportFilters } from '../../vocabulary/report-filters.ts';
 import { listVisitorsNewerThan } from '../../event-store/queries/raw-window-events.ts';
 import { rawGroups, toGroupedReport } from './raw-grouped.ts';
 import { loadRawVisits } from './raw-visits.ts';
+import { convertedVisits } from './goal-conversions.ts';
 import { emptyCounters, fieldCount } from '../../rollup-format/counter-shard.ts';
 import { readRollups, type RollupRequest } from './rollup-grouped.ts';
 
@@ -32,7 +33,9 @@ const pathPart = (page: string) => page.split('?', 1)[0]!;
 /** The rollup read that answers the query, or undefined when only raw events can. */
 export function planRollupRead(selection: ReportSelection, grouping: Grouping): RollupRequest | undefined {
   const filters = selection.filters;
-  const active = activeFilters(filters);
+  // A goal selects visits by what they did, which no rollup carries.
+  if (filters.goal !== undefined) return undefined;
+  const active = activeFilters(filters) as Exclude<FilterName, 'goal'>[];
   if (active.length > 1) return undefined;
   const [only] = active;
   const onlyDim = only === undefined ? undefined : only === 'path' ? Dim.path : visitDimByFilter[only];
@@ -58,7 +61,9 @@ function rawReport(db: Db, selection: ReportSelection, grouping: Grouping, maxSe
     maxSeq,
     visitors,
   });
-  return rawGroups(visits, selection.range, selection.filters, grouping);
+  const goal = selection.filters.goal;
+  const selected = goal ? convertedVisits(db, selection.siteIds, visits, goal.rule, maxSeq) : visits;
+  return rawGroups(selected, selection.range, selection.filters, grouping);
 }
 
 /**

@@ -14,7 +14,8 @@ export interface RawGroup extends GroupTotals {
   visitors: Set<string>;
 }
 
-function matchesVisitFilters(entry: RawEventRow, filters: ReportFilters): boolean {
+/** Whether a visit's first event passes the visit filters (source, device, browser, os, country, region, city). */
+export function matchesVisitFilters(entry: RawEventRow, filters: ReportFilters): boolean {
   for (const [name, column] of Object.entries(visitFilterColumns) as [keyof typeof visitFilterColumns, keyof RawEventRow][]) {
     const wanted = filters[name];
     if (wanted && !wanted.includes(entry[column] as string)) return false;

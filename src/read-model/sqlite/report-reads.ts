@@ -12,6 +12,10 @@ import type { GroupTotals, ReportSelection } from './grouping.ts';
 import { groupedReport } from './grouped-report.ts';
 import { countPropValues } from './queries/prop-value-counts.ts';
 import { rankRows } from './ranked-rows.ts';
+import { convertedVisits } from './goal-conversions.ts';
+import { loadRawVisits } from './raw-visits.ts';
+import { readProjectorPosition } from '../../projector/queries/projector-state.ts';
+import type { GoalRule } from '../../vocabulary/goal-rule.ts';
 import { type Freshness, inSnapshot, readFreshness } from './snapshot.ts';
 
 export interface SqliteReadOptions {
@@ -84,6 +88,14 @@ function boundsOf(range: ReportRange): { start_ms: number; end_ms: number } {
 /** A row shows when anything of it counts in the range (a group whose counts all cancel out has none). */
 const counts = (counters: Counters) => counters[field.events]! + counters[field.visits]! + counters[field.exits]! > 0;
 
+/** The seqs of every event of the visits that converted on a goal (as of the projector's position). */
+function goalVisitSeqs(db: Db, question: Selection, rule: GoalRule): number[] {
+  const maxSeq = readProjectorPosition(db);
+  const { siteIds } = question.scope;
+  const visits = loadRawVisits(db, { siteIds, fromDay: question.range.fromDay, toDay: question.range.toDay, withInternal: question.withInternal, maxSeq });
+  return convertedVisits(db, siteIds, visits, rule, maxSeq).flatMap((visit) => visit.events.map((event) => event.seq));
+}
+
 export function createSqliteReportReads({ db, waitForProjection }: SqliteReadOptions): ReportQuestions {
   return {
     async summary(question) {
@@ -122,9 +134,11 @@ export function createSqliteReportReads({ db, waitForProjection }: SqliteReadOpt
 
     async propValues(question) {
       // Read from the event log: only a visit filter needs the projector (its visits), as on the event endpoints.
-      const caughtUp = visitFilterNames.some((name) => question.filters[name] !== undefined) ? await waitForProjection() : true;
+      const needsVisits = question.filters.goal !== undefined || visitFilterNames.some((name) => question.filters[name] !== undefined);
+      const caughtUp = needsVisits ? await waitForProjection() : true;
       return inSnapshot(db, () => {
         const rows = countPropValues(db, {
+          only_seqs: question.filters.goal ? JSON.stringify(goalVisitSeqs(db, question, question.filters.goal.rule)) : null,
           site_ids: JSON.stringify(question.scope.siteIds),
           ...boundsOf(question.range),
           ...toEventFilterParams(question.filters, question.withInternal),

@@ -5,6 +5,8 @@ import { createSqlitePersonReads } from './person-reads.ts';
 import { createSqliteAttributionReads } from './attribution-reads.ts';
 import { createSqliteFunnelReads } from './funnel-reads.ts';
 import { createSqliteBehaviourReads } from './behaviour-reads.ts';
+import { createSqliteGoalReads } from './goal-reads.ts';
+import { createSqliteEngagementReads } from './engagement-reads.ts';
 import { createSqliteReportReads, type SqliteReadOptions } from './report-reads.ts';
 
 /**
@@ -18,5 +20,7 @@ export function createSqliteReadModel(options: SqliteReadOptions): ReadModel {
     ...createSqliteFunnelReads(options),
     ...createSqliteAttributionReads(options),
     ...createSqliteBehaviourReads(options),
+    ...createSqliteGoalReads(options),
+    ...createSqliteEngagementReads(options),
   };
 }

@@ -16,6 +16,8 @@ export interface PropValueCountsParams extends EventFilterParams {
   value_chars: number;
   /** One more than the rows shown, to tell whether more exist. */
   row_limit: number;
+  /** JSON array of the only event seqs to count (the events of the visits a goal selects), or null for all. */
+  only_seqs: string | null;
 }
 
 export interface PropValueCountRow {
@@ -34,6 +36,7 @@ const statements = preparedOnce((db) => ({
      FROM events e, json_each(CASE WHEN json_valid(e.raw) THEN e.raw END, '$.props') j
      WHERE e.site_id IN (SELECT value FROM json_each(:site_ids)) AND e.ts >= :start_ms AND e.ts < :end_ms
        AND e.type = :type AND j.key = :property AND ${eventFilterSql}
+       AND (:only_seqs IS NULL OR e.seq IN (SELECT value FROM json_each(:only_seqs)))
      GROUP BY 1 ORDER BY events DESC, value ASC LIMIT :row_limit`,
   ),
 }));

@@ -1,0 +1,39 @@
+// The engagement events of a span of a scope's sites, with their page and props' two figures, under the same
+// filters as every date-bounded event read (event-filter.ts). The JSON paths are constants, never built from input.
+import type { Db } from '../../../db/open.ts';
+import { preparedOnce } from '../../../db/statements.ts';
+import { type EventFilterParams, eventFilterSql } from './event-filter.ts';
+
+export interface EngagementEventParams extends EventFilterParams {
+  /** JSON array of the scope's site ids. */
+  site_ids: string;
+  start_ms: number;
+  end_ms: number;
+  /** JSON array of the paths asked about. */
+  paths: string;
+  /** JSON array of the only event seqs to count (a goal's visits), or null for all. */
+  only_seqs: string | null;
+}
+
+export interface EngagementEventRow {
+  path: string;
+  query: string | null;
+  scroll_depth: unknown;
+  engaged_ms: unknown;
+}
+
+const statements = preparedOnce((db) => ({
+  list: db.prepare<EngagementEventParams, EngagementEventRow>(
+    `SELECT e.path, e.query,
+       CASE WHEN json_valid(e.raw) THEN json_extract(e.raw, '$.props.scroll_depth') END AS scroll_depth,
+       CASE WHEN json_valid(e.raw) THEN json_extract(e.raw, '$.props.engaged_ms') END AS engaged_ms
+     FROM events e
+     WHERE e.site_id IN (SELECT value FROM json_each(:site_ids)) AND e.type = 'engagement' AND e.ts >= :start_ms AND e.ts < :end_ms
+       AND e.path IN (SELECT value FROM json_each(:paths)) AND ${eventFilterSql}
+       AND (:only_seqs IS NULL OR e.seq IN (SELECT value FROM json_each(:only_seqs)))`,
+  ),
+}));
+
+export function listEngagementEvents(db: Db, params: EngagementEventParams): EngagementEventRow[] {
+  return statements(db).list.all(params);
+}
