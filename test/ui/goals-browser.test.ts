@@ -40,6 +40,7 @@ describe('goals, segments and annotations in the admin UI', () => {
     const page = await context.newPage();
     const problems = watchProblems(page);
     await page.goto(`${server.url}/`);
+    await page.click('button:text("Use an admin token or API key")');
     await page.fill('#token', server.adminToken);
     await page.click('button:text("Sign in")');
     await page.goto(`${server.url}/?site=shop`);

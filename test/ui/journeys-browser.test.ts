@@ -50,6 +50,7 @@ describe('journeys and retention in the admin UI', () => {
     const page = await context.newPage();
     const problems = watchProblems(page);
     await page.goto(`${server.url}/`);
+    await page.click('button:text("Use an admin token or API key")');
     await page.fill('#token', server.adminToken);
     await page.click('button:text("Sign in")');
     await page.goto(`${server.url}/?site=${siteId}`);

@@ -253,13 +253,11 @@ export function Dashboard({ state, theme, workspace, siteInfo }) {
       ${canShare ? html`<${SharePanel} site=${site} />` : null}
       ${canShare ? html`<${DlqPanel} site=${site} />` : null}
     </div>
+    ${shared ? null : html`<${GoalSettings} site=${site} range=${range} onChanged=${() => setGoalsVersion(goalsVersion + 1)} />`}
     ${!readsBeyondReports || !workspace ? null : html`<${FunnelPanel} site=${site} workspace=${workspace} range=${range} filters=${filters} />`}
     ${shared ? null : html`<div class="grid"><${JourneysPanel} site=${site} range=${range} filters=${filters} /><${RetentionPanel} site=${site} range=${range} /></div>`}
-    ${readsBeyondReports ? html`<${EventsSection} site=${site} range=${range} filters=${filters} />` : null}
-    ${shared ? null : html`<${GoalSettings} site=${site} range=${range} onChanged=${() => setGoalsVersion(goalsVersion + 1)} />`}
-    ${shared || !workspace ? null : html`<${FunnelPanel} site=${site} workspace=${workspace} range=${range} filters=${filters} />`}
-    ${shared ? null : html`<${EventsSection} site=${site} range=${range} filters=${eventFilters} />`}
-    ${shared || !filters.goal ? null : html`<p class="hint">The events below are not filtered by the goal (the events endpoints do not take it yet).</p>`}
+    ${readsBeyondReports ? html`<${EventsSection} site=${site} range=${range} filters=${eventFilters} />` : null}
+    ${!readsBeyondReports || !filters.goal ? null : html`<p class="hint">The events below are not filtered by the goal (the events endpoints do not take it yet).</p>`}
     ${kind === 'api_key' && canShare && workspace
       ? html`<section class="panel"><header class="panel-head"><h2>Consent banner</h2></header><${ConsentPanel} workspace=${workspace} site=${{ id: site }} /></section>`
       : null}
