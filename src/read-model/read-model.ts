@@ -8,10 +8,12 @@ import type { EventQuestions } from './event-questions.ts';
 import type { FunnelQuestions } from './funnel-questions.ts';
 import type { PersonQuestions } from './person-questions.ts';
 import type { ReportQuestions } from './report-questions.ts';
+import type { TimeQuestions } from './time-questions.ts';
 
 export interface ReadModel
   extends ReportQuestions,
     EventQuestions,
     PersonQuestions,
     FunnelQuestions,
-    AttributionQuestions {}
+    AttributionQuestions,
+    TimeQuestions {}

@@ -421,6 +421,12 @@ export interface Answers {
       }[];
     };
   };
+  "GET /v1/sites/{siteId}/reports/realtime-v2": {
+    visitors_last_5m: number;
+    visitors_last_30m: number;
+    pageviews_last_30m: number;
+    series: number[];
+  };
   "GET /v1/sites/{siteId}/reports/sources-v2": {
     meta: {
       scope: {
@@ -492,6 +498,13 @@ export interface Answers {
       };
       limit: number | null;
       computed_from: "rollups" | "events" | "event_log";
+      interval: "hour" | "day" | "week" | "month";
+      comparison?: {
+        from: string;
+        to: string;
+        partial: boolean;
+        until: string | null;
+      };
     };
     data: {
       visitors: number;
@@ -507,6 +520,21 @@ export interface Answers {
         visits: number;
         pageviews: number;
       }[];
+      comparison?: {
+        visitors: number;
+        visits: number;
+        pageviews: number;
+        events: number;
+        bounce_rate: number;
+        avg_visit_duration_s: number;
+        views_per_visit: number;
+        series: {
+          date: string;
+          visitors: number;
+          visits: number;
+          pageviews: number;
+        }[];
+      };
     };
   };
   "GET /v1/sites/{siteId}/sessions": {

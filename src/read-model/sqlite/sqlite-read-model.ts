@@ -5,6 +5,7 @@ import { createSqlitePersonReads } from './person-reads.ts';
 import { createSqliteAttributionReads } from './attribution-reads.ts';
 import { createSqliteFunnelReads } from './funnel-reads.ts';
 import { createSqliteReportReads, type SqliteReadOptions } from './report-reads.ts';
+import { createSqliteTimeReads } from './time-reads.ts';
 
 /**
  * @example const readModel = createSqliteReadModel({ db, waitForProjection: () => projection.catchUp() });
@@ -16,5 +17,6 @@ export function createSqliteReadModel(options: SqliteReadOptions): ReadModel {
     ...createSqlitePersonReads(options),
     ...createSqliteFunnelReads(options),
     ...createSqliteAttributionReads(options),
+    ...createSqliteTimeReads(options),
   };
 }
