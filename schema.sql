@@ -831,3 +831,6 @@ CREATE TABLE invitations (
 CREATE INDEX invitations_by_workspace ON invitations (workspace_id, created_at);
 -- 1: members without a second factor reach only /v1/me and /v1/auth until they set one up.
 ALTER TABLE workspaces ADD COLUMN require_2fa INTEGER NOT NULL DEFAULT 0 CHECK (require_2fa IN (0, 1));
+-- @version 22: where a share link may be embedded (docs/admin-ui.md, "Embedding"): a JSON array of at most 10
+-- origins (scheme://host[:port]); the dashboard page opened with ?embed=<link id> sets frame-ancestors to them.
+ALTER TABLE ui_share_links ADD COLUMN embed_origins TEXT NOT NULL DEFAULT '[]';

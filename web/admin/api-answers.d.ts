@@ -9,6 +9,7 @@ export interface Answers {
     label: string;
     created_at: string;
     revoked_at: string | null;
+    embed_origins: string[];
   };
   "DELETE /v1/workspaces/{slug}/keys/{keyId}": {
     id: string;
@@ -543,6 +544,10 @@ export interface Answers {
     avg_events: number;
     bounce_rate: number;
   };
+  "GET /v1/sites/{siteId}/share-info": {
+    site_id: string;
+    site_name: string;
+  };
   "GET /v1/sites/{siteId}/share-links": {
     share_links: {
       id: string;
@@ -550,6 +555,7 @@ export interface Answers {
       label: string;
       created_at: string;
       revoked_at: string | null;
+      embed_origins: string[];
     }[];
   };
   "GET /v1/sites/{siteId}/users/{userId}/timeline": {
@@ -1092,6 +1098,7 @@ export interface Answers {
     label: string;
     created_at: string;
     revoked_at: string | null;
+    embed_origins: string[];
     token: string;
     warning: string;
   };

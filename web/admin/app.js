@@ -1,67 +1,90 @@
 // @ts-check
-// The shell: sign-in, the header (site switcher, theme, sign-out), the sites page and the dashboard.
-import { signal } from '@preact/signals';
+// The router: sign-in, a shared dashboard, the sites overview, or one of a site's pages (view-state.js keeps which
+// in the URL), inside the header (site switcher, live badge, theme, sign-out) and the site's navigation.
 import { useEffect, useState } from 'preact/hooks';
 import { html, onValue } from './html.js';
-import { ApiFailure, loadSession, messageOf, session, signedIn, signIn, signOut } from './api.js';
+import { api, ApiFailure, loadSession, session, signedIn, signOut } from './api.js';
+import { AttributionPage } from './attribution-page.js';
 import { Dashboard } from './dashboard.js';
+import { EventsPage } from './events-page.js';
+import { FunnelsPage } from './funnels-page.js';
+import { GoalsPage } from './goals-page.js';
+import { JourneysPage } from './journeys-page.js';
+import { LiveBadge } from './live-badge.js';
+import { RealtimePage } from './realtime-page.js';
+import { RetentionPage } from './retention-page.js';
+import { SettingsPage } from './settings-page.js';
+import { SignIn } from './sign-in.js';
+import { SiteNav } from './site-nav.js';
 import { SitesPage, useSites } from './sites.js';
-import { updateView, view } from './view-state.js';
+import { theme, ThemeButton } from './theme.js';
+import { hrefOf, navigate, updateView, view } from './view-state.js';
+/** @import { Site, WorkspaceRef } from './types.js' */
 /** @import { SitesState } from './sites.js' */
 /** @import { View } from './view-state.js' */
 
-const themes = ['auto', 'light', 'dark'];
-const remembered = localStorage.getItem('sightline-theme') ?? '';
-const theme = signal(themes.includes(remembered) ? remembered : 'auto');
-
-/** @param {string} choice */
-function applyTheme(choice) {
-  if (choice === 'auto') delete document.documentElement.dataset.theme;
-  else document.documentElement.dataset.theme = choice;
-}
-applyTheme(theme.value);
-
-function cycleTheme() {
-  const next = themes[(themes.indexOf(theme.value) + 1) % themes.length] ?? 'auto';
-  theme.value = next;
-  localStorage.setItem('sightline-theme', next);
-  applyTheme(next);
-}
-
-function SignIn() {
-  const [token, setToken] = useState('');
-  const [error, setError] = useState('');
-  const [busy, setBusy] = useState(false);
-  /** @param {Event} event */
-  const submit = async (event) => {
-    event.preventDefault();
-    setBusy(true);
-    setError('');
-    try {
-      await signIn(token.trim());
-    } catch (failure) {
-      setError(failure instanceof ApiFailure && failure.status === 401 ? 'That token is not valid.' : messageOf(failure));
-    } finally {
-      setBusy(false);
+/**
+ * Whether the session can read the site: known at once when the site list holds it, else asked once (realtime-v2
+ * is the cheapest read): 'unknown' is one clear state instead of every panel's own "Not found".
+ * @param {string} site
+ * @param {boolean | null | undefined} listed true: listed; false: the whole list is read and lacks it; null: the list
+ *   is being read; undefined: no list to go by
+ */
+function useSiteKnown(site, listed) {
+  const [known, setKnown] = useState(/** @type {'checking' | 'known' | 'unknown'} */ ('checking'));
+  useEffect(() => {
+    if (!site || listed === null) {
+      setKnown('checking');
+      return undefined;
     }
-  };
-  return html`<main class="sign-in">
-    <form onSubmit=${submit} class="panel">
-      <h1>Sightline</h1>
-      <label for="token">Admin token or API key</label>
-      <input id="token" name="token" type="password" autocomplete="off" spellcheck="false" required value=${token} onInput=${onValue(setToken)} />
-      <button type="submit" disabled=${busy}>Sign in</button>
-      ${error ? html`<p class="state error" role="alert">${error}</p>` : null}
-      <p class="hint">The token is exchanged for a session cookie that scripts cannot read; it is not stored in the browser.</p>
-    </form>
-  </main>`;
+    if (listed !== undefined) {
+      setKnown(listed ? 'known' : 'unknown');
+      return undefined;
+    }
+    let current = true;
+    setKnown('checking');
+    api(`/v1/sites/${encodeURIComponent(site)}/reports/realtime-v2`).then(
+      () => current && setKnown('known'),
+      (failure) => current && setKnown(failure instanceof ApiFailure && failure.status === 404 ? 'unknown' : 'known'),
+    );
+    return () => {
+      current = false;
+    };
+  }, [site, listed]);
+  return known;
 }
 
-/** @param {{ sites: SitesState, state: View }} props */
-function Header({ sites, state }) {
+/** @param {{ site: string }} props */
+function SiteNotFound({ site }) {
+  return html`<section class="panel not-found" role="alert">
+    <h1>No site “${site}”</h1>
+    <p>There is no such site, or this session cannot read it.</p>
+    <p><a href=${hrefOf({ site: '', page: 'dashboard', filters: {} })} onClick=${navigate({ site: '', page: 'dashboard', filters: {} })}>Back to the sites</a></p>
+  </section>`;
+}
+
+/**
+ * One of a site's pages.
+ * @param {{ state: View, workspace?: WorkspaceRef | null, siteInfo?: Site, onSitesChanged: () => void }} props
+ */
+function SitePage({ state, workspace, siteInfo, onSitesChanged }) {
+  const { site } = state;
+  if (state.page === 'realtime') return html`<${RealtimePage} key=${site} site=${site} />`;
+  if (state.page === 'goals') return html`<${GoalsPage} key=${site} />`;
+  if (state.page === 'funnels') return html`<${FunnelsPage} key=${site} state=${state} workspace=${workspace} />`;
+  if (state.page === 'journeys') return html`<${JourneysPage} key=${site} />`;
+  if (state.page === 'retention') return html`<${RetentionPage} key=${site} />`;
+  if (state.page === 'attribution') return html`<${AttributionPage} key=${site} workspace=${workspace} />`;
+  if (state.page === 'events') return html`<${EventsPage} key=${site} state=${state} />`;
+  if (state.page === 'settings') return html`<${SettingsPage} key=${site} state=${state} workspace=${workspace} siteInfo=${siteInfo} onSitesChanged=${onSitesChanged} />`;
+  return html`<${Dashboard} key=${site} state=${state} theme=${theme.value} siteInfo=${siteInfo} />`;
+}
+
+/** @param {{ sites: SitesState, state: View, live: boolean }} props */
+function Header({ sites, state, live }) {
   const all = sites.groups.flatMap((group) => group.sites ?? []);
   return html`<header class="top">
-    <a class="brand" href="/" onClick=${(/** @type {Event} */ event) => { event.preventDefault(); updateView({ site: '', filters: {} }); }}>Sightline</a>
+    <a class="brand" href="/" onClick=${navigate({ site: '', page: 'dashboard', filters: {} })}>Sightline</a>
     ${all.length > 0
       ? html`<label class="site-switch"><span class="visually-hidden">Site</span>
           <select value=${state.site} onChange=${onValue((site) => updateView({ site, filters: {} }))}>
@@ -69,22 +92,47 @@ function Header({ sites, state }) {
             ${all.map((site) => html`<option value=${site.id}>${site.name}</option>`)}
           </select></label>`
       : null}
+    ${state.site && live ? html`<${LiveBadge} key=${state.site} site=${state.site} />` : null}
     <span class="spacer"></span>
-    <button type="button" class="link" onClick=${cycleTheme} title="Theme: auto follows the system">Theme: ${theme.value}</button>
+    <${ThemeButton} />
     <button type="button" class="link" onClick=${() => signOut()}>Sign out</button>
   </header>`;
 }
 
+/** The name a share link's site goes by (GET /v1/sites/:siteId/share-info), or its id until it is read. */
+function useSharedName(/** @type {string} */ site) {
+  const [name, setName] = useState(/** @type {string | null | undefined} */ (undefined));
+  useEffect(() => {
+    if (!site) return undefined;
+    let current = true;
+    api(`/v1/sites/${encodeURIComponent(site)}/share-info`).then(
+      (answer) => current && setName(/** @type {{ site_name: string }} */ (answer).site_name),
+      () => current && setName(null),
+    );
+    return () => {
+      current = false;
+    };
+  }, [site]);
+  return name;
+}
+
 function SharedDashboard() {
   const state = view.value;
+  const name = useSharedName(state.site);
+  if (!state.site || name === null) {
+    return html`<main><section class="panel not-found" role="alert"><h1>This link does not open a dashboard</h1><p>It names no site, or it was revoked.</p></section></main>`;
+  }
+  const dashboard = html`<${Dashboard} key=${state.site} state=${state} theme=${theme.value} />`;
+  // Embedded (?embed=): the dashboard alone, compact, in the page that frames it.
+  if (state.embed) return html`<div class="shell embedded"><main>${dashboard}</main></div>`;
   return html`<div class="shell">
     <header class="top">
       <span class="brand">Sightline</span>
-      <span class="shared-note">Shared dashboard of ${state.site} (read-only)</span>
+      <span class="shared-note">Shared dashboard of ${name ?? state.site} (read-only)</span>
       <span class="spacer"></span>
-      <button type="button" class="link" onClick=${cycleTheme} title="Theme: auto follows the system">Theme: ${theme.value}</button>
+      <${ThemeButton} />
     </header>
-    <main>${state.site ? html`<${Dashboard} key=${state.site} state=${state} theme=${theme.value} />` : html`<p class="state error" role="alert">This link names no site.</p>`}</main>
+    <main>${dashboard}</main>
   </div>`;
 }
 
@@ -96,9 +144,21 @@ function SignedIn() {
   const current = signedIn();
   const workspace = current.kind === 'api_key' ? current.workspace : group?.workspace;
   const siteInfo = group?.sites?.find((site) => site.id === state.site);
+  const listed = current.kind !== 'admin' ? undefined : sites.status === 'ready' ? siteInfo !== undefined : sites.status === 'error' ? undefined : null;
+  const known = useSiteKnown(state.site, listed);
+  const waiting = known === 'checking';
   return html`<div class="shell">
-    <${Header} sites=${sites} state=${state} />
-    <main>${state.site ? html`<${Dashboard} key=${state.site} state=${state} theme=${theme.value} workspace=${workspace} siteInfo=${siteInfo} />` : html`<${SitesPage} sites=${sites} />`}</main>
+    <${Header} sites=${sites} state=${state} live=${known === 'known'} />
+    ${state.site && known === 'known' ? html`<${SiteNav} current=${state.page} shared=${false} />` : null}
+    <main>
+      ${!state.site
+        ? html`<${SitesPage} sites=${sites} />`
+        : waiting
+          ? html`<p class="state">Loading…</p>`
+          : known === 'unknown'
+            ? html`<${SiteNotFound} site=${state.site} />`
+            : html`<${SitePage} state=${state} workspace=${workspace} siteInfo=${siteInfo} onSitesChanged=${sites.reload} />`}
+    </main>
   </div>`;
 }
 

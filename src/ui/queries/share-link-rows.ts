@@ -10,12 +10,14 @@ export interface ShareLinkRow {
   label: string;
   created_at: string;
   revoked_at: string | null;
+  /** A JSON array of origins the link's dashboard may be framed by ('[]': none). */
+  embed_origins: string;
 }
 
 const statements = preparedOnce((db) => ({
   insert: db.prepare<ShareLinkRow>(
-    `INSERT INTO ui_share_links (id, workspace_id, site_id, token_hash, label, created_at, revoked_at)
-     VALUES (:id, :workspace_id, :site_id, :token_hash, :label, :created_at, :revoked_at)`,
+    `INSERT INTO ui_share_links (id, workspace_id, site_id, token_hash, label, created_at, revoked_at, embed_origins)
+     VALUES (:id, :workspace_id, :site_id, :token_hash, :label, :created_at, :revoked_at, :embed_origins)`,
   ),
   byHash: db.prepare<[Buffer], ShareLinkRow>('SELECT * FROM ui_share_links WHERE token_hash = ?'),
   bySite: db.prepare<{ site_id: string; workspace_id: string; limit: number }, ShareLinkRow>(
@@ -24,6 +26,7 @@ const statements = preparedOnce((db) => ({
   revoke: db.prepare<{ id: string; site_id: string; workspace_id: string; now: string }>(
     'UPDATE ui_share_links SET revoked_at = :now WHERE id = :id AND site_id = :site_id AND workspace_id = :workspace_id AND revoked_at IS NULL',
   ),
+  byId: db.prepare<[string], ShareLinkRow>('SELECT * FROM ui_share_links WHERE id = ?'),
   find: db.prepare<{ id: string; site_id: string; workspace_id: string }, ShareLinkRow>(
     'SELECT * FROM ui_share_links WHERE id = :id AND site_id = :site_id AND workspace_id = :workspace_id',
   ),
@@ -35,6 +38,11 @@ export function insertShareLink(db: Db, row: ShareLinkRow): void {
 
 export function findShareLinkByHash(db: Db, tokenHash: Buffer): ShareLinkRow | undefined {
   return statements(db).byHash.get(tokenHash);
+}
+
+/** A link by its id alone (the embedding page names it; its origins are not a secret). */
+export function findShareLinkById(db: Db, id: string): ShareLinkRow | undefined {
+  return statements(db).byId.get(id);
 }
 
 export function listShareLinkRows(db: Db, params: { site_id: string; workspace_id: string; limit: number }): ShareLinkRow[] {
