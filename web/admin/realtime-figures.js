@@ -10,10 +10,11 @@ import { api, messageOf, schemaKey } from './api.js';
 /**
  * @param {string} site
  * @param {number} everyMs
- * @returns {Loaded<RealtimeFigures> & { readAt: number }}
+ * @returns {Loaded<RealtimeFigures> & { readAt: number, refresh: () => void }} refresh: read again now (a live event arrived)
  */
 export function useRealtime(site, everyMs) {
   const [state, setState] = useState(/** @type {Loaded<RealtimeFigures> & { readAt: number }} */ ({ status: 'loading', readAt: 0 }));
+  const [asked, setAsked] = useState(0);
   useEffect(() => {
     let stopped = false;
     /** @type {ReturnType<typeof setTimeout> | undefined} */
@@ -39,6 +40,6 @@ export function useRealtime(site, everyMs) {
       clearTimeout(timer);
       document.removeEventListener('visibilitychange', onVisibility);
     };
-  }, [site, everyMs]);
-  return state;
+  }, [site, everyMs, asked]);
+  return { ...state, refresh: () => setAsked((count) => count + 1) };
 }

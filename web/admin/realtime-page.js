@@ -2,7 +2,7 @@
 // The Realtime page: visitors in the last 5 and 30 minutes and the pageviews of each of the last 30 minutes
 // (realtime-v2, read every 5 seconds while the tab is visible, counted from stored events by event time), the pages
 // of the last 30 minutes (activity-v2's last six 5-minute buckets), today's sources and countries, and the live
-// events as they arrive (stream-v2).
+// events as they arrive (stream-v2; each one read again realtime-v2 at once, so the counts follow within a second).
 import { html } from './html.js';
 import { schemaKey } from './api.js';
 import { reportPath, reportRows, reportSchema } from './dashboard.js';
@@ -71,6 +71,6 @@ export function RealtimePage({ site }) {
         columns=${[column('Country', (/** @type {{ value: string }} */ row) => row.value), column('Visitors', (/** @type {{ visitors: number }} */ row) => row.visitors, formatNumber)]}
       />
     </div>
-    <${RealtimePanel} site=${site} />
+    <${RealtimePanel} site=${site} onEvent=${figures.refresh} />
   </div>`;
 }

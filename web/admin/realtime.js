@@ -23,8 +23,8 @@ async function eventSchema() {
   return typeof events === 'object' ? events.items : undefined;
 }
 
-/** @param {{ site: string }} props */
-export function RealtimePanel({ site }) {
+/** @param {{ site: string, onEvent?: () => void }} props onEvent: called for each event shown */
+export function RealtimePanel({ site, onEvent }) {
   const [events, setEvents] = useState(/** @type {(ListedEvent & { seenAt: number })[]} */ ([]));
   const [status, setStatus] = useState('connecting');
   const [problem, setProblem] = useState('');
@@ -56,6 +56,7 @@ export function RealtimePanel({ site }) {
         // The schema check just passed: the item has list-v2's event shape.
         const event = /** @type {ListedEvent} */ (item);
         setEvents((list) => [{ ...event, seenAt: Date.now() }, ...list].slice(0, 200));
+        onEvent?.();
       });
     }, () => setStatus('closed'));
     return () => {
