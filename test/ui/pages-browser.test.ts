@@ -128,7 +128,7 @@ describe('the admin UI\'s pages in a browser, on 20,000 events over 60 days', ()
     const clickedAt = Date.now();
     await panel(page, 'Sources').locator('tr.clickable').first().click();
     await page.waitForURL(/f\.source=/);
-    await expect.poll(() => settled(page), { timeout: 60_000, intervals: [20] }).toBe(true);
+    await expect.poll(() => settled(page), { timeout: 60_000, interval: 20 }).toBe(true);
     console.log(`[pages-browser] filter click to all panels settled (20,000 events, 30 days, Sources row): ${Date.now() - clickedAt} ms`);
     await page.locator('.chip button').click();
     await expect.poll(() => settled(page), { timeout: 60_000 }).toBe(true);
@@ -161,7 +161,7 @@ describe('the admin UI\'s pages in a browser, on 20,000 events over 60 days', ()
     await expect.poll(() => page.getByTestId('visitors-5m').textContent(), { timeout: 30_000 }).toBe(String(before.body.visitors_last_5m));
     await expect.poll(() => page.locator('.live-status').textContent(), { timeout: 30_000 }).toBe('live');
     await ingest(server, '/v1/s2s/events', 'alpha', [browserEvent('alpha', { anon_id: 'just-now', url: 'https://alpha.example/now' })]);
-    await expect.poll(() => page.getByTestId('visitors-5m').textContent(), { timeout: 2_000, intervals: [50] }).toBe(String(before.body.visitors_last_5m + 1));
+    await expect.poll(() => page.getByTestId('visitors-5m').textContent(), { timeout: 2_000, interval: 50 }).toBe(String(before.body.visitors_last_5m + 1));
     await expect.poll(() => page.getByTestId('live-visitors').textContent()).not.toBeNull();
 
     // An unknown site: one clear state, not one per panel.

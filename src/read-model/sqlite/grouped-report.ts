@@ -9,6 +9,7 @@ import type { ReportFilters } from '../../vocabulary/report-filters.ts';
 import { listVisitorsNewerThan } from '../../event-store/queries/raw-window-events.ts';
 import { rawGroups, toGroupedReport } from './raw-grouped.ts';
 import { loadRawVisits } from './raw-visits.ts';
+import { cachedRawVisits } from './raw-visits-cache.ts';
 import { emptyCounters, fieldCount } from '../../rollup-format/counter-shard.ts';
 import { readRollups, type RollupRequest } from './rollup-grouped.ts';
 
@@ -50,14 +51,8 @@ export function planRollupRead(selection: ReportSelection, grouping: Grouping): 
 }
 
 function rawReport(db: Db, selection: ReportSelection, grouping: Grouping, maxSeq: number, visitors?: Map<string, string[]>) {
-  const visits = loadRawVisits(db, {
-    siteIds: selection.siteIds,
-    fromDay: selection.range.fromDay,
-    toDay: selection.range.toDay,
-    withInternal: selection.withInternal,
-    maxSeq,
-    visitors,
-  });
+  const input = { siteIds: selection.siteIds, fromDay: selection.range.fromDay, toDay: selection.range.toDay, withInternal: selection.withInternal, maxSeq, visitors };
+  const visits = cachedRawVisits(db, input, () => loadRawVisits(db, input));
   return rawGroups(visits, selection.range, selection.filters, grouping);
 }
 

@@ -13,6 +13,7 @@ import { groupedReport } from './grouped-report.ts';
 import { listRecentEvents } from './queries/recent-events.ts';
 import { rawGroups, type RawGroup } from './raw-grouped.ts';
 import { loadRawVisits, visitsBefore } from './raw-visits.ts';
+import { cachedRawVisits } from './raw-visits-cache.ts';
 import { answered, daysOf, toFigures, toSelection, type SqliteReadOptions } from './report-reads.ts';
 import { inSnapshot, readFreshness } from './snapshot.ts';
 
@@ -47,7 +48,8 @@ function seriesFromRollups(db: Db, selection: ReportSelection, interval: Exclude
 /** Points (and totals) counted from raw events, optionally only up to a moment. */
 function rawSeries(db: Db, selection: ReportSelection, interval: Interval, currentSeq: number, untilMs: number | undefined) {
   const { range, filters } = selection;
-  const loaded = loadRawVisits(db, { siteIds: selection.siteIds, fromDay: range.fromDay, toDay: range.toDay, withInternal: selection.withInternal, maxSeq: currentSeq });
+  const input = { siteIds: selection.siteIds, fromDay: range.fromDay, toDay: range.toDay, withInternal: selection.withInternal, maxSeq: currentSeq };
+  const loaded = cachedRawVisits(db, input, () => loadRawVisits(db, input));
   const visits = untilMs === undefined ? loaded : visitsBefore(loaded, untilMs);
   const byInterval = rawGroups(visits, range, filters, { by: 'bucket', bucketOf: (ms) => String(intervalStartOf(ms, interval, range)) });
   const whole = rawGroups(visits, range, filters, { by: 'all' });
@@ -73,11 +75,12 @@ export function createSqliteTimeReads({ db, waitForProjection }: SqliteReadOptio
           const { computedFrom, ...figures } = seriesFromRollups(db, selection, question.interval, currentSeq);
           return answered(figures, freshness, caughtUp, computedFrom);
         }
-        // The totals as every other report counts them (rollups where they can); only the hours come from raw events.
+        // The totals as every other report counts them (rollups where they can); the hours come from the event rows
+        // by design (event_log), so an answer over days whose raw events a retention period removed says so.
         const whole = groupedReport(db, { selection, grouping: { by: 'all' }, currentSeq });
         const total = toFigures(whole.totals.get(''), whole.visitorsOf(['']).get('')!);
         const { points } = rawSeries(db, selection, 'hour', currentSeq, undefined);
-        return answered({ total, points }, freshness, caughtUp, whole.computedFrom);
+        return answered({ total, points }, freshness, caughtUp, 'event_log');
       });
     },
 
