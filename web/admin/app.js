@@ -65,9 +65,9 @@ function SiteNotFound({ site }) {
 
 /**
  * One of a site's pages.
- * @param {{ state: View, workspace?: WorkspaceRef | null, siteInfo?: Site, onSitesChanged: () => void }} props
+ * @param {{ state: View, workspace?: WorkspaceRef | null, siteInfo?: Site, sites: SitesState }} props
  */
-function SitePage({ state, workspace, siteInfo, onSitesChanged }) {
+function SitePage({ state, workspace, siteInfo, sites }) {
   const { site } = state;
   if (state.page === 'realtime') return html`<${RealtimePage} key=${site} site=${site} />`;
   if (state.page === 'goals') return html`<${GoalsPage} key=${site} />`;
@@ -76,7 +76,14 @@ function SitePage({ state, workspace, siteInfo, onSitesChanged }) {
   if (state.page === 'retention') return html`<${RetentionPage} key=${site} />`;
   if (state.page === 'attribution') return html`<${AttributionPage} key=${site} workspace=${workspace} />`;
   if (state.page === 'events') return html`<${EventsPage} key=${site} state=${state} />`;
-  if (state.page === 'settings') return html`<${SettingsPage} key=${site} state=${state} workspace=${workspace} siteInfo=${siteInfo} onSitesChanged=${onSitesChanged} />`;
+  if (state.page === 'settings') {
+    const onSiteDeleted = () => {
+      sites.forget(site);
+      updateView({ site: '', page: 'dashboard', filters: {} });
+      sites.reload();
+    };
+    return html`<${SettingsPage} key=${site} state=${state} workspace=${workspace} siteInfo=${siteInfo} onSitesChanged=${sites.reload} onSiteDeleted=${onSiteDeleted} />`;
+  }
   return html`<${Dashboard} key=${site} state=${state} theme=${theme.value} siteInfo=${siteInfo} />`;
 }
 
@@ -157,7 +164,7 @@ function SignedIn() {
           ? html`<p class="state">Loading…</p>`
           : known === 'unknown'
             ? html`<${SiteNotFound} site=${state.site} />`
-            : html`<${SitePage} state=${state} workspace=${workspace} siteInfo=${siteInfo} onSitesChanged=${sites.reload} />`}
+            : html`<${SitePage} state=${state} workspace=${workspace} siteInfo=${siteInfo} sites=${sites} />`}
     </main>
   </div>`;
 }

@@ -12,7 +12,7 @@ import { SharePanel } from './share-panel.js';
 import { SiteSettings, SnippetLine } from './site-settings.js';
 import { SpendPanel } from './spend.js';
 import { WebhooksPanel } from './webhooks.js';
-import { hrefOf, navigate, settingsTabs, updateView } from './view-state.js';
+import { hrefOf, navigate, settingsTabs } from './view-state.js';
 /** @import { Site, WorkspaceRef } from './types.js' */
 /** @import { View } from './view-state.js' */
 
@@ -20,9 +20,10 @@ import { hrefOf, navigate, settingsTabs, updateView } from './view-state.js';
 const tabScope = /** @type {Record<string, string>} */ ({ site: 'query:read', sharing: 'admin', webhooks: 'admin', keys: 'admin', spend: 'query:read', dlq: 'admin', audit: 'admin' });
 
 /**
- * @param {{ state: View, workspace?: WorkspaceRef | null, siteInfo?: Site, onSitesChanged: () => void }} props
+ * onSiteDeleted: the site is gone (the list forgets it, then the sites overview shows)
+ * @param {{ state: View, workspace?: WorkspaceRef | null, siteInfo?: Site, onSitesChanged: () => void, onSiteDeleted: () => void }} props
  */
-export function SettingsPage({ state, workspace, siteInfo, onSitesChanged }) {
+export function SettingsPage({ state, workspace, siteInfo, onSitesChanged, onSiteDeleted }) {
   const { site, tab } = state;
   const tabs = settingsTabs.filter((item) => hasScope(tabScope[item.id] ?? 'admin'));
   const shown = tabs.some((item) => item.id === tab) ? tab : 'site';
@@ -31,12 +32,14 @@ export function SettingsPage({ state, workspace, siteInfo, onSitesChanged }) {
   const sections = {
     site: () =>
       siteInfo && workspace && signedIn().kind === 'admin'
-        ? html`<${SiteSettings} key=${site} workspace=${workspace} site=${siteInfo} onChanged=${onSitesChanged} onDeleted=${() => { onSitesChanged(); updateView({ site: '', page: 'dashboard' }); }} />`
+        ? html`<${SiteSettings} key=${site} workspace=${workspace} site=${siteInfo} onChanged=${onSitesChanged} onDeleted=${onSiteDeleted} />`
         : html`<section class="panel site-panel">
-            <header class="panel-head"><h2>Tracking</h2><code>${site}</code></header>
-            <${SnippetLine} site=${siteInfo ?? { id: site, cookieless: true }} known=${siteInfo !== undefined} />
-            ${workspace && hasScope('admin') ? html`<${ConsentPanel} workspace=${workspace} site=${{ id: site }} />` : null}
-          </section>`,
+              <header class="panel-head"><h2>Tracking</h2><code>${site}</code></header>
+              <${SnippetLine} site=${siteInfo ?? { id: site, cookieless: true }} known=${siteInfo !== undefined} />
+            </section>
+            ${workspace && hasScope('admin')
+              ? html`<section class="panel"><header class="panel-head"><h2>Consent banner</h2></header><${ConsentPanel} workspace=${workspace} site=${{ id: site }} /></section>`
+              : null}`,
     sharing: () => html`<${SharePanel} site=${site} />`,
     webhooks: () => (workspace ? html`<${WebhooksPanel} key=${workspace.slug} workspace=${workspace} />` : needsWorkspace),
     keys: () => (workspace ? html`<${KeysPanel} key=${workspace.slug} workspace=${workspace} />` : needsWorkspace),

@@ -16,7 +16,10 @@ import { hrefOf, isoDay, navigate, updateView } from './view-state.js';
  * A workspace and its sites; sites null: the key's workspace, whose sites only the admin token may list.
  * @typedef {{ workspace: WorkspaceRef, sites: Site[] | null }} SiteGroup
  */
-/** @typedef {{ status: 'loading' | 'ready' | 'error', groups: SiteGroup[], error?: string, reload: () => void }} SitesState */
+/**
+ * forget(id): a deleted site leaves the list at once (before it is read again), so nothing asks for its reports.
+ * @typedef {{ status: 'loading' | 'ready' | 'error', groups: SiteGroup[], error?: string, reload: () => void, forget: (id: string) => void }} SitesState
+ */
 
 const listLimit = 100;
 
@@ -42,7 +45,7 @@ async function loadSites(current) {
  * @returns {SitesState}
  */
 export function useSites() {
-  /** @type {Omit<SitesState, 'reload'>} */
+  /** @type {Omit<SitesState, 'reload' | 'forget'>} */
   const initial = { status: 'loading', groups: [] };
   const [state, setState] = useState(initial);
   const [version, setVersion] = useState(0);
@@ -56,7 +59,9 @@ export function useSites() {
       current = false;
     };
   }, [version]);
-  return { ...state, reload: () => setVersion((value) => value + 1) };
+  const forget = (/** @type {string} */ id) =>
+    setState((current) => ({ ...current, groups: current.groups.map((group) => ({ ...group, sites: group.sites?.filter((site) => site.id !== id) ?? null })) }));
+  return { ...state, reload: () => setVersion((value) => value + 1), forget };
 }
 
 /** @param {{ label: string, value: string, onInput: (value: string) => void, name: string }} props */
