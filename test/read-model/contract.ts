@@ -307,6 +307,21 @@ export function describeReadModelContract(implementation: string, start: () => P
         expect(both.events.map((listed) => listed.siteId)).toEqual([subject.siteA, subject.siteA, subject.siteA, subject.siteA, subject.siteB, subject.siteB]);
       });
 
+      it('lists newest first, paging back from the last position shown, across the sites of a scope', async () => {
+        const first = await subject.readModel.listEvents({ ...selection(siteAOnly, { range: day1Only }), newestFirst: true, limit: 3 });
+        expect(shown(first.events)).toEqual([...siteADay1].reverse().slice(0, 3));
+        expect(first.more).toBe(true);
+        const second = await subject.readModel.listEvents({ ...selection(siteAOnly, { range: day1Only }), newestFirst: true, afterPosition: first.events[2]!.position, limit: 3 });
+        expect(shown(second.events)).toEqual([siteADay1[0]]);
+        expect(second.more).toBe(false);
+        const both = await subject.readModel.listEvents({ ...selection(bothSites, { range: day1Only }), newestFirst: true, limit: 2 });
+        expect(shown(both.events)).toEqual([
+          ['v3', 'purchase', '/thanks', `${day1}T09:01:00.000Z`],
+          ['v3', 'pageview', '/', `${day1}T09:00:00.000Z`],
+        ]);
+        expect(both.more).toBe(true);
+      });
+
       it('interleaves the sites of a scope in the order their events were stored', async () => {
         const day = '2026-03-14';
         const dayOnly = { fromDay: dayOf(Date.parse(`${day}T00:00:00.000Z`)), toDay: dayOf(Date.parse(`${day}T00:00:00.000Z`)) };

@@ -6,7 +6,7 @@
 // embedding layout, and every page at phone width (390 px) without horizontal scrolling. Screenshots of every page,
 // light and dark, go to test-artifacts/ui/. Any console error or CSP violation fails the test.
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, Page, Request } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { browserEvent, ingest, shippedServers, type ShippedServer, utcDate } from '../e2e/_server.ts';
 import { artifacts, launchBrowser, panel, watchProblems } from './_browser.ts';
@@ -135,11 +135,21 @@ describe('the admin UI\'s pages in a browser, on 20,000 events over 60 days', ()
     await page.keyboard.press('d');
     await page.waitForURL(/period=30d/);
     await expect.poll(() => settled(page), { timeout: 60_000 }).toBe(true);
+    const requests: { path: string; start: number; end: number }[] = [];
+    const onFinished = (request: Request) => {
+      const timing = request.timing();
+      requests.push({ path: new URL(request.url()).pathname.replace('/v1/sites/alpha/', ''), start: timing.startTime, end: timing.startTime + timing.responseEnd });
+    };
+    page.on('requestfinished', onFinished);
     const clickedAt = Date.now();
     await panel(page, 'Sources').locator('tr.clickable').first().click();
     await page.waitForURL(/f\.source=/);
     await expect.poll(() => settled(page), { timeout: 60_000, interval: 20 }).toBe(true);
     console.log(`[pages-browser] filter click to all panels settled (20,000 events, 30 days, Sources row): ${Date.now() - clickedAt} ms`);
+    page.off('requestfinished', onFinished);
+    // Each report's request, from the click: when it was sent and when its answer ended (ms).
+    const first = Math.min(...requests.map((request) => request.start));
+    console.log(`[pages-browser] its requests (sent → answered, ms after the first): ${requests.map((request) => `${request.path} ${Math.round(request.start - first)}→${Math.round(request.end - first)}`).join(', ')}`);
     await page.locator('.chip button').click();
     await expect.poll(() => settled(page), { timeout: 60_000 }).toBe(true);
 
