@@ -76,7 +76,7 @@ function EventList({ site, range, filters }) {
   const pathOf = (cursor) => `${eventsPath(site, 'list-v2')}?${reportQuery(range, filters, { limit: 50, order: 'newest', ...(cursor ? { cursor } : {}) })}`;
   const pages = usePages(pathOf(), pathOf, { schema: eventsSchema('list-v2'), itemsOf: (answer) => answer.data.events, nextOf: (answer) => answer.meta.cursor.next });
   return html`<section class="panel event-list">
-    <header class="panel-head"><h2>Events of the period</h2><span class="hint">newest first</span></header>
+    <header class="panel-head"><h2>Events of the period</h2><span class="hint">newest received first</span></header>
     ${pages.status === 'ready' && pages.items.length === 0 ? html`<p class="state">No events in this period.</p>` : null}
     ${pages.items.length > 0
       ? html`<${DataTable}
