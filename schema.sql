@@ -900,3 +900,6 @@ CREATE TABLE annotations (
   created_at  TEXT NOT NULL
 );
 CREATE INDEX annotations_by_site_date ON annotations (site_id, date);
+-- @version 25: where a share link may be embedded (docs/admin-ui.md, "Embedding"): a JSON array of at most 10
+-- origins (scheme://host[:port]); the dashboard page opened with ?embed=<link id> sets frame-ancestors to them.
+ALTER TABLE ui_share_links ADD COLUMN embed_origins TEXT NOT NULL DEFAULT '[]';

@@ -44,7 +44,7 @@ const create = defineCommand({
         const origin = args.origin === undefined ? undefined : parseOrigin(args.origin);
         const site = requireSite(context, requireWorkspace(context, args.workspace), args.site);
         const input = parseFlags(CreateShareLinkBody, { label: args.label });
-        const link = createShareLink(context, systemActor, site, input.label);
+        const link = createShareLink(context, systemActor, site, input);
         const url = shareUrl(origin ?? '<server address>', site.id, link.token);
         output(args, origin === undefined ? link : { ...link, url }, () =>
           [`Created share link ${link.id} (${link.label}) for site ${site.id}`, link.token, `Link: ${url}`, link.warning].join('\n'),

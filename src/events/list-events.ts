@@ -16,6 +16,8 @@ const cursorKind = 'events-list';
 
 export interface ListOptions {
   limit: number;
+  /** newest: descending positions (the UI's list); oldest (default): ingest order. */
+  order: 'oldest' | 'newest';
   cursor: string | undefined;
   /** Adds to the page's items what is read elsewhere (the resolved stacks of error events), knowing each one's site. */
   enrich?: (page: { siteId: string; item: EventItem }[]) => Promise<void>;
@@ -30,9 +32,10 @@ function afterPositionOf(context: AppContext, cursor: string | undefined, finger
 
 export async function listEvents(context: AppContext, readModel: ReadModel, scope: ReportScope, params: CommonParams, options: ListOptions): Promise<EventListAnswer> {
   // The cursor is bound to everything that selects events (not to limit: a client may change the page size).
-  const fingerprint = fingerprintOf([cursorKind, scope.meta, params.range, params.filters, params.withInternal]);
+  // The order is part of it only when newest: the cursors of ingest order stay what they were.
+  const fingerprint = fingerprintOf([cursorKind, scope.meta, params.range, params.filters, params.withInternal, ...(options.order === 'newest' ? ['newest'] : [])]);
   const afterPosition = afterPositionOf(context, options.cursor, fingerprint);
-  const page = await readModel.listEvents({ ...selectionOf(scope, params), afterPosition, limit: options.limit });
+  const page = await readModel.listEvents({ ...selectionOf(scope, params), afterPosition, newestFirst: options.order === 'newest', limit: options.limit });
   const last = page.events[page.events.length - 1];
   const next = page.more && last ? signCursor(context, cursorKind, fingerprint, { s: last.position }) : null;
   const items = page.events.map((event) => ({ siteId: event.siteId, item: toEventItem(event) }));

@@ -9,7 +9,7 @@ import type { IngestService } from '../ingest/service.ts';
 import type { ReadModel } from '../read-model/read-model.ts';
 import { commonParams, cursorParam, dateParams, filterParams, limitParam } from '../reading/common-param-docs.ts';
 import { parseCommonParams, parseLimit, type QueryValues, refuseReportOnlyFilters, single } from '../reading/common-params.ts';
-import { dateRangeRefusals, filterRefusals, reportAccessRefusals, v2Refusals } from '../reading/common-param-errors.ts';
+import { dateRangeRefusals, filterRefusals, reportAccessRefusals, reportErrors, v2Refusals } from '../reading/common-param-errors.ts';
 import { resolveReportSite, siteIdOf, toReportScope } from '../reading/scope.ts';
 import { resolveSite } from '../access/resolve-access.ts';
 import type { Caller } from '../access/caller.ts';
@@ -92,12 +92,14 @@ export function mountEvents(app: H3, context: AppContext, readModel: ReadModel, 
     method: 'GET',
     path: '/sites/:siteId/events/list-v2',
     refusals: v2Refusals,
-    summary: 'Events of the range in ingest order, oldest first, paged by an opaque cursor; error events with their stack resolved through uploaded source maps',
-    query: [...commonParams, limitParam(50), cursorParam],
+    summary: 'Events of the range in ingest order (or newest first with order=newest), paged by an opaque cursor; error events with their stack resolved through uploaded source maps',
+    query: [...commonParams, limitParam(50), cursorParam, { name: 'order', description: 'oldest (default): ingest order; newest: newest first', schema: { enum: ['oldest', 'newest'] } }],
     answer: EventListAnswer,
     handler: async (event) => {
       const { query, params, scope } = v2(context, event);
-      const options = { limit: parseLimit(query, 50), cursor: single(query, 'cursor'), enrich: (page: StackCarrier[]) => resolveErrorStacks(context.db, page) };
+      const order = single(query, 'order') ?? 'oldest';
+      if (order !== 'oldest' && order !== 'newest') throw reportErrors.invalidParam('order', 'must be oldest or newest');
+      const options = { limit: parseLimit(query, 50), order, cursor: single(query, 'cursor'), enrich: (page: StackCarrier[]) => resolveErrorStacks(context.db, page) } as const;
       return listEvents(context, readModel, scope, params, options);
     },
   });

@@ -31,13 +31,18 @@ export interface ListedEvent {
 }
 
 export interface EventListQuestion extends Selection {
-  /** Only events after this position (the last one a previous page showed); without it, from the range's first event. */
+  /**
+   * Only events past this position (the last one a previous page showed: after it in ingest order, before it newest
+   * first); without it, from the range's first event (newest first: its last).
+   */
   afterPosition?: LogPosition;
+  /** Newest first (descending positions) instead of ingest order. */
+  newestFirst?: boolean;
   limit: number;
 }
 
 export interface EventListPage {
-  /** The selection's events whose time is in the range, in ingest order (sites interleaved by position), at most limit. */
+  /** The selection's events whose time is in the range, in ingest order or newest first (sites interleaved by position), at most limit. */
   events: ListedEvent[];
   /** Events follow the last one given. */
   more: boolean;

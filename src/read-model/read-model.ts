@@ -11,6 +11,7 @@ import type { FunnelQuestions } from './funnel-questions.ts';
 import type { GoalQuestions } from './goal-questions.ts';
 import type { PersonQuestions } from './person-questions.ts';
 import type { ReportQuestions } from './report-questions.ts';
+import type { TimeQuestions } from './time-questions.ts';
 
 export interface ReadModel
   extends ReportQuestions,
@@ -20,4 +21,5 @@ export interface ReadModel
     AttributionQuestions,
     BehaviourQuestions,
     GoalQuestions,
-    EngagementQuestions {}
+    EngagementQuestions,
+    TimeQuestions {}

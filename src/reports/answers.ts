@@ -11,19 +11,41 @@ const IsoTime = v.pipe(v.string(), v.isoTimestamp());
 
 
 
-/** summary-v2's meta also lists the annotations of its range that the reader sees (CONTRACT section 10). */
+const SummaryFigures = {
+  visitors: Count,
+  visits: Count,
+  pageviews: Count,
+  events: Count,
+  bounce_rate: Rate,
+  avg_visit_duration_s: Rate,
+  views_per_visit: Rate,
+};
+/** A point's date: YYYY-MM-DD (day, and a week's or month's first day in the range), or the ISO hour (2026-11-27T13:00:00Z). */
+const PointDate = v.pipe(v.string(), v.regex(/^\d{4}-\d{2}-\d{2}(T\d{2}:00:00Z)?$/));
+const Series = v.array(v.strictObject({ date: PointDate, visitors: Count, visits: Count, pageviews: Count }));
+
 export const SummaryAnswer = v.strictObject({
-  meta: v.strictObject({ ...ReportMeta.entries, annotations: v.array(AnnotationAnswer) }),
-  data: v.strictObject({
-    visitors: Count,
-    visits: Count,
-    pageviews: Count,
-    events: Count,
-    bounce_rate: Rate,
-    avg_visit_duration_s: Rate,
-    views_per_visit: Rate,
-    series: v.array(v.strictObject({ date: DateText, visitors: Count, visits: Count, pageviews: Count })),
+  meta: v.strictObject({
+    ...ReportMeta.entries,
+    /** The annotations of its range that the reader sees (CONTRACT section 10). */
+    annotations: v.array(AnnotationAnswer),
+    interval: v.picklist(['hour', 'day', 'week', 'month']),
+    /** With compare: the comparison's days and, when the range is still running (partial), the moment its count stops. */
+    comparison: v.optional(v.strictObject({ from: DateText, to: DateText, partial: v.boolean(), until: v.nullable(IsoTime) })),
   }),
+  data: v.strictObject({
+    ...SummaryFigures,
+    series: Series,
+    comparison: v.optional(v.strictObject({ ...SummaryFigures, series: Series })),
+  }),
+});
+
+/** realtime-v2 (CONTRACT section 10): the last 5 and 30 minutes by event time, and 30 per-minute pageview counts, oldest first. */
+export const RealtimeAnswer = v.strictObject({
+  visitors_last_5m: Count,
+  visitors_last_30m: Count,
+  pageviews_last_30m: Count,
+  series: v.pipe(v.array(Count), v.length(30)),
 });
 
 export const PagesAnswer = reportAnswer(
@@ -83,6 +105,7 @@ export const LegacyEventsAnswer = v.strictObject({ by_name: v.array(v.strictObje
 export const LegacySessionsAnswer = v.strictObject({ count: Count, avg_duration_s: Rate, avg_events: Rate, bounce_rate: Rate });
 
 export type SummaryAnswer = v.InferOutput<typeof SummaryAnswer>;
+export type RealtimeAnswer = v.InferOutput<typeof RealtimeAnswer>;
 export type PagesAnswer = v.InferOutput<typeof PagesAnswer>;
 export type SourcesAnswer = v.InferOutput<typeof SourcesAnswer>;
 export type BreakdownAnswer = v.InferOutput<typeof BreakdownAnswer>;

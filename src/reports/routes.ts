@@ -9,6 +9,7 @@ import {
   BreakdownAnswer,
   CampaignsAnswer,
   PropsAnswer,
+  RealtimeAnswer,
   LegacyEventsAnswer,
   LegacyPageviewsAnswer,
   LegacySessionsAnswer,
@@ -37,7 +38,10 @@ import { annotationsInRange } from '../annotations/range-annotations.ts';
 import { readShareToken, resolveSharedSite } from '../access/share-token.ts';
 import { ApiError } from '../http/errors.ts';
 import { sourcesReport } from './sources-report.ts';
-import { summaryReport } from './summary-report.ts';
+import { compareModes } from './summary-report.ts';
+import { intervals, maxSeriesPoints } from '../vocabulary/periods-interval.ts';
+import { parseSummaryOptions, summaryReport } from './summary-report.ts';
+import { realtimeReport } from './realtime-report.ts';
 
 const queryOf = (event: H3Event) => getQuery(event) as QueryValues;
 
@@ -122,12 +126,34 @@ export function mountReports(app: H3, context: AppContext, readModel: ReadModel)
     method: 'GET',
     path: '/sites/:siteId/reports/summary-v2',
     refusals: v2Refusals,
-    summary: 'Visitors, visits, pageviews, events, bounce rate, duration and a daily series',
-    query: v2Params,
+    summary: 'Visitors, visits, pageviews, events, bounce rate, duration, a series by interval, and optionally a comparison',
+    query: [
+      ...v2Params,
+      {
+        name: 'interval',
+        description: `The series' interval: hour (at most ${maxSeriesPoints / 24} days), day, week (ISO, Monday) or month; default hour for one day, day otherwise`,
+        schema: { enum: [...intervals] },
+      },
+      { name: 'compare', description: 'previous: as many days just before; year: 364 days earlier. A running period is compared with the same part of the other', schema: { enum: [...compareModes] } },
+    ],
     answer: SummaryAnswer,
     handler: async (event) => {
-      const { params, scope, ownerId } = v2(context, event);
-      return summaryReport(context, readModel, scope, params, annotationsInRange(context.db, scope.site.id, ownerId, params.from, params.to));
+      const { query, params, scope, ownerId } = v2(context, event);
+      const annotations = annotationsInRange(context.db, scope.site.id, ownerId, params.from, params.to);
+      return summaryReport(context, readModel, scope, params, parseSummaryOptions(query, params.range), annotations);
+    },
+  });
+  addRoute(app, {
+    method: 'GET',
+    path: '/sites/:siteId/reports/realtime-v2',
+    versionedOnly: true,
+    refusals: reportAccessRefusals,
+    summary: 'The last 5 and 30 minutes by event time: visitors, pageviews and 30 per-minute pageview counts (oldest first)',
+    answer: RealtimeAnswer,
+    handler: async (event) => {
+      const shareToken = readShareToken(event);
+      const site = shareToken === undefined ? resolveReportSite(event, context, { dashboard: true }) : resolveSharedSite(event, context, shareToken, siteIdOf(event));
+      return realtimeReport(context, readModel, toReportScope(context, site, false));
     },
   });
   addRoute(app, {

@@ -15,6 +15,7 @@ import { finishResponse, json } from '../http/respond.ts';
 import { addRoute } from '../http/routes.ts';
 import { parseBody } from '../http/validate.ts';
 import { uiAssets } from './assets.ts';
+import { embedOriginsOf } from './share-links.ts';
 import {
   createSession,
   csrfTokenOf,
@@ -28,7 +29,7 @@ import {
 } from './session.ts';
 
 /** No inline script or style, nothing from elsewhere, never framed (docs/admin-ui.md). */
-export const uiContentSecurityPolicy = [
+const policyDirectives = [
   "default-src 'self'",
   "script-src 'self'",
   "style-src 'self'",
@@ -39,7 +40,17 @@ export const uiContentSecurityPolicy = [
   "frame-ancestors 'none'",
   "base-uri 'none'",
   "form-action 'self'",
-].join('; ');
+];
+export const uiContentSecurityPolicy = policyDirectives.join('; ');
+
+/**
+ * The policy of the dashboard page opened to be embedded (GET /?embed=<share link id>): framed only by the link's
+ * origins, listed one by one (never *); a link without origins, revoked or unknown keeps frame-ancestors 'none'.
+ */
+function embeddingPolicy(origins: readonly string[]): string {
+  if (origins.length === 0) return uiContentSecurityPolicy;
+  return policyDirectives.map((directive) => (directive.startsWith('frame-ancestors') ? `frame-ancestors ${origins.join(' ')}` : directive)).join('; ');
+}
 
 const uiHeaders = {
   'content-security-policy': uiContentSecurityPolicy,
@@ -65,11 +76,21 @@ const SignInBody = v.object({
   token: v.pipe(v.string('must be a string'), v.minLength(1, 'must not be empty'), v.maxLength(maxTokenLength, `must be at most ${maxTokenLength} characters`)),
 });
 
-function serveAsset(event: H3Event, path: string): Response {
+/** The headers of the page at `/`: the embedding policy of the share link it names with ?embed=, if any. */
+function pageHeaders(event: H3Event, context: AppContext): Record<string, string> {
+  const linkId = event.url.searchParams.get('embed');
+  const origins = linkId && /^[\w-]{1,64}$/.test(linkId) ? embedOriginsOf(context, linkId) : [];
+  if (origins.length === 0) return uiHeaders;
+  // X-Frame-Options has no list of origins: frame-ancestors alone decides (every current browser reads it).
+  const { 'x-frame-options': _denied, ...rest } = uiHeaders;
+  return { ...rest, 'content-security-policy': embeddingPolicy(origins) };
+}
+
+function serveAsset(event: H3Event, context: AppContext, path: string): Response {
   const asset = uiAssets.get(path);
   if (!asset) throw ApiError.notFound('No such file');
   const headers: Record<string, string> = {
-    ...uiHeaders,
+    ...(path === '/' ? pageHeaders(event, context) : uiHeaders),
     'content-type': asset.type,
     etag: asset.etag,
     'cache-control': asset.immutable ? 'public, max-age=31536000, immutable' : 'no-cache',
@@ -127,11 +148,11 @@ function signOut(event: H3Event, context: AppContext): Response {
 }
 
 /** The UI's files for GET and HEAD of / and /ui/*; anything else goes on to the routes. */
-function serveFiles(event: H3Event): Response | undefined {
+function serveFiles(event: H3Event, context: AppContext): Response | undefined {
   const { pathname } = event.url;
   if ((event.req.method !== 'GET' && event.req.method !== 'HEAD') || (pathname !== '/' && !pathname.startsWith('/ui/'))) return undefined;
   try {
-    return finishResponse(serveAsset(event, pathname));
+    return finishResponse(serveAsset(event, context, pathname));
   } catch (error) {
     const response = renderError(error, 'structured');
     for (const [name, value] of Object.entries(uiHeaders)) response.headers.set(name, value);
@@ -143,7 +164,7 @@ function serveFiles(event: H3Event): Response | undefined {
  * @example mountUi(app, context); // GET / serves the dashboard, POST /v1/ui/session signs in
  */
 export function mountUi(app: H3, context: AppContext): void {
-  app.use((event, next) => serveFiles(event) ?? next());
+  app.use((event, next) => serveFiles(event, context) ?? next());
   addRoute(app, {
     method: 'POST',
     path: '/ui/session',

@@ -9,9 +9,32 @@ import type { AppContext } from '../context.ts';
 import { inWriteTransaction } from '../db/statements.ts';
 import { ApiError } from '../http/errors.ts';
 import { TrimmedName } from '../http/validate.ts';
-import { findShareLink, insertShareLink, listShareLinkRows, revokeShareLinkRow, type ShareLinkRow } from './queries/share-link-rows.ts';
+import { findShareLink, findShareLinkById, insertShareLink, listShareLinkRows, revokeShareLinkRow, type ShareLinkRow } from './queries/share-link-rows.ts';
 
-export const CreateShareLinkBody = v.object({ label: TrimmedName });
+/** A share link may be embedded on at most this many origins. */
+export const maxEmbedOrigins = 10;
+
+/** An origin as a browser sends it: http(s)://host[:port], nothing after, never a wildcard. */
+const EmbedOrigin = v.pipe(
+  v.string('must be an origin'),
+  v.maxLength(256, 'must be at most 256 characters'),
+  v.check((text) => isOrigin(text), 'must be an origin: http:// or https://, a host and an optional port, nothing after (no path, no wildcard)'),
+);
+
+function isOrigin(text: string): boolean {
+  // Letters, digits, dots and hyphens (or an IPv6 literal) and a port: nothing that could end the CSP directive it goes into.
+  if (!/^https?:\/\/(?:[a-z0-9-]+(?:\.[a-z0-9-]+)*|\[[0-9a-f:.]+\])(?::\d{1,5})?$/.test(text)) return false;
+  try {
+    return new URL(text).origin === text;
+  } catch {
+    return false;
+  }
+}
+
+export const CreateShareLinkBody = v.object({
+  label: TrimmedName,
+  embed_origins: v.optional(v.pipe(v.array(EmbedOrigin, 'must be a list of origins'), v.maxLength(maxEmbedOrigins, `must list at most ${maxEmbedOrigins} origins`)), []),
+});
 /** A site lists at most this many links (newest first). */
 export const maxShareLinksListed = 100;
 
@@ -21,13 +44,31 @@ export interface ShareLink {
   label: string;
   created_at: string;
   revoked_at: string | null;
+  /** Origins whose pages may frame the link's dashboard (GET /?embed=<id>); empty: none. */
+  embed_origins: string[];
 }
 
 function toShareLink(row: ShareLinkRow): ShareLink {
-  return { id: row.id, site_id: row.site_id, label: row.label, created_at: row.created_at, revoked_at: row.revoked_at };
+  return { id: row.id, site_id: row.site_id, label: row.label, created_at: row.created_at, revoked_at: row.revoked_at, embed_origins: JSON.parse(row.embed_origins) as string[] };
 }
 
-export function createShareLink(context: AppContext, actor: Actor, site: SiteRow, label: string): ShareLink & { token: string; warning: string } {
+/**
+ * The origins that may frame the dashboard of the link `id`: its list while it is live, none otherwise (unknown or
+ * revoked links, and links without a list, are framed by no one).
+ */
+export function embedOriginsOf(context: Pick<AppContext, 'db'>, id: string): string[] {
+  const row = findShareLinkById(context.db, id);
+  return row && row.revoked_at === null ? (JSON.parse(row.embed_origins) as string[]) : [];
+}
+
+export function createShareLink(
+  context: AppContext,
+  actor: Actor,
+  site: SiteRow,
+  input: { label: string; embed_origins: string[] },
+): ShareLink & { token: string; warning: string } {
+  const { label } = input;
+  const embedOrigins = [...new Set(input.embed_origins)];
   const token = `shr_${context.random.bytes(32).toString('base64url')}`;
   const row: ShareLinkRow = {
     id: context.random.uuid(),
@@ -38,10 +79,11 @@ export function createShareLink(context: AppContext, actor: Actor, site: SiteRow
     created_at: toIso(context.clock.now()),
     revoked_at: null,
     created_by: creatorOf(actor),
+    embed_origins: JSON.stringify(embedOrigins),
   };
   inWriteTransaction(context.db, () => {
     insertShareLink(context.db, row);
-    recordAudit(context, { workspaceId: site.workspace_id, actor, action: 'share_link.create', target: row.id, metadata: { site_id: site.id, label } });
+    recordAudit(context, { workspaceId: site.workspace_id, actor, action: 'share_link.create', target: row.id, metadata: { site_id: site.id, label, ...(embedOrigins.length > 0 ? { embed_origins: embedOrigins } : {}) } });
   });
   return { ...toShareLink(row), token, warning: 'The token is shown once: anyone with the link can read this site\'s reports until it is revoked.' };
 }

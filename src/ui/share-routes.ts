@@ -16,9 +16,19 @@ import { parseBody } from '../http/validate.ts';
 import { siteIdOf } from '../reading/scope.ts';
 import { CreateShareLinkBody, createShareLink, creatorOf, listShareLinks, revokeShareLink } from './share-links.ts';
 import { pathParam } from '../http/path-params.ts';
+import { readShareToken, resolveSharedSite } from '../access/share-token.ts';
 
 const IsoTime = v.pipe(v.string(), v.isoTimestamp());
-const ShareLinkAnswer = v.strictObject({ id: v.string(), site_id: v.string(), label: v.string(), created_at: IsoTime, revoked_at: v.nullable(IsoTime) });
+const ShareLinkAnswer = v.strictObject({
+  id: v.string(),
+  site_id: v.string(),
+  label: v.string(),
+  created_at: IsoTime,
+  revoked_at: v.nullable(IsoTime),
+  embed_origins: v.array(v.string()),
+});
+/** What a shared dashboard shows of its site: its name, not only its id. */
+const ShareInfoAnswer = v.strictObject({ site_id: v.string(), site_name: v.string() });
 const CreatedShareLinkAnswer = v.strictObject({ ...ShareLinkAnswer.entries, token: v.pipe(v.string(), v.regex(/^shr_[A-Za-z0-9_-]{43}$/)), warning: v.string() });
 const ShareLinkListAnswer = v.strictObject({ share_links: v.array(ShareLinkAnswer) });
 const noStore = { 'cache-control': 'no-store' };
@@ -45,7 +55,23 @@ export function mountShareLinks(app: H3, context: AppContext): void {
     handler: async (event) => {
       const { caller, site } = resolveShareSite(event, context);
       const input = parseBody(CreateShareLinkBody, await readJsonBody(event));
-      return createShareLink(context, actorOf(caller), site, input.label);
+      return createShareLink(context, actorOf(caller), site, input);
+    },
+  });
+  addRoute(app, {
+    method: 'GET',
+    path: '/sites/:siteId/share-info',
+    versionedOnly: true,
+    auth: 'none',
+    headers: noStore,
+    refusals: { 401: ['unauthorized'], 404: ['not_found'], 429: ['rate_limited'] },
+    summary: 'A share link\'s site, as its dashboard shows it (Authorization: Share <token>; its own site only)',
+    answer: ShareInfoAnswer,
+    handler: (event) => {
+      const token = readShareToken(event);
+      if (token === undefined) throw ApiError.unauthorized();
+      const site = resolveSharedSite(event, context, token, siteIdOf(event));
+      return { site_id: site.id, site_name: site.name };
     },
   });
   addRoute(app, {

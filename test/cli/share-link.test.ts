@@ -65,7 +65,7 @@ describe('share-link', () => {
     expect(again).toEqual({ code: 1, stdout: '', stderr: `Error: No live share link ${id} on site blog (unknown, or already revoked) (not_found)\n` });
 
     const listedJson = parseJsonOutput(await cli('share-link', 'list', '--workspace', 'acme', '--site', 'blog', '--json'));
-    expect(listedJson).toEqual({ share_links: [{ id, site_id: 'blog', label: 'Board meeting', created_at: expect.any(String), revoked_at: expect.any(String) }] });
+    expect(listedJson).toEqual({ share_links: [{ id, site_id: 'blog', label: 'Board meeting', created_at: expect.any(String), revoked_at: expect.any(String), embed_origins: [] }] });
     expect(auditRows()).toEqual([
       { action: 'share_link.create', actor_kind: 'system', target: id, metadata: { site_id: 'blog', label: 'Board meeting' } },
       { action: 'share_link.revoke', actor_kind: 'system', target: id, metadata: { site_id: 'blog' } },
@@ -81,6 +81,7 @@ describe('share-link', () => {
       label: 'Team',
       created_at: expect.any(String),
       revoked_at: null,
+      embed_origins: [],
       token: expect.stringMatching(/^shr_[A-Za-z0-9_-]{43}$/),
       warning: expect.any(String),
     });

@@ -87,8 +87,8 @@ function pick<Shown extends Figures>(figures: Shown, names: (keyof Shown)[]): Pa
 }
 
 /** The families of questions the suite has cases for. */
-export type ContractFamily = 'report' | 'event' | 'person' | 'funnel' | 'attribution' | 'behaviour' | 'goal' | 'engagement';
-const allFamilies: readonly ContractFamily[] = ['report', 'event', 'person', 'funnel', 'attribution', 'behaviour', 'goal', 'engagement'];
+export type ContractFamily = 'report' | 'time' | 'event' | 'person' | 'funnel' | 'attribution' | 'behaviour' | 'goal' | 'engagement';
+const allFamilies: readonly ContractFamily[] = ['report', 'time', 'event', 'person', 'funnel', 'attribution', 'behaviour', 'goal', 'engagement'];
 
 /** `families`: the families whose cases run (default: all), for an implementation that answers only some so far. */
 export function describeReadModelContract(implementation: string, start: () => Promise<ReadModelUnderTest>, families: readonly ContractFamily[] = allFamilies): void {
@@ -226,6 +226,55 @@ export function describeReadModelContract(implementation: string, start: () => P
       });
     });
 
+    describeFamily('time')('time questions', () => {
+      const firstDay = { fromDay: range.fromDay, toDay: range.fromDay };
+      const at = (time: string) => Date.parse(`${day1}T${time}Z`);
+
+      it('gives a day\'s 24 hours, a visit in the hour it starts, and totals as the summary counts them', async () => {
+        const answer = await subject.readModel.series({ ...selection(siteAOnly, { range: firstDay }), interval: 'hour' });
+        expect(answer.points).toHaveLength(24);
+        expect(answer.points[0]!.startMs).toBe(at('00:00:00.000'));
+        const busy = answer.points.filter((point) => point.events > 0).map((point) => ({ startMs: point.startMs, ...pick(point, ['visitors', 'visits', 'pageviews', 'events']) }));
+        expect(busy).toEqual([
+          { startMs: at('10:00:00.000'), visitors: 1, visits: 1, pageviews: 2, events: 3 },
+          { startMs: at('11:00:00.000'), visitors: 1, visits: 1, pageviews: 1, events: 1 },
+        ]);
+        expect(pick(answer.total, ['visitors', 'visits', 'pageviews', 'events'])).toEqual({ visitors: 2, visits: 2, pageviews: 3, events: 4 });
+      });
+
+      it('gives weeks and months as whole-day intervals cut to the range (2026-03-02 is a Monday)', async () => {
+        for (const interval of ['day', 'week', 'month'] as const) {
+          const answer = await subject.readModel.series({ ...selection(siteAOnly, { range: firstDay }), interval });
+          expect(answer.points.map((point) => ({ startMs: point.startMs, ...pick(point, ['visitors', 'visits', 'pageviews']) })), interval).toEqual([
+            { startMs: at('00:00:00.000'), visitors: 2, visits: 2, pageviews: 3 },
+          ]);
+        }
+      });
+
+      it('counts only what happened before a moment: events before it, visits as far as they went', async () => {
+        const answer = await subject.readModel.series({ ...selection(siteAOnly, { range: firstDay }), interval: 'hour', untilMs: at('10:05:00.000') });
+        expect(pick(answer.total, ['visitors', 'visits', 'pageviews', 'events', 'bounces', 'durationMs'])).toEqual({
+          visitors: 1,
+          visits: 1,
+          pageviews: 1,
+          events: 1,
+          bounces: 1,
+          durationMs: 0,
+        });
+        expect(answer.points[11]!.events).toBe(0);
+      });
+
+      it('counts the last 30 minutes by event time, without internal traffic or bots', async () => {
+        const answer = await subject.readModel.realtime({ scope: siteAOnly, nowMs: at('10:06:00.000') });
+        const perMinute = Array.from({ length: 30 }, () => 0);
+        perMinute[23] = 1; // 10:00, 6 minutes before
+        perMinute[28] = 1; // 10:05, exactly a minute before: the minute it ends
+        expect(answer).toMatchObject({ visitorsLast5m: 1, visitorsLast30m: 1, pageviewsLast30m: 2, perMinute });
+        const later = await subject.readModel.realtime({ scope: siteAOnly, nowMs: at('12:10:00.000') });
+        expect(later).toMatchObject({ visitorsLast5m: 0, visitorsLast30m: 0, pageviewsLast30m: 0 });
+      });
+    });
+
     describeFamily('event')('event questions', () => {
       // Day 1 only: the report cases add events on day 2, and the cases below add theirs on later days.
       const day1Only = { fromDay: range.fromDay, toDay: range.fromDay };
@@ -270,6 +319,21 @@ export function describeReadModelContract(implementation: string, start: () => P
           ['v3', 'purchase', '/thanks', `${day1}T09:01:00.000Z`],
         ]);
         expect(both.events.map((listed) => listed.siteId)).toEqual([subject.siteA, subject.siteA, subject.siteA, subject.siteA, subject.siteB, subject.siteB]);
+      });
+
+      it('lists newest first, paging back from the last position shown, across the sites of a scope', async () => {
+        const first = await subject.readModel.listEvents({ ...selection(siteAOnly, { range: day1Only }), newestFirst: true, limit: 3 });
+        expect(shown(first.events)).toEqual([...siteADay1].reverse().slice(0, 3));
+        expect(first.more).toBe(true);
+        const second = await subject.readModel.listEvents({ ...selection(siteAOnly, { range: day1Only }), newestFirst: true, afterPosition: first.events[2]!.position, limit: 3 });
+        expect(shown(second.events)).toEqual([siteADay1[0]]);
+        expect(second.more).toBe(false);
+        const both = await subject.readModel.listEvents({ ...selection(bothSites, { range: day1Only }), newestFirst: true, limit: 2 });
+        expect(shown(both.events)).toEqual([
+          ['v3', 'purchase', '/thanks', `${day1}T09:01:00.000Z`],
+          ['v3', 'pageview', '/', `${day1}T09:00:00.000Z`],
+        ]);
+        expect(both.more).toBe(true);
       });
 
       it('interleaves the sites of a scope in the order their events were stored', async () => {

@@ -184,9 +184,17 @@ function datesOf(query: NaiveQuery): string[] {
   return dates;
 }
 
+/** The ISO hours of a one-day range (summary-v2's default series for one day, CONTRACT section 10). */
+function hoursOf(query: NaiveQuery): string[] {
+  return Array.from({ length: 24 }, (_, hour) => `${query.from}T${String(hour).padStart(2, '0')}:00:00Z`);
+}
+const hourText = (ts: number) => `${new Date(ts).toISOString().slice(0, 13)}:00:00Z`;
+
 export function naiveSummary(db: Db, query: NaiveQuery) {
   const whole = tallies(db, query, () => '', () => '').get('') ?? tally();
-  const byDay = tallies(db, query, (_visit, row) => dayText(row.ts), (visit) => dayText(visit.first.ts));
+  const hourly = query.from === query.to;
+  const pointOf = hourly ? hourText : dayText;
+  const byDay = tallies(db, query, (_visit, row) => pointOf(row.ts), (visit) => pointOf(visit.first.ts));
   return {
     visitors: whole.visitors.size,
     visits: whole.visits,
@@ -195,7 +203,7 @@ export function naiveSummary(db: Db, query: NaiveQuery) {
     bounce_rate: round4(whole.bounces, whole.visits),
     avg_visit_duration_s: seconds(whole.durationMs, whole.visits),
     views_per_visit: round4(whole.visitPageviews, whole.visits),
-    series: datesOf(query).map((date) => {
+    series: (hourly ? hoursOf(query) : datesOf(query)).map((date) => {
       const group = byDay.get(date) ?? tally();
       return { date, visitors: group.visitors.size, visits: group.visits, pageviews: group.pageviews };
     }),

@@ -1,7 +1,7 @@
 // The admin UI's management screens in a real browser (playwright-core driving Debian's chromium) against the shipped
 // server as a child process, each checked against the API: workspaces (list, create, rename), a site's tracker
-// snippet (offered by its empty dashboard and pasted into a page of another origin, whose visit arrives live; copied
-// on the settings), its cookieless and retention settings (the API's validation error shown), deleting a site after
+// snippet (offered by its empty dashboard and pasted into a page of another origin, whose visit arrives live on the
+// realtime page; copied on the site's Settings page), its cookieless and retention settings (the API's validation error shown), deleting a site after
 // a confirmation, the consent-banner editor (a live preview as text, the API's refusal shown, the stale-version
 // conflict explained and resolved), outbound webhook endpoints (the secret once, a test delivery received by a
 // real local receiver and its history as text, edit, disable, delete), editing a spend entry and deleting a range's
@@ -98,22 +98,25 @@ describe('the admin UI\'s management screens in a browser, against the shipped s
     // The new site's empty dashboard offers the snippet; pasted into a page of another origin, its visit arrives live.
     const offered = page.locator('.overview input[name=tracker-snippet]');
     await expect.poll(() => offered.inputValue()).toBe(`<script defer src="${server.url}/sdk.js" data-site="blog"></script>`);
-    await expect.poll(() => page.locator('.live-status').textContent()).toBe('live');
     hooks.page.snippet = await offered.inputValue();
+    await page.click('nav.site-nav a:text-is("Realtime")');
+    await expect.poll(() => page.locator('.live-status').textContent()).toBe('live');
     // Headless chromium says so in its user agent, and bots are never counted: the visitor's browser says Firefox.
     const visitorContext = await browser.newContext({ userAgent: browserUserAgent });
     const visitorPage = await visitorContext.newPage();
     await visitorPage.goto(`${hooks.origin}/page.html`);
     await expect.poll(() => page.locator('.live-events li .live-path').allTextContents()).toEqual(['/page.html']);
-    expect(await page.getByTestId('current-visitors').textContent()).toBe('1');
+    await expect.poll(() => page.getByTestId('visitors-5m').textContent()).toBe('1');
     await visitorContext.close();
     // The site is cookieless by default: the visitor's id was derived by the collector.
     const visit = await server.request('GET', `/v1/sites/blog/events/list-v2?from=${utcDate(0)}&to=${utcDate(0)}`);
     expect(visit.body.data.events).toHaveLength(1);
     expect(visit.body.data.events[0].anon_id).toMatch(/^cl_/);
     expect((await server.request('POST', '/v1/workspaces/acme/sites', { body: { id: 'doomed', name: 'Doomed' } })).status).toBe(201);
+    // A site's settings are its own page, opened from the sites overview.
     await page.click('a.brand');
-    await page.getByRole('button', { name: 'Settings of The blog' }).click();
+    await page.getByRole('link', { name: 'Settings of The blog' }).click();
+    await page.waitForURL(/\?site=blog&page=settings$/);
     const settings = panel(page, 'Settings of The blog');
 
     // The snippet: docs/tracker.md's line with this server's origin, copied by its button.
@@ -193,7 +196,7 @@ describe('the admin UI\'s management screens in a browser, against the shipped s
     const keyContext = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     const keyPage = await keyContext.newPage();
     const keyProblems = watchProblems(keyPage);
-    await keyPage.goto(`${server.url}/?site=blog`);
+    await keyPage.goto(`${server.url}/?site=blog&page=settings`);
     await keyPage.click('button:text("Use an admin token or API key")');
     await keyPage.fill('#token', adminKey.body.plaintext);
     await keyPage.click('button:text("Sign in")');
@@ -215,7 +218,9 @@ describe('the admin UI\'s management screens in a browser, against the shipped s
     expect(await consent.locator('.hint').first().textContent()).toMatch(/^Version 4, consent revision 2, /);
     expect((await server.request('GET', consentPath, { headers: workspaceHeader })).body.config_version).toBe(4);
 
-    // Webhook endpoints: the secret once, a test delivery received, its history as text.
+    // Webhook endpoints (the Webhooks section of the settings): the secret once, a test delivery received, its
+    // history as text.
+    await page.click('nav.tabs a:text-is("Webhooks")');
     const webhooks = panel(page, 'Webhooks of Acme Corp');
     // A URL the API refuses: its reason is shown.
     const badUrl = await server.request('POST', '/v1/workspaces/acme/integrations/endpoints', { body: { url: 'ftp://example.com/hooks', event_types: ['event.purchase'] } });
@@ -286,7 +291,7 @@ describe('the admin UI\'s management screens in a browser, against the shipped s
     const resultsPath = `/v1/workspaces/acme/attribution/results?from=${utcDate(-29)}&to=${today}&model=linear&limit=20`;
     await expect.poll(async () => (await server.request('GET', resultsPath)).body.results.length).toBe(2);
     const results = (await server.request('GET', resultsPath)).body.results;
-    await page.reload();
+    await page.click('nav.tabs a:text-is("Spend")');
     const spend = panel(page, 'Spend of Acme Corp');
     await expect.poll(() => spend.locator('tbody th').count()).toBe(2);
     await spend.locator('tr', { hasText: 'google' }).locator('button:text("Edit")').click();
@@ -305,7 +310,10 @@ describe('the admin UI\'s management screens in a browser, against the shipped s
     const left = (await server.request('GET', `/v1/workspaces/acme/spend?from=${utcDate(-29)}&to=${today}`)).body.entries;
     expect(left.map((entry: { source: string }) => entry.source)).toEqual(['bing']);
     await expect.poll(() => spend.locator('tbody th').count()).toBe(1);
-    // The journeys under the linear model equal the API's results: people, revenue, touchpoints and credits.
+    await spend.screenshot({ path: join(artifacts, 'spend-light.png') });
+    // The journeys under the linear model (the Attribution and ROI page) equal the API's results: people, revenue,
+    // touchpoints and credits.
+    await page.click('nav.site-nav a:text-is("Attribution and ROI")');
     const attribution = panel(page, 'Attribution and ROI of Acme Corp');
     await attribution.locator('select[name=attribution-model]').selectOption('linear');
     const journeys = attribution.locator('.journey-list > li');
@@ -317,17 +325,16 @@ describe('the admin UI\'s management screens in a browser, against the shipped s
     }
     expect(results[0].touchpoints.length).toBe(2);
     expect(results[1].touchpoints).toEqual([]);
-    await spend.screenshot({ path: join(artifacts, 'spend-light.png') });
     await attribution.screenshot({ path: join(artifacts, 'journeys-light.png') });
 
     // Dark: the same page.
     await page.emulateMedia({ colorScheme: 'dark' });
-    await page.getByRole('button', { name: 'Settings of The blog' }).click();
+    await page.goto(`${server.url}/?site=blog&page=settings`);
     await expect.poll(() => settings.locator('input[name=banner-title]').inputValue()).toBe('Mine again');
     await page.screenshot({ path: join(artifacts, 'site-settings-dark.png'), fullPage: true });
 
     // Deleting a site asks first; Cancel keeps it, the confirmation deletes it (the API then answers 404).
-    await page.getByRole('button', { name: 'Settings of Doomed' }).click();
+    await page.goto(`${server.url}/?site=doomed&page=settings`);
     const doomed = panel(page, 'Settings of Doomed');
     await doomed.locator('button:text("Delete site")').click();
     await doomed.locator('.confirm button:text("Cancel")').click();
@@ -337,7 +344,8 @@ describe('the admin UI\'s management screens in a browser, against the shipped s
     await expect.poll(() => page.locator('.site-list code').allTextContents()).toEqual(['blog']);
     expect((await server.request('GET', '/v1/workspaces/acme/sites/doomed')).status).toBe(404);
     await page.setViewportSize({ width: 390, height: 844 });
-    await page.getByRole('button', { name: 'Settings of The blog' }).click();
+    await page.goto(`${server.url}/?site=blog&page=settings`);
+    await expect.poll(() => settings.locator('input[name=banner-title]').inputValue()).toBe('Mine again');
     await page.screenshot({ path: join(artifacts, 'site-settings-phone-dark.png'), fullPage: true });
     console.log(`screenshots: ${artifacts}/{site-settings-conflict-light,webhooks-light,spend-light,journeys-light,site-settings-dark,site-settings-phone-dark}.png`);
 

@@ -9,6 +9,7 @@ export interface Answers {
     label: string;
     created_at: string;
     revoked_at: string | null;
+    embed_origins: string[];
   };
   "DELETE /v1/workspaces/{slug}/keys/{keyId}": {
     id: string;
@@ -576,6 +577,12 @@ export interface Answers {
       }[];
     };
   };
+  "GET /v1/sites/{siteId}/reports/realtime-v2": {
+    visitors_last_5m: number;
+    visitors_last_30m: number;
+    pageviews_last_30m: number;
+    series: number[];
+  };
   "GET /v1/sites/{siteId}/reports/retention-v2": {
     meta: {
       scope: {
@@ -694,6 +701,13 @@ export interface Answers {
         visibility: "personal" | "site";
         owner_id: string;
       }[];
+      interval: "hour" | "day" | "week" | "month";
+      comparison?: {
+        from: string;
+        to: string;
+        partial: boolean;
+        until: string | null;
+      };
     };
     data: {
       visitors: number;
@@ -709,6 +723,21 @@ export interface Answers {
         visits: number;
         pageviews: number;
       }[];
+      comparison?: {
+        visitors: number;
+        visits: number;
+        pageviews: number;
+        events: number;
+        bounce_rate: number;
+        avg_visit_duration_s: number;
+        views_per_visit: number;
+        series: {
+          date: string;
+          visitors: number;
+          visits: number;
+          pageviews: number;
+        }[];
+      };
     };
   };
   "GET /v1/sites/{siteId}/segments": {
@@ -728,6 +757,10 @@ export interface Answers {
     avg_events: number;
     bounce_rate: number;
   };
+  "GET /v1/sites/{siteId}/share-info": {
+    site_id: string;
+    site_name: string;
+  };
   "GET /v1/sites/{siteId}/share-links": {
     share_links: {
       id: string;
@@ -735,6 +768,7 @@ export interface Answers {
       label: string;
       created_at: string;
       revoked_at: string | null;
+      embed_origins: string[];
     }[];
   };
   "GET /v1/sites/{siteId}/users/{userId}/timeline": {
@@ -1332,6 +1366,7 @@ export interface Answers {
     label: string;
     created_at: string;
     revoked_at: string | null;
+    embed_origins: string[];
     token: string;
     warning: string;
   };

@@ -26,11 +26,12 @@ export const cardMeasures = [
 /** @param {{ current: number, previous: number, lowerIsBetter?: boolean, label: string }} props */
 function Delta({ current, previous, lowerIsBetter, label }) {
   if (previous === 0) return html`<span class="delta none" title=${`No data in the comparison (${label.toLowerCase()})`}>—</span>`;
-  const change = (current - previous) / previous;
-  const better = lowerIsBetter ? change < 0 : change > 0;
-  const tone = change === 0 ? 'flat' : better ? 'up' : 'down';
-  const sign = change > 0 ? '+' : '';
-  return html`<span class=${`delta ${tone}`} title=${`Change from: ${label.toLowerCase()}`}>${sign}${(change * 100).toFixed(0)}%</span>`;
+  // Rounded first: a change that shows as 0% is flat, never "−0%" in red.
+  const percent = Math.round(((current - previous) / previous) * 100);
+  const better = lowerIsBetter ? percent < 0 : percent > 0;
+  const tone = percent === 0 ? 'flat' : better ? 'up' : 'down';
+  const sign = percent > 0 ? '+' : percent < 0 ? '−' : '';
+  return html`<span class=${`delta ${tone}`} title=${`Change from: ${label.toLowerCase()}`}>${sign}${Math.abs(percent)}%</span>`;
 }
 
 /** @param {{ data: SummaryData, previous?: SummaryData, previousLabel: string }} props */

@@ -1,53 +1,46 @@
 // @ts-check
-// A site's dashboard: period, comparison, filters as chips (all in the URL), summary cards, the chart, the ranked
-// tables, custom properties and the realtime panel.
+// A site's dashboard: period, comparison, filters as chips (all in the URL), summary cards, the chart (hours for a
+// day), the ranked tables and custom properties. Every panel asks for its report at once: the requests go out
+// together, so a filter click settles as fast as the slowest one.
 import { useEffect, useState } from 'preact/hooks';
 import { html, onValue } from './html.js';
 import { schemaKey } from './api.js';
 import { SummaryCards } from './cards.js';
-import { ConsentPanel } from './consent.js';
 import { VisitsChart } from './chart.js';
-import { DlqPanel } from './dlq.js';
-import { EventsSection } from './events.js';
-import { FunnelPanel } from './funnel.js';
-import { JourneysPanel } from './journeys.js';
 import { PageFlowPopover } from './page-flow.js';
-import { RetentionPanel } from './retention.js';
 import { PropsPanel } from './props-panel.js';
-import { RealtimePanel } from './realtime.js';
-import { SharePanel } from './share-panel.js';
 import { SnippetLine } from './site-settings.js';
-import { hasScope, session } from './api.js';
+import { session } from './api.js';
 import { column, formatNumber, formatPercent, TablePanel } from './table.js';
 import { useAnswer } from './use-answer.js';
 import { AnnotationStrip } from './annotations.js';
 import { DetailsButton } from './details.js';
 import { CountryLabel, MoneyLines, countryName, formatDuration, moneyText } from './format.js';
-import { GoalSettings, GoalsPanel } from './goals.js';
+import { GoalsPanel } from './goals.js';
 import { SegmentBar } from './segments.js';
 import { SourceLabel } from './source-icon.js';
 import { WorldMap } from './world-map.js';
 import { compareModes, periods, rangeOf, reportQuery, updateView, view } from './view-state.js';
-/** @import { Answers, Column, ReportName, Site, WorkspaceRef } from './types.js' */
+/** @import { Answers, Column, ReportName, Site } from './types.js' */
 /** @import { Range, View } from './view-state.js' */
 
 /** @param {string} site @param {ReportName} report */
-const reportPath = (site, report) => `/v1/sites/${encodeURIComponent(site)}/reports/${report}`;
+export const reportPath = (site, report) => `/v1/sites/${encodeURIComponent(site)}/reports/${report}`;
 /**
  * @template {ReportName} Name
  * @param {Name} report
  */
-const reportSchema = (report) => schemaKey('GET', `/sites/{siteId}/reports/${report}`);
+export const reportSchema = (report) => schemaKey('GET', `/sites/{siteId}/reports/${report}`);
 /**
  * The rows of a ranked report.
  * @template {{ data: { rows: unknown[] } }} Answer
  * @param {Answer} answer
  * @returns {Answer['data']['rows']}
  */
-const reportRows = (answer) => answer.data.rows;
+export const reportRows = (answer) => answer.data.rows;
 
 /** @param {{ state: View, range: Range }} props */
-function PeriodPicker({ state, range }) {
+export function PeriodPicker({ state, range }) {
   return html`<div class="period" role="group" aria-label="Period">
     <label class="visually-hidden" for="period">Period</label>
     <select id="period" value=${state.period} onChange=${onValue((period) => updateView({ period }))}>
@@ -68,7 +61,7 @@ function PeriodPicker({ state, range }) {
 }
 
 /** @param {{ filters: Record<string, string> }} props */
-function FilterChips({ filters }) {
+export function FilterChips({ filters }) {
   const entries = Object.entries(filters);
   if (entries.length === 0) return null;
   /** @param {string} name */
@@ -89,27 +82,38 @@ function FilterChips({ filters }) {
 }
 
 /**
- * @param {{ site: string, range: Range, filters: Record<string, string>, compare: boolean, compareLabel: string,
+ * What a comparison compares, in words: a running period against the same part of the other one.
+ * @param {{ from: string, to: string, partial: boolean, until: string | null }} comparison
+ * @param {string} label
+ */
+export function comparisonText(comparison, label) {
+  const days = comparison.from === comparison.to ? comparison.from : `${comparison.from} – ${comparison.to}`;
+  if (!comparison.partial || !comparison.until) return `Compared with ${days} (${label.toLowerCase()})`;
+  return `Compared with ${days} until ${comparison.until.slice(11, 16)} UTC: the same part of the period, since this one is still running`;
+}
+
+/**
+ * @param {{ site: string, range: Range, filters: Record<string, string>, compare: string, compareLabel: string,
  *   theme: string, siteInfo?: Site }} props
+ *   compare: previous, year or off
  */
 function Overview({ site, range, filters, compare, compareLabel, theme, siteInfo }) {
   // Read again after an annotation is added (its meta lists them).
   const [version, setVersion] = useState(0);
-  const current = useAnswer(`${reportPath(site, 'summary-v2')}?${reportQuery(range, filters)}${version ? `&_=${version}` : ''}`, reportSchema('summary-v2'));
-  const previous = useAnswer(compare ? `${reportPath(site, 'summary-v2')}?${reportQuery(range.previous, filters)}` : '', reportSchema('summary-v2'));
-  if (current.status === 'loading') return html`<section class="panel overview"><p class="state">Loading…</p></section>`;
+  const current = useAnswer(`${reportPath(site, 'summary-v2')}?${reportQuery(range, filters, compare === 'off' ? {} : { compare })}${version ? `&_=${version}` : ''}`, reportSchema('summary-v2'));
+  if (current.status === 'loading') return html`<section class="panel overview" aria-busy="true"><p class="state">Loading…</p></section>`;
   if (current.status === 'error') return html`<section class="panel overview"><p class="state error" role="alert">${current.error}</p></section>`;
-  if (compare && previous.status === 'error') return html`<section class="panel overview"><p class="state error" role="alert">${previous.error}</p></section>`;
-  const before = compare && previous.status === 'ready' ? previous.data.data : undefined;
   const shared = session.value?.kind === 'share';
   const data = current.data.data;
-  const warnings = current.data.meta.warnings;
+  const { warnings, comparison } = current.data.meta;
+  const before = data.comparison;
   return html`<section class="panel overview">
     <${SummaryCards} data=${data} previous=${before} previousLabel=${compareLabel} />
+    ${comparison ? html`<p class="hint comparison-note">${comparisonText(comparison, compareLabel)}</p>` : null}
     ${data.events === 0 && data.visits === 0 ? html`<p class="state">No visits in this period yet.</p>` : null}
     ${data.events === 0 && data.visits === 0 && !shared ? html`<${SnippetLine} site=${siteInfo ?? { id: site, cookieless: true }} known=${siteInfo !== undefined} />` : null}
-    <${VisitsChart} series=${data.series} previous=${before?.series} previousLabel=${`Visitors, ${compareLabel.toLowerCase()}`} theme=${theme} />
-    ${shared ? null : html`<${AnnotationStrip} site=${site} days=${data.series.map((day) => day.date)} annotations=${current.data.meta.annotations} onAdded=${() => setVersion(version + 1)} />`}
+    <${VisitsChart} series=${data.series} interval=${current.data.meta.interval} previous=${before?.series} previousLabel=${`Visitors, ${compareLabel.toLowerCase()}`} theme=${theme} />
+    ${shared ? null : html`<${AnnotationStrip} site=${site} days=${data.series.map((point) => point.date.slice(0, 10))} annotations=${current.data.meta.annotations} onAdded=${() => setVersion(version + 1)} />`}
     ${warnings.length > 0 ? html`<ul class="warnings">${warnings.map((warning) => html`<li>${warning}</li>`)}</ul>` : null}
   </section>`;
 }
@@ -155,26 +159,9 @@ const campaignColumns = [
 ];
 
 /**
- * workspace: the site's, when the session can see it (the funnel and consent panels need it); siteInfo: the listed
- * site, when the session can read it.
- * @param {{ state: View, theme: string, workspace?: WorkspaceRef | null, siteInfo?: Site }} props
+ * The period keys (t, w, d, m, y, c) and x (the comparison), on every page with a period picker.
  */
-export function Dashboard({ state, theme, workspace, siteInfo }) {
-  const { site, filters } = state;
-  const compare = state.compare !== 'off';
-  const range = rangeOf(state);
-  /** @param {string} name @param {string} value */
-  const onFilter = (name, value) => updateView({ filters: { ...filters, [name]: value } });
-  // A shared dashboard reads the reports alone: no stream, no share links.
-  const kind = session.value?.kind;
-  const shared = kind === 'share';
-  const canShare = hasScope('admin');
-  // A viewer (a person's role) reads the reports only: no stream, no events, no funnels.
-  const readsBeyondReports = !shared && hasScope('query:read');
-  // The page whose flow is shown (from a row of Pages); journeys, page flow and retention are not shared.
-  const [flowPath, setFlowPath] = useState('');
-  // The Goals panel reads goals-v2 again after the settings change a goal.
-  const [goalsVersion, setGoalsVersion] = useState(0);
+export function usePeriodKeys() {
   useEffect(() => {
     /** @param {KeyboardEvent} event */
     const onKey = (event) => {
@@ -187,10 +174,23 @@ export function Dashboard({ state, theme, workspace, siteInfo }) {
     addEventListener('keydown', onKey);
     return () => removeEventListener('keydown', onKey);
   }, []);
+}
+
+/**
+ * siteInfo: the listed site, when the session can read it.
+ * @param {{ state: View, theme: string, siteInfo?: Site }} props
+ */
+export function Dashboard({ state, theme, siteInfo }) {
+  const { site, filters } = state;
+  const range = rangeOf(state);
+  /** @param {string} name @param {string} value */
+  const onFilter = (name, value) => updateView({ filters: { ...filters, [name]: value } });
+  usePeriodKeys();
   /** @param {Record<string, string | number>} [extra] */
   const query = (extra) => reportQuery(range, filters, extra);
-  // The events endpoints refuse goal= (a V2 report's filter): they get the other filters.
-  const { goal: _goal, ...eventFilters } = filters;
+  const shared = session.value?.kind === 'share';
+  // The page whose flow is shown (from a row of Pages); page flow is not shared.
+  const [flowPath, setFlowPath] = useState('');
   /** @param {string} by @param {string} title @param {string} label */
   const breakdown = (by, title, label) => html`<${TablePanel}
     title=${title}
@@ -208,7 +208,7 @@ export function Dashboard({ state, theme, workspace, siteInfo }) {
       <${FilterChips} filters=${filters} />
       ${shared ? null : html`<${SegmentBar} site=${site} filters=${filters} onApply=${(/** @type {Record<string, string>} */ next) => updateView({ filters: next })} />`}
     </div>
-    <${Overview} site=${site} range=${range} filters=${filters} compare=${compare} compareLabel=${compareModes.find((mode) => mode.id === state.compare)?.label ?? ''} theme=${theme} siteInfo=${siteInfo} />
+    <${Overview} site=${site} range=${range} filters=${filters} compare=${state.compare} compareLabel=${compareModes.find((mode) => mode.id === state.compare)?.label ?? ''} theme=${theme} siteInfo=${siteInfo} />
     <div class="grid">
       <${TablePanel}
         title="Pages"
@@ -242,24 +242,13 @@ export function Dashboard({ state, theme, workspace, siteInfo }) {
         columns=${campaignColumns}
         details=${html`<${DetailsButton} title="Campaigns" path=${`${reportPath(site, 'campaigns-v2')}?${query()}`} schema=${reportSchema('campaigns-v2')} rowsOf=${reportRows} columns=${campaignColumns} />`}
       />
-      <${GoalsPanel} site=${site} range=${range} filters=${filters} onFilter=${onFilter} version=${goalsVersion} />
+      <${GoalsPanel} site=${site} range=${range} filters=${filters} onFilter=${onFilter} version=${0} />
       ${breakdown('country', 'Countries', 'Country')}
       <${WorldMap} site=${site} range=${range} filters=${filters} onFilter=${onFilter} />
       ${breakdown('device', 'Devices', 'Device')}
       ${breakdown('browser', 'Browsers', 'Browser')}
       ${breakdown('os', 'Operating systems', 'Operating system')}
       <${PropsPanel} site=${site} range=${range} filters=${filters} />
-      ${readsBeyondReports ? html`<${RealtimePanel} site=${site} />` : null}
-      ${canShare ? html`<${SharePanel} site=${site} />` : null}
-      ${canShare ? html`<${DlqPanel} site=${site} />` : null}
     </div>
-    ${shared ? null : html`<${GoalSettings} site=${site} range=${range} onChanged=${() => setGoalsVersion(goalsVersion + 1)} />`}
-    ${!readsBeyondReports || !workspace ? null : html`<${FunnelPanel} site=${site} workspace=${workspace} range=${range} filters=${filters} />`}
-    ${shared ? null : html`<div class="grid"><${JourneysPanel} site=${site} range=${range} filters=${filters} /><${RetentionPanel} site=${site} range=${range} /></div>`}
-    ${readsBeyondReports ? html`<${EventsSection} site=${site} range=${range} filters=${eventFilters} />` : null}
-    ${!readsBeyondReports || !filters.goal ? null : html`<p class="hint">The events below are not filtered by the goal (the events endpoints do not take it yet).</p>`}
-    ${kind === 'api_key' && canShare && workspace
-      ? html`<section class="panel"><header class="panel-head"><h2>Consent banner</h2></header><${ConsentPanel} workspace=${workspace} site=${{ id: site }} /></section>`
-      : null}
   </div>`;
 }

@@ -1,6 +1,6 @@
 // @ts-check
 // The events explorer: overview-v2 (the period's total and its event types), the activity-v2 heat strip (the last
-// hour per path in 5-minute buckets), list-v2 (the period's events in arrival order, a page at a time) and the
+// hour per path in 5-minute buckets), list-v2 (the period's events newest first, a page at a time) and the
 // per-user timeline.
 import { html } from './html.js';
 import { schemaKey } from './api.js';
@@ -73,10 +73,10 @@ function ActivityStrip({ site, filters }) {
 /** @param {{ site: string, range: Range, filters: Record<string, string> }} props */
 function EventList({ site, range, filters }) {
   /** @param {string} [cursor] */
-  const pathOf = (cursor) => `${eventsPath(site, 'list-v2')}?${reportQuery(range, filters, { limit: 50, ...(cursor ? { cursor } : {}) })}`;
+  const pathOf = (cursor) => `${eventsPath(site, 'list-v2')}?${reportQuery(range, filters, { limit: 50, order: 'newest', ...(cursor ? { cursor } : {}) })}`;
   const pages = usePages(pathOf(), pathOf, { schema: eventsSchema('list-v2'), itemsOf: (answer) => answer.data.events, nextOf: (answer) => answer.meta.cursor.next });
   return html`<section class="panel event-list">
-    <header class="panel-head"><h2>Events of the period</h2><span class="hint">in arrival order</span></header>
+    <header class="panel-head"><h2>Events of the period</h2><span class="hint">newest received first</span></header>
     ${pages.status === 'ready' && pages.items.length === 0 ? html`<p class="state">No events in this period.</p>` : null}
     ${pages.items.length > 0
       ? html`<${DataTable}

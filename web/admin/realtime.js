@@ -1,6 +1,7 @@
 // @ts-check
-// The realtime panel: stream-v2 (Server-Sent Events, authenticated by the session cookie) tailed while the panel is
-// open; each event is checked against list-v2's published event schema before it is shown.
+// The live events panel of the realtime page: stream-v2 (Server-Sent Events, authenticated by the session cookie)
+// tailed while the panel is open; each event is checked against list-v2's published event schema before it is
+// shown. The counts (visitors now) are realtime-v2's, from the stored events (realtime-page.js), not this stream's.
 import { useEffect, useState } from 'preact/hooks';
 import { html } from './html.js';
 import { publishedSchema, schemaKey } from './api.js';
@@ -8,7 +9,6 @@ import { mismatchOf } from './validate.js';
 /** @import { JsonSchema, ListedEvent } from './types.js' */
 
 const shown = 20;
-const currentWindowMs = 5 * 60 * 1000;
 
 /**
  * The schema of a property of an object's schema.
@@ -23,12 +23,11 @@ async function eventSchema() {
   return typeof events === 'object' ? events.items : undefined;
 }
 
-/** @param {{ site: string }} props */
-export function RealtimePanel({ site }) {
+/** @param {{ site: string, onEvent?: () => void }} props onEvent: called for each event shown */
+export function RealtimePanel({ site, onEvent }) {
   const [events, setEvents] = useState(/** @type {(ListedEvent & { seenAt: number })[]} */ ([]));
   const [status, setStatus] = useState('connecting');
   const [problem, setProblem] = useState('');
-  const [now, setNow] = useState(Date.now());
   useEffect(() => {
     /** @type {EventSource | undefined} */
     let source;
@@ -57,25 +56,22 @@ export function RealtimePanel({ site }) {
         // The schema check just passed: the item has list-v2's event shape.
         const event = /** @type {ListedEvent} */ (item);
         setEvents((list) => [{ ...event, seenAt: Date.now() }, ...list].slice(0, 200));
+        onEvent?.();
       });
     }, () => setStatus('closed'));
-    const timer = setInterval(() => setNow(Date.now()), 15_000);
     return () => {
       closed = true;
       source?.close();
-      clearInterval(timer);
     };
   }, [site]);
-  const current = new Set(events.filter((event) => now - event.seenAt < currentWindowMs).map((event) => event.anon_id)).size;
   return html`<section class="panel realtime">
     <header class="panel-head">
-      <h2>Realtime</h2>
+      <h2>Live events</h2>
       <span class=${`live-status ${status}`}>${status}</span>
     </header>
-    <p class="current"><strong data-testid="current-visitors">${current}</strong> ${current === 1 ? 'visitor' : 'visitors'} in the last 5 minutes (since this page opened)</p>
     ${problem ? html`<p class="state error" role="alert">${problem}</p>` : null}
     ${events.length === 0
-      ? html`<p class="state">Waiting for events…</p>`
+      ? html`<p class="state">Events appear here as they arrive.</p>`
       : html`<ol class="live-events" aria-live="polite">
           ${events.slice(0, shown).map(
             (event) => html`<li key=${event.id}>

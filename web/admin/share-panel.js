@@ -1,5 +1,6 @@
 // @ts-check
-// Share links of a site: create one (its link shown once, with a copy button), list them, revoke them.
+// Share links of a site: create one (its link shown once, with a copy button, and its embedding code when it lists
+// origins allowed to frame it), list them, revoke them.
 import { useEffect, useState } from 'preact/hooks';
 import { html, onValue } from './html.js';
 import { api, messageOf, reporting, schemaKey } from './api.js';
@@ -15,6 +16,7 @@ export function SharePanel({ site }) {
   const initial = { status: 'loading', rows: [] };
   const [links, setLinks] = useState(initial);
   const [label, setLabel] = useState('');
+  const [origins, setOrigins] = useState('');
   const [created, setCreated] = useState(/** @type {(CreatedShareLink & { url: string }) | null} */ (null));
   const [error, setError] = useState('');
   const load = () =>
@@ -26,9 +28,14 @@ export function SharePanel({ site }) {
     load();
   }, [site]);
   const create = reporting(setError, async () => {
-    const link = await api(linksPath(site), { method: 'POST', body: { label }, schema: schemaKey('POST', '/sites/{siteId}/share-links') });
-    setCreated({ ...link, url: `${location.origin}/?site=${encodeURIComponent(site)}#share=${link.token}` });
+    // Sent as typed, split on commas and spaces: the API says which origin it refuses and why.
+    const embedOrigins = origins.split(/[\s,]+/).filter(Boolean);
+    const body = embedOrigins.length > 0 ? { label, embed_origins: embedOrigins } : { label };
+    const link = await api(linksPath(site), { method: 'POST', body, schema: schemaKey('POST', '/sites/{siteId}/share-links') });
+    const embed = link.embed_origins.length > 0 ? `&embed=${encodeURIComponent(link.id)}` : '';
+    setCreated({ ...link, url: `${location.origin}/?site=${encodeURIComponent(site)}${embed}#share=${link.token}` });
     setLabel('');
+    setOrigins('');
     load();
   });
   /** @param {string} id */
@@ -42,6 +49,7 @@ export function SharePanel({ site }) {
     <header class="panel-head"><h2>Share links</h2></header>
     <form class="props-form" onSubmit=${create}>
       <label>Label <input name="share-label" value=${label} onInput=${onValue(setLabel)} required maxlength="200" /></label>
+      <label>Embeddable on (origins, optional) <input name="share-embed-origins" value=${origins} onInput=${onValue(setOrigins)} placeholder="https://intranet.example" /></label>
       <button type="submit">Create link</button>
     </form>
     ${created
@@ -53,12 +61,13 @@ export function SharePanel({ site }) {
     ${links.status === 'ready' && links.rows.length === 0 ? html`<p class="state">No share links.</p>` : null}
     ${links.rows.length > 0
       ? html`<table>
-          <thead><tr><th scope="col">Label</th><th scope="col">Created</th><th scope="col" class="number">State</th></tr></thead>
+          <thead><tr><th scope="col">Label</th><th scope="col">Created</th><th scope="col">Embeddable on</th><th scope="col" class="number">State</th></tr></thead>
           <tbody>
             ${links.rows.map(
               (link) => html`<tr key=${link.id}>
                 <th scope="row" class="label">${link.label}</th>
                 <td>${link.created_at.slice(0, 10)}</td>
+                <td class="cut">${link.embed_origins.join(', ') || '–'}</td>
                 <td class="number">${link.revoked_at ? 'revoked' : html`<button type="button" class="link" onClick=${revoke(link.id)}>Revoke</button>`}</td>
               </tr>`,
             )}

@@ -1,25 +1,25 @@
 // @ts-check
-// The sites page. With the admin token: every workspace and its sites, and the forms that create a workspace and a
-// site (both need the admin token). With an API key: its workspace, whose sites the API lists only to the admin
-// token, so a site is opened by its id. Then each workspace's keys, spend, attribution and audit log, as the
-// session's scopes allow.
+// The sites overview. With the admin token: every workspace and its sites, each with its visitors today and their
+// hours as a sparkline, and the forms that create a workspace and a site (both need the admin token). With an API
+// key: its workspace, whose sites the API lists only to the admin token, so a site is opened by its id. A site's
+// settings, keys, webhooks, spend and audit log are on its own Settings page (settings-page.js).
 import { useEffect, useState } from 'preact/hooks';
 import { html, onValue } from './html.js';
-import { api, hasScope, messageOf, reporting, schemaKey, signedIn } from './api.js';
-import { AttributionPanel } from './attribution.js';
-import { AuditPanel } from './audit.js';
-import { KeysPanel } from './keys.js';
-import { SiteSettings } from './site-settings.js';
-import { SpendPanel } from './spend.js';
-import { WebhooksPanel } from './webhooks.js';
-import { updateView } from './view-state.js';
+import { api, messageOf, reporting, schemaKey, signedIn } from './api.js';
+import { SparkBars } from './spark-bars.js';
+import { formatNumber } from './table.js';
+import { useAnswer } from './use-answer.js';
+import { hrefOf, isoDay, navigate, updateView } from './view-state.js';
 /** @import { SignedInSession, Site, WorkspaceRef } from './types.js' */
 
 /**
  * A workspace and its sites; sites null: the key's workspace, whose sites only the admin token may list.
  * @typedef {{ workspace: WorkspaceRef, sites: Site[] | null }} SiteGroup
  */
-/** @typedef {{ status: 'loading' | 'ready' | 'error', groups: SiteGroup[], error?: string, reload: () => void }} SitesState */
+/**
+ * forget(id): a deleted site leaves the list at once (before it is read again), so nothing asks for its reports.
+ * @typedef {{ status: 'loading' | 'ready' | 'error', groups: SiteGroup[], error?: string, reload: () => void, forget: (id: string) => void }} SitesState
+ */
 
 const listLimit = 100;
 
@@ -38,12 +38,13 @@ async function loadSites(current) {
     })));
   }
   const workspaces = (await api(`/v1/workspaces?limit=${listLimit}`, { schema: schemaKey('GET', '/workspaces') })).workspaces;
-  const groups = [];
-  for (const workspace of workspaces) {
-    const answer = await api(`/v1/workspaces/${encodeURIComponent(workspace.slug)}/sites?limit=${listLimit}`, { schema: schemaKey('GET', '/workspaces/{slug}/sites') });
-    groups.push({ workspace, sites: answer.sites });
-  }
-  return groups;
+  // Every workspace's sites at once: the requests go out together.
+  return Promise.all(
+    workspaces.map(async (workspace) => {
+      const answer = await api(`/v1/workspaces/${encodeURIComponent(workspace.slug)}/sites?limit=${listLimit}`, { schema: schemaKey('GET', '/workspaces/{slug}/sites') });
+      return { workspace, sites: answer.sites };
+    }),
+  );
 }
 
 /**
@@ -51,7 +52,7 @@ async function loadSites(current) {
  * @returns {SitesState}
  */
 export function useSites() {
-  /** @type {Omit<SitesState, 'reload'>} */
+  /** @type {Omit<SitesState, 'reload' | 'forget'>} */
   const initial = { status: 'loading', groups: [] };
   const [state, setState] = useState(initial);
   const [version, setVersion] = useState(0);
@@ -65,7 +66,9 @@ export function useSites() {
       current = false;
     };
   }, [version]);
-  return { ...state, reload: () => setVersion((value) => value + 1) };
+  const forget = (/** @type {string} */ id) =>
+    setState((current) => ({ ...current, groups: current.groups.map((group) => ({ ...group, sites: group.sites?.filter((site) => site.id !== id) ?? null })) }));
+  return { ...state, reload: () => setVersion((value) => value + 1), forget };
 }
 
 /** @param {{ label: string, value: string, onInput: (value: string) => void, name: string }} props */
@@ -102,7 +105,7 @@ function CreateSite({ groups, onCreated }) {
   const submit = reporting(setError, async () => {
     const site = await api(`/v1/workspaces/${encodeURIComponent(workspace)}/sites`, { method: 'POST', body: { id, name }, schema: schemaKey('POST', '/workspaces/{slug}/sites') });
     onCreated();
-    updateView({ site: site.id, filters: {} });
+    updateView({ site: site.id, page: 'dashboard', filters: {} });
   });
   return html`<form class="inline-form" onSubmit=${submit} aria-label="Create a site">
     <h3>New site</h3>
@@ -139,7 +142,7 @@ function OpenSite() {
   /** @param {Event} event */
   const open = (event) => {
     event.preventDefault();
-    if (id.trim()) updateView({ site: id.trim(), filters: {} });
+    if (id.trim()) updateView({ site: id.trim(), page: 'dashboard', filters: {} });
   };
   return html`<form class="props-form" onSubmit=${open} aria-label="Open a site">
     <label>Site id <input name="open-site" value=${id} onInput=${onValue(setId)} required maxlength="64" /></label>
@@ -147,14 +150,30 @@ function OpenSite() {
   </form>`;
 }
 
+/** @param {{ site: Site }} props a site's card: today's visitors and their hours */
+function SiteCard({ site }) {
+  const today = isoDay(Date.now());
+  const answer = useAnswer(`/v1/sites/${encodeURIComponent(site.id)}/reports/summary-v2?from=${today}&to=${today}&interval=hour`, schemaKey('GET', '/sites/{siteId}/reports/summary-v2'));
+  const open = { site: site.id, page: 'dashboard', filters: {} };
+  return html`<li class="site-card" key=${site.id}>
+    <a class="site-name" href=${hrefOf(open)} onClick=${navigate(open)}>${site.name}</a>
+    <code>${site.id}</code>
+    <span class="site-today">
+      ${answer.status === 'ready'
+        ? html`<strong>${formatNumber(answer.data.data.visitors)}</strong> ${answer.data.data.visitors === 1 ? 'visitor' : 'visitors'} today
+            <${SparkBars} values=${answer.data.data.series.map((point) => point.visitors)} label=${`Visitors of ${site.name} in each hour of today (UTC)`} />`
+        : answer.status === 'error'
+          ? html`<span class="state error">${answer.error}</span>`
+          : html`<span class="state">…</span>`}
+    </span>
+    <a class="link" href=${hrefOf({ site: site.id, page: 'settings', tab: 'site' })} onClick=${navigate({ site: site.id, page: 'settings', tab: 'site', filters: {} })} aria-label=${`Settings of ${site.name}`}>Settings</a>
+  </li>`;
+}
+
 /** @param {{ sites: SitesState }} props */
 export function SitesPage({ sites }) {
   const adminToken = signedIn().kind === 'admin';
   const listed = sites.groups.flatMap(({ workspace, sites: list }) => (list === null ? [] : [{ workspace, sites: list }]));
-  // The site whose settings are open.
-  const [selected, setSelected] = useState(/** @type {{ slug: string, id: string } | null} */ (null));
-  const selectedGroup = listed.find((group) => group.workspace.slug === selected?.slug);
-  const selectedSite = selectedGroup?.sites.find((site) => site.id === selected?.id);
   return html`<div class="sites-page">
     <h1>Sites</h1>
     ${sites.status === 'loading' ? html`<p class="state">Loading…</p>` : null}
@@ -165,31 +184,16 @@ export function SitesPage({ sites }) {
         <header class="panel-head"><h2>${group.workspace.name}</h2>${adminToken ? html`<${RenameWorkspace} workspace=${group.workspace} onRenamed=${sites.reload} />` : null}</header>
         ${group.sites === null
           ? html`<${OpenSite} />`
-          : html`<ul class="site-list">
-              ${group.sites.map(
-                (site) => html`<li key=${site.id}><a href=${`?site=${encodeURIComponent(site.id)}`} onClick=${(/** @type {Event} */ event) => { event.preventDefault(); updateView({ site: site.id, filters: {} }); }}>${site.name}</a> <code>${site.id}</code>
-                  <button type="button" class="link" aria-label=${`Settings of ${site.name}`} onClick=${() => setSelected({ slug: group.workspace.slug, id: site.id })}>Settings</button></li>`,
-              )}
-            </ul>`}
+          : group.sites.length === 0
+            ? html`<p class="hint">No site yet. A site's Settings hold the workspace's keys, webhooks, spend and audit log.</p>`
+            : html`<ul class="site-list">${group.sites.map((site) => html`<${SiteCard} key=${site.id} site=${site} />`)}</ul>`}
       </section>`,
     )}
-    ${selected && selectedGroup && selectedSite
-      ? html`<${SiteSettings} key=${`${selected.slug}/${selected.id}`} workspace=${selectedGroup.workspace} site=${selectedSite} onChanged=${sites.reload} onDeleted=${() => { setSelected(null); sites.reload(); }} />`
-      : null}
     ${adminToken && sites.status === 'ready'
       ? html`<div class="forms">
           <${CreateWorkspace} onCreated=${sites.reload} />
           ${listed.length > 0 ? html`<${CreateSite} groups=${listed} onCreated=${sites.reload} />` : null}
         </div>`
-      : null}
-    ${sites.status === 'ready'
-      ? sites.groups.map(
-          (group) => html`${hasScope('admin') ? html`<${KeysPanel} key=${`keys-${group.workspace.slug}`} workspace=${group.workspace} />` : null}
-            ${hasScope('query:read') ? html`<${SpendPanel} key=${`spend-${group.workspace.slug}`} workspace=${group.workspace} canWrite=${hasScope('admin')} />` : null}
-            ${hasScope('query:read') ? html`<${AttributionPanel} key=${`attribution-${group.workspace.slug}`} workspace=${group.workspace} />` : null}
-            ${hasScope('admin') ? html`<${WebhooksPanel} key=${`webhooks-${group.workspace.slug}`} workspace=${group.workspace} />` : null}
-            ${hasScope('admin') ? html`<${AuditPanel} key=${`audit-${group.workspace.slug}`} workspace=${group.workspace} />` : null}`,
-        )
       : null}
   </div>`;
 }

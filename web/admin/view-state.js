@@ -1,12 +1,15 @@
 // @ts-check
-// What the dashboard shows, kept in the URL so a view can be bookmarked: ?site=&period=&from=&to=&compare=&f.<name>=,
-// and ?page= for the people pages (account, members/<workspace slug>).
+// What the UI shows, kept in the URL so a view can be bookmarked and the back button works:
+// ?site=&page=&tab=&period=&from=&to=&compare=&f.<name>=&embed= (docs/admin-ui.md, "Pages"), and the people pages
+// (?page=account, ?page=members/<workspace slug>), which belong to no site.
 import { signal } from '@preact/signals';
 
 /**
- * What the dashboard shows; the period and comparison are ids of `periods` and `compareModes`.
- * page: '' (the sites page or the site's dashboard), 'account', or 'members/<slug>'.
- * @typedef {{ site: string, period: string, from: string, to: string, compare: string, filters: Record<string, string>, page: string }} View
+ * What the UI shows: the site (none: the sites overview), its page and the settings' tab (ids of `pages` and
+ * `settingsTabs`; or a people page: 'account', 'members/<slug>'), the period and comparison (ids of `periods` and
+ * `compareModes`), the filters, and the share link whose embedding layout is shown (embed: its id; '' when not embedded).
+ * @typedef {{ site: string, page: string, tab: string, period: string, from: string, to: string, compare: string,
+ *   filters: Record<string, string>, embed: string }} View
  */
 /**
  * The UTC days of a period, inclusive, and of its comparison.
@@ -14,6 +17,33 @@ import { signal } from '@preact/signals';
  */
 
 export const filterNames = ['source', 'path', 'country', 'region', 'city', 'device', 'browser', 'os', 'goal'];
+/**
+ * A site's pages, in the navigation's order; `shared`: a share link's reader sees it; `scope`: what the session needs
+ * beyond the dashboards (a viewer reads the reports only: no stream, events, funnels or attribution; settings are
+ * an administrator's).
+ * @type {{ id: string, label: string, shared: boolean, scope?: string }[]}
+ */
+export const pages = [
+  { id: 'dashboard', label: 'Dashboard', shared: true },
+  { id: 'realtime', label: 'Realtime', shared: false, scope: 'query:read' },
+  { id: 'goals', label: 'Goals', shared: false },
+  { id: 'funnels', label: 'Funnels', shared: false, scope: 'query:read' },
+  { id: 'journeys', label: 'Journeys', shared: false },
+  { id: 'retention', label: 'Retention', shared: false },
+  { id: 'attribution', label: 'Attribution and ROI', shared: false, scope: 'query:read' },
+  { id: 'events', label: 'Events', shared: false, scope: 'query:read' },
+  { id: 'settings', label: 'Settings', shared: false, scope: 'admin' },
+];
+/** The settings' sections. */
+export const settingsTabs = [
+  { id: 'site', label: 'Tracking and privacy' },
+  { id: 'sharing', label: 'Share links' },
+  { id: 'webhooks', label: 'Webhooks' },
+  { id: 'keys', label: 'API keys' },
+  { id: 'spend', label: 'Spend' },
+  { id: 'dlq', label: 'Dead letters' },
+  { id: 'audit', label: 'Audit log' },
+];
 export const periods = [
   { id: 'today', label: 'Today', key: 't' },
   { id: '7d', label: 'Last 7 days', key: 'w' },
@@ -31,6 +61,9 @@ export const compareModes = [
 const dayMs = 86_400_000;
 const datePattern = /^\d{4}-\d{2}-\d{2}$/;
 
+/** A page of a person's own (account) or of a workspace's members: it belongs to no site. @param {string} page */
+export const isPeoplePage = (page) => /^(account|members\/[a-z0-9-]{1,64})$/.test(page);
+
 /** @returns {View} */
 function readUrl() {
   const query = new URLSearchParams(location.search);
@@ -44,12 +77,14 @@ function readUrl() {
   const read = (name) => query.get(name) ?? '';
   return {
     site: read('site'),
+    page: pages.some((item) => item.id === read('page')) || isPeoplePage(read('page')) ? read('page') : 'dashboard',
+    tab: settingsTabs.some((item) => item.id === read('tab')) ? read('tab') : 'site',
+    embed: /^[\w-]{1,64}$/.test(read('embed')) ? read('embed') : '',
     period: periods.some((item) => item.id === read('period')) ? read('period') : '7d',
     from: datePattern.test(read('from')) ? read('from') : '',
     to: datePattern.test(read('to')) ? read('to') : '',
     compare: compareModes.some((mode) => mode.id === read('compare')) ? read('compare') : 'previous',
     filters,
-    page: /^(account|members\/[a-z0-9-]{1,64})$/.test(read('page')) ? read('page') : '',
   };
 }
 
@@ -58,8 +93,10 @@ export const view = signal(readUrl());
 /** @param {View} state */
 function writeUrl(state) {
   const query = new URLSearchParams();
-  if (state.page) query.set('page', state.page);
   if (state.site) query.set('site', state.site);
+  if ((state.site && state.page !== 'dashboard') || isPeoplePage(state.page)) query.set('page', state.page);
+  if (state.site && state.page === 'settings' && state.tab !== 'site') query.set('tab', state.tab);
+  if (state.embed) query.set('embed', state.embed);
   if (state.period !== '7d') query.set('period', state.period);
   if (state.period === 'custom') {
     if (state.from) query.set('from', state.from);
@@ -134,3 +171,22 @@ export function reportQuery(range, filters, extra = {}) {
   for (const [name, value] of Object.entries(extra)) query.set(name, String(value));
   return query.toString();
 }
+
+/**
+ * The address of the view changed by `change`, for a link's href (a click goes through updateView; a middle click
+ * opens the same view in a new tab).
+ * @param {Partial<View>} change
+ */
+export function hrefOf(change) {
+  return writeUrl({ ...view.value, ...change });
+}
+
+/**
+ * A link's click handler: a plain click changes the view in place; with a modifier the browser opens the href.
+ * @param {Partial<View>} change
+ */
+export const navigate = (change) => (/** @type {MouseEvent} */ event) => {
+  if (event.ctrlKey || event.metaKey || event.shiftKey || event.button !== 0) return;
+  event.preventDefault();
+  updateView(change);
+};

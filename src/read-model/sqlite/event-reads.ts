@@ -12,7 +12,7 @@ import type { Answer, Selection } from '../questions.ts';
 import { type EventFilterParams, toEventFilterParams } from './queries/event-filter.ts';
 import { countEventTypes } from './queries/event-type-counts.ts';
 import { findFirstSeqInRange } from './queries/first-seq-in-range.ts';
-import { listEventRows } from './queries/list-event-rows.ts';
+import { listEventRows, listEventRowsBackwards } from './queries/list-event-rows.ts';
 import { countPathBuckets } from './queries/path-bucket-counts.ts';
 import { listStreamEventRows } from './queries/stream-event-rows.ts';
 import { type SqliteReadOptions, toAnswerFreshness } from './report-reads.ts';
@@ -64,6 +64,14 @@ async function listEvents(options: SqliteReadOptions, question: EventListQuestio
   const { afterPosition, limit } = question;
   return inSnapshot(db, () => {
     const found: ListedEvent[] = [];
+    if (question.newestFirst) {
+      const beforeSeq = afterPosition ?? Number.MAX_SAFE_INTEGER;
+      for (const siteId of question.scope.siteIds) {
+        for (const row of listEventRowsBackwards(db, { site_id: siteId, before_seq: beforeSeq, ...bounds, ...filter, limit: limit + 1 })) found.push(toListedEvent(row, siteId));
+      }
+      found.sort((a, b) => b.position - a.position);
+      return fromEventLog({ events: found.slice(0, limit), more: found.length > limit }, readFreshness(db, question.scope.siteIds), caughtUp);
+    }
     for (const siteId of question.scope.siteIds) {
       // The first page starts at the range's first event, not at the site's first.
       const firstSeq = afterPosition === undefined ? findFirstSeqInRange(db, { site_id: siteId, ...bounds }) : afterPosition + 1;

@@ -10,6 +10,7 @@ import { listVisitorsNewerThan } from '../../event-store/queries/raw-window-even
 import { rawGroups, toGroupedReport } from './raw-grouped.ts';
 import { loadRawVisits } from './raw-visits.ts';
 import { convertedVisits } from './goal-conversions.ts';
+import { cachedRawVisits } from './raw-visits-cache.ts';
 import { emptyCounters, fieldCount } from '../../rollup-format/counter-shard.ts';
 import { readRollups, type RollupRequest } from './rollup-grouped.ts';
 
@@ -53,14 +54,8 @@ export function planRollupRead(selection: ReportSelection, grouping: Grouping): 
 }
 
 function rawReport(db: Db, selection: ReportSelection, grouping: Grouping, maxSeq: number, visitors?: Map<string, string[]>) {
-  const visits = loadRawVisits(db, {
-    siteIds: selection.siteIds,
-    fromDay: selection.range.fromDay,
-    toDay: selection.range.toDay,
-    withInternal: selection.withInternal,
-    maxSeq,
-    visitors,
-  });
+  const input = { siteIds: selection.siteIds, fromDay: selection.range.fromDay, toDay: selection.range.toDay, withInternal: selection.withInternal, maxSeq, visitors };
+  const visits = cachedRawVisits(db, input, () => loadRawVisits(db, input));
   const goal = selection.filters.goal;
   const selected = goal ? convertedVisits(db, selection.siteIds, visits, goal.rule, maxSeq) : visits;
   return rawGroups(selected, selection.range, selection.filters, grouping);

@@ -10,6 +10,9 @@ import type { RawEventRow } from '../../event-store/queries/raw-window-events.ts
 import { emptyCounters, field } from '../../rollup-format/counter-shard.ts';
 import type { RawVisit } from './raw-visits.ts';
 
+/** The raw fallback's groupings: a rollup's, or a series' intervals (bucketOf names the interval of a time). */
+export type RawGrouping = Grouping | { by: 'bucket'; bucketOf: (ms: number) => string };
+
 export interface RawGroup extends GroupTotals {
   visitors: Set<string>;
 }
@@ -28,9 +31,10 @@ function visitValue(entry: RawEventRow, dim: Dim): string | null {
   return (visitDims as readonly Dim[]).includes(dim) ? visitDimValue(entry, dim as VisitDim) : null;
 }
 
-function eventKey(visit: RawVisit, event: RawEventRow, grouping: Grouping): string | null {
+function eventKey(visit: RawVisit, event: RawEventRow, grouping: RawGrouping): string | null {
   if (grouping.by === 'all') return '';
   if (grouping.by === 'day') return String(dayOf(event.ts));
+  if (grouping.by === 'bucket') return grouping.bucketOf(event.ts);
   if (grouping.dim === Dim.path) return event.path;
   if (grouping.dim === Dim.page) return pageKeyOf(event.path, event.query);
   if (grouping.dim === Dim.type) return event.type;
@@ -38,9 +42,10 @@ function eventKey(visit: RawVisit, event: RawEventRow, grouping: Grouping): stri
 }
 
 /** Keys of the visit measures (the entry's) and of the exit. */
-function visitKeys(visit: RawVisit, grouping: Grouping): { entry: string | null; exit: string | null } {
+function visitKeys(visit: RawVisit, grouping: RawGrouping): { entry: string | null; exit: string | null } {
   if (grouping.by === 'all') return { entry: '', exit: null };
   if (grouping.by === 'day') return { entry: String(dayOf(visit.start_ts)), exit: null };
+  if (grouping.by === 'bucket') return { entry: grouping.bucketOf(visit.start_ts), exit: null };
   if (grouping.dim === Dim.path) return { entry: visit.entry.path, exit: visit.exit?.path ?? null };
   if (grouping.dim === Dim.page) {
     return { entry: pageKeyOf(visit.entry.path, visit.entry.query), exit: visit.exit ? pageKeyOf(visit.exit.path, visit.exit.query) : null };
@@ -50,7 +55,7 @@ function visitKeys(visit: RawVisit, grouping: Grouping): { entry: string | null;
 }
 
 /** The visitor's identity across the scope: an anon_id is one visitor on every site of a workspace. */
-export function rawGroups(visits: readonly RawVisit[], range: ReportRange, filters: ReportFilters, grouping: Grouping): Map<string, RawGroup> {
+export function rawGroups(visits: readonly RawVisit[], range: ReportRange, filters: ReportFilters, grouping: RawGrouping): Map<string, RawGroup> {
   const groups = new Map<string, RawGroup>();
   const group = (key: string) => {
     let found = groups.get(key);

@@ -108,3 +108,22 @@ function extendGroup(db: Db, group: RawEventRow[], siteId: string, window: { sta
     group.push(...later.sort(byTime));
   }
 }
+
+/**
+ * The visits as they were at `untilMs`: events from then on left out, and a visit with none before it gone (a
+ * partial period's comparison counts the previous period only as far as the current one has run).
+ */
+export function visitsBefore(visits: readonly RawVisit[], untilMs: number): RawVisit[] {
+  const cut: RawVisit[] = [];
+  for (const visit of visits) {
+    if (visit.end_ts < untilMs) {
+      cut.push(visit);
+      continue;
+    }
+    const events = visit.events.filter((event) => event.ts < untilMs);
+    if (events.length === 0) continue;
+    const pageviews = events.filter((event) => event.type === 'pageview');
+    cut.push({ ...visit, events, end_ts: events[events.length - 1]!.ts, exit: pageviews[pageviews.length - 1] ?? null });
+  }
+  return cut;
+}

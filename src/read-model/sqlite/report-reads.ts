@@ -40,7 +40,7 @@ const dims: Record<RankDimension, Dim> = {
 
 const noRevenue: ReadonlyMap<string, number> = new Map();
 
-function toFigures(totals: GroupTotals | undefined, visitors: number): Figures {
+export function toFigures(totals: GroupTotals | undefined, visitors: number): Figures {
   const counters: Counters = totals?.counters ?? emptyCounters();
   const revenue = totals && totals.revenue.size > 0 ? new Map([...totals.revenue].filter(([, amount]) => amount !== 0)) : noRevenue;
   return {
@@ -58,7 +58,7 @@ function toFigures(totals: GroupTotals | undefined, visitors: number): Figures {
   };
 }
 
-function toSelection(question: Selection): ReportSelection {
+export function toSelection(question: Selection): ReportSelection {
   return { siteIds: question.scope.siteIds, workspaceId: question.scope.workspaceId, range: question.range, filters: question.filters, withInternal: question.withInternal };
 }
 
@@ -72,11 +72,11 @@ export function toAnswerFreshness(freshness: Freshness, caughtUp: boolean): Answ
   };
 }
 
-function answered<Figures>(figures: Figures, freshness: Freshness, caughtUp: boolean, computedFrom: ComputedFrom): Answer<Figures> {
+export function answered<Figures>(figures: Figures, freshness: Freshness, caughtUp: boolean, computedFrom: ComputedFrom): Answer<Figures> {
   return { ...figures, freshness: toAnswerFreshness(freshness, caughtUp), computedFrom };
 }
 
-function daysOf(range: ReportRange): number[] {
+export function daysOf(range: ReportRange): number[] {
   return Array.from({ length: range.toDay - range.fromDay + 1 }, (_, index) => range.fromDay + index);
 }
 

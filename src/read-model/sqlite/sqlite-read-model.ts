@@ -8,6 +8,7 @@ import { createSqliteBehaviourReads } from './behaviour-reads.ts';
 import { createSqliteGoalReads } from './goal-reads.ts';
 import { createSqliteEngagementReads } from './engagement-reads.ts';
 import { createSqliteReportReads, type SqliteReadOptions } from './report-reads.ts';
+import { createSqliteTimeReads } from './time-reads.ts';
 
 /**
  * @example const readModel = createSqliteReadModel({ db, waitForProjection: () => projection.catchUp() });
@@ -22,5 +23,6 @@ export function createSqliteReadModel(options: SqliteReadOptions): ReadModel {
     ...createSqliteBehaviourReads(options),
     ...createSqliteGoalReads(options),
     ...createSqliteEngagementReads(options),
+    ...createSqliteTimeReads(options),
   };
 }

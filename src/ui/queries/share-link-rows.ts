@@ -12,12 +12,14 @@ export interface ShareLinkRow {
   revoked_at: string | null;
   /** Who made it ("user:<id>", "admin", "apiKey:<id>"; null before schema version 22). */
   created_by: string | null;
+  /** A JSON array of origins the link's dashboard may be framed by ('[]': none). */
+  embed_origins: string;
 }
 
 const statements = preparedOnce((db) => ({
   insert: db.prepare<ShareLinkRow>(
-    `INSERT INTO ui_share_links (id, workspace_id, site_id, token_hash, label, created_at, revoked_at, created_by)
-     VALUES (:id, :workspace_id, :site_id, :token_hash, :label, :created_at, :revoked_at, :created_by)`,
+    `INSERT INTO ui_share_links (id, workspace_id, site_id, token_hash, label, created_at, revoked_at, created_by, embed_origins)
+     VALUES (:id, :workspace_id, :site_id, :token_hash, :label, :created_at, :revoked_at, :created_by, :embed_origins)`,
   ),
   byHash: db.prepare<[Buffer], ShareLinkRow>('SELECT * FROM ui_share_links WHERE token_hash = ?'),
   // created_by NULL: every link of the site; else only that creator's.
@@ -27,6 +29,7 @@ const statements = preparedOnce((db) => ({
   revoke: db.prepare<{ id: string; site_id: string; workspace_id: string; now: string; created_by: string | null }>(
     'UPDATE ui_share_links SET revoked_at = :now WHERE id = :id AND site_id = :site_id AND workspace_id = :workspace_id AND revoked_at IS NULL AND (:created_by IS NULL OR created_by = :created_by)',
   ),
+  byId: db.prepare<[string], ShareLinkRow>('SELECT * FROM ui_share_links WHERE id = ?'),
   find: db.prepare<{ id: string; site_id: string; workspace_id: string }, ShareLinkRow>(
     'SELECT * FROM ui_share_links WHERE id = :id AND site_id = :site_id AND workspace_id = :workspace_id',
   ),
@@ -38,6 +41,11 @@ export function insertShareLink(db: Db, row: ShareLinkRow): void {
 
 export function findShareLinkByHash(db: Db, tokenHash: Buffer): ShareLinkRow | undefined {
   return statements(db).byHash.get(tokenHash);
+}
+
+/** A link by its id alone (the embedding page names it; its origins are not a secret). */
+export function findShareLinkById(db: Db, id: string): ShareLinkRow | undefined {
+  return statements(db).byId.get(id);
 }
 
 /** `created_by` undefined: every link of the site; else only those that creator made. */

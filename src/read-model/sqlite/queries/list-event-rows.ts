@@ -20,8 +20,19 @@ const statements = preparedOnce((db) => ({
      WHERE e.site_id = :site_id AND e.seq > :after_seq AND +e.ts >= :start_ms AND +e.ts < :end_ms AND ${eventFilterSql}
      ORDER BY e.seq LIMIT :limit`,
   ),
+  // Newest first: the same scan backwards from before_seq (list-v2 order=newest).
+  listBackwards: db.prepare<Omit<ListEventRowsParams, 'after_seq'> & { before_seq: number }, EventRow>(
+    `SELECT ${eventRowColumns} FROM events e
+     WHERE e.site_id = :site_id AND e.seq < :before_seq AND +e.ts >= :start_ms AND +e.ts < :end_ms AND ${eventFilterSql}
+     ORDER BY e.seq DESC LIMIT :limit`,
+  ),
 }));
 
 export function listEventRows(db: Db, params: ListEventRowsParams): EventRow[] {
   return statements(db).list.all(params);
+}
+
+/** One site's events of a time span before `before_seq`, newest first. */
+export function listEventRowsBackwards(db: Db, params: Omit<ListEventRowsParams, 'after_seq'> & { before_seq: number }): EventRow[] {
+  return statements(db).listBackwards.all(params);
 }

@@ -1,0 +1,109 @@
+// The time questions over the embedded database. A series by day, week or month reads the rollups (a week or a
+// month is a range of whole days, its visitors the union of its days'); a series by hour, and any figure cut at a
+// moment (a partial period's comparison), is counted from raw events, since rollups keep whole days only. Realtime
+// reads the event log by event time.
+import type { Db } from '../../db/open.ts';
+import { dayMs } from '../../vocabulary/periods.ts';
+import { intervalStartOf, intervalStarts, type Interval } from '../../vocabulary/periods-interval.ts';
+import type { ReportRange } from '../../vocabulary/report-filters.ts';
+import type { Figures } from '../report-questions.ts';
+import type { RealtimeFigures, SeriesQuestion, TimeQuestions } from '../time-questions.ts';
+import type { ReportSelection } from './grouping.ts';
+import { groupedReport } from './grouped-report.ts';
+import { listRecentEvents } from './queries/recent-events.ts';
+import { rawGroups, type RawGroup } from './raw-grouped.ts';
+import { loadRawVisits, visitsBefore } from './raw-visits.ts';
+import { cachedRawVisits } from './raw-visits-cache.ts';
+import { answered, daysOf, toFigures, toSelection, type SqliteReadOptions } from './report-reads.ts';
+import { inSnapshot, readFreshness } from './snapshot.ts';
+
+const minuteMs = 60_000;
+
+/** The days of the interval starting at startMs, cut to the range. */
+function intervalDays(startMs: number, next: number | undefined, range: ReportRange): ReportRange {
+  const fromDay = Math.floor(startMs / dayMs);
+  const toDay = next === undefined ? range.toDay : Math.min(range.toDay, Math.floor(next / dayMs) - 1);
+  return { fromDay, toDay };
+}
+
+/** Totals and points from the rollups (whole days): the day grouping, or one grouped read per week or month. */
+function seriesFromRollups(db: Db, selection: ReportSelection, interval: Exclude<Interval, 'hour'>, currentSeq: number) {
+  const whole = groupedReport(db, { selection, grouping: { by: 'all' }, currentSeq });
+  const total = toFigures(whole.totals.get(''), whole.visitorsOf(['']).get('')!);
+  if (interval === 'day') {
+    const byDay = groupedReport(db, { selection, grouping: { by: 'day' }, currentSeq });
+    const days = daysOf(selection.range);
+    const visitors = byDay.visitorsOf(days.map(String));
+    const points = days.map((day) => ({ startMs: day * dayMs, ...toFigures(byDay.totals.get(String(day)), visitors.get(String(day))!) }));
+    return { total, points, computedFrom: whole.computedFrom };
+  }
+  const starts = intervalStarts(selection.range, interval);
+  const points = starts.map((startMs, index) => {
+    const part = groupedReport(db, { selection: { ...selection, range: intervalDays(startMs, starts[index + 1], selection.range) }, grouping: { by: 'all' }, currentSeq });
+    return { startMs, ...toFigures(part.totals.get(''), part.visitorsOf(['']).get('')!) };
+  });
+  return { total, points, computedFrom: whole.computedFrom };
+}
+
+/** Points (and totals) counted from raw events, optionally only up to a moment. */
+function rawSeries(db: Db, selection: ReportSelection, interval: Interval, currentSeq: number, untilMs: number | undefined) {
+  const { range, filters } = selection;
+  const input = { siteIds: selection.siteIds, fromDay: range.fromDay, toDay: range.toDay, withInternal: selection.withInternal, maxSeq: currentSeq };
+  const loaded = cachedRawVisits(db, input, () => loadRawVisits(db, input));
+  const visits = untilMs === undefined ? loaded : visitsBefore(loaded, untilMs);
+  const byInterval = rawGroups(visits, range, filters, { by: 'bucket', bucketOf: (ms) => String(intervalStartOf(ms, interval, range)) });
+  const whole = rawGroups(visits, range, filters, { by: 'all' });
+  const figuresOf = (group: RawGroup | undefined): Figures => toFigures(group, group?.visitors.size ?? 0);
+  return {
+    total: figuresOf(whole.get('')),
+    points: intervalStarts(range, interval).map((startMs) => ({ startMs, ...figuresOf(byInterval.get(String(startMs))) })),
+  };
+}
+
+export function createSqliteTimeReads({ db, waitForProjection }: SqliteReadOptions): TimeQuestions {
+  return {
+    async series(question: SeriesQuestion) {
+      const caughtUp = await waitForProjection();
+      return inSnapshot(db, () => {
+        const freshness = readFreshness(db, question.scope.siteIds);
+        const selection = toSelection(question);
+        const currentSeq = freshness.projectedSeq;
+        if (question.untilMs !== undefined) {
+          return answered(rawSeries(db, selection, question.interval, currentSeq, question.untilMs), freshness, caughtUp, 'event_log');
+        }
+        if (question.interval !== 'hour') {
+          const { computedFrom, ...figures } = seriesFromRollups(db, selection, question.interval, currentSeq);
+          return answered(figures, freshness, caughtUp, computedFrom);
+        }
+        // The totals as every other report counts them (rollups where they can); the hours come from the event rows
+        // by design (event_log), so an answer over days whose raw events a retention period removed says so.
+        const whole = groupedReport(db, { selection, grouping: { by: 'all' }, currentSeq });
+        const total = toFigures(whole.totals.get(''), whole.visitorsOf(['']).get('')!);
+        const { points } = rawSeries(db, selection, 'hour', currentSeq, undefined);
+        return answered({ total, points }, freshness, caughtUp, 'event_log');
+      });
+    },
+
+    async realtime(question) {
+      return inSnapshot(db, () => {
+        const { nowMs } = question;
+        const perMinute = Array.from({ length: 30 }, () => 0);
+        const last5m = new Set<string>();
+        const last30m = new Set<string>();
+        let pageviews = 0;
+        for (const siteId of question.scope.siteIds) {
+          for (const row of listRecentEvents(db, { site_id: siteId, after_ms: nowMs - 30 * minuteMs, upto_ms: nowMs })) {
+            last30m.add(row.anon_id);
+            if (row.ts > nowMs - 5 * minuteMs) last5m.add(row.anon_id);
+            if (row.type !== 'pageview') continue;
+            pageviews++;
+            // Minute 29 holds now − 1 min < ts ≤ now: an event exactly on a boundary counts in the minute it ends.
+            perMinute[29 - Math.floor((nowMs - row.ts) / minuteMs)]! += 1;
+          }
+        }
+        const figures: RealtimeFigures = { visitorsLast5m: last5m.size, visitorsLast30m: last30m.size, pageviewsLast30m: pageviews, perMinute };
+        return answered(figures, readFreshness(db, question.scope.siteIds), true, 'event_log');
+      });
+    },
+  };
+}
