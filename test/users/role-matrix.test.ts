@@ -59,6 +59,8 @@ const expected: Record<string, Access> = {
   'GET /sites/:siteId/sessions': dashboards,
   'GET /sites/:siteId/reports/summary-v2': dashboards,
   'GET /sites/:siteId/reports/goals-v2': dashboards,
+  'GET /sites/:siteId/reports/realtime-v2': dashboards,
+  'GET /sites/:siteId/share-info': { outside: 'a share link\'s token is the credential' },
   'GET /sites/:siteId/reports/journeys-v2': dashboards,
   'GET /sites/:siteId/reports/page-flow-v2': dashboards,
   'GET /sites/:siteId/reports/retention-v2': dashboards,

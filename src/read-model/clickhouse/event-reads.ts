@@ -89,9 +89,11 @@ export function createClickHouseEventReads({ clickhouse, waitForShipping, deleti
   return {
     async listEvents(question) {
       const caughtUp = await waitForShipping();
-      const after = question.afterPosition === undefined ? sql`` : sql` AND seq > ${question.afterPosition}`;
+      // Newest first pages backwards: before the last position shown, in descending order.
+      const newest = question.newestFirst === true;
+      const after = question.afterPosition === undefined ? sql`` : newest ? sql` AND seq < ${question.afterPosition}` : sql` AND seq > ${question.afterPosition}`;
       const rows = await clickhouse.query<EventRow>(
-        sql`${selectedEvents(question, deletionsOf(question.scope.siteIds), question.range.fromDay * dayMs, (question.range.toDay + 1) * dayMs, listedColumns, after)} ORDER BY seq LIMIT ${question.limit + 1}`,
+        sql`${selectedEvents(question, deletionsOf(question.scope.siteIds), question.range.fromDay * dayMs, (question.range.toDay + 1) * dayMs, listedColumns, after)} ORDER BY seq ${newest ? sql`DESC` : sql`ASC`} LIMIT ${question.limit + 1}`,
       );
       const page = { events: rows.slice(0, question.limit).map(toListedEvent), more: rows.length > question.limit };
       return answered(page, question.scope.siteIds, caughtUp);
