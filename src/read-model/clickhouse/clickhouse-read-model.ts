@@ -21,5 +21,8 @@ export interface ClickHouseReadModelOptions {
 export function createClickHouseReadModel({ clickhouse, waitForShipping, deletionsOf, embedded }: ClickHouseReadModelOptions): ReadModel {
   const reports = createClickHouseReportReads({ clickhouse, waitForShipping, deletionsOf });
   const events = createClickHouseEventReads({ clickhouse, waitForShipping, deletionsOf, tail: embedded });
-  return { ...embedded, ...answeringUnavailableAs503(reports), ...answeringUnavailableAs503(events) };
+  // A partial period's comparison cuts visits at a moment, which the shipped visits cannot: the embedded database
+  // answers it (it holds every event until trimming exists). Realtime reads the newest events, which are there first.
+  const series: ReadModel['series'] = (question) => (question.untilMs === undefined ? reports.series(question) : embedded.series(question));
+  return { ...embedded, ...answeringUnavailableAs503({ ...reports, series }), ...answeringUnavailableAs503(events) };
 }
