@@ -831,3 +831,47 @@ CREATE TABLE invitations (
 CREATE INDEX invitations_by_workspace ON invitations (workspace_id, created_at);
 -- 1: members without a second factor reach only /v1/me and /v1/auth until they set one up.
 ALTER TABLE workspaces ADD COLUMN require_2fa INTEGER NOT NULL DEFAULT 0 CHECK (require_2fa IN (0, 1));
+-- @version 22: e-mail reports, traffic alerts and the mail outbox (CONTRACT section 13; src/mail/, src/email-reports/,
+-- src/alerts/, docs/email.md). A due report is claimed by inserting its outbox row, whose id is the period key
+-- (report:<subscription>:<period start>): a second claim of the same period inserts nothing.
+CREATE TABLE email_report_subscriptions (
+  id          TEXT PRIMARY KEY,                    -- UUID
+  site_id     TEXT NOT NULL REFERENCES sites (id),
+  user_id     TEXT NOT NULL REFERENCES users (id),
+  frequency   TEXT NOT NULL CHECK (frequency IN ('weekly', 'monthly')),
+  created_at  TEXT NOT NULL,
+  UNIQUE (site_id, user_id, frequency)
+);
+CREATE INDEX email_report_subscriptions_by_user ON email_report_subscriptions (user_id);
+CREATE TABLE mail_outbox (
+  id               TEXT PRIMARY KEY,               -- report:<subscription>:<period start ms>, alert:…, test:<uuid>
+  kind             TEXT NOT NULL CHECK (kind IN ('report', 'report_test', 'alert')),
+  recipient        TEXT NOT NULL,
+  subject          TEXT NOT NULL,
+  text_body        TEXT NOT NULL,
+  html_body        TEXT,
+  headers          TEXT NOT NULL DEFAULT '{}',     -- JSON object of extra headers (List-Unsubscribe…)
+  status           TEXT NOT NULL CHECK (status IN ('pending', 'sent', 'failed')),
+  attempts         INTEGER NOT NULL DEFAULT 0,
+  next_attempt_at  INTEGER NOT NULL,               -- epoch ms
+  created_at       TEXT NOT NULL,
+  sent_at          TEXT,
+  last_error       TEXT
+);
+CREATE INDEX mail_outbox_due ON mail_outbox (status, next_attempt_at);
+-- The HMAC key of unsubscribe links: 32 random bytes sealed with DATA_DIR/secrets.key, made on first use.
+CREATE TABLE mail_signing_key (
+  id      INTEGER PRIMARY KEY CHECK (id = 1),
+  sealed  BLOB NOT NULL
+);
+CREATE TABLE alerts (
+  id             TEXT PRIMARY KEY,                 -- UUID
+  site_id        TEXT NOT NULL REFERENCES sites (id),
+  kind           TEXT NOT NULL CHECK (kind IN ('traffic_spike', 'traffic_drop')),
+  threshold      INTEGER NOT NULL CHECK (threshold >= 1),
+  recipients     TEXT NOT NULL DEFAULT '[]',       -- JSON array of user ids
+  endpoint_id    TEXT,                             -- a webhook_endpoints id of the site's workspace, or null
+  created_at     TEXT NOT NULL,
+  last_fired_at  INTEGER                           -- epoch ms: at most one firing per rule per hour
+);
+CREATE INDEX alerts_by_site ON alerts (site_id);

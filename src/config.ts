@@ -47,6 +47,17 @@ const ConfigSchema = v.object({
   CLICKHOUSE_DATABASE: v.optional(v.pipe(v.string(), v.regex(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/, 'must be a name of letters, digits and underscores (at most 64)')), 'sightline'),
   CLICKHOUSE_USER: v.optional(v.pipe(v.string(), v.minLength(1))),
   CLICKHOUSE_PASSWORD: v.optional(v.string()),
+  SMTP_URL: v.optional(
+    v.pipe(
+      v.string(),
+      v.regex(/^smtps?:\/\/([^\s/?#@]+@)?[^\s/?#@:]+(:\d{1,5})?\/?$/, 'must be smtp://[user:password@]host[:port] or smtps://…, e.g. smtps://user:secret@mail.example.com:465'),
+      v.check((text) => URL.canParse(text), 'must be a URL'),
+    ),
+  ),
+  SMTP_FROM: v.optional(
+    v.pipe(v.string(), v.maxLength(320, 'must be at most 320 characters'), v.regex(/^([^<>\r\n]*<[^\s<>@]+@[^\s<>@]+>|[^\s<>@]+@[^\s<>@]+)$/, 'must be an address or Name <address>, e.g. Sightline <reports@example.com>')),
+  ),
+  PUBLIC_URL: v.optional(v.pipe(v.string(), v.regex(/^https?:\/\/[^\s/?#]+(\/[^\s?#]*)?$/, 'must be an http:// or https:// URL without a query, e.g. https://analytics.example.com'))),
 });
 
 export interface Config {
@@ -112,6 +123,13 @@ export interface Config {
    * SQLite. The password is given only with a user.
    */
   clickhouse: { url: string; database: string; user: string | undefined; password: string | undefined } | undefined;
+  /**
+   * Outbound mail (CONTRACT 13, docs/email.md): the SMTP server's URL (credentials in it, percent-encoded) and the
+   * From address; undefined (SMTP_URL unset) refuses report and alert settings with 409 smtp_not_configured.
+   */
+  smtp: { url: string; from: string } | undefined;
+  /** Where links in mails point (PUBLIC_URL, no trailing slash); default http://HOST:PORT. */
+  publicUrl: string;
 }
 
 export class ConfigError extends Error {}
@@ -146,6 +164,9 @@ export function loadConfig(env: Record<string, string | undefined>, flags: Recor
   }
   if (parsed.CLICKHOUSE_PASSWORD !== undefined && parsed.CLICKHOUSE_USER === undefined) {
     throw new ConfigError('invalid configuration: CLICKHOUSE_USER: must be set when CLICKHOUSE_PASSWORD is');
+  }
+  if (parsed.SMTP_URL !== undefined && parsed.SMTP_FROM === undefined) {
+    throw new ConfigError('invalid configuration: SMTP_FROM: must be set when SMTP_URL is (the From address of every mail)');
   }
   return {
     host: parsed.HOST,
@@ -183,6 +204,8 @@ export function loadConfig(env: Record<string, string | undefined>, flags: Recor
       parsed.CLICKHOUSE_URL === undefined
         ? undefined
         : { url: parsed.CLICKHOUSE_URL.replace(/\/+$/, ''), database: parsed.CLICKHOUSE_DATABASE, user: parsed.CLICKHOUSE_USER, password: parsed.CLICKHOUSE_PASSWORD },
+    smtp: parsed.SMTP_URL === undefined ? undefined : { url: parsed.SMTP_URL, from: parsed.SMTP_FROM! },
+    publicUrl: (parsed.PUBLIC_URL ?? `http://${parsed.HOST.includes(':') ? `[${parsed.HOST}]` : parsed.HOST}:${parsed.PORT}`).replace(/\/+$/, ''),
   };
 }
 

@@ -40,6 +40,9 @@ export const serveCommand = defineCommand({
     'clickhouse-database': { type: 'string', description: 'ClickHouse database (CLICKHOUSE_DATABASE, default sightline)' },
     'clickhouse-user': { type: 'string', description: 'ClickHouse user (CLICKHOUSE_USER)' },
     'clickhouse-password': { type: 'string', description: 'ClickHouse password (CLICKHOUSE_PASSWORD; prefer the variable: a flag shows in ps)' },
+    'smtp-url': { type: 'string', description: 'SMTP server for reports, alerts and invitations, smtp:// or smtps://user:password@host:port (SMTP_URL; prefer the variable: a flag shows in ps)' },
+    'smtp-from': { type: 'string', description: 'From address of every mail, e.g. "Sightline <reports@example.com>" (SMTP_FROM; needed with SMTP_URL)' },
+    'public-url': { type: 'string', description: 'Where links in mails point, e.g. https://analytics.example.com (PUBLIC_URL, default http://HOST:PORT)' },
   },
   run: async ({ args }) => {
     try {
