@@ -70,6 +70,10 @@ import { deleteWebhookSecretsOfSite } from './webhooks/queries/webhook-secret-ro
 import { deleteBannerOfSite } from './consent/queries/banner-rows.ts';
 import { deleteSourcemapsOfSite } from './sourcemaps/queries/sourcemap-rows.ts';
 import { closeUnreadConnection } from './http/close-unread.ts';
+import { type Mailer, type MailerOptions, startMailer } from './mail/mailer.ts';
+import { mountEmailReports } from './email-reports/routes.ts';
+import { type ReportSchedule, type ReportScheduleOptions, startReportSchedule } from './email-reports/report-schedule.ts';
+import { deleteSubscriptionsOfSite } from './email-reports/queries/subscription-rows.ts';
 import { ApiError, renderError } from './http/errors.ts';
 import { finishResponse } from './http/respond.ts';
 import { observeRoutes } from './http/routes.ts';
@@ -107,6 +111,8 @@ export interface CreateAppOptions {
   deliveries?: Omit<DeliveryWorkerOptions, 'context' | 'registry'>;
   /** The ClickHouse shipper's batch size, timer and backoff (tests shorten them); used when CLICKHOUSE_URL is set. */
   clickhouseShipping?: Pick<ShippingLoopOptions, 'batchSize' | 'intervalMs' | 'backoffMs' | 'maxBackoffMs'>;
+  /** Outbound mail (SMTP_URL): the transport's bounds, the outbox's polling, the report schedule's timer (docs/email.md). */
+  mail?: MailerOptions & { reportSchedule?: Partial<ReportScheduleOptions> };
 }
 
 export interface SightlineApp {
@@ -124,6 +130,10 @@ export interface SightlineApp {
   deliveries: DeliveryWorker;
   /** The background shipper to ClickHouse, when CLICKHOUSE_URL is set (src/clickhouse/shipping-loop.ts). */
   clickhouseShipping: ShippingLoop | undefined;
+  /** Outbound mail: the outbox worker (tests drive it with sendDue after moving the clock) and whether SMTP is set. */
+  mailer: Mailer;
+  /** The e-mail report schedule; runDue() runs a pass now. */
+  reportSchedule: ReportSchedule;
   fetch(request: Request): Promise<Response>;
   /** The Node listener a server uses: ingest on its fast path, everything else through h3. */
   nodeListener(request: IncomingMessage, response: ServerResponse): void;
@@ -156,6 +166,7 @@ export const siteDataRemovers: readonly SiteDataRemover[] = [
   { name: 'webhook-secrets', phase: 'stored', tables: ['webhook_secrets'], remove: deleteWebhookSecretsOfSite },
   { name: 'consent-banner', phase: 'stored', tables: ['consent_banners', 'consent_banner_saves'], remove: deleteBannerOfSite },
   { name: 'sourcemaps', phase: 'stored', tables: ['sourcemaps'], remove: deleteSourcemapsOfSite },
+  { name: 'email-reports', phase: 'stored', tables: ['email_report_subscriptions'], remove: deleteSubscriptionsOfSite },
 ];
 
 /**
@@ -245,14 +256,17 @@ export function createApp(options: CreateAppOptions): SightlineApp {
   mountAttribution(h3, context, waitForProjection, analysis);
   mountUi(h3, context);
   mountShareLinks(h3, context);
+  const mailer = startMailer(context, options.mail);
   mountUsers(h3, context);
+  mountEmailReports(h3, context, readModel, mailer);
   options.extend?.(h3, context);
   // Last: the published documents describe every route mounted before it.
   mountOpenApi(h3, context);
   const checkpointer = startCheckpointer(context.db, options.checkpoint === 'projector-thread' && projection.kind === 'thread' ? 'projector-thread' : 'here');
   const retention = startRetentionPurge(context, options.retentionPurge, (error) => consola.error('retention purge failed:', error));
   const clickhouseShipping = startClickHouseShipping(options, context, metrics, projection);
-  return assembleApp({ h3, context, metrics, ingest, projection, readModel, analysis, retention, deliveries, clickhouseShipping }, checkpointer);
+  const reportSchedule = startReportSchedule(context, readModel, mailer, options.mail?.reportSchedule);
+  return assembleApp({ h3, context, metrics, ingest, projection, readModel, analysis, retention, deliveries, clickhouseShipping, mailer, reportSchedule }, checkpointer);
 }
 
 /** With CLICKHOUSE_URL set, ships in the background, woken by each projector batch (docs/clickhouse.md). */
@@ -309,7 +323,7 @@ type AppParts = Omit<SightlineApp, 'fetch' | 'nodeListener' | 'close'>;
 
 /** The app's ways in (fetch; the Node listener with the ingest fast path) and its orderly stop. */
 function assembleApp(parts: AppParts, checkpointer: Checkpointer): SightlineApp {
-  const { h3, context, metrics, ingest, projection, analysis, retention, deliveries, clickhouseShipping } = parts;
+  const { h3, context, metrics, ingest, projection, analysis, retention, deliveries, clickhouseShipping, mailer, reportSchedule } = parts;
   const ingestFastPath = createIngestFastPath(context, ingest, metrics);
   const h3Listener = toNodeHandler(h3);
   return {
@@ -320,6 +334,8 @@ function assembleApp(parts: AppParts, checkpointer: Checkpointer): SightlineApp 
     },
     close: async () => {
       retention.stop();
+      // A pass claiming reports finishes its read (bounded by the projection wait) before the projector stops.
+      await reportSchedule.stop();
       // First: its read connection must be closed before the last checkpoint truncates the WALs.
       await analysis.close();
       await ingest.writeQueue.drain();
@@ -328,6 +344,7 @@ function assembleApp(parts: AppParts, checkpointer: Checkpointer): SightlineApp 
       // Its last try at storing the day's salts, now that the projector no longer holds sightline.db's write lock.
       ingest.cookieless.stop();
       await deliveries.close();
+      await mailer.outbox.close();
       // After the projector: what it projected last may still go out in the batch in flight.
       await clickhouseShipping?.close();
       await checkpointer.stop();
