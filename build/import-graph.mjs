@@ -53,7 +53,7 @@ export const layers = [
     entries: [
       'admin/', 'analysis/', 'attribution/', 'consent/', 'dlq/', 'events/', 'gdpr/', 'health/', 'ingest/',
       'integrations/', 'metrics/', 'openapi/', 'people/', 'plan/', 'reading/', 'reports/', 'retention/', 'sourcemaps/',
-      'spend/', 'tracker/', 'ui/', 'users/', 'webhooks/', 'mail/', 'email-reports/',
+      'spend/', 'tracker/', 'ui/', 'users/', 'webhooks/', 'mail/', 'email-reports/', 'alerts/',
     ],
   },
   {

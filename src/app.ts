@@ -74,6 +74,9 @@ import { type Mailer, type MailerOptions, startMailer } from './mail/mailer.ts';
 import { mountEmailReports } from './email-reports/routes.ts';
 import { type ReportSchedule, type ReportScheduleOptions, startReportSchedule } from './email-reports/report-schedule.ts';
 import { deleteSubscriptionsOfSite } from './email-reports/queries/subscription-rows.ts';
+import { mountAlerts } from './alerts/routes.ts';
+import { type AlertChecker, type AlertCheckerOptions, startAlertChecker } from './alerts/alert-checker.ts';
+import { deleteAlertsOfSite } from './alerts/queries/alert-rows.ts';
 import { ApiError, renderError } from './http/errors.ts';
 import { finishResponse } from './http/respond.ts';
 import { observeRoutes } from './http/routes.ts';
@@ -112,7 +115,7 @@ export interface CreateAppOptions {
   /** The ClickHouse shipper's batch size, timer and backoff (tests shorten them); used when CLICKHOUSE_URL is set. */
   clickhouseShipping?: Pick<ShippingLoopOptions, 'batchSize' | 'intervalMs' | 'backoffMs' | 'maxBackoffMs'>;
   /** Outbound mail (SMTP_URL): the transport's bounds, the outbox's polling, the report schedule's timer (docs/email.md). */
-  mail?: MailerOptions & { reportSchedule?: Partial<ReportScheduleOptions> };
+  mail?: MailerOptions & { reportSchedule?: Partial<ReportScheduleOptions>; alerts?: Partial<AlertCheckerOptions> };
 }
 
 export interface SightlineApp {
@@ -134,6 +137,8 @@ export interface SightlineApp {
   mailer: Mailer;
   /** The e-mail report schedule; runDue() runs a pass now. */
   reportSchedule: ReportSchedule;
+  /** The traffic alert checker; checkNow() checks every rule at the clock's now. */
+  alerts: AlertChecker;
   fetch(request: Request): Promise<Response>;
   /** The Node listener a server uses: ingest on its fast path, everything else through h3. */
   nodeListener(request: IncomingMessage, response: ServerResponse): void;
@@ -167,6 +172,7 @@ export const siteDataRemovers: readonly SiteDataRemover[] = [
   { name: 'consent-banner', phase: 'stored', tables: ['consent_banners', 'consent_banner_saves'], remove: deleteBannerOfSite },
   { name: 'sourcemaps', phase: 'stored', tables: ['sourcemaps'], remove: deleteSourcemapsOfSite },
   { name: 'email-reports', phase: 'stored', tables: ['email_report_subscriptions'], remove: deleteSubscriptionsOfSite },
+  { name: 'alerts', phase: 'stored', tables: ['alerts'], remove: deleteAlertsOfSite },
 ];
 
 /**
@@ -259,6 +265,7 @@ export function createApp(options: CreateAppOptions): SightlineApp {
   const mailer = startMailer(context, options.mail);
   mountUsers(h3, context);
   mountEmailReports(h3, context, readModel, mailer);
+  mountAlerts(h3, context, mailer);
   options.extend?.(h3, context);
   // Last: the published documents describe every route mounted before it.
   mountOpenApi(h3, context);
@@ -266,7 +273,8 @@ export function createApp(options: CreateAppOptions): SightlineApp {
   const retention = startRetentionPurge(context, options.retentionPurge, (error) => consola.error('retention purge failed:', error));
   const clickhouseShipping = startClickHouseShipping(options, context, metrics, projection);
   const reportSchedule = startReportSchedule(context, readModel, mailer, options.mail?.reportSchedule);
-  return assembleApp({ h3, context, metrics, ingest, projection, readModel, analysis, retention, deliveries, clickhouseShipping, mailer, reportSchedule }, checkpointer);
+  const alerts = startAlertChecker(context, readModel, mailer, () => deliveries.wake(), options.mail?.alerts);
+  return assembleApp({ h3, context, metrics, ingest, projection, readModel, analysis, retention, deliveries, clickhouseShipping, mailer, reportSchedule, alerts }, checkpointer);
 }
 
 /** With CLICKHOUSE_URL set, ships in the background, woken by each projector batch (docs/clickhouse.md). */
@@ -323,7 +331,7 @@ type AppParts = Omit<SightlineApp, 'fetch' | 'nodeListener' | 'close'>;
 
 /** The app's ways in (fetch; the Node listener with the ingest fast path) and its orderly stop. */
 function assembleApp(parts: AppParts, checkpointer: Checkpointer): SightlineApp {
-  const { h3, context, metrics, ingest, projection, analysis, retention, deliveries, clickhouseShipping, mailer, reportSchedule } = parts;
+  const { h3, context, metrics, ingest, projection, analysis, retention, deliveries, clickhouseShipping, mailer, reportSchedule, alerts } = parts;
   const ingestFastPath = createIngestFastPath(context, ingest, metrics);
   const h3Listener = toNodeHandler(h3);
   return {
@@ -336,6 +344,7 @@ function assembleApp(parts: AppParts, checkpointer: Checkpointer): SightlineApp 
       retention.stop();
       // A pass claiming reports finishes its read (bounded by the projection wait) before the projector stops.
       await reportSchedule.stop();
+      await alerts.stop();
       // First: its read connection must be closed before the last checkpoint truncates the WALs.
       await analysis.close();
       await ingest.writeQueue.drain();

@@ -81,3 +81,9 @@ export async function startSmtpReceiver(): Promise<SmtpReceiver> {
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }
+
+/** A header's value as sent (unfolded), from the parsed message's raw header lines. */
+export function headerOf(mail: ReceivedMail, name: string): string {
+  const line = mail.parsed.headerLines.find((header) => header.key === name)?.line ?? '';
+  return line.replace(/\r?\n[ \t]+/g, ' ').replace(/^[^:]+:\s*/, '').trim();
+}

@@ -10,19 +10,13 @@ import { type ManualClock, manualClock } from '../admin/_helpers.ts';
 import { send, wireEvent } from '../events/_helpers.ts';
 import { makeTempDir, seedWorkspace, startTestServer, type TestServer } from '../_setup.ts';
 import { goodPassword, login, makeUser, type SignedIn } from '../users/_users.ts';
-import { type ReceivedMail, type SmtpReceiver, startSmtpReceiver } from './_smtp.ts';
+import { headerOf, type SmtpReceiver, startSmtpReceiver } from './_smtp.ts';
 
 const publicUrl = 'https://analytics.example.com';
 const hour = 3_600_000;
 const day = 24 * hour;
 // Timers that never fire within a test: the test runs each pass itself.
 const quietMail = { pollMs: 10 * day, reportSchedule: { intervalMs: 10 * day, firstAfterMs: 10 * day } };
-
-/** A header's value as sent (unfolded), from the parsed message's raw header lines. */
-export function headerOf(mail: ReceivedMail, name: string): string {
-  const line = mail.parsed.headerLines.find((header) => header.key === name)?.line ?? '';
-  return line.replace(/\r?\n[ \t]+/g, ' ').replace(/^[^:]+:\s*/, '').trim();
-}
 
 function mailEnv(smtp: SmtpReceiver): Record<string, string> {
   return { SMTP_URL: smtp.url, SMTP_FROM: 'Sightline <reports@example.com>', PUBLIC_URL: publicUrl };

@@ -17,7 +17,7 @@ const statements = preparedOnce((db) => ({
     `INSERT INTO email_report_subscriptions (id, site_id, user_id, frequency, created_at) VALUES (:id, :site_id, :user_id, :frequency, :created_at)
      ON CONFLICT (site_id, user_id, frequency) DO NOTHING`,
   ),
-  ofMember: db.prepare<[string, string], SubscriptionRow>('SELECT * FROM email_report_subscriptions WHERE site_id = ? AND user_id = ? ORDER BY created_at, id'),
+  ofMember: db.prepare<[string, string], SubscriptionRow>('SELECT * FROM email_report_subscriptions WHERE site_id = ? AND user_id = ? ORDER BY created_at, rowid'),
   find: db.prepare<[string], SubscriptionRow>('SELECT * FROM email_report_subscriptions WHERE id = ?'),
   setFrequency: db.prepare<{ id: string; frequency: Frequency }>(
     `UPDATE email_report_subscriptions SET frequency = :frequency WHERE id = :id
@@ -25,7 +25,7 @@ const statements = preparedOnce((db) => ({
                        WHERE o.site_id = s.site_id AND o.user_id = s.user_id AND o.frequency = :frequency AND o.id <> :id)`,
   ),
   remove: db.prepare<[string]>('DELETE FROM email_report_subscriptions WHERE id = ?'),
-  all: db.prepare<[], SubscriptionRow>('SELECT * FROM email_report_subscriptions ORDER BY created_at, id'),
+  all: db.prepare<[], SubscriptionRow>('SELECT * FROM email_report_subscriptions ORDER BY created_at, rowid'),
   removeOfSite: db.prepare<[string]>('DELETE FROM email_report_subscriptions WHERE site_id = ?'),
 }));
 
