@@ -263,7 +263,7 @@ export function createApp(options: CreateAppOptions): SightlineApp {
   mountUi(h3, context);
   mountShareLinks(h3, context);
   const mailer = startMailer(context, options.mail);
-  mountUsers(h3, context);
+  mountUsers(h3, context, mailer);
   mountEmailReports(h3, context, readModel, mailer);
   mountAlerts(h3, context, mailer);
   options.extend?.(h3, context);

@@ -15,6 +15,7 @@ import { parseBody } from '../http/validate.ts';
 import { csrfTokenOf, isCrossSite, isSecureRequest, sessionCookie } from '../ui/session.ts';
 import { Email, Password, UserName } from './accounts.ts';
 import { mountInvitations } from './invitation-routes.ts';
+import type { Mailer } from '../mail/mailer.ts';
 import { describeMe, listMySessions, revokeMySession, updateMe } from './me.ts';
 import { AddMemberBody, addMember, listMembers, removeMember, UpdateMemberBody, updateMember } from './members.ts';
 import { deleteUserSession } from './queries/user-session-rows.ts';
@@ -77,7 +78,8 @@ function requireUser(event: H3Event, context: AppContext): SignedInUser {
   return signedIn;
 }
 
-export function mountUsers(app: H3, context: AppContext): void {
+/** `mailer`, when given, also mails each invitation's link (SMTP_URL set). */
+export function mountUsers(app: H3, context: AppContext, mailer?: Pick<Mailer, 'configured' | 'sendDirect'>): void {
   addRoute(app, {
     method: 'POST',
     path: '/auth/login',
@@ -207,7 +209,7 @@ export function mountUsers(app: H3, context: AppContext): void {
     },
   });
   mountMembers(app, context);
-  mountInvitations(app, context);
+  mountInvitations(app, context, mailer);
 }
 
 
