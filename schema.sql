@@ -837,8 +837,8 @@ ALTER TABLE workspaces ADD COLUMN require_2fa INTEGER NOT NULL DEFAULT 0 CHECK (
 CREATE TABLE email_report_subscriptions (
   id          TEXT PRIMARY KEY,                    -- UUID
   site_id     TEXT NOT NULL REFERENCES sites (id),
-  user_id     TEXT NOT NULL REFERENCES users (id),
-  frequency   TEXT NOT NULL CHECK (frequency IN ('weekly', 'monthly')),
+  user_id     TEXT NOT NULL,                       -- users (id): accounts are disabled, never deleted
+  frequency   TEXT NOT NULL,                       -- weekly | monthly (checked by the API)
   created_at  TEXT NOT NULL,
   UNIQUE (site_id, user_id, frequency)
 );
@@ -867,8 +867,8 @@ CREATE TABLE mail_signing_key (
 CREATE TABLE alerts (
   id             TEXT PRIMARY KEY,                 -- UUID
   site_id        TEXT NOT NULL REFERENCES sites (id),
-  kind           TEXT NOT NULL CHECK (kind IN ('traffic_spike', 'traffic_drop')),
-  threshold      INTEGER NOT NULL CHECK (threshold >= 1),
+  kind           TEXT NOT NULL,                    -- traffic_spike | traffic_drop (checked by the API)
+  threshold      INTEGER NOT NULL,                 -- visitors (spike, 1-1,000,000) or percent (drop, 1-100)
   recipients     TEXT NOT NULL DEFAULT '[]',       -- JSON array of user ids
   endpoint_id    TEXT,                             -- a webhook_endpoints id of the site's workspace, or null
   created_at     TEXT NOT NULL,
