@@ -263,6 +263,7 @@ export function createApp(options: CreateAppOptions): SightlineApp {
   mountUi(h3, context);
   mountShareLinks(h3, context);
   const mailer = startMailer(context, options.mail);
+  metrics.registry.gauge('sightline_mail_outbox_depth', 'Mails waiting to be sent (pending, due or not)', () => mailer.outbox.pending());
   mountUsers(h3, context, mailer);
   mountEmailReports(h3, context, readModel, mailer);
   mountAlerts(h3, context, mailer);

@@ -243,12 +243,14 @@ describe('e-mail reports', () => {
     smtp.refuseNext(1, 451);
     const first = await server.request('POST', `/v1/sites/mail-site/email-reports/${created.body.id}/test`, member.as());
     expect(first.body.status).toBe('pending');
+    expect((await server.request('GET', '/metrics')).text).toMatch(/^sightline_mail_outbox_depth 1$/m);
     // Not yet due again: a minute later, it is.
     expect(await server.app.mailer.outbox.sendDue()).toBe(0);
     clock.advance(60_000);
     expect(await server.app.mailer.outbox.sendDue()).toBe(1);
     await smtp.waitFor(1);
     expect(server.db.prepare('SELECT status, attempts FROM mail_outbox WHERE id = ?').get(first.body.id)).toEqual({ status: 'sent', attempts: 2 });
+    expect((await server.request('GET', '/metrics')).text).toMatch(/^sightline_mail_outbox_depth 0$/m);
 
     smtp.refuseNext(1, 550);
     const refused = await server.request('POST', `/v1/sites/mail-site/email-reports/${created.body.id}/test`, member.as());
