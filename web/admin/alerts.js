@@ -5,7 +5,7 @@
 // The API's refusals (which recipient is not a member, 409 without SMTP) are shown as they come.
 import { useState } from 'preact/hooks';
 import { html, onValue } from './html.js';
-import { api, reporting, schemaKey } from './api.js';
+import { api, hasScope, reporting, schemaKey } from './api.js';
 import { useList } from './use-answer.js';
 
 /** @param {string} siteId */
@@ -15,6 +15,12 @@ const ruleText = (kind, threshold) => (kind === 'traffic_spike' ? `Spike: ${thre
 
 /** @param {{ siteId: string }} props */
 export function Alerts({ siteId }) {
+  if (!hasScope('admin')) return html`<p class="hint">Alerts are set by owners and admins (the admin scope).</p>`;
+  return html`<${AlertRules} siteId=${siteId} />`;
+}
+
+/** @param {{ siteId: string }} props */
+function AlertRules({ siteId }) {
   const list = useList(alertsPath(siteId), schemaKey('GET', '/sites/{siteId}/alerts'), (answer) => answer.alerts);
   const [kind, setKind] = useState('traffic_spike');
   const [threshold, setThreshold] = useState('100');

@@ -4,7 +4,7 @@
 // answers 409 without SMTP and 403 for the admin token or an API key (no inbox): its message is shown as it comes.
 import { useState } from 'preact/hooks';
 import { html } from './html.js';
-import { api, reporting, schemaKey } from './api.js';
+import { api, reporting, schemaKey, session } from './api.js';
 import { useList } from './use-answer.js';
 
 /** @param {string} siteId */
@@ -12,8 +12,19 @@ const reportsPath = (siteId) => `/v1/sites/${encodeURIComponent(siteId)}/email-r
 const frequencies = /** @type {const} */ (['weekly', 'monthly']);
 const labels = { weekly: 'Weekly report (Mondays)', monthly: 'Monthly report (the 1st)' };
 
-/** @param {{ siteId: string }} props */
+/**
+ * Shown only to a person signed in with their account: the admin token and API keys have no inbox (the API would
+ * answer 403), so for them the panel says so instead of asking.
+ * @param {{ siteId: string }} props
+ */
 export function EmailReports({ siteId }) {
+  const kind = /** @type {{ kind: string } | null | undefined} */ (session.value)?.kind;
+  if (kind !== 'user') return html`<p class="hint">E-mail reports go to a person's inbox: sign in with your account to subscribe (the admin token and API keys have none).</p>`;
+  return html`<${Subscriptions} siteId=${siteId} />`;
+}
+
+/** @param {{ siteId: string }} props */
+function Subscriptions({ siteId }) {
   const list = useList(reportsPath(siteId), schemaKey('GET', '/sites/{siteId}/email-reports'), (answer) => answer.email_reports);
   const [error, setError] = useState('');
   const [done, setDone] = useState('');
