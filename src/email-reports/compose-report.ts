@@ -4,7 +4,7 @@ import type { AppContext } from '../context.ts';
 import { signLinkToken } from '../mail/signed-links.ts';
 import type { ReadModel } from '../read-model/read-model.ts';
 import type { SiteRow } from '../tenants/queries/find-site.ts';
-import { buildReportFigures } from './report-figures.ts';
+import { buildReportFigures, type ReportFigures } from './report-figures.ts';
 import { type ReportMail, renderReportMail } from './report-mail.ts';
 import type { ReportPeriod } from './report-periods.ts';
 
@@ -23,9 +23,16 @@ export async function composeReportMail(
   readModel: ReadModel,
   site: SiteRow,
   period: ReportPeriod,
-  options: { subscriptionId: string | undefined; test: boolean },
+  options: { subscriptionId: string | undefined; test: boolean; figuresCache?: Map<string, Promise<ReportFigures>> },
 ): Promise<ReportMail> {
-  const figures = await buildReportFigures(readModel, site, period);
+  // Within one pass, every subscriber of a site and frequency gets the same figures: asked once.
+  const key = `${site.id}\u0000${period.frequency}\u0000${period.dueDay}`;
+  let figuresPromise = options.figuresCache?.get(key);
+  if (!figuresPromise) {
+    figuresPromise = buildReportFigures(readModel, site, period);
+    options.figuresCache?.set(key, figuresPromise);
+  }
+  const figures = await figuresPromise;
   const dashboardUrl = `${context.config.publicUrl}/?site=${encodeURIComponent(site.id)}`;
   const unsubscribeUrl = options.subscriptionId === undefined ? undefined : unsubscribeUrlOf(context, options.subscriptionId);
   const mail = renderReportMail({ siteName: site.name, period, figures, unsubscribeUrl, dashboardUrl, test: options.test });

@@ -13,6 +13,7 @@ import type { ReadModel } from '../read-model/read-model.ts';
 import { findSite } from '../tenants/queries/find-site.ts';
 import { dayMs } from '../vocabulary/periods.ts';
 import { composeReportMail } from './compose-report.ts';
+import type { ReportFigures } from './report-figures.ts';
 import { listAllSubscriptions } from './queries/subscription-rows.ts';
 import { mailableUser } from './recipients.ts';
 import { duePeriodOf, periodKeyOf } from './report-periods.ts';
@@ -37,6 +38,7 @@ export interface ReportSchedule {
 export async function claimDueReports(context: AppContext, readModel: ReadModel, mailer: Mailer): Promise<number> {
   if (!mailer.configured) return 0;
   let claimed = 0;
+  const figuresCache = new Map<string, Promise<ReportFigures>>();
   for (const subscription of listAllSubscriptions(context.db)) {
     const now = context.clock.now();
     const period = duePeriodOf(subscription.frequency, now);
@@ -47,7 +49,7 @@ export async function claimDueReports(context: AppContext, readModel: ReadModel,
     const site = findSite(context.db, subscription.site_id);
     const user = site && mailableUser(context.db, subscription.user_id, site.workspace_id);
     if (!site || !user) continue;
-    const mail = await composeReportMail(context, readModel, site, period, { subscriptionId: subscription.id, test: false });
+    const mail = await composeReportMail(context, readModel, site, period, { subscriptionId: subscription.id, test: false, figuresCache });
     if (!context.db.open) return claimed;
     const inserted = inWriteTransaction(context.db, () =>
       insertMailOutboxRow(context.db, {
