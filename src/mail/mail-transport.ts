@@ -1,6 +1,7 @@
 // The one SMTP transport of a process (nodemailer), from SMTP_URL: pooled with a bounded number of connections and
-// bounded waits, so a slow or dead mail server holds neither sockets nor the outbox worker for long.
-import nodemailer from 'nodemailer';
+// bounded waits, so a slow or dead mail server holds neither sockets nor the outbox worker for long. nodemailer is
+// loaded on the first send: every CLI command and a server without mail start without it (it takes ~100 ms to load).
+import type { Transporter } from 'nodemailer';
 
 /** A mail as handed to the transport: both parts, and extra headers such as List-Unsubscribe. */
 export interface OutgoingMail {
@@ -39,23 +40,27 @@ export function createMailTransport(smtpUrl: string, limits: Partial<MailTranspo
   const bounds = { ...defaultMailTransportLimits, ...limits };
   const url = new URL(smtpUrl);
   const secure = url.protocol === 'smtps:';
-  const transporter = nodemailer.createTransport({
-    host: url.hostname.replace(/^\[|\]$/g, ''),
-    port: url.port ? Number(url.port) : secure ? 465 : 587,
-    secure,
-    auth: url.username ? { user: decodeURIComponent(url.username), pass: decodeURIComponent(url.password) } : undefined,
-    pool: true,
-    maxConnections: bounds.maxConnections,
-    connectionTimeout: bounds.connectionTimeoutMs,
-    greetingTimeout: bounds.greetingTimeoutMs,
-    socketTimeout: bounds.socketTimeoutMs,
-  });
+  let transporter: Promise<Transporter> | undefined;
+  const transporterOf = () =>
+    (transporter ??= import('nodemailer').then(({ default: nodemailer }) =>
+      nodemailer.createTransport({
+        host: url.hostname.replace(/^\[|\]$/g, ''),
+        port: url.port ? Number(url.port) : secure ? 465 : 587,
+        secure,
+        auth: url.username ? { user: decodeURIComponent(url.username), pass: decodeURIComponent(url.password) } : undefined,
+        pool: true,
+        maxConnections: bounds.maxConnections,
+        connectionTimeout: bounds.connectionTimeoutMs,
+        greetingTimeout: bounds.greetingTimeoutMs,
+        socketTimeout: bounds.socketTimeoutMs,
+      }),
+    ));
   return {
     send: async (mail) => {
-      const info = await transporter.sendMail({ from: mail.from, to: mail.to, subject: mail.subject, text: mail.text, html: mail.html, headers: mail.headers });
+      const info = await (await transporterOf()).sendMail({ from: mail.from, to: mail.to, subject: mail.subject, text: mail.text, html: mail.html, headers: mail.headers });
       // nodemailer resolves even when the server refused some recipients: one recipient refused is a failure.
-      if (info.rejected.length > 0) throw new Error(`the SMTP server refused the recipient: ${info.response}`);
+      if ((info.rejected?.length ?? 0) > 0) throw new Error(`the SMTP server refused the recipient: ${info.response}`);
     },
-    close: () => transporter.close(),
+    close: () => void transporter?.then((opened) => opened.close()),
   };
 }
