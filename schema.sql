@@ -903,3 +903,47 @@ CREATE INDEX annotations_by_site_date ON annotations (site_id, date);
 -- @version 25: where a share link may be embedded (docs/admin-ui.md, "Embedding"): a JSON array of at most 10
 -- origins (scheme://host[:port]); the dashboard page opened with ?embed=<link id> sets frame-ancestors to them.
 ALTER TABLE ui_share_links ADD COLUMN embed_origins TEXT NOT NULL DEFAULT '[]';
+-- @version 26: e-mail reports, traffic alerts and the mail outbox (CONTRACT section 13; src/mail/, src/email-reports/,
+-- src/alerts/, docs/email.md). A due report is claimed by inserting its outbox row, whose id is the period key
+-- (report:<subscription>:<period start>): a second claim of the same period inserts nothing.
+CREATE TABLE email_report_subscriptions (
+  id          TEXT PRIMARY KEY,                    -- UUID
+  site_id     TEXT NOT NULL REFERENCES sites (id),
+  user_id     TEXT NOT NULL,                       -- users (id): accounts are disabled, never deleted
+  frequency   TEXT NOT NULL,                       -- weekly | monthly (checked by the API)
+  created_at  TEXT NOT NULL,
+  UNIQUE (site_id, user_id, frequency)
+);
+CREATE INDEX email_report_subscriptions_by_user ON email_report_subscriptions (user_id);
+CREATE TABLE mail_outbox (
+  id               TEXT PRIMARY KEY,               -- report:<subscription>:<period start ms>, alert:…, test:<uuid>
+  kind             TEXT NOT NULL CHECK (kind IN ('report', 'report_test', 'alert')),
+  recipient        TEXT NOT NULL,
+  subject          TEXT NOT NULL,
+  text_body        TEXT NOT NULL,
+  html_body        TEXT,
+  headers          TEXT NOT NULL DEFAULT '{}',     -- JSON object of extra headers (List-Unsubscribe…)
+  status           TEXT NOT NULL CHECK (status IN ('pending', 'sent', 'failed')),
+  attempts         INTEGER NOT NULL DEFAULT 0,
+  next_attempt_at  INTEGER NOT NULL,               -- epoch ms
+  created_at       TEXT NOT NULL,
+  sent_at          TEXT,
+  last_error       TEXT
+);
+CREATE INDEX mail_outbox_due ON mail_outbox (status, next_attempt_at);
+-- The HMAC key of unsubscribe links: 32 random bytes sealed with DATA_DIR/secrets.key, made on first use.
+CREATE TABLE mail_signing_key (
+  id      INTEGER PRIMARY KEY CHECK (id = 1),
+  sealed  BLOB NOT NULL
+);
+CREATE TABLE alerts (
+  id             TEXT PRIMARY KEY,                 -- UUID
+  site_id        TEXT NOT NULL REFERENCES sites (id),
+  kind           TEXT NOT NULL,                    -- traffic_spike | traffic_drop (checked by the API)
+  threshold      INTEGER NOT NULL,                 -- visitors (spike, 1-1,000,000) or percent (drop, 1-100)
+  recipients     TEXT NOT NULL DEFAULT '[]',       -- JSON array of user ids
+  endpoint_id    TEXT,                             -- a webhook_endpoints id of the site's workspace, or null
+  created_at     TEXT NOT NULL,
+  last_fired_at  INTEGER                           -- epoch ms: at most one firing per rule per hour
+);
+CREATE INDEX alerts_by_site ON alerts (site_id);

@@ -53,7 +53,7 @@ export const layers = [
     entries: [
       'admin/', 'analysis/', 'annotations/', 'attribution/', 'behaviour/', 'consent/', 'dlq/', 'events/', 'gdpr/', 'goals/', 'health/', 'ingest/',
       'integrations/', 'metrics/', 'openapi/', 'people/', 'plan/', 'reading/', 'reports/', 'retention/', 'segments/', 'sourcemaps/',
-      'spend/', 'tracker/', 'ui/', 'users/', 'webhooks/',
+      'spend/', 'tracker/', 'ui/', 'users/', 'webhooks/', 'mail/', 'email-reports/', 'alerts/',
     ],
   },
   {

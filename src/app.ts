@@ -79,6 +79,13 @@ import { deleteWebhookSecretsOfSite } from './webhooks/queries/webhook-secret-ro
 import { deleteBannerOfSite } from './consent/queries/banner-rows.ts';
 import { deleteSourcemapsOfSite } from './sourcemaps/queries/sourcemap-rows.ts';
 import { closeUnreadConnection } from './http/close-unread.ts';
+import { type Mailer, type MailerOptions, startMailer } from './mail/mailer.ts';
+import { mountEmailReports } from './email-reports/routes.ts';
+import { type ReportSchedule, type ReportScheduleOptions, startReportSchedule } from './email-reports/report-schedule.ts';
+import { deleteSubscriptionsOfSite } from './email-reports/queries/subscription-rows.ts';
+import { mountAlerts } from './alerts/routes.ts';
+import { type AlertChecker, type AlertCheckerOptions, startAlertChecker } from './alerts/alert-checker.ts';
+import { deleteAlertsOfSite } from './alerts/queries/alert-rows.ts';
 import { ApiError, renderError } from './http/errors.ts';
 import { finishResponse } from './http/respond.ts';
 import { observeRoutes } from './http/routes.ts';
@@ -116,6 +123,8 @@ export interface CreateAppOptions {
   deliveries?: Omit<DeliveryWorkerOptions, 'context' | 'registry'>;
   /** The ClickHouse shipper's batch size, timer and backoff (tests shorten them); used when CLICKHOUSE_URL is set. */
   clickhouseShipping?: Pick<ShippingLoopOptions, 'batchSize' | 'intervalMs' | 'backoffMs' | 'maxBackoffMs'>;
+  /** Outbound mail (SMTP_URL): the transport's bounds, the outbox's polling, the report schedule's timer (docs/email.md). */
+  mail?: MailerOptions & { reportSchedule?: Partial<ReportScheduleOptions>; alerts?: Partial<AlertCheckerOptions> };
 }
 
 export interface SightlineApp {
@@ -133,6 +142,12 @@ export interface SightlineApp {
   deliveries: DeliveryWorker;
   /** The background shipper to ClickHouse, when CLICKHOUSE_URL is set (src/clickhouse/shipping-loop.ts). */
   clickhouseShipping: ShippingLoop | undefined;
+  /** Outbound mail: the outbox worker (tests drive it with sendDue after moving the clock) and whether SMTP is set. */
+  mailer: Mailer;
+  /** The e-mail report schedule; runDue() runs a pass now. */
+  reportSchedule: ReportSchedule;
+  /** The traffic alert checker; checkNow() checks every rule at the clock's now. */
+  alerts: AlertChecker;
   fetch(request: Request): Promise<Response>;
   /** The Node listener a server uses: ingest on its fast path, everything else through h3. */
   nodeListener(request: IncomingMessage, response: ServerResponse): void;
@@ -170,6 +185,8 @@ export const siteDataRemovers: readonly SiteDataRemover[] = [
   { name: 'goals', phase: 'stored', tables: ['goals'], remove: deleteGoalsOfSite },
   { name: 'segments', phase: 'stored', tables: ['segments'], remove: deleteSegmentsOfSite },
   { name: 'annotations', phase: 'stored', tables: ['annotations'], remove: deleteAnnotationsOfSite },
+  { name: 'email-reports', phase: 'stored', tables: ['email_report_subscriptions'], remove: deleteSubscriptionsOfSite },
+  { name: 'alerts', phase: 'stored', tables: ['alerts'], remove: deleteAlertsOfSite },
 ];
 
 /**
@@ -273,15 +290,23 @@ export function createApp(options: CreateAppOptions): SightlineApp {
   mountBehaviour(h3, context, waitForProjection, analysis);
   mountUi(h3, context);
   mountShareLinks(h3, context);
-  mountUsers(h3, context);
+  const mailer = startMailer(context, options.mail);
+  metrics.registry.gauge('sightline_mail_outbox_depth', 'Mails waiting to be sent (pending, due or not)', () => mailer.outbox.pending());
+  mountUsers(h3, context, mailer);
+  mountEmailReports(h3, context, readModel, mailer);
+  mountAlerts(h3, context, mailer);
   options.extend?.(h3, context);
   // Last: the published documents describe every route mounted before it.
   mountOpenApi(h3, context);
   const checkpointer = startCheckpointer(context.db, options.checkpoint === 'projector-thread' && projection.kind === 'thread' ? 'projector-thread' : 'here');
   const retention = startRetentionPurge(context, options.retentionPurge, (error) => consola.error('retention purge failed:', error));
-  return assembleApp({ h3, context, metrics, ingest, projection, readModel, analysis, retention, deliveries, clickhouseShipping: clickhouseShipping?.loop }, checkpointer);
+  const reportSchedule = startReportSchedule(context, readModel, mailer, options.mail?.reportSchedule);
+  const alerts = startAlertChecker(context, readModel, mailer, () => deliveries.wake(), options.mail?.alerts);
+  return assembleApp(
+    { h3, context, metrics, ingest, projection, readModel, analysis, retention, deliveries, clickhouseShipping: clickhouseShipping?.loop, mailer, reportSchedule, alerts },
+    checkpointer,
+  );
 }
-
 /**
  * The embedded read model, or with CLICKHOUSE_URL set the one that reads history from ClickHouse: its reads wait
  * (bounded, as the projector's wait is) until the projector and then the shipper have passed every event committed
@@ -353,7 +378,7 @@ type AppParts = Omit<SightlineApp, 'fetch' | 'nodeListener' | 'close'>;
 
 /** The app's ways in (fetch; the Node listener with the ingest fast path) and its orderly stop. */
 function assembleApp(parts: AppParts, checkpointer: Checkpointer): SightlineApp {
-  const { h3, context, metrics, ingest, projection, analysis, retention, deliveries, clickhouseShipping } = parts;
+  const { h3, context, metrics, ingest, projection, analysis, retention, deliveries, clickhouseShipping, mailer, reportSchedule, alerts } = parts;
   const ingestFastPath = createIngestFastPath(context, ingest, metrics);
   const h3Listener = toNodeHandler(h3);
   return {
@@ -364,6 +389,9 @@ function assembleApp(parts: AppParts, checkpointer: Checkpointer): SightlineApp 
     },
     close: async () => {
       retention.stop();
+      // A pass claiming reports finishes its read (bounded by the projection wait) before the projector stops.
+      await reportSchedule.stop();
+      await alerts.stop();
       // First: its read connection must be closed before the last checkpoint truncates the WALs.
       await analysis.close();
       await ingest.writeQueue.drain();
@@ -372,6 +400,7 @@ function assembleApp(parts: AppParts, checkpointer: Checkpointer): SightlineApp 
       // Its last try at storing the day's salts, now that the projector no longer holds sightline.db's write lock.
       ingest.cookieless.stop();
       await deliveries.close();
+      await mailer.outbox.close();
       // After the projector: what it projected last may still go out in the batch in flight.
       await clickhouseShipping?.close();
       await checkpointer.stop();

@@ -54,6 +54,16 @@ const ConfigSchema = v.object({
   OIDC_ALLOWED_DOMAINS: v.optional(v.string(), ''),
   OIDC_DEFAULT_ROLE: v.optional(v.picklist(['owner', 'admin', 'analyst', 'viewer']), 'viewer'),
   OIDC_WORKSPACE: v.optional(v.pipe(v.string(), v.minLength(1))),
+  SMTP_URL: v.optional(
+    v.pipe(
+      v.string(),
+      v.regex(/^smtps?:\/\/([^\s/?#@]+@)?[^\s/?#@:]+(:\d{1,5})?\/?$/, 'must be smtp://[user:password@]host[:port] or smtps://…, e.g. smtps://user:secret@mail.example.com:465'),
+      v.check((text) => URL.canParse(text), 'must be a URL'),
+    ),
+  ),
+  SMTP_FROM: v.optional(
+    v.pipe(v.string(), v.maxLength(320, 'must be at most 320 characters'), v.regex(/^([^<>\r\n]*<[^\s<>@]+@[^\s<>@]+>|[^\s<>@]+@[^\s<>@]+)$/, 'must be an address or Name <address>, e.g. Sightline <reports@example.com>')),
+  ),
 });
 
 /** Single sign-on (OpenID Connect, docs/people.md "Single sign-on"); undefined when OIDC_ISSUER is unset. */
@@ -137,6 +147,13 @@ export interface Config {
    */
   publicUrl: string | undefined;
   oidc: OidcConfig | undefined;
+  /**
+   * Outbound mail (CONTRACT 13, docs/email.md): the SMTP server's URL (credentials in it, percent-encoded) and the
+   * From address; undefined (SMTP_URL unset) refuses report and alert settings with 409 smtp_not_configured.
+   */
+  smtp: { url: string; from: string } | undefined;
+  /** Where links in mails point, which have no request to take an origin from: PUBLIC_URL, else http://HOST:PORT. */
+  mailLinkBase: string;
 }
 
 export class ConfigError extends Error {}
@@ -173,6 +190,9 @@ export function loadConfig(env: Record<string, string | undefined>, flags: Recor
     throw new ConfigError('invalid configuration: CLICKHOUSE_USER: must be set when CLICKHOUSE_PASSWORD is');
   }
   const oidc = oidcConfigOf(parsed);
+  if (parsed.SMTP_URL !== undefined && parsed.SMTP_FROM === undefined) {
+    throw new ConfigError('invalid configuration: SMTP_FROM: must be set when SMTP_URL is (the From address of every mail)');
+  }
   return {
     host: parsed.HOST,
     port: parsed.PORT,
@@ -211,6 +231,8 @@ export function loadConfig(env: Record<string, string | undefined>, flags: Recor
         : { url: parsed.CLICKHOUSE_URL.replace(/\/+$/, ''), database: parsed.CLICKHOUSE_DATABASE, user: parsed.CLICKHOUSE_USER, password: parsed.CLICKHOUSE_PASSWORD },
     publicUrl: parsed.PUBLIC_URL?.replace(/\/+$/, ''),
     oidc,
+    smtp: parsed.SMTP_URL === undefined ? undefined : { url: parsed.SMTP_URL, from: parsed.SMTP_FROM! },
+    mailLinkBase: (parsed.PUBLIC_URL ?? `http://${parsed.HOST.includes(':') ? `[${parsed.HOST}]` : parsed.HOST}:${parsed.PORT}`).replace(/\/+$/, ''),
   };
 }
 

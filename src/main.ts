@@ -9,6 +9,7 @@ import { endpointCommand } from './cli/endpoint.ts';
 import { keyCommand } from './cli/key.ts';
 import { memberCommand, userCommand } from './cli/user.ts';
 import { planCommand } from './cli/plan.ts';
+import { reportCommand } from './cli/report.ts';
 import { serveCommand } from './cli/serve.ts';
 import { shareLinkCommand } from './cli/share-link.ts';
 import { siteCommand } from './cli/site.ts';
@@ -32,6 +33,7 @@ const main = defineCommand({
     spend: spendCommand,
     endpoint: endpointCommand,
     plan: planCommand,
+    report: reportCommand,
     'webhook-secret': webhookSecretCommand,
     'admin-token': adminTokenCommand,
     backup: backupCommand,

@@ -44,6 +44,8 @@ export interface TestServerOptions {
   /** The outbound webhook delivery worker's options (CreateAppOptions['deliveries']). */
   deliveries?: CreateAppOptions['deliveries'];
   clickhouseShipping?: CreateAppOptions['clickhouseShipping'];
+  /** Outbound mail's options: the outbox's polling, the report schedule's timer (CreateAppOptions['mail']). */
+  mail?: CreateAppOptions['mail'];
 }
 
 const temporaryDirectories: string[] = [];
@@ -76,6 +78,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     retentionPurge: options.retentionPurge,
     deliveries: options.deliveries,
     clickhouseShipping: options.clickhouseShipping,
+    mail: options.mail,
   });
   const server = createHttpServer(app);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));

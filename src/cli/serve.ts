@@ -40,13 +40,15 @@ export const serveCommand = defineCommand({
     'clickhouse-database': { type: 'string', description: 'ClickHouse database (CLICKHOUSE_DATABASE, default sightline)' },
     'clickhouse-user': { type: 'string', description: 'ClickHouse user (CLICKHOUSE_USER)' },
     'clickhouse-password': { type: 'string', description: 'ClickHouse password (CLICKHOUSE_PASSWORD; prefer the variable: a flag shows in ps)' },
-    'public-url': { type: 'string', description: 'The origin people reach the server at, for links and the SSO redirect_uri (PUBLIC_URL; default: the request\'s origin)' },
+    'public-url': { type: 'string', description: 'The origin people reach the server at, for links (invitations, mails) and the SSO redirect_uri (PUBLIC_URL; default: the request\'s origin, in mails http://HOST:PORT)' },
     'oidc-issuer': { type: 'string', description: 'OpenID Connect issuer URL; set: single sign-on is on (OIDC_ISSUER)' },
     'oidc-client-id': { type: 'string', description: 'OpenID Connect client id (OIDC_CLIENT_ID)' },
     'oidc-client-secret': { type: 'string', description: 'OpenID Connect client secret (OIDC_CLIENT_SECRET; prefer the variable: a flag shows in ps)' },
     'oidc-allowed-domains': { type: 'string', description: 'Comma-separated e-mail domains that may sign in with SSO (OIDC_ALLOWED_DOMAINS)' },
     'oidc-default-role': { type: 'string', description: 'Role of an account made at its first SSO sign-in: owner, admin, analyst or viewer (OIDC_DEFAULT_ROLE, default viewer)' },
     'oidc-workspace': { type: 'string', description: 'Slug of the workspace a first SSO sign-in is placed in (OIDC_WORKSPACE; unset: invited accounts only)' },
+    'smtp-url': { type: 'string', description: 'SMTP server for reports, alerts and invitations, smtp:// or smtps://user:password@host:port (SMTP_URL; prefer the variable: a flag shows in ps)' },
+    'smtp-from': { type: 'string', description: 'From address of every mail, e.g. "Sightline <reports@example.com>" (SMTP_FROM; needed with SMTP_URL)' },
   },
   run: async ({ args }) => {
     try {

@@ -4,6 +4,11 @@
 export const bridgeActionRecorded = 'bridge.action_recorded';
 /** A purchase event was projected (the projector's batch, once per event; bots are left out). */
 export const eventPurchase = 'event.purchase';
+/**
+ * A traffic alert fired (src/alerts/, docs/email.md "Alerts"): sent to the endpoint the alert names, whatever the
+ * endpoint subscribes to (naming it is the subscription), signed and retried like every delivery.
+ */
+export const alertTriggered = 'alert.triggered';
 /** POST …/endpoints/:id/test: sent whatever the endpoint subscribes to, once, never retried. */
 export const webhookTest = 'webhook.test';
 

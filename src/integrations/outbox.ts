@@ -6,6 +6,7 @@ import { toIso } from '../clock.ts';
 import type { Db } from '../db/open.ts';
 import { findWorkspaceById } from '../tenants/queries/find-workspace.ts';
 import { toPayloadText } from './event-types.ts';
+import { findEndpointInWorkspace } from './queries/endpoint-rows.ts';
 import { insertOutboxRow, listSubscribedEndpoints } from './queries/outbox-rows.ts';
 import { maxAttempts } from './retry-schedule.ts';
 
@@ -48,4 +49,20 @@ export function announce(db: Db, announcement: Announcement): number {
     if (insertOutboxRow(db, row)) written++;
   }
   return written;
+}
+
+/**
+ * Writes one delivery to one endpoint of the workspace (an alert names its endpoint: no subscription is looked at),
+ * inside the caller's transaction. False when the endpoint is not an active one of the workspace, or the same change
+ * was announced to it before.
+ * @example inWriteTransaction(db, () => announceToEndpoint(db, { endpointId, workspaceId, type: alertTriggered, changeKey, data, now }));
+ */
+export function announceToEndpoint(db: Db, announcement: Omit<Announcement, 'changedAt'> & { endpointId: string }): boolean {
+  const endpoint = findEndpointInWorkspace(db, announcement.workspaceId, announcement.endpointId);
+  const workspace = findWorkspaceById(db, announcement.workspaceId);
+  if (!endpoint || endpoint.status !== 'active' || !workspace) return false;
+  const id = messageIdOf(endpoint.id, announcement.changeKey);
+  const createdAt = toIso(announcement.now);
+  const body = toPayloadText({ id, type: announcement.type, createdAt, workspaceId: workspace.id, workspaceSlug: workspace.slug, data: announcement.data });
+  return insertOutboxRow(db, { id, endpoint_id: endpoint.id, type: announcement.type, body, created_at: createdAt, status: 'pending', attempts: 0, max_attempts: maxAttempts, next_attempt_at: announcement.now });
 }

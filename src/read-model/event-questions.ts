@@ -3,7 +3,7 @@
 // country, region, city: the event's visit's values) needs what the projector derives, so only then do list, type
 // counts and activity wait (bounded) for it, and only events it has reached are looked at. Bots never count;
 // internal traffic only when the selection asks for it.
-import type { Answer, LogPosition, Selection } from './questions.ts';
+import type { Answer, LogPosition, ReadScope, Selection } from './questions.ts';
 import type { ReportFilters, ReportRange } from '../vocabulary/report-filters.ts';
 
 /** One stored event as an event list shows it (no user agent, no user id: they may hold personal data). */
@@ -107,6 +107,14 @@ export interface EventTail {
   throughPosition: LogPosition;
 }
 
+/** A scope's traffic in a window of event time [startMs, endMs) (the alerts' last hour). */
+export interface VisitorsInWindowQuestion {
+  scope: ReadScope;
+  startMs: number;
+  endMs: number;
+  withInternal: boolean;
+}
+
 export interface EventQuestions {
   /**
    * One page of the selection's events in ingest order.
@@ -133,4 +141,10 @@ export interface EventQuestions {
    * @example const start = await readModel.newestPosition();
    */
   newestPosition(): Promise<LogPosition>;
+  /**
+   * Distinct visitors (anon_ids) with an event in the window, bots never counted; read from the event log, so it
+   * never waits for the projector.
+   * @example const { visitors } = await readModel.visitorsInWindow({ scope, startMs: now - 3_600_000, endMs: now, withInternal: false });
+   */
+  visitorsInWindow(question: VisitorsInWindowQuestion): Promise<{ visitors: number }>;
 }

@@ -11,7 +11,9 @@ import { jsonBody, namedInPath, needsCredential, refusals, throttledCredential }
 import { json, noContent } from '../http/respond.ts';
 import { addRoute } from '../http/routes.ts';
 import { parseBody } from '../http/validate.ts';
-import { AcceptInvitationBody, acceptInvitation, CreateInvitationBody, createInvitation, listInvitations, revokeInvitation } from './invitations.ts';
+import { AcceptInvitationBody, acceptInvitation, CreateInvitationBody, createInvitation, invitationMail, listInvitations, revokeInvitation } from './invitations.ts';
+import { normaliseEmail } from './accounts.ts';
+import type { Mailer } from '../mail/mailer.ts';
 import { pathParam } from '../http/path-params.ts';
 import { publicBaseOf } from './public-base.ts';
 
@@ -47,7 +49,7 @@ const AcceptedAnswer = v.strictObject({
 const noStore = { 'cache-control': 'no-store' };
 
 
-export function mountInvitations(app: H3, context: AppContext): void {
+export function mountInvitations(app: H3, context: AppContext, mailer?: Pick<Mailer, 'configured' | 'sendDirect'>): void {
   addRoute(app, {
     method: 'POST',
     path: '/workspaces/:slug/invitations',
@@ -61,7 +63,10 @@ export function mountInvitations(app: H3, context: AppContext): void {
     handler: async (event) => {
       const { caller, workspace } = resolveWorkspace(event, context, pathParam(event, 'slug'), { scope: 'admin' });
       const input = parseBody(CreateInvitationBody, await readJsonBody(event));
-      return json(createInvitation(context, caller, actorOf(caller), workspace, input, publicBaseOf(event, context)), 201);
+      const invitation = createInvitation(context, caller, actorOf(caller), workspace, input, publicBaseOf(event, context));
+      // Also mailed when SMTP is configured, in the background: the answer never waits for (or depends on) the mail.
+      if (mailer?.configured) void mailer.sendDirect({ to: normaliseEmail(input.email), ...invitationMail(workspace, input.role, invitation) });
+      return json(invitation, 201);
     },
   });
   addRoute(app, {

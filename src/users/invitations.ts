@@ -23,6 +23,7 @@ import { findInvitationByHash, insertInvitation, type InvitationRow, invitations
 import { findMembership, insertMembership } from './queries/membership-rows.ts';
 import { findUserByEmail, findUserById, insertUser } from './queries/user-rows.ts';
 import { signedInUserOf } from './user-sessions.ts';
+import { escapeHtml, mailDocument, mailStyles } from '../mail/mail-html.ts';
 
 /** An invitation works until exactly this long after it was made (refused from that millisecond on). */
 export const invitationLifetimeMs = 7 * 24 * 60 * 60 * 1000;
@@ -110,6 +111,21 @@ export function createInvitation(
   });
   // The token travels in the fragment: a browser never sends it to a server or a log.
   return { id: row.id, url: `${linkBase}/#/invitations/accept?token=${token}`, expires_at: row.expires_at };
+}
+
+/**
+ * The invitation as a mail (sent directly, never stored: its link carries the token): both parts, inline styles.
+ * @example invitationMail(workspace, 'viewer', { url, expires_at })
+ */
+export function invitationMail(workspace: Pick<WorkspaceRow, 'name'>, role: Role, invitation: { url: string; expires_at: string }): { subject: string; text: string; html: string } {
+  const subject = `You are invited to ${workspace.name} on Sightline`;
+  const sentence = `You are invited to join ${workspace.name} on Sightline as ${/^[aeiou]/.test(role) ? 'an' : 'a'} ${role}.`;
+  const text = [sentence, '', `Accept: ${invitation.url}`, '', `The link works once, until ${invitation.expires_at} (UTC). If you did not expect it, ignore this mail.`].join('\n');
+  const content =
+    `<h1 style="${mailStyles.heading}">${escapeHtml(subject)}</h1><p style="margin:8px 0 16px 0;font-size:14px;">${escapeHtml(sentence)}</p>` +
+    `<p><a href="${escapeHtml(invitation.url)}" style="${mailStyles.link}">Accept the invitation</a></p>` +
+    `<p style="${mailStyles.muted}">${escapeHtml(`The link works once, until ${invitation.expires_at} (UTC).`)}</p>`;
+  return { subject, text, html: mailDocument({ title: subject, content, footer: 'If you did not expect this invitation, ignore this mail.' }) };
 }
 
 export function listInvitations(context: AppContext, workspace: WorkspaceRow): Invitation[] {

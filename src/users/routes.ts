@@ -16,6 +16,7 @@ import { csrfHeaderName, csrfTokenOf, isCrossSite, isSecureRequest, sessionCooki
 import { Email, Password, UserName } from './accounts.ts';
 import { mountInvitations } from './invitation-routes.ts';
 import { mountSingleSignOn } from './oidc-routes.ts';
+import type { Mailer } from '../mail/mailer.ts';
 import { describeMe, listMySessions, revokeMySession, updateMe } from './me.ts';
 import { AddMemberBody, addMember, listMembers, removeMember, UpdateMemberBody, updateMember } from './members.ts';
 import { deleteUserSession } from './queries/user-session-rows.ts';
@@ -89,7 +90,8 @@ function requireUser(event: H3Event, context: AppContext): SignedInUser {
   return signedIn;
 }
 
-export function mountUsers(app: H3, context: AppContext): void {
+/** `mailer`, when given, also mails each invitation's link (SMTP_URL set). */
+export function mountUsers(app: H3, context: AppContext, mailer?: Pick<Mailer, 'configured' | 'sendDirect'>): void {
   addRoute(app, {
     method: 'POST',
     path: '/auth/login',
@@ -228,7 +230,7 @@ export function mountUsers(app: H3, context: AppContext): void {
     },
   });
   mountMembers(app, context);
-  mountInvitations(app, context);
+  mountInvitations(app, context, mailer);
   mountSingleSignOn(app, context);
 }
 

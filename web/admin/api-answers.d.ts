@@ -84,6 +84,18 @@ export interface Answers {
     };
   };
   "GET /v1/schemas": Record<string, Record<string, unknown>>;
+  "GET /v1/sites/{siteId}/alerts": {
+    alerts: {
+      id: string;
+      site_id: string;
+      kind: "traffic_spike" | "traffic_drop";
+      threshold: number;
+      recipients: string[];
+      endpoint_id: string | null;
+      created_at: string;
+      last_fired_at: string | null;
+    }[];
+  };
   "GET /v1/sites/{siteId}/annotations": {
     annotations: {
       id: string;
@@ -106,6 +118,14 @@ export interface Answers {
       received_at: string;
     }[];
     next_cursor: string | null;
+  };
+  "GET /v1/sites/{siteId}/email-reports": {
+    email_reports: {
+      id: string;
+      user_id: string;
+      frequency: "weekly" | "monthly";
+      created_at: string;
+    }[];
   };
   "GET /v1/sites/{siteId}/events": {
     by_name: {
@@ -1154,6 +1174,16 @@ export interface Answers {
     disabled_at: string | null;
     operator: boolean;
   };
+  "PATCH /v1/sites/{siteId}/alerts/{id}": {
+    id: string;
+    site_id: string;
+    kind: "traffic_spike" | "traffic_drop";
+    threshold: number;
+    recipients: string[];
+    endpoint_id: string | null;
+    created_at: string;
+    last_fired_at: string | null;
+  };
   "PATCH /v1/sites/{siteId}/annotations/{id}": {
     id: string;
     site_id: string;
@@ -1161,6 +1191,12 @@ export interface Answers {
     text: string;
     visibility: "personal" | "site";
     owner_id: string;
+  };
+  "PATCH /v1/sites/{siteId}/email-reports/{id}": {
+    id: string;
+    user_id: string;
+    frequency: "weekly" | "monthly";
+    created_at: string;
   };
   "PATCH /v1/sites/{siteId}/goals/{id}": {
     id: string;
@@ -1291,6 +1327,16 @@ export interface Answers {
     quarantined: number;
     dropped: number;
   };
+  "POST /v1/sites/{siteId}/alerts": {
+    id: string;
+    site_id: string;
+    kind: "traffic_spike" | "traffic_drop";
+    threshold: number;
+    recipients: string[];
+    endpoint_id: string | null;
+    created_at: string;
+    last_fired_at: string | null;
+  };
   "POST /v1/sites/{siteId}/annotations": {
     id: string;
     site_id: string;
@@ -1302,6 +1348,17 @@ export interface Answers {
   "POST /v1/sites/{siteId}/dlq/{eventId}/replay": {
     id: string;
     replayed_at: string;
+  };
+  "POST /v1/sites/{siteId}/email-reports": {
+    id: string;
+    user_id: string;
+    frequency: "weekly" | "monthly";
+    created_at: string;
+  };
+  "POST /v1/sites/{siteId}/email-reports/{id}/test": {
+    id: string;
+    to: string;
+    status: "sent" | "pending" | "failed";
   };
   "POST /v1/sites/{siteId}/gdpr/delete": {
     deleted_events: number;

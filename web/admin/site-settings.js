@@ -6,6 +6,8 @@ import { useState } from 'preact/hooks';
 import { html, onChecked, onValue, selectField } from './html.js';
 import { api, reporting, schemaKey } from './api.js';
 import { ConsentPanel } from './consent.js';
+import { EmailReports } from './email-reports.js';
+import { Alerts } from './alerts.js';
 import { CopyButton } from './secret-once.js';
 /** @import { Site, WorkspaceRef } from './types.js' */
 
@@ -91,6 +93,10 @@ export function SiteSettings({ workspace, site, onChanged, onDeleted }) {
     <h3>Privacy</h3>
     <${Settings} workspace=${workspace} site=${current} onSaved=${(/** @type {Site} */ saved) => { setCurrent(saved); onChanged(); }} />
     <${ConsentPanel} workspace=${workspace} site=${current} />
+    <h3>E-mail reports</h3>
+    <${EmailReports} siteId=${current.id} />
+    <h3>Alerts</h3>
+    <${Alerts} siteId=${current.id} />
     <h3>Delete</h3>
     <${DeleteSite} workspace=${workspace} site=${current} onDeleted=${onDeleted} />
   </section>`;

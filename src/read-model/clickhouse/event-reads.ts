@@ -18,8 +18,11 @@ export interface ClickHouseEventReadOptions {
   waitForShipping: () => Promise<boolean>;
   /** What reads of these sites leave out now: deletions ClickHouse has not carried out yet (clickhouse/deletions.ts). */
   deletionsOf: (siteIds: readonly string[]) => PendingDeletion[];
-  /** The embedded read model's tail questions: the newest events are in SQLite first. */
-  tail: Pick<EventQuestions, 'eventsAfter' | 'newestPosition'>;
+  /**
+   * The embedded read model's questions about the newest events (a live tail, the newest position, the visitors of a
+   * recent window for alerts), which are in SQLite first and never wait for shipping.
+   */
+  tail: Pick<EventQuestions, 'eventsAfter' | 'newestPosition' | 'visitorsInWindow'>;
 }
 
 interface EventRow {
@@ -130,5 +133,6 @@ export function createClickHouseEventReads({ clickhouse, waitForShipping, deleti
 
     eventsAfter: (question) => tail.eventsAfter(question),
     newestPosition: () => tail.newestPosition(),
+    visitorsInWindow: (question) => tail.visitorsInWindow(question),
   };
 }

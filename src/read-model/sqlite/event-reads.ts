@@ -7,7 +7,7 @@ import { newestEventSeq } from '../../event-store/queries/newest-events.ts';
 import { readProjectorPosition } from '../../projector/queries/projector-state.ts';
 import { dayMs } from '../../vocabulary/periods.ts';
 import type { ReportRange } from '../../vocabulary/report-filters.ts';
-import type { EventListPage, EventListQuestion, EventQuestions, EventTail, EventTailQuestion, EventTypeCounts, ListedEvent, PathActivity, PathActivityQuestion } from '../event-questions.ts';
+import type { EventListPage, EventListQuestion, EventQuestions, EventTail, EventTailQuestion, EventTypeCounts, ListedEvent, PathActivity, PathActivityQuestion, VisitorsInWindowQuestion } from '../event-questions.ts';
 import type { Answer, Selection } from '../questions.ts';
 import { type EventFilterParams, toEventFilterParams } from './queries/event-filter.ts';
 import { countEventTypes } from './queries/event-type-counts.ts';
@@ -15,6 +15,7 @@ import { findFirstSeqInRange } from './queries/first-seq-in-range.ts';
 import { listEventRows, listEventRowsBackwards } from './queries/list-event-rows.ts';
 import { countPathBuckets } from './queries/path-bucket-counts.ts';
 import { listStreamEventRows } from './queries/stream-event-rows.ts';
+import { countVisitorsInWindow } from './queries/visitors-in-window.ts';
 import { type SqliteReadOptions, toAnswerFreshness } from './report-reads.ts';
 import { type Freshness, inSnapshot, readFreshness } from './snapshot.ts';
 
@@ -156,5 +157,13 @@ export function createSqliteEventReads(options: SqliteReadOptions): EventQuestio
     pathActivity: (question) => pathActivity(options, question),
     eventsAfter: (question) => eventsAfter(options, question),
     newestPosition: async () => newestEventSeq(options.db),
+    visitorsInWindow: async (question: VisitorsInWindowQuestion) => ({
+      visitors: countVisitorsInWindow(options.db, {
+        site_ids: JSON.stringify(question.scope.siteIds),
+        start_ms: question.startMs,
+        end_ms: question.endMs,
+        with_internal: question.withInternal ? 1 : 0,
+      }),
+    }),
   };
 }
