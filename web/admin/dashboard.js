@@ -8,6 +8,8 @@ import { schemaKey } from './api.js';
 import { SummaryCards } from './cards.js';
 import { VisitsChart } from './chart.js';
 import { PageFlowPopover } from './page-flow.js';
+import { EmailReports } from './email-reports.js';
+import { hasScope } from './api.js';
 import { PropsPanel } from './props-panel.js';
 import { SnippetLine } from './site-settings.js';
 import { session } from './api.js';
@@ -250,5 +252,8 @@ export function Dashboard({ state, theme, siteInfo }) {
       ${breakdown('os', 'Operating systems', 'Operating system')}
       <${PropsPanel} site=${site} range=${range} filters=${filters} />
     </div>
+    ${session.value?.kind === 'user' && !hasScope('admin')
+      ? html`<section class="panel"><header class="panel-head"><h2>Your e-mail reports</h2></header><${EmailReports} siteId=${site} /></section>`
+      : null}
   </div>`;
 }
