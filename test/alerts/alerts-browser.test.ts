@@ -28,10 +28,11 @@ describe('alerts in the site settings', () => {
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     const page = await context.newPage();
     const problems = watchProblems(page);
-    await page.goto(`${server.url}/`);
+    // The site's Settings page (its own URL), signed in with the admin token.
+    await page.goto(`${server.url}/?site=blog&page=settings`);
+    await page.click('button:text("Use an admin token or API key")');
     await page.fill('#token', server.adminToken);
     await page.click('button:text("Sign in")');
-    await page.getByRole('button', { name: 'Settings of The blog' }).click();
     const settings = panel(page, 'Settings of The blog');
     const alerts = settings.locator('.alerts');
     await expect.poll(() => alerts.locator('.state').textContent()).toBe('No alerts yet.');
