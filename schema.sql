@@ -831,3 +831,32 @@ CREATE TABLE invitations (
 CREATE INDEX invitations_by_workspace ON invitations (workspace_id, created_at);
 -- 1: members without a second factor reach only /v1/me and /v1/auth until they set one up.
 ALTER TABLE workspaces ADD COLUMN require_2fa INTEGER NOT NULL DEFAULT 0 CHECK (require_2fa IN (0, 1));
+
+-- @version 22: imports (CONTRACT section 11; src/imports/, docs/import-export.md). One row per import job, its
+-- progress and its first 100 errors. An import's events are stored through the ingest write queue, a batch at a
+-- time; a batch's stored events have consecutive seqs, recorded here as ranges, so deleting the import finds exactly
+-- its events (and never an event another source had stored first under the same id).
+CREATE TABLE imports (
+  id               TEXT PRIMARY KEY,                 -- UUID
+  site_id          TEXT NOT NULL,
+  format           TEXT NOT NULL CHECK (format IN ('plausible-csv', 'umami-csv', 'ga4-bigquery', 'goatcounter-csv')),
+  status           TEXT NOT NULL CHECK (status IN ('queued', 'running', 'done', 'failed')),
+  phase            TEXT,                             -- running: 'validating' (the whole file) then 'storing'
+  rows_read        INTEGER NOT NULL DEFAULT 0,
+  events_imported  INTEGER NOT NULL DEFAULT 0,
+  duplicates       INTEGER NOT NULL DEFAULT 0,       -- events already stored (a re-import): not stored again
+  days_imported    INTEGER NOT NULL DEFAULT 0,
+  bytes_total      INTEGER,                          -- the file's size (compressed, as uploaded)
+  bytes_read       INTEGER NOT NULL DEFAULT 0,
+  errors           TEXT NOT NULL DEFAULT '[]',       -- JSON [{ line, message }], the first 100
+  created_at       TEXT NOT NULL,
+  started_at       TEXT,
+  finished_at      TEXT
+);
+CREATE INDEX imports_by_site ON imports (site_id, created_at);
+CREATE TABLE import_event_ranges (
+  import_id  TEXT NOT NULL REFERENCES imports (id),
+  first_seq  INTEGER NOT NULL,
+  last_seq   INTEGER NOT NULL,
+  PRIMARY KEY (import_id, first_seq)
+) WITHOUT ROWID;

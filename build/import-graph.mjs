@@ -51,7 +51,7 @@ export const layers = [
     name: 'domains',
     why: 'one folder per domain: its routes, actions and queries (admin/: the routes and actions over tenants/)',
     entries: [
-      'admin/', 'analysis/', 'attribution/', 'consent/', 'dlq/', 'events/', 'gdpr/', 'health/', 'ingest/',
+      'admin/', 'analysis/', 'attribution/', 'consent/', 'dlq/', 'events/', 'exports/', 'gdpr/', 'health/', 'imports/', 'ingest/',
       'integrations/', 'metrics/', 'openapi/', 'people/', 'plan/', 'reading/', 'reports/', 'retention/', 'sourcemaps/',
       'spend/', 'tracker/', 'ui/', 'users/', 'webhooks/',
     ],

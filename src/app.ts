@@ -33,6 +33,11 @@ import { mountTracker } from './tracker/routes.ts';
 import { mountIntegrations } from './integrations/routes.ts';
 import { type DeliveryWorker, type DeliveryWorkerOptions, startDeliveryWorker } from './integrations/delivery-worker.ts';
 import { mountAttribution } from './attribution/routes.ts';
+import { mountImports } from './imports/routes.ts';
+import { createImportRunner, type ImportRunner } from './imports/import-runner.ts';
+import { failInterruptedImports } from './imports/queries/import-rows.ts';
+import { deleteImportsOfSite } from './imports/queries/import-event-ranges.ts';
+import { mountExports } from './exports/routes.ts';
 import { mountAnalysis } from './analysis/routes.ts';
 import { mountUi } from './ui/routes.ts';
 import { mountShareLinks } from './ui/share-routes.ts';
@@ -124,6 +129,8 @@ export interface SightlineApp {
   deliveries: DeliveryWorker;
   /** The background shipper to ClickHouse, when CLICKHOUSE_URL is set (src/clickhouse/shipping-loop.ts). */
   clickhouseShipping: ShippingLoop | undefined;
+  /** The import jobs (src/imports/): tests await imports.idle() before reading what a job stored. */
+  imports: ImportRunner;
   fetch(request: Request): Promise<Response>;
   /** The Node listener a server uses: ingest on its fast path, everything else through h3. */
   nodeListener(request: IncomingMessage, response: ServerResponse): void;
@@ -156,6 +163,7 @@ export const siteDataRemovers: readonly SiteDataRemover[] = [
   { name: 'webhook-secrets', phase: 'stored', tables: ['webhook_secrets'], remove: deleteWebhookSecretsOfSite },
   { name: 'consent-banner', phase: 'stored', tables: ['consent_banners', 'consent_banner_saves'], remove: deleteBannerOfSite },
   { name: 'sourcemaps', phase: 'stored', tables: ['sourcemaps'], remove: deleteSourcemapsOfSite },
+  { name: 'imports', phase: 'stored', tables: ['imports', 'import_event_ranges'], remove: deleteImportsOfSite },
 ];
 
 /**
@@ -224,6 +232,11 @@ export function createApp(options: CreateAppOptions): SightlineApp {
   mountConsent(h3, context);
   mountSourcemaps(h3, context);
   mountTracker(h3);
+  // Imports left unfinished by a stopped process never finish: they are marked failed (docs/import-export.md).
+  failInterruptedImports(context.db, new Date(context.clock.now()).toISOString());
+  const imports = createImportRunner({ context, writeQueue: ingest.writeQueue });
+  mountImports(h3, context, imports);
+  mountExports(h3, context);
   const deliveries = startDeliveryWorker({ context, registry: metrics.registry, ...options.deliveries });
   // A projector batch may have announced purchases: the worker looks at once instead of at its next tick.
   projection.watchProgress(() => deliveries.wake());
@@ -252,7 +265,7 @@ export function createApp(options: CreateAppOptions): SightlineApp {
   const checkpointer = startCheckpointer(context.db, options.checkpoint === 'projector-thread' && projection.kind === 'thread' ? 'projector-thread' : 'here');
   const retention = startRetentionPurge(context, options.retentionPurge, (error) => consola.error('retention purge failed:', error));
   const clickhouseShipping = startClickHouseShipping(options, context, metrics, projection);
-  return assembleApp({ h3, context, metrics, ingest, projection, readModel, analysis, retention, deliveries, clickhouseShipping }, checkpointer);
+  return assembleApp({ h3, context, metrics, ingest, projection, readModel, analysis, retention, deliveries, clickhouseShipping, imports }, checkpointer);
 }
 
 /** With CLICKHOUSE_URL set, ships in the background, woken by each projector batch (docs/clickhouse.md). */
@@ -309,7 +322,7 @@ type AppParts = Omit<SightlineApp, 'fetch' | 'nodeListener' | 'close'>;
 
 /** The app's ways in (fetch; the Node listener with the ingest fast path) and its orderly stop. */
 function assembleApp(parts: AppParts, checkpointer: Checkpointer): SightlineApp {
-  const { h3, context, metrics, ingest, projection, analysis, retention, deliveries, clickhouseShipping } = parts;
+  const { h3, context, metrics, ingest, projection, analysis, retention, deliveries, clickhouseShipping, imports } = parts;
   const ingestFastPath = createIngestFastPath(context, ingest, metrics);
   const h3Listener = toNodeHandler(h3);
   return {
@@ -320,6 +333,8 @@ function assembleApp(parts: AppParts, checkpointer: Checkpointer): SightlineApp 
     },
     close: async () => {
       retention.stop();
+      // Before the write queue drains: a running import stops at its next batch.
+      await imports.close();
       // First: its read connection must be closed before the last checkpoint truncates the WALs.
       await analysis.close();
       await ingest.writeQueue.drain();
