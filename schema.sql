@@ -839,8 +839,8 @@ ALTER TABLE workspaces ADD COLUMN require_2fa INTEGER NOT NULL DEFAULT 0 CHECK (
 CREATE TABLE imports (
   id               TEXT PRIMARY KEY,                 -- UUID
   site_id          TEXT NOT NULL,
-  format           TEXT NOT NULL CHECK (format IN ('plausible-csv', 'umami-csv', 'ga4-bigquery', 'goatcounter-csv')),
-  status           TEXT NOT NULL CHECK (status IN ('queued', 'running', 'done', 'failed')),
+  format           TEXT NOT NULL,                    -- plausible-csv, umami-csv, ga4-bigquery or goatcounter-csv
+  status           TEXT NOT NULL,                    -- queued, running, done or failed
   phase            TEXT,                             -- running: 'validating' (the whole file) then 'storing'
   rows_read        INTEGER NOT NULL DEFAULT 0,
   events_imported  INTEGER NOT NULL DEFAULT 0,

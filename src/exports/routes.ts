@@ -31,7 +31,7 @@ export function mountExports(app: H3, context: AppContext): void {
     versionedOnly: true,
     refusals: refusals(needsCredential, namedInPath, dateRangeRefusals),
     summary: "The site's stored events of a UTC day range, streamed: ndjson ({ ...derived fields, raw }) or csv (the derived fields)",
-    produces: 'application/x-ndjson',
+    produces: ['application/x-ndjson', 'text/csv'],
     query: [
       { name: 'from', description: 'First day, YYYY-MM-DD (UTC), inclusive', required: true, schema: { type: 'string', format: 'date' } },
       { name: 'to', description: 'Last day, YYYY-MM-DD (UTC), inclusive', required: true, schema: { type: 'string', format: 'date' } },
