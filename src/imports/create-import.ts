@@ -79,9 +79,14 @@ export async function createImport(context: AppContext, actor: Actor, site: Site
   await mkdir(directory, { recursive: true, mode: 0o700 });
   const path = join(directory, `${id}.upload`);
   const size = await saveUpload(event, path, context.config.importMaxBytes);
-  inWriteTransaction(context.db, () => {
-    insertImport(context.db, { id, site_id: site.id, format, bytes_total: size, created_at: toIso(context.clock.now()) });
-    recordAudit(context, { workspaceId: site.workspace_id, actor, action: 'import.create', target: id, metadata: { site_id: site.id, format, bytes: size } });
-  });
+  recordNewImport(context, actor, site, { id, format, bytes: size });
   return { id, format, path };
+}
+
+/** The import's row (queued) and its audit row (import.create), in one transaction: the API's and the CLI's. */
+export function recordNewImport(context: Pick<AppContext, 'db' | 'clock' | 'random'>, actor: Actor, site: SiteRow, file: { id: string; format: ImportFormat; bytes: number }): void {
+  inWriteTransaction(context.db, () => {
+    insertImport(context.db, { id: file.id, site_id: site.id, format: file.format, bytes_total: file.bytes, created_at: toIso(context.clock.now()) });
+    recordAudit(context, { workspaceId: site.workspace_id, actor, action: 'import.create', target: file.id, metadata: { site_id: site.id, format: file.format, bytes: file.bytes } });
+  });
 }

@@ -43,6 +43,11 @@ export interface ImportDeps {
   writeQueue: Pick<WriteQueue, 'submit'>;
   /** Told after each progress update (the CLI's progress bar). */
   onProgress?: (progress: ImportProgress) => void;
+  /**
+   * After each stored batch. The CLI projects there (a server's projector thread keeps pace by itself), so the
+   * writer's dedup tail, which holds the events not yet indexed by the projector, stays short.
+   */
+  afterBatch?: () => void;
   /** True once the process is stopping: the job fails at its next batch (what it stored stays, and can be deleted). */
   stopping?: () => boolean;
 }
@@ -132,6 +137,7 @@ async function storeFile(deps: ImportDeps, job: ImportJob, reader: SourceReader,
     }
     progress.bytes_read = source.bytesRead();
     save();
+    deps.afterBatch?.();
   };
   for await (const row of reader(source.stream, { siteId: job.siteId })) {
     if ('error' in row) throw new Error(`line ${row.line} ${row.error} (the file changed after it was checked)`);
