@@ -3,6 +3,10 @@
 
 /** The answer of every route, by its catalog key: the key api.js checks the answer against before using it. */
 export interface Answers {
+  "DELETE /v1/sites/{siteId}/imports/{importId}": {
+    id: string;
+    deleted_events: number;
+  };
   "DELETE /v1/sites/{siteId}/share-links/{linkId}": {
     id: string;
     site_id: string;
@@ -244,6 +248,46 @@ export interface Answers {
         count: number;
       }[];
     };
+  };
+  "GET /v1/sites/{siteId}/imports": {
+    imports: {
+      id: string;
+      format: "umami-csv" | "goatcounter-csv" | "ga4-bigquery" | "plausible-csv";
+      status: "queued" | "running" | "done" | "failed";
+      phase: "validating" | "storing" | null;
+      rows_read: number;
+      events_imported: number;
+      duplicates: number;
+      days_imported: number;
+      bytes_read: number;
+      bytes_total: number | null;
+      errors: {
+        line: number;
+        message: string;
+      }[];
+      created_at: string;
+      started_at: string | null;
+      finished_at: string | null;
+    }[];
+  };
+  "GET /v1/sites/{siteId}/imports/{importId}": {
+    id: string;
+    format: "umami-csv" | "goatcounter-csv" | "ga4-bigquery" | "plausible-csv";
+    status: "queued" | "running" | "done" | "failed";
+    phase: "validating" | "storing" | null;
+    rows_read: number;
+    events_imported: number;
+    duplicates: number;
+    days_imported: number;
+    bytes_read: number;
+    bytes_total: number | null;
+    errors: {
+      line: number;
+      message: string;
+    }[];
+    created_at: string;
+    started_at: string | null;
+    finished_at: string | null;
   };
   "GET /v1/sites/{siteId}/pageviews": {
     count: number;
@@ -1057,6 +1101,10 @@ export interface Answers {
       }[];
       received_at: string;
     }[];
+  };
+  "POST /v1/sites/{siteId}/imports": {
+    id: string;
+    status: "queued";
   };
   "POST /v1/sites/{siteId}/share-links": {
     id: string;

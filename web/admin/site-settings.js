@@ -1,11 +1,12 @@
 // @ts-check
 // One site's settings on the sites page (the admin token: the API reads and changes sites for it alone): the tracker
 // snippet to copy, the cookieless and retention settings (PATCH …/sites/:id, the API's validation errors shown as
-// they come), the consent banner, and deleting the site after a confirmation.
+// they come), the consent banner, imports and export (imports.js), and deleting the site after a confirmation.
 import { useState } from 'preact/hooks';
 import { html, onChecked, onValue, selectField } from './html.js';
 import { api, reporting, schemaKey } from './api.js';
 import { ConsentPanel } from './consent.js';
+import { ImportsPanel } from './imports.js';
 import { CopyButton } from './secret-once.js';
 /** @import { Site, WorkspaceRef } from './types.js' */
 
@@ -91,6 +92,8 @@ export function SiteSettings({ workspace, site, onChanged, onDeleted }) {
     <h3>Privacy</h3>
     <${Settings} workspace=${workspace} site=${current} onSaved=${(/** @type {Site} */ saved) => { setCurrent(saved); onChanged(); }} />
     <${ConsentPanel} workspace=${workspace} site=${current} />
+    <h3>Imports and export</h3>
+    <${ImportsPanel} siteId=${current.id} />
     <h3>Delete</h3>
     <${DeleteSite} workspace=${workspace} site=${current} onDeleted=${onDeleted} />
   </section>`;
