@@ -860,3 +860,21 @@ CREATE TABLE import_event_ranges (
   last_seq   INTEGER NOT NULL,
   PRIMARY KEY (import_id, first_seq)
 ) WITHOUT ROWID;
+-- Plausible's CSV export holds daily aggregates only: kept per site, day, dimension and value (dimension 'total' for
+-- the site's own daily totals), and added to the reports for their days (src/read-model/sqlite/imported-reads.ts).
+-- The same figure imported twice (a re-import) is kept once: the first import's stays.
+CREATE TABLE imported_daily (
+  site_id     TEXT NOT NULL,
+  dimension   TEXT NOT NULL,                         -- total, page, entry_page, exit_page, source, campaign, country, device, browser, os, event
+  value       TEXT NOT NULL,                         -- '' for total
+  day         INTEGER NOT NULL,                      -- UTC days since the epoch
+  import_id   TEXT NOT NULL,                         -- the import (imports.id) that brought it
+  visitors    INTEGER NOT NULL,                      -- that day's visitors (a sum over days over-counts returning ones)
+  visits      INTEGER NOT NULL,
+  pageviews   INTEGER NOT NULL,
+  bounces     INTEGER NOT NULL,
+  duration_s  INTEGER NOT NULL,                      -- total visit duration, seconds
+  events      INTEGER NOT NULL,
+  PRIMARY KEY (site_id, dimension, value, day)
+) WITHOUT ROWID;
+CREATE INDEX imported_daily_by_import ON imported_daily (import_id);

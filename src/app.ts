@@ -37,6 +37,7 @@ import { mountImports } from './imports/routes.ts';
 import { createImportRunner, type ImportRunner } from './imports/import-runner.ts';
 import { failInterruptedImports } from './imports/queries/import-rows.ts';
 import { deleteImportsOfSite } from './imports/queries/import-event-ranges.ts';
+import { deleteImportedDailyOfSite } from './imports/queries/imported-daily-rows.ts';
 import { mountExports } from './exports/routes.ts';
 import { mountAnalysis } from './analysis/routes.ts';
 import { mountUi } from './ui/routes.ts';
@@ -163,6 +164,7 @@ export const siteDataRemovers: readonly SiteDataRemover[] = [
   { name: 'webhook-secrets', phase: 'stored', tables: ['webhook_secrets'], remove: deleteWebhookSecretsOfSite },
   { name: 'consent-banner', phase: 'stored', tables: ['consent_banners', 'consent_banner_saves'], remove: deleteBannerOfSite },
   { name: 'sourcemaps', phase: 'stored', tables: ['sourcemaps'], remove: deleteSourcemapsOfSite },
+  { name: 'imported-daily', phase: 'stored', tables: ['imported_daily'], remove: deleteImportedDailyOfSite },
   { name: 'imports', phase: 'stored', tables: ['imports', 'import_event_ranges'], remove: deleteImportsOfSite },
 ];
 

@@ -14,19 +14,16 @@ import { inWriteTransaction } from '../db/statements.ts';
 import { ApiError } from '../http/errors.ts';
 import { mediaTypeOf } from '../http/content-type.ts';
 import type { SiteRow } from '../tenants/queries/find-site.ts';
-import { eventFormats, type ImportFormat, importFormats, isImportFormat } from './import-formats.ts';
+import { type ImportFormat, importFormats, isImportFormat } from './import-formats.ts';
 import { insertImport } from './queries/import-rows.ts';
 
 /** The media types an upload may be declared as (CONTRACT section 11). */
 export const importMediaTypes = ['application/zip', 'text/csv', 'application/x-ndjson', 'application/gzip', 'application/x-gzip'] as const;
 
-/** The format named by X-Import-Format: 400 when missing or unknown, or not read by this version. */
+/** The format named by X-Import-Format: 400 when missing or unknown. */
 export function importFormatOf(header: string | null): ImportFormat {
   if (header === null || !isImportFormat(header)) {
     throw ApiError.invalidParam([{ path: '/headers/x-import-format', message: `must be one of ${importFormats.join(', ')}` }], 'X-Import-Format is missing or unknown');
-  }
-  if (!eventFormats.includes(header)) {
-    throw ApiError.invalidParam([{ path: '/headers/x-import-format', message: `${header} imports are not supported by this version (docs/import-export.md)` }], `${header} is not supported yet`);
   }
   return header;
 }

@@ -11,6 +11,7 @@ import { forgetVisitor } from '../projector/forget-visitor.ts';
 import type { SiteRow } from '../tenants/queries/find-site.ts';
 import { deleteImportEventRanges, listImportEventRanges } from './queries/import-event-ranges.ts';
 import { deleteImportRow, findImport } from './queries/import-rows.ts';
+import { deleteImportedDailyOfImport } from './queries/imported-daily-rows.ts';
 
 /** 404 for an unknown import; 409 while it runs. Audited (import.delete) in the same transaction. */
 export function deleteImport(context: AppContext, actor: Actor, site: SiteRow, importId: string): { id: string; deleted_events: number } {
@@ -27,6 +28,8 @@ export function deleteImport(context: AppContext, actor: Actor, site: SiteRow, i
       for (const anonId of visitors) forgetVisitor(db, site.id, anonId);
       let deleted = 0;
       for (const range of ranges) deleted += deleteEventsInSeqRange(db, range);
+      // Plausible's import brought daily figures, not events.
+      deleted += deleteImportedDailyOfImport(db, importId);
       deleteImportEventRanges(db, importId);
       deleteImportRow(db, site.id, importId);
       recordAudit(context, { workspaceId: site.workspace_id, actor, action: 'import.delete', target: importId, metadata: { site_id: site.id, format: row.format, events: deleted } });

@@ -5,7 +5,7 @@ import type { DeviceType } from '../ingest/user-agent.ts';
 export const importFormats = ['umami-csv', 'goatcounter-csv', 'ga4-bigquery', 'plausible-csv'] as const;
 export type ImportFormat = (typeof importFormats)[number];
 
-/** The formats whose rows are events (Plausible's export holds daily aggregates only, not read yet). */
+/** The formats whose rows are events (Plausible's export holds daily aggregates only). */
 export const eventFormats: readonly ImportFormat[] = ['umami-csv', 'goatcounter-csv', 'ga4-bigquery'];
 
 export function isImportFormat(text: string): text is ImportFormat {

@@ -16,6 +16,9 @@ import { openSource } from './source-file.ts';
 import { toStoredEvent } from './to-stored-event.ts';
 import { type ImportProgress, updateImportProgress } from './queries/import-rows.ts';
 import { insertImportEventRange } from './queries/import-event-ranges.ts';
+import { type ImportedFigure, readPlausibleZip } from './formats/plausible-csv.ts';
+import { importedDaysOfImport, upsertImportedDaily } from './queries/imported-daily-rows.ts';
+import { parseDateText } from '../vocabulary/periods.ts';
 
 /** Errors kept in the status answer (CONTRACT section 11). */
 export const maxReportedErrors = 100;
@@ -65,6 +68,7 @@ export async function runImport(deps: ImportDeps, job: ImportJob): Promise<Impor
   };
   save();
   try {
+    if (job.format === 'plausible-csv') return await runAggregateImport(deps, job, progress, save);
     const reader = readers[job.format];
     if (!reader) throw new Error(`the ${job.format} format is not read by this version`);
     const errors = await validateFile(deps, job, reader, progress, save);
@@ -84,6 +88,54 @@ export async function runImport(deps: ImportDeps, job: ImportJob): Promise<Impor
       return progress;
     }
   }
+}
+
+/** Plausible's zip: its rows checked in a first pass, then stored as imported daily figures (no events). */
+async function runAggregateImport(deps: ImportDeps, job: ImportJob, progress: ImportProgress, save: () => void): Promise<ImportProgress> {
+  const { db, clock } = deps.context;
+  const errors: { line: number; message: string }[] = [];
+  const checking = await openSource(job.path);
+  for await (const row of readPlausibleZip(checking.stream, { siteId: job.siteId })) {
+    progress.rows_read++;
+    if ('error' in row && errors.length < maxReportedErrors) errors.push({ line: row.line, message: `${row.file}${row.file ? ': ' : ''}${row.error}` });
+    if (progress.rows_read % progressEveryRows === 0) {
+      progress.bytes_read = checking.bytesRead();
+      save();
+    }
+  }
+  progress.bytes_read = checking.bytesRead();
+  if (errors.length > 0) {
+    progress.errors = JSON.stringify(errors);
+    return finish(progress, 'failed', save, clock.now());
+  }
+  progress.phase = 'storing';
+  const storing = await openSource(job.path);
+  let batch: ImportedFigure[][] = [];
+  const store = db.transaction((rows: ImportedFigure[][]) => {
+    for (const figures of rows) {
+      let stored = false;
+      for (const figure of figures) {
+        const day = parseDateText(figure.day)!;
+        stored = upsertImportedDaily(db, { site_id: job.siteId, import_id: job.id, ...figure, day }) || stored;
+      }
+      if (stored) progress.events_imported++;
+      else progress.duplicates++;
+    }
+  });
+  const flush = () => {
+    store(batch);
+    batch = [];
+    progress.days_imported = importedDaysOfImport(db, job.id);
+    progress.bytes_read = storing.bytesRead();
+    save();
+  };
+  for await (const row of readPlausibleZip(storing.stream, { siteId: job.siteId })) {
+    if ('error' in row) throw new Error(`${row.file} line ${row.line} ${row.error} (the file changed after it was checked)`);
+    batch.push(row.figures);
+    if (batch.length >= importBatchSize) flush();
+  }
+  flush();
+  return finish(progress, 'done', save, clock.now());
 }
 
 function finish(progress: ImportProgress, status: 'done' | 'failed', save: () => void, nowMs: number): ImportProgress {

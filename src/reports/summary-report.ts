@@ -15,7 +15,7 @@ export function selectionOf(scope: ReportScope, params: CommonParams): Selection
 }
 
 export async function summaryReport(context: AppContext, readModel: ReadModel, scope: ReportScope, params: CommonParams): Promise<SummaryAnswer> {
-  const { total, days, freshness, computedFrom } = await readModel.summary({ ...selectionOf(scope, params), visitors: true });
+  const { total, days, freshness, computedFrom, imported } = await readModel.summary({ ...selectionOf(scope, params), visitors: true });
   return {
     meta: buildMeta({
       scope,
@@ -24,6 +24,7 @@ export async function summaryReport(context: AppContext, readModel: ReadModel, s
       freshness,
       caughtUp: freshness.caughtUp,
       computedFrom,
+      imported,
       truncated: false,
       nextCursor: null,
       limit: null,

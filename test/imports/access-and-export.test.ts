@@ -78,9 +78,14 @@ describe('import routes refuse', () => {
     server.db.prepare("UPDATE imports SET status = 'done' WHERE id = ?").run(importId);
   });
 
-  it('plausible-csv is refused until this version reads it', async () => {
-    const response = await server.request('POST', '/v1/sites/ax-site/imports', { headers: { 'content-type': 'application/zip', 'x-import-format': 'plausible-csv' }, rawBody: 'PK' });
-    expect(response.status).toBe(400);
+  it('a file that is not a zip fails its plausible-csv import (nothing stored)', async () => {
+    const response = await server.request('POST', '/v1/sites/ax-site/imports', { headers: { 'content-type': 'application/zip', 'x-import-format': 'plausible-csv' }, rawBody: 'PK, not a zip' });
+    expect(response.status).toBe(202);
+    await server.app.imports.idle();
+    const status = await server.request('GET', `/v1/sites/ax-site/imports/${response.body.id}`);
+    expect(status.body).toMatchObject({ status: 'failed', events_imported: 0 });
+    expect(status.body.errors).toHaveLength(1);
+    expect((await server.request('DELETE', `/v1/sites/ax-site/imports/${response.body.id}`)).status).toBe(200);
   });
 });
 

@@ -36,6 +36,11 @@ export async function* readCsvRecords(input: NodeJS.ReadableStream, required: re
     // csv-parse stops at malformed CSV (an unclosed quote): that line is the error, and nothing after it is read.
     const line = (error as { lines?: number }).lines ?? 0;
     yield { line, error: `is not valid CSV: ${error instanceof Error ? error.message.replace(/^Invalid[^:]*:\s*/, '') : String(error)}` };
+  } finally {
+    // A reader that stopped early (a bad header, malformed CSV) leaves the rest: it is read to its end and dropped,
+    // so a zip's next entry (src/imports/formats/zip-entries.ts) is reached.
+    input.unpipe(parser);
+    input.resume();
   }
   if (!header) yield { line: 1, error: 'the file is empty: a header line is expected' };
 }
