@@ -238,7 +238,7 @@ export function createApp(options: CreateAppOptions): SightlineApp {
   failInterruptedImports(context.db, new Date(context.clock.now()).toISOString());
   const imports = createImportRunner({ context, writeQueue: ingest.writeQueue });
   mountImports(h3, context, imports);
-  mountExports(h3, context);
+  mountExports(h3, context, readModel);
   const deliveries = startDeliveryWorker({ context, registry: metrics.registry, ...options.deliveries });
   // A projector batch may have announced purchases: the worker looks at once instead of at its next tick.
   projection.watchProgress(() => deliveries.wake());

@@ -2,7 +2,7 @@
 // daily figures and added to the summary, pages, sources, campaigns and the country, device, browser and OS
 // breakdowns for their days (hand-computed below), with meta.imported; never to a filtered question; a re-import
 // adds nothing; a malformed row fails the whole zip with its file and line; DELETE takes the figures out.
-import { zipSync, strToU8 } from 'fflate';
+import { strToU8, unzipSync, zipSync } from 'fflate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { manualClock } from '../admin/_helpers.ts';
 import { seedWorkspace, settledTableCounts, startTestServer, type TestServer } from '../_setup.ts';
@@ -31,7 +31,7 @@ let server: TestServer;
 
 beforeAll(async () => {
   server = await startTestServer({ clock: manualClock('2026-03-10T12:00:00.000Z') });
-  await seedWorkspace(server, 'pl-a', { sites: ['pl-site'] });
+  await seedWorkspace(server, 'pl-a', { sites: ['pl-site', 'pl-from', 'pl-to'] });
 });
 afterAll(async () => server.close());
 
@@ -123,5 +123,43 @@ describe('Plausible CSV export (daily aggregates)', () => {
     const summary = await answer('summary-v2');
     expect(summary.meta.imported).toBeUndefined();
     expect(summary.data).toEqual(live);
+  });
+});
+
+describe('plausible-csv export', () => {
+  const ua = 'Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0';
+  const at = (day: string, time: string) => `2026-03-0${day}T${time}Z`;
+  const live = (anon: string, ts: string, url: string, extra: Record<string, unknown> = {}) => ({
+    id: crypto.randomUUID(), site_id: 'pl-from', anon_id: anon, ts, type: 'pageview', url, context: { user_agent: ua }, ...extra,
+  });
+
+  it("round-trips through Plausible's layout: the figures imported from the zip equal the site's", async () => {
+    const events = [
+      live('a', at('1', '10:00:00'), 'https://shop.example/', { referrer: 'https://www.google.com/' }),
+      live('a', at('1', '10:02:00'), 'https://shop.example/pricing'),
+      live('a', at('1', '10:03:00'), 'https://shop.example/pricing', { type: 'signup' }),
+      live('b', at('1', '12:00:00'), 'https://shop.example/'),
+      live('c', at('2', '09:00:00'), 'https://shop.example/blog', { referrer: 'https://news.ycombinator.com/' }),
+    ];
+    expect((await server.request('POST', '/s2s/events', { token: 'pl-from', body: events })).status).toBe(202);
+    await server.projected();
+    const exported = await fetch(`${server.url}/v1/sites/pl-from/export?${range}&format=plausible-csv`, { headers: { authorization: `Bearer ${server.app.context.adminToken}` } });
+    expect(exported.status).toBe(200);
+    expect(exported.headers.get('content-type')).toBe('application/zip');
+    const zip = new Uint8Array(await exported.arrayBuffer());
+    const files = unzipSync(zip);
+    expect(Object.keys(files).sort()).toEqual(
+      ['browsers', 'custom_events', 'devices', 'entry_pages', 'exit_pages', 'locations', 'operating_systems', 'pages', 'sources', 'visitors'].map((table) => `imported_${table}_20260301_20260302.csv`),
+    );
+    expect(new TextDecoder().decode(files['imported_visitors_20260301_20260302.csv'])).toBe('date,visitors,pageviews,bounces,visits,visit_duration\n2026-03-01,2,3,1,2,180\n2026-03-02,1,1,1,1,0\n');
+    const created = await server.request('POST', '/v1/sites/pl-to/imports', { rawBody: zip, headers: { 'content-type': 'application/zip', 'x-import-format': 'plausible-csv' } });
+    await server.app.imports.idle();
+    expect((await server.request('GET', `/v1/sites/pl-to/imports/${created.body.id}`)).body).toMatchObject({ status: 'done', errors: [] });
+    for (const [name, extra] of [['summary-v2', ''], ['pages-v2', ''], ['sources-v2', ''], ['breakdown-v2', '&by=device'], ['breakdown-v2', '&by=browser'], ['breakdown-v2', '&by=os']] as const) {
+      const from = await server.request('GET', `/v1/sites/pl-from/reports/${name}?${range}${extra}`);
+      const to = await server.request('GET', `/v1/sites/pl-to/reports/${name}?${range}${extra}`);
+      expect(to.body.meta.imported, name).toBe(true);
+      expect(to.body.data, `${name}${extra}`).toEqual(from.body.data);
+    }
   });
 });

@@ -70,7 +70,8 @@ function countsOf(row: Values): Counts | string {
   }
   return {
     visitors: numbers.visitors!,
-    visits: numbers.visits! || numbers.entrances!,
+    // Entry pages count their visits as entrances, exit pages as exits.
+    visits: numbers.visits! || numbers.entrances! || numbers.exits!,
     pageviews: numbers.pageviews!,
     bounces: numbers.bounces!,
     duration_s: numbers.visit_duration!,

@@ -53,13 +53,26 @@ export function addImportedGroups(db: Db, question: Selection, by: RankDimension
   if (!dimension) return undefined;
   const rows = importedCountsByValue(db, paramsOf(question, dimension));
   if (rows.length === 0) return undefined;
+  const groupOf = (key: string) => {
+    let group = totals.get(key);
+    if (!group) totals.set(key, (group = { counters: emptyCounters(), revenue: new Map() }));
+    return group.counters;
+  };
   const visitors = new Map<string, number>();
   for (const row of rows) {
     const key = String(row.key);
-    let group = totals.get(key);
-    if (!group) totals.set(key, (group = { counters: emptyCounters(), revenue: new Map() }));
-    addImportedCounts(group.counters, row);
+    // A page's visits, bounces and durations are those of the visits entering on it (its entry page rows).
+    addImportedCounts(groupOf(key), by === 'path' ? { ...row, visits: 0, bounces: 0, duration_s: 0 } : row);
     visitors.set(key, row.visitors);
+  }
+  if (by === 'path') {
+    for (const row of importedCountsByValue(db, paramsOf(question, 'entry_page'))) {
+      addImportedCounts(groupOf(String(row.key)), { ...row, pageviews: 0, events: 0 });
+    }
+    for (const row of importedCountsByValue(db, paramsOf(question, 'exit_page'))) {
+      const counters = groupOf(String(row.key));
+      counters[field.exits] = counters[field.exits]! + row.visits;
+    }
   }
   return visitors;
 }
