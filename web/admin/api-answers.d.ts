@@ -132,6 +132,8 @@ export interface Answers {
       };
       limit: number | null;
       computed_from: "rollups" | "events" | "event_log";
+      imported?: true;
+      inexact?: string[];
     };
     data: {
       window: {
@@ -176,6 +178,8 @@ export interface Answers {
       };
       limit: number | null;
       computed_from: "rollups" | "events" | "event_log";
+      imported?: true;
+      inexact?: string[];
     };
     data: {
       events: {
@@ -240,6 +244,8 @@ export interface Answers {
       };
       limit: number | null;
       computed_from: "rollups" | "events" | "event_log";
+      imported?: true;
+      inexact?: string[];
     };
     data: {
       total: number;
@@ -326,6 +332,8 @@ export interface Answers {
       };
       limit: number | null;
       computed_from: "rollups" | "events" | "event_log";
+      imported?: true;
+      inexact?: string[];
     };
     data: {
       rows: {
@@ -367,6 +375,8 @@ export interface Answers {
       };
       limit: number | null;
       computed_from: "rollups" | "events" | "event_log";
+      imported?: true;
+      inexact?: string[];
     };
     data: {
       rows: {
@@ -413,6 +423,8 @@ export interface Answers {
       };
       limit: number | null;
       computed_from: "rollups" | "events" | "event_log";
+      imported?: true;
+      inexact?: string[];
     };
     data: {
       rows: {
@@ -454,6 +466,8 @@ export interface Answers {
       };
       limit: number | null;
       computed_from: "rollups" | "events" | "event_log";
+      imported?: true;
+      inexact?: string[];
     };
     data: {
       type: string;
@@ -495,6 +509,8 @@ export interface Answers {
       };
       limit: number | null;
       computed_from: "rollups" | "events" | "event_log";
+      imported?: true;
+      inexact?: string[];
     };
     data: {
       rows: {
@@ -536,6 +552,8 @@ export interface Answers {
       };
       limit: number | null;
       computed_from: "rollups" | "events" | "event_log";
+      imported?: true;
+      inexact?: string[];
     };
     data: {
       visitors: number;
@@ -1170,6 +1188,8 @@ export interface Answers {
       };
       limit: number | null;
       computed_from: "rollups" | "events" | "event_log";
+      imported?: true;
+      inexact?: string[];
     };
     data: {
       execution_id: string;
@@ -1224,6 +1244,8 @@ export interface Answers {
       };
       limit: number | null;
       computed_from: "rollups" | "events" | "event_log";
+      imported?: true;
+      inexact?: string[];
     };
     data: {
       factors: {
@@ -1266,6 +1288,8 @@ export interface Answers {
       };
       limit: number | null;
       computed_from: "rollups" | "events" | "event_log";
+      imported?: true;
+      inexact?: string[];
     };
     data: {
       converted: number;
