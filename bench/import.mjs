@@ -30,7 +30,8 @@ const referrers = ['', '', 'google.com', 'news.ycombinator.com', 'duckduckgo.com
 function facts(n, endMs, rows) {
   const visitor = Math.floor(n / 8);
   const visitors = Math.ceil(rows / 8);
-  const ts = endMs - 30 * dayMs + Math.floor((visitor / visitors) * 29 * dayMs) + (n % 8) * 60_000;
+  // Modulo: a file generated to a size (--ga4-bytes) may hold more rows than estimated; none may be in the future.
+  const ts = endMs - 30 * dayMs + Math.floor(((visitor % visitors) / visitors) * 29 * dayMs) + (n % 8) * 60_000;
   return { visitor, ts, path: paths[(n * 7 + visitor) % paths.length], country: visitor % countries.length, referrer: n % 8 === 0 ? referrers[visitor % referrers.length] : '', custom: n % 8 === 7 };
 }
 
@@ -96,7 +97,7 @@ async function generate(path, generator, rows, endMs, bytes) {
 function timedCli(args, env) {
   const result = spawnSync('/usr/bin/time', ['-f', '%e %M', process.execPath, launcher, ...args], { env: { ...process.env, ...env }, encoding: 'utf8', maxBuffer: 1 << 26 });
   const [seconds, kib] = result.stderr.trim().split('\n').at(-1).split(' ').map(Number);
-  if (result.status !== 0) throw new Error(`sightline ${args.join(' ')}: exit ${result.status}\n${result.stderr.slice(0, 2000)}`);
+  if (result.status !== 0) throw new Error(`sightline ${args.join(' ')}: exit ${result.status}\n${result.stdout.slice(0, 2000)}\n${result.stderr.slice(0, 2000)}`);
   return { stdout: result.stdout, seconds, rssMiB: kib / 1024 };
 }
 
