@@ -947,3 +947,50 @@ CREATE TABLE alerts (
   last_fired_at  INTEGER                           -- epoch ms: at most one firing per rule per hour
 );
 CREATE INDEX alerts_by_site ON alerts (site_id);
+
+-- @version 27: imports (CONTRACT section 11; src/imports/, docs/import-export.md). One row per import job, its
+-- progress and its first 100 errors. An import's events are stored through the ingest write queue, a batch at a
+-- time; a batch's stored events have consecutive seqs, recorded here as ranges, so deleting the import finds exactly
+-- its events (and never an event another source had stored first under the same id).
+CREATE TABLE imports (
+  id               TEXT PRIMARY KEY,                 -- UUID
+  site_id          TEXT NOT NULL,
+  format           TEXT NOT NULL,                    -- plausible-csv, umami-csv, ga4-bigquery or goatcounter-csv
+  status           TEXT NOT NULL,                    -- queued, running, done or failed
+  phase            TEXT,                             -- running: 'validating' (the whole file) then 'storing'
+  rows_read        INTEGER NOT NULL DEFAULT 0,
+  events_imported  INTEGER NOT NULL DEFAULT 0,
+  duplicates       INTEGER NOT NULL DEFAULT 0,       -- events already stored (a re-import): not stored again
+  days_imported    INTEGER NOT NULL DEFAULT 0,
+  bytes_total      INTEGER,                          -- the file's size (compressed, as uploaded)
+  bytes_read       INTEGER NOT NULL DEFAULT 0,
+  errors           TEXT NOT NULL DEFAULT '[]',       -- JSON [{ line, message }], the first 100
+  created_at       TEXT NOT NULL,
+  started_at       TEXT,
+  finished_at      TEXT
+);
+CREATE INDEX imports_by_site ON imports (site_id, created_at);
+CREATE TABLE import_event_ranges (
+  import_id  TEXT NOT NULL REFERENCES imports (id),
+  first_seq  INTEGER NOT NULL,
+  last_seq   INTEGER NOT NULL,
+  PRIMARY KEY (import_id, first_seq)
+) WITHOUT ROWID;
+-- Plausible's CSV export holds daily aggregates only: kept per site, day, dimension and value (dimension 'total' for
+-- the site's own daily totals), and added to the reports for their days (src/read-model/sqlite/imported-reads.ts).
+-- The same figure imported twice (a re-import) is kept once: the first import's stays.
+CREATE TABLE imported_daily (
+  site_id     TEXT NOT NULL,
+  dimension   TEXT NOT NULL,                         -- total, page, entry_page, exit_page, source, campaign, country, device, browser, os, event
+  value       TEXT NOT NULL,                         -- '' for total
+  day         INTEGER NOT NULL,                      -- UTC days since the epoch
+  import_id   TEXT NOT NULL,                         -- the import (imports.id) that brought it
+  visitors    INTEGER NOT NULL,                      -- that day's visitors (a sum over days over-counts returning ones)
+  visits      INTEGER NOT NULL,
+  pageviews   INTEGER NOT NULL,
+  bounces     INTEGER NOT NULL,
+  duration_s  INTEGER NOT NULL,                      -- total visit duration, seconds
+  events      INTEGER NOT NULL,
+  PRIMARY KEY (site_id, dimension, value, day)
+) WITHOUT ROWID;
+CREATE INDEX imported_daily_by_import ON imported_daily (import_id);

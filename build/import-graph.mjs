@@ -51,9 +51,9 @@ export const layers = [
     name: 'domains',
     why: 'one folder per domain: its routes, actions and queries (admin/: the routes and actions over tenants/)',
     entries: [
-      'admin/', 'analysis/', 'annotations/', 'attribution/', 'behaviour/', 'consent/', 'dlq/', 'events/', 'gdpr/', 'goals/', 'health/', 'ingest/',
-      'integrations/', 'metrics/', 'openapi/', 'people/', 'plan/', 'reading/', 'reports/', 'retention/', 'segments/', 'sourcemaps/',
-      'spend/', 'tracker/', 'ui/', 'users/', 'webhooks/', 'mail/', 'email-reports/', 'alerts/',
+      'admin/', 'analysis/', 'annotations/', 'attribution/', 'behaviour/', 'consent/', 'dlq/', 'events/', 'exports/', 'gdpr/', 'goals/', 'health/',
+      'imports/', 'ingest/', 'integrations/', 'metrics/', 'openapi/', 'people/', 'plan/', 'reading/', 'reports/', 'retention/', 'segments/',
+      'sourcemaps/', 'spend/', 'tracker/', 'ui/', 'users/', 'webhooks/', 'mail/', 'email-reports/', 'alerts/',
     ],
   },
   {

@@ -40,6 +40,12 @@ import { mountIntegrations } from './integrations/routes.ts';
 import { type DeliveryWorker, type DeliveryWorkerOptions, startDeliveryWorker } from './integrations/delivery-worker.ts';
 import { mountAttribution } from './attribution/routes.ts';
 import { mountBehaviour } from './behaviour/routes.ts';
+import { mountImports } from './imports/routes.ts';
+import { createImportRunner, type ImportRunner } from './imports/import-runner.ts';
+import { failInterruptedImports } from './imports/queries/import-rows.ts';
+import { deleteImportsOfSite } from './imports/queries/import-event-ranges.ts';
+import { deleteImportedDailyOfSite } from './imports/queries/imported-daily-rows.ts';
+import { mountExports } from './exports/routes.ts';
 import { mountAnalysis } from './analysis/routes.ts';
 import { mountUi } from './ui/routes.ts';
 import { mountShareLinks } from './ui/share-routes.ts';
@@ -148,6 +154,8 @@ export interface SightlineApp {
   reportSchedule: ReportSchedule;
   /** The traffic alert checker; checkNow() checks every rule at the clock's now. */
   alerts: AlertChecker;
+  /** The import jobs (src/imports/): tests await imports.idle() before reading what a job stored. */
+  imports: ImportRunner;
   fetch(request: Request): Promise<Response>;
   /** The Node listener a server uses: ingest on its fast path, everything else through h3. */
   nodeListener(request: IncomingMessage, response: ServerResponse): void;
@@ -187,6 +195,8 @@ export const siteDataRemovers: readonly SiteDataRemover[] = [
   { name: 'annotations', phase: 'stored', tables: ['annotations'], remove: deleteAnnotationsOfSite },
   { name: 'email-reports', phase: 'stored', tables: ['email_report_subscriptions'], remove: deleteSubscriptionsOfSite },
   { name: 'alerts', phase: 'stored', tables: ['alerts'], remove: deleteAlertsOfSite },
+  { name: 'imported-daily', phase: 'stored', tables: ['imported_daily'], remove: deleteImportedDailyOfSite },
+  { name: 'imports', phase: 'stored', tables: ['imports', 'import_event_ranges'], remove: deleteImportsOfSite },
 ];
 
 /**
@@ -268,6 +278,11 @@ export function createApp(options: CreateAppOptions): SightlineApp {
   mountAnnotations(h3, context);
   mountSourcemaps(h3, context);
   mountTracker(h3);
+  // Imports left unfinished by a stopped process never finish: they are marked failed (docs/import-export.md).
+  failInterruptedImports(context.db, new Date(context.clock.now()).toISOString());
+  const imports = createImportRunner({ context, writeQueue: ingest.writeQueue });
+  mountImports(h3, context, imports);
+  mountExports(h3, context, readModel);
   const deliveries = startDeliveryWorker({ context, registry: metrics.registry, ...options.deliveries });
   // A projector batch may have announced purchases: the worker looks at once instead of at its next tick.
   projection.watchProgress(() => deliveries.wake());
@@ -303,10 +318,11 @@ export function createApp(options: CreateAppOptions): SightlineApp {
   const reportSchedule = startReportSchedule(context, readModel, mailer, options.mail?.reportSchedule);
   const alerts = startAlertChecker(context, readModel, mailer, () => deliveries.wake(), options.mail?.alerts);
   return assembleApp(
-    { h3, context, metrics, ingest, projection, readModel, analysis, retention, deliveries, clickhouseShipping: clickhouseShipping?.loop, mailer, reportSchedule, alerts },
+    { h3, context, metrics, ingest, projection, readModel, analysis, retention, deliveries, clickhouseShipping: clickhouseShipping?.loop, mailer, reportSchedule, alerts, imports },
     checkpointer,
   );
 }
+
 /**
  * The embedded read model, or with CLICKHOUSE_URL set the one that reads history from ClickHouse: its reads wait
  * (bounded, as the projector's wait is) until the projector and then the shipper have passed every event committed
@@ -378,7 +394,7 @@ type AppParts = Omit<SightlineApp, 'fetch' | 'nodeListener' | 'close'>;
 
 /** The app's ways in (fetch; the Node listener with the ingest fast path) and its orderly stop. */
 function assembleApp(parts: AppParts, checkpointer: Checkpointer): SightlineApp {
-  const { h3, context, metrics, ingest, projection, analysis, retention, deliveries, clickhouseShipping, mailer, reportSchedule, alerts } = parts;
+  const { h3, context, metrics, ingest, projection, analysis, retention, deliveries, clickhouseShipping, mailer, reportSchedule, alerts, imports } = parts;
   const ingestFastPath = createIngestFastPath(context, ingest, metrics);
   const h3Listener = toNodeHandler(h3);
   return {
@@ -392,6 +408,8 @@ function assembleApp(parts: AppParts, checkpointer: Checkpointer): SightlineApp 
       // A pass claiming reports finishes its read (bounded by the projection wait) before the projector stops.
       await reportSchedule.stop();
       await alerts.stop();
+      // Before the write queue drains: a running import stops at its next batch.
+      await imports.close();
       // First: its read connection must be closed before the last checkpoint truncates the WALs.
       await analysis.close();
       await ingest.writeQueue.drain();

@@ -43,6 +43,7 @@ const ConfigSchema = v.object({
   HTTP_MAX_CONNECTIONS: v.optional(integerText(1, 1_000_000), '2048'),
   SYNCHRONOUS: v.optional(v.picklist(['normal', 'full']), 'normal'),
   INGEST_WRITER: v.optional(v.picklist(['inline', 'thread']), 'inline'),
+  IMPORT_MAX_BYTES: v.optional(integerText(1, Number.MAX_SAFE_INTEGER), '21474836480'),
   CLICKHOUSE_URL: v.optional(v.pipe(v.string(), v.regex(/^https?:\/\/[^\s/?#]+(\/[^\s?#]*)?$/, 'must be an http:// or https:// URL without a query, e.g. http://127.0.0.1:8123'))),
   CLICKHOUSE_DATABASE: v.optional(v.pipe(v.string(), v.regex(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/, 'must be a name of letters, digits and underscores (at most 64)')), 'sightline'),
   CLICKHOUSE_USER: v.optional(v.pipe(v.string(), v.minLength(1))),
@@ -93,6 +94,8 @@ export interface Config {
    */
   trustProxy: number;
   geoipDb: string | undefined;
+  /** The largest import file accepted by POST /v1/sites/:siteId/imports, in bytes as uploaded (default 20 GiB). */
+  importMaxBytes: number;
   internalIps: string[];
   metricsPublic: boolean;
   allowPrivateWebhookTargets: boolean;
@@ -203,6 +206,7 @@ export function loadConfig(env: Record<string, string | undefined>, flags: Recor
     schemaMode: parsed.SCHEMA_MODE,
     trustProxy: parsed.TRUST_PROXY,
     geoipDb: parsed.GEOIP_DB,
+    importMaxBytes: parsed.IMPORT_MAX_BYTES,
     internalIps: parsed.INTERNAL_IPS.split(',').map((item) => item.trim()).filter(Boolean),
     metricsPublic: parsed.METRICS_PUBLIC,
     allowPrivateWebhookTargets: parsed.ALLOW_PRIVATE_WEBHOOK_TARGETS,

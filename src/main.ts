@@ -6,6 +6,8 @@ import { clickhouseCommand } from './cli/clickhouse.ts';
 import { runCommandLine } from './cli/command-line.ts';
 import { doctorCommand } from './cli/doctor.ts';
 import { endpointCommand } from './cli/endpoint.ts';
+import { exportCommand } from './cli/export.ts';
+import { importCommand } from './cli/import.ts';
 import { keyCommand } from './cli/key.ts';
 import { memberCommand, userCommand } from './cli/user.ts';
 import { planCommand } from './cli/plan.ts';
@@ -31,6 +33,8 @@ const main = defineCommand({
     user: userCommand,
     member: memberCommand,
     spend: spendCommand,
+    import: importCommand,
+    export: exportCommand,
     endpoint: endpointCommand,
     plan: planCommand,
     report: reportCommand,

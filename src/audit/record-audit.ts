@@ -18,6 +18,8 @@ export type AuditAction =
   | 'dlq.replay'
   | 'gdpr.export'
   | 'gdpr.delete'
+  | 'import.create'
+  | 'import.delete'
   | 'spend.create'
   | 'spend.update'
   | 'spend.delete'

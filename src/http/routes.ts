@@ -38,8 +38,8 @@ export interface RouteSpec<Answer extends v.GenericSchema | undefined = v.Generi
   refusals: Refusals;
   /** Status of a successful answer the handler returns as a value (default 200). */
   status?: number;
-  /** A non-JSON successful answer (e.g. text/event-stream, text/plain), for the OpenAPI document. */
-  produces?: string;
+  /** A non-JSON successful answer (e.g. text/event-stream, text/plain; several when a parameter picks), for the OpenAPI document. */
+  produces?: string | readonly string[];
   /** Query parameters, for the OpenAPI document. */
   query?: readonly QueryParameterDoc[];
   /** The schema of the JSON request body, for the OpenAPI document. */

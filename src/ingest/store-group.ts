@@ -21,6 +21,12 @@ export interface WriteResult {
   bots: number;
   duplicates: number;
   quarantined: number;
+  /**
+   * The seqs of the batch's stored events, first and last (0 and 0 when none): inside the group's transaction a
+   * batch's inserts follow one another, so they are exactly this range (an import records it to delete exactly its events).
+   */
+  firstSeq?: number;
+  lastSeq?: number;
 }
 
 /** Per request: its counts, or why its savepoint was rolled back. */
@@ -46,8 +52,8 @@ export function storeGroup(db: Db, dedup: EventDedup, batches: readonly WriteBat
       dedup.beginGroup();
       let lastSeq = 0;
       const outcomes: WriteOutcome[] = batches.map((batch) => {
-        const { lastSeq: batchSeq, ...result } = storeBatch(db, dedup, batch, receivedAt);
-        lastSeq = Math.max(lastSeq, batchSeq);
+        const result = storeBatch(db, dedup, batch, receivedAt);
+        lastSeq = Math.max(lastSeq, result.lastSeq);
         return { ok: true, result };
       });
       return { outcomes, lastSeq };
@@ -75,8 +81,8 @@ function storeGroupBySavepoints(db: Db, dedup: EventDedup, batches: readonly Wri
       dedup.beginGroup();
       for (const batch of batches) {
         try {
-          const { lastSeq: batchSeq, ...result } = writeOne(batch, receivedAt, dedup);
-          lastSeq = Math.max(lastSeq, batchSeq);
+          const result = writeOne(batch, receivedAt, dedup);
+          lastSeq = Math.max(lastSeq, result.lastSeq);
           outcomes.push({ ok: true, result });
         } catch (error) {
           // Its rows rolled back, and their seqs will be taken again: the tail is built again at the next group.
@@ -96,6 +102,7 @@ function storeGroupBySavepoints(db: Db, dedup: EventDedup, batches: readonly Wri
 
 /** Stores one request's events: repeats of (site_id, id) are acknowledged as duplicates and not stored again. */
 function storeBatch(db: Db, dedup: EventDedup, batch: WriteBatch, receivedAt: number): WriteResult & { lastSeq: number } {
+  let firstSeq = 0;
   let accepted = 0;
   let bots = 0;
   let duplicates = 0;
@@ -107,12 +114,13 @@ function storeBatch(db: Db, dedup: EventDedup, batch: WriteBatch, receivedAt: nu
     }
     lastSeq = insertEvent(db, input, receivedAt);
     dedup.added(input.dedup_key, lastSeq);
+    if (firstSeq === 0) firstSeq = lastSeq;
     accepted++;
     // Counted here, not before the write: a repeat of a stored bot event is a duplicate, not a bot.
     bots += input.is_bot;
   }
   storeQuarantined(db, batch.quarantined, receivedAt);
-  return { accepted, bots, duplicates, quarantined: batch.quarantined.length, lastSeq };
+  return { accepted, bots, duplicates, quarantined: batch.quarantined.length, firstSeq, lastSeq };
 }
 
 function storeQuarantined(db: Db, rows: DlqInput[], receivedAt: number): void {

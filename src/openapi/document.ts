@@ -78,7 +78,10 @@ function successResponse(route: DescribedRoute): JsonObject {
     ? Object.fromEntries(Object.keys(deprecationHeaders(spec.deprecation)).map((name) => [name, { description: `RFC 8594 ${name} header`, schema: { type: 'string' } }]))
     : undefined;
   const base = { ...(headers ? { headers } : {}) };
-  if (spec.produces) return { ...base, description: spec.summary ?? 'Success', content: { [spec.produces]: { schema: { type: 'string' } } } };
+  if (spec.produces) {
+    const mediaTypes = typeof spec.produces === 'string' ? [spec.produces] : spec.produces;
+    return { ...base, description: spec.summary ?? 'Success', content: Object.fromEntries(mediaTypes.map((type) => [type, { schema: { type: 'string' } }])) };
+  }
   if (route.answer) return { ...base, description: spec.summary ?? 'Success', content: { 'application/json': { schema: schemaRef(componentName(route.operationId, 'Answer')) } } };
   if ((spec.status ?? 200) === 204) return { ...base, description: 'No content' };
   // JSON without a published schema (only routes a test adds: the suite requires an answer of every app route).

@@ -35,6 +35,8 @@ export interface SummaryFigures {
   total: Figures;
   /** One entry per day of the range, oldest first, empty days included. */
   days: (Figures & { day: number })[];
+  /** Imported daily figures (Plausible's aggregates) are added: visitors are then sums over days, not exact. */
+  imported?: boolean;
 }
 
 /** What a ranking groups by: a page's path, the path with its query, a visit dimension, or the event type. */
@@ -56,6 +58,8 @@ export interface RankingFigures {
   rows: { key: string; figures: Figures }[];
   /** Rows exist past offset + limit. */
   more: boolean;
+  /** Imported daily figures are added (as for SummaryFigures). */
+  imported?: boolean;
 }
 
 export interface PropValuesQuestion extends Selection {

@@ -19,6 +19,11 @@ export interface SeriesFigures {
   total: Figures;
   /** One point per interval of the range, oldest first, empty ones included; startMs: the interval's start, cut to the range. */
   points: (Figures & { startMs: number })[];
+  /**
+   * Imported daily figures (docs/import-export.md) are added: to the totals, and to the points of a series by day,
+   * week or month (an hour holds none: they are daily); their visitors are sums over days.
+   */
+  imported?: boolean;
 }
 
 export interface RealtimeQuestion {

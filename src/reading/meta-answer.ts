@@ -25,6 +25,9 @@ export const ReportMeta = v.strictObject({
   limit: v.nullable(Count),
   /** rollups; events: a raw fallback (with a warning); event_log: read from the event rows by design (src/events/). */
   computed_from: v.picklist(['rollups', 'events', 'event_log']),
+  /** Present when imported daily figures (Plausible's aggregates) were added; `inexact`: the figures they make approximate. */
+  imported: v.optional(v.literal(true)),
+  inexact: v.optional(v.array(v.string())),
 });
 export type ReportMeta = v.InferOutput<typeof ReportMeta>;
 

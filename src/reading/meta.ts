@@ -28,6 +28,8 @@ export interface MetaInput {
   nextCursor: string | null;
   limit: number | null;
   now: number;
+  /** Imported daily figures were added (docs/import-export.md): their visitors are sums over days. */
+  imported?: boolean;
 }
 
 export function buildMeta(input: MetaInput): ReportMeta {
@@ -57,6 +59,7 @@ export function buildMeta(input: MetaInput): ReportMeta {
     cursor: { next: input.nextCursor },
     limit: input.limit,
     computed_from: input.computedFrom,
+    ...(input.imported && { imported: true as const, inexact: ['visitors'] }),
   };
 }
 

@@ -54,6 +54,7 @@ export async function pagesReport(context: AppContext, readModel: ReadModel, sco
       freshness,
       caughtUp: answer.freshness.caughtUp,
       computedFrom: answer.computedFrom,
+      imported: answer.imported,
       truncated: answer.more,
       nextCursor: next,
       limit: options.limit,

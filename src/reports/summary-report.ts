@@ -93,6 +93,7 @@ export async function summaryReport(
     freshness: current.freshness,
     caughtUp: current.freshness.caughtUp,
     computedFrom: current.computedFrom,
+    imported: current.imported,
     truncated: false,
     nextCursor: null,
     limit: null,

@@ -37,6 +37,7 @@ export async function rankByVisits<Row>(
       freshness: answer.freshness,
       caughtUp: answer.freshness.caughtUp,
       computedFrom: answer.computedFrom,
+      imported: answer.imported,
       truncated: answer.more,
       nextCursor: null,
       limit,

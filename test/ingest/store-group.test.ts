@@ -7,13 +7,16 @@ import { storeGroup } from '../../src/ingest/store-group.ts';
 import { enrichedPageview, openBlogDatabase } from '../storage-fixtures.ts';
 
 describe('storeGroup', () => {
-  it('stores every request of a group and reports the highest seq', () => {
+  it('stores every request of a group and reports the highest seq, and each request\'s seq range (0 and 0: none stored)', () => {
     const db = openBlogDatabase();
     const log = openEventLog(db.name);
     const first = enrichedPageview();
     const outcome = storeGroup(log, EventDedup.open(log, db.name), [{ events: [first, enrichedPageview()], quarantined: [] }, { events: [first], quarantined: [] }], 1);
     expect(outcome).toEqual({
-      outcomes: [{ ok: true, result: { accepted: 2, bots: 0, duplicates: 0, quarantined: 0 } }, { ok: true, result: { accepted: 0, bots: 0, duplicates: 1, quarantined: 0 } }],
+      outcomes: [
+        { ok: true, result: { accepted: 2, bots: 0, duplicates: 0, quarantined: 0, firstSeq: 1, lastSeq: 2 } },
+        { ok: true, result: { accepted: 0, bots: 0, duplicates: 1, quarantined: 0, firstSeq: 0, lastSeq: 0 } },
+      ],
       lastSeq: 2,
     });
     log.close();

@@ -3,6 +3,10 @@
 
 /** The answer of every route, by its catalog key: the key api.js checks the answer against before using it. */
 export interface Answers {
+  "DELETE /v1/sites/{siteId}/imports/{importId}": {
+    id: string;
+    deleted_events: number;
+  };
   "DELETE /v1/sites/{siteId}/share-links/{linkId}": {
     id: string;
     site_id: string;
@@ -163,6 +167,8 @@ export interface Answers {
       };
       limit: number | null;
       computed_from: "rollups" | "events" | "event_log";
+      imported?: true;
+      inexact?: string[];
     };
     data: {
       window: {
@@ -207,6 +213,8 @@ export interface Answers {
       };
       limit: number | null;
       computed_from: "rollups" | "events" | "event_log";
+      imported?: true;
+      inexact?: string[];
     };
     data: {
       events: {
@@ -271,6 +279,8 @@ export interface Answers {
       };
       limit: number | null;
       computed_from: "rollups" | "events" | "event_log";
+      imported?: true;
+      inexact?: string[];
     };
     data: {
       total: number;
@@ -291,6 +301,46 @@ export interface Answers {
       props?: Record<string, string>;
       created_at: string;
     }[];
+  };
+  "GET /v1/sites/{siteId}/imports": {
+    imports: {
+      id: string;
+      format: "umami-csv" | "goatcounter-csv" | "ga4-bigquery" | "plausible-csv";
+      status: "queued" | "running" | "done" | "failed";
+      phase: "validating" | "storing" | null;
+      rows_read: number;
+      events_imported: number;
+      duplicates: number;
+      days_imported: number;
+      bytes_read: number;
+      bytes_total: number | null;
+      errors: {
+        line: number;
+        message: string;
+      }[];
+      created_at: string;
+      started_at: string | null;
+      finished_at: string | null;
+    }[];
+  };
+  "GET /v1/sites/{siteId}/imports/{importId}": {
+    id: string;
+    format: "umami-csv" | "goatcounter-csv" | "ga4-bigquery" | "plausible-csv";
+    status: "queued" | "running" | "done" | "failed";
+    phase: "validating" | "storing" | null;
+    rows_read: number;
+    events_imported: number;
+    duplicates: number;
+    days_imported: number;
+    bytes_read: number;
+    bytes_total: number | null;
+    errors: {
+      line: number;
+      message: string;
+    }[];
+    created_at: string;
+    started_at: string | null;
+    finished_at: string | null;
   };
   "GET /v1/sites/{siteId}/pageviews": {
     count: number;
@@ -329,6 +379,8 @@ export interface Answers {
       };
       limit: number | null;
       computed_from: "rollups" | "events" | "event_log";
+      imported?: true;
+      inexact?: string[];
     };
     data: {
       rows: {
@@ -370,6 +422,8 @@ export interface Answers {
       };
       limit: number | null;
       computed_from: "rollups" | "events" | "event_log";
+      imported?: true;
+      inexact?: string[];
     };
     data: {
       rows: {
@@ -416,6 +470,8 @@ export interface Answers {
       };
       limit: number | null;
       computed_from: "rollups" | "events" | "event_log";
+      imported?: true;
+      inexact?: string[];
     };
     data: {
       rows: {
@@ -461,6 +517,8 @@ export interface Answers {
       };
       limit: number | null;
       computed_from: "rollups" | "events" | "event_log";
+      imported?: true;
+      inexact?: string[];
     };
     data: {
       paths: {
@@ -500,6 +558,8 @@ export interface Answers {
       };
       limit: number | null;
       computed_from: "rollups" | "events" | "event_log";
+      imported?: true;
+      inexact?: string[];
     };
     data: {
       previous: {
@@ -543,6 +603,8 @@ export interface Answers {
       };
       limit: number | null;
       computed_from: "rollups" | "events" | "event_log";
+      imported?: true;
+      inexact?: string[];
     };
     data: {
       rows: {
@@ -586,6 +648,8 @@ export interface Answers {
       };
       limit: number | null;
       computed_from: "rollups" | "events" | "event_log";
+      imported?: true;
+      inexact?: string[];
     };
     data: {
       type: string;
@@ -633,6 +697,8 @@ export interface Answers {
       };
       limit: number | null;
       computed_from: "rollups" | "events" | "event_log";
+      imported?: true;
+      inexact?: string[];
     };
     data: {
       cohorts: {
@@ -672,6 +738,8 @@ export interface Answers {
       };
       limit: number | null;
       computed_from: "rollups" | "events" | "event_log";
+      imported?: true;
+      inexact?: string[];
     };
     data: {
       rows: {
@@ -713,6 +781,8 @@ export interface Answers {
       };
       limit: number | null;
       computed_from: "rollups" | "events" | "event_log";
+      imported?: true;
+      inexact?: string[];
       annotations: {
         id: string;
         site_id: string;
@@ -1408,6 +1478,10 @@ export interface Answers {
     props?: Record<string, string>;
     created_at: string;
   };
+  "POST /v1/sites/{siteId}/imports": {
+    id: string;
+    status: "queued";
+  };
   "POST /v1/sites/{siteId}/segments": {
     id: string;
     site_id: string;
@@ -1482,6 +1556,8 @@ export interface Answers {
       };
       limit: number | null;
       computed_from: "rollups" | "events" | "event_log";
+      imported?: true;
+      inexact?: string[];
     };
     data: {
       execution_id: string;
@@ -1536,6 +1612,8 @@ export interface Answers {
       };
       limit: number | null;
       computed_from: "rollups" | "events" | "event_log";
+      imported?: true;
+      inexact?: string[];
     };
     data: {
       factors: {
@@ -1578,6 +1656,8 @@ export interface Answers {
       };
       limit: number | null;
       computed_from: "rollups" | "events" | "event_log";
+      imported?: true;
+      inexact?: string[];
     };
     data: {
       converted: number;

@@ -149,8 +149,8 @@ async function failureOf(response) {
  * @typedef {object} RequestOptions
  * @property {string} [method]
  * @property {unknown} [body] sent as JSON
- * @property {{ type: string, body: string }} [text] sent as it is, with its type
- * @property {Record<string, string>} [headers] more request headers (X-Workspace-Id)
+ * @property {{ type: string, body: string | Blob }} [text] sent as it is, with its type (a Blob: a file, streamed)
+ * @property {Record<string, string>} [headers] more request headers (X-Workspace-Id, X-Import-Format)
  */
 
 /**

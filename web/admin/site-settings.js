@@ -1,13 +1,14 @@
 // @ts-check
 // One site's settings on the sites page (the admin token: the API reads and changes sites for it alone): the tracker
 // snippet to copy, the cookieless and retention settings (PATCH …/sites/:id, the API's validation errors shown as
-// they come), the consent banner, and deleting the site after a confirmation.
+// they come), the consent banner, imports and export (imports.js), and deleting the site after a confirmation.
 import { useState } from 'preact/hooks';
 import { html, onChecked, onValue, selectField } from './html.js';
 import { api, reporting, schemaKey } from './api.js';
 import { ConsentPanel } from './consent.js';
 import { EmailReports } from './email-reports.js';
 import { Alerts } from './alerts.js';
+import { ImportsPanel } from './imports.js';
 import { CopyButton } from './secret-once.js';
 /** @import { Site, WorkspaceRef } from './types.js' */
 
@@ -97,6 +98,8 @@ export function SiteSettings({ workspace, site, onChanged, onDeleted }) {
     <${EmailReports} siteId=${current.id} />
     <h3>Alerts</h3>
     <${Alerts} siteId=${current.id} />
+    <h3>Imports and export</h3>
+    <${ImportsPanel} siteId=${current.id} />
     <h3>Delete</h3>
     <${DeleteSite} workspace=${workspace} site=${current} onDeleted=${onDeleted} />
   </section>`;

@@ -16,6 +16,8 @@ import { convertedVisits } from './goal-conversions.ts';
 import { loadRawVisits } from './raw-visits.ts';
 import { readProjectorPosition } from '../../projector/queries/projector-state.ts';
 import type { GoalRule } from '../../vocabulary/goal-rule.ts';
+import { addImportedCounts, addImportedGroups, importedDays, takesImported } from './imported-figures.ts';
+import type { ImportedCountsRow } from './queries/imported-daily.ts';
 import { type Freshness, inSnapshot, readFreshness } from './snapshot.ts';
 
 export interface SqliteReadOptions {
@@ -108,9 +110,22 @@ export function createSqliteReportReads({ db, waitForProjection }: SqliteReadOpt
         const whole = groupedReport(db, { selection, grouping: { by: 'all' }, currentSeq });
         const days = daysOf(question.range);
         const dayVisitors = question.visitors ? byDay.visitorsOf(days.map(String)) : undefined;
-        const total = toFigures(whole.totals.get(''), question.visitors ? whole.visitorsOf(['']).get('')! : 0);
-        const series = days.map((day) => ({ day, ...toFigures(byDay.totals.get(String(day)), dayVisitors?.get(String(day)) ?? 0) }));
-        return answered({ total, days: series }, freshness, caughtUp, whole.computedFrom);
+        const imported = takesImported(question) ? importedDays(db, question) : new Map<number, ImportedCountsRow>();
+        let importedVisitors = 0;
+        for (const [day, row] of imported) {
+          const key = String(day);
+          const group = byDay.totals.get(key) ?? { counters: emptyCounters(), revenue: new Map() };
+          byDay.totals.set(key, group);
+          addImportedCounts(group.counters, row);
+          const all = whole.totals.get('') ?? { counters: emptyCounters(), revenue: new Map() };
+          whole.totals.set('', all);
+          addImportedCounts(all.counters, row);
+          importedVisitors += row.visitors;
+        }
+        const visitorsOf = (key: string, exact: number) => exact + (question.visitors ? (key === '' ? importedVisitors : (imported.get(Number(key))?.visitors ?? 0)) : 0);
+        const total = toFigures(whole.totals.get(''), visitorsOf('', question.visitors ? whole.visitorsOf(['']).get('')! : 0));
+        const series = days.map((day) => ({ day, ...toFigures(byDay.totals.get(String(day)), visitorsOf(String(day), dayVisitors?.get(String(day)) ?? 0)) }));
+        return answered({ total, days: series, ...(imported.size > 0 && { imported: true }) }, freshness, caughtUp, whole.computedFrom);
       });
     },
 
@@ -124,10 +139,16 @@ export function createSqliteReportReads({ db, waitForProjection }: SqliteReadOpt
           currentSeq: freshness.projectedSeq,
           asOfSeq: question.asOf,
         });
+        const imported = takesImported(question) ? addImportedGroups(db, question, question.by, report.totals) : undefined;
         const rows = rankRows(report, counts, field[question.order]);
         const page = rows.slice(question.offset, question.offset + question.limit);
         const visitors = report.visitorsOf(page.map((row) => row.key));
-        const figures = { rows: page.map((row) => ({ key: row.key, figures: toFigures(row.totals, visitors.get(row.key)!) })), more: rows.length > question.offset + question.limit };
+        const visitorsOf = (key: string) => (visitors.get(key) ?? 0) + (imported?.get(key) ?? 0);
+        const figures = {
+          rows: page.map((row) => ({ key: row.key, figures: toFigures(row.totals, visitorsOf(row.key)) })),
+          more: rows.length > question.offset + question.limit,
+          ...(imported && { imported: true }),
+        };
         return answered(figures, freshness, caughtUp, report.computedFrom);
       });
     },

@@ -16,6 +16,8 @@ import { loadRawVisits, visitsBefore } from './raw-visits.ts';
 import { cachedRawVisits } from './raw-visits-cache.ts';
 import { answered, daysOf, toFigures, toSelection, type SqliteReadOptions } from './report-reads.ts';
 import { inSnapshot, readFreshness } from './snapshot.ts';
+import { importedDays, takesImported } from './imported-figures.ts';
+import type { ImportedCountsRow } from './queries/imported-daily.ts';
 
 const minuteMs = 60_000;
 
@@ -60,6 +62,36 @@ function rawSeries(db: Db, selection: ReportSelection, interval: Interval, curre
   };
 }
 
+/** Adds imported daily counts to figures (as the summary adds them to its rollup counters). */
+function addImportedFigures(figures: Figures, row: ImportedCountsRow): Figures {
+  return {
+    ...figures,
+    visitors: figures.visitors + row.visitors,
+    visits: figures.visits + row.visits,
+    pageviews: figures.pageviews + row.pageviews,
+    visitPageviews: figures.visitPageviews + row.pageviews,
+    bounces: figures.bounces + row.bounces,
+    durationMs: figures.durationMs + row.duration_s * 1000,
+    events: figures.events + row.pageviews + row.events,
+  };
+}
+
+/** The series with the imported days added: to the totals, and to the point holding each day (not to hours). */
+function withImported<Series extends { total: Figures; points: (Figures & { startMs: number })[] }>(series: Series, imported: Map<number, ImportedCountsRow>, interval: Interval): Series & { imported?: true } {
+  if (imported.size === 0) return series;
+  let total = series.total;
+  const points = [...series.points];
+  for (const [day, row] of imported) {
+    total = addImportedFigures(total, row);
+    if (interval === 'hour') continue;
+    // The point whose interval holds the day: the last one starting at or before it.
+    let index = -1;
+    for (let at = 0; at < points.length && points[at]!.startMs <= day * dayMs; at++) index = at;
+    if (index >= 0) points[index] = { ...addImportedFigures(points[index]!, row), startMs: points[index]!.startMs };
+  }
+  return { ...series, total, points, imported: true };
+}
+
 export function createSqliteTimeReads({ db, waitForProjection }: SqliteReadOptions): TimeQuestions {
   return {
     async series(question: SeriesQuestion) {
@@ -71,16 +103,17 @@ export function createSqliteTimeReads({ db, waitForProjection }: SqliteReadOptio
         if (question.untilMs !== undefined) {
           return answered(rawSeries(db, selection, question.interval, currentSeq, question.untilMs), freshness, caughtUp, 'event_log');
         }
+        const imported = takesImported(question) ? importedDays(db, question) : new Map<number, ImportedCountsRow>();
         if (question.interval !== 'hour') {
           const { computedFrom, ...figures } = seriesFromRollups(db, selection, question.interval, currentSeq);
-          return answered(figures, freshness, caughtUp, computedFrom);
+          return answered(withImported(figures, imported, question.interval), freshness, caughtUp, computedFrom);
         }
         // The totals as every other report counts them (rollups where they can); the hours come from the event rows
         // by design (event_log), so an answer over days whose raw events a retention period removed says so.
         const whole = groupedReport(db, { selection, grouping: { by: 'all' }, currentSeq });
         const total = toFigures(whole.totals.get(''), whole.visitorsOf(['']).get('')!);
         const { points } = rawSeries(db, selection, 'hour', currentSeq, undefined);
-        return answered({ total, points }, freshness, caughtUp, 'event_log');
+        return answered(withImported({ total, points }, imported, 'hour'), freshness, caughtUp, 'event_log');
       });
     },
 

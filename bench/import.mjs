@@ -1,0 +1,150 @@
+// npm run bench -- import [--rows N] [--only umami|goatcounter|ga4] [--ga4-bytes B]: events per second imported by
+// `sightline import` (the bundled CLI: checked, stored through the write queue and projected into SQLite) for each
+// raw format from a generated file of N rows (default 1,000,000; the issue's 10 million with --rows 10000000), the
+// command's peak RSS, then the export's speed (ndjson to a file). --ga4-bytes B instead generates a GA4 NDJSON file of
+// at least B bytes (2e9 for the 2 GB memory figure) and imports only that. Figures, never a pass/fail.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { createWriteStream, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { once } from 'node:events';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { root } from './harness.mjs';
+
+const siteId = 'bench';
+const dayMs = 86_400_000;
+const launcher = join(root, 'bin', 'sightline');
+
+function option(args, name, fallback) {
+  const index = args.indexOf(name);
+  return index >= 0 ? args[index + 1] : fallback;
+}
+
+const hex = (n, width) => n.toString(16).padStart(width, '0');
+const uuidOf = (n) => `${hex(Math.floor(n / 2 ** 32), 8)}-0000-4000-8000-${hex(n % 2 ** 32, 12)}`;
+const paths = ['/', '/pricing', '/blog/a', '/blog/b', '/docs', '/signup', '/about', '/contact'];
+const countries = ['US', 'DE', 'FR', 'GB', 'NL', 'IN', 'BR', 'JP'];
+const countryNames = ['United States', 'Germany', 'France', 'United Kingdom', 'Netherlands', 'India', 'Brazil', 'Japan'];
+const referrers = ['', '', 'google.com', 'news.ycombinator.com', 'duckduckgo.com'];
+
+/** Row n: visitor n/8 (8 events each, a minute apart), spread over the 30 days before `endMs`. */
+function facts(n, endMs, rows) {
+  const visitor = Math.floor(n / 8);
+  const visitors = Math.ceil(rows / 8);
+  // Modulo: a file generated to a size (--ga4-bytes) may hold more rows than estimated; none may be in the future.
+  const ts = endMs - 30 * dayMs + Math.floor(((visitor % visitors) / visitors) * 29 * dayMs) + (n % 8) * 60_000;
+  return { visitor, ts, path: paths[(n * 7 + visitor) % paths.length], country: visitor % countries.length, referrer: n % 8 === 0 ? referrers[visitor % referrers.length] : '', custom: n % 8 === 7 };
+}
+
+const generators = {
+  umami: {
+    format: 'umami-csv',
+    header: 'website_id,session_id,visit_id,event_id,hostname,browser,os,device,screen,language,country,subdivision1,subdivision2,city,url_path,url_query,referrer_path,referrer_query,referrer_domain,page_title,event_type,event_name,created_at\n',
+    row: (n, f) => {
+      const at = new Date(f.ts).toISOString().replace('T', ' ').slice(0, 19);
+      return `w,${uuidOf(f.visitor)},v,${uuidOf(n)},shop.example,chrome,Windows 10,desktop,1920x1080,en-US,${countries[f.country]},,,,${f.path},,${f.referrer ? '/' : ''},,${f.referrer},Title,${f.custom ? 2 : 1},${f.custom ? 'signup' : ''},${at}\n`;
+    },
+  },
+  goatcounter: {
+    format: 'goatcounter-csv',
+    header: '2Path,Title,Event,UserAgent,Browser,System,Session,Bot,Referrer,Referrer scheme,Screen size,Location,FirstVisit,Date\n',
+    row: (n, f) => `${f.custom ? 'signup' : f.path},Title,${f.custom},,Firefox 121,Linux,${f.visitor},0,${f.referrer},${f.referrer ? 'h' : ''},"1920,1080,1",${countries[f.country]},${n % 8 === 0},${new Date(f.ts).toISOString()}\n`,
+  },
+  ga4: {
+    format: 'ga4-bigquery',
+    header: '',
+    row: (n, f) =>
+      `${JSON.stringify({
+        event_date: new Date(f.ts).toISOString().slice(0, 10).replaceAll('-', ''),
+        event_timestamp: `${f.ts}${String(n % 1000).padStart(3, '0')}`,
+        event_name: f.custom ? 'sign_up' : 'page_view',
+        event_params: [
+          { key: 'page_location', value: { string_value: `https://shop.example${f.path}` } },
+          ...(f.referrer ? [{ key: 'page_referrer', value: { string_value: `https://${f.referrer}/` } }] : []),
+          { key: 'ga_session_id', value: { int_value: String(Math.floor(f.ts / 1000)) } },
+          { key: 'page_title', value: { string_value: 'Title' } },
+        ],
+        user_pseudo_id: `${f.visitor}.1700000000`,
+        user_id: null,
+        device: { category: 'desktop', operating_system: 'Windows', web_info: { browser: 'Chrome', hostname: 'shop.example' } },
+        geo: { country: countryNames[f.country], region: 'Region', city: 'City' },
+        traffic_source: { name: '(direct)', medium: '(none)', source: '(direct)' },
+      })}\n`,
+  },
+};
+
+/** Writes the file a chunk at a time (constant memory); stops at `rows` rows or, with `bytes`, once past `bytes`. */
+async function generate(path, generator, rows, endMs, bytes) {
+  const out = createWriteStream(path);
+  let size = 0;
+  let chunk = generator.header;
+  let n = 0;
+  const total = bytes ? Number.MAX_SAFE_INTEGER : rows;
+  const spread = bytes ? Math.ceil(bytes / 700) : rows;
+  for (; n < total && (!bytes || size < bytes); n++) {
+    chunk += generator.row(n, facts(n, endMs, spread));
+    if (chunk.length > 1 << 20) {
+      size += chunk.length;
+      if (!out.write(chunk)) await once(out, 'drain');
+      chunk = '';
+    }
+  }
+  out.end(chunk);
+  await once(out, 'finish');
+  return n;
+}
+
+/** Runs the CLI under /usr/bin/time: its JSON output, wall seconds and peak RSS (MiB). */
+function timedCli(args, env) {
+  const result = spawnSync('/usr/bin/time', ['-f', '%e %M', process.execPath, launcher, ...args], { env: { ...process.env, ...env }, encoding: 'utf8', maxBuffer: 1 << 26 });
+  const [seconds, kib] = result.stderr.trim().split('\n').at(-1).split(' ').map(Number);
+  if (result.status !== 0) throw new Error(`sightline ${args.join(' ')}: exit ${result.status}\n${result.stdout.slice(0, 2000)}\n${result.stderr.slice(0, 2000)}`);
+  return { stdout: result.stdout, seconds, rssMiB: kib / 1024 };
+}
+
+function prepareDataDir(scratch, name) {
+  const dataDir = join(scratch, `data-${name}`);
+  const env = { DATA_DIR: dataDir };
+  execFileSync(process.execPath, [launcher, 'workspace', 'create', '--name', 'Bench', '--slug', 'bench'], { env: { ...process.env, ...env } });
+  execFileSync(process.execPath, [launcher, 'site', 'create', '--workspace', 'bench', '--id', siteId, '--name', 'Bench'], { env: { ...process.env, ...env } });
+  return env;
+}
+
+const fixed = (value, digits = 0) => value.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+
+export async function run(args) {
+  execFileSync(process.execPath, [join(root, 'build', 'build.mjs'), '--if-stale'], { stdio: 'inherit' });
+  const rows = Number(option(args, '--rows', '1000000'));
+  const ga4Bytes = option(args, '--ga4-bytes', undefined);
+  const only = ga4Bytes ? ['ga4'] : (option(args, '--only', undefined)?.split(',') ?? Object.keys(generators));
+  const scratch = mkdtempSync(join(tmpdir(), 'sightline-bench-import-'));
+  const endMs = Math.floor(Date.now() / dayMs) * dayMs;
+  try {
+    for (const name of only) {
+      const generator = generators[name];
+      const file = join(scratch, `${name}.${name === 'ga4' ? 'ndjson' : 'csv'}`);
+      const generated = await generate(file, generator, rows, endMs, ga4Bytes ? Number(ga4Bytes) : undefined);
+      const fileMiB = statSync(file).size / 2 ** 20;
+      const env = prepareDataDir(scratch, name);
+      const imported = timedCli(['import', generator.format, '--site', siteId, file, '--json'], env);
+      const answer = JSON.parse(imported.stdout);
+      console.log(
+        `import ${generator.format}: ${fixed(generated)} rows (${fixed(fileMiB)} MiB): ${fixed(answer.events_imported)} events checked, stored and projected in ` +
+          `${fixed(imported.seconds, 1)} s = ${fixed(answer.events_imported / imported.seconds)} events/s; peak RSS ${fixed(imported.rssMiB)} MiB`,
+      );
+      rmSync(file, { force: true });
+      const output = join(scratch, `${name}-export.ndjson`);
+      const from = new Date(endMs - 31 * dayMs).toISOString().slice(0, 10);
+      const to = new Date(endMs).toISOString().slice(0, 10);
+      const exported = timedCli(['export', '--site', siteId, '--from', from, '--to', to, '--output', output], env);
+      const exportMiB = statSync(output).size / 2 ** 20;
+      console.log(
+        `export ndjson: ${fixed(answer.events_imported)} events (${fixed(exportMiB)} MiB) in ${fixed(exported.seconds, 1)} s = ` +
+          `${fixed(answer.events_imported / exported.seconds)} events/s, ${fixed(exportMiB / exported.seconds)} MiB/s; peak RSS ${fixed(exported.rssMiB)} MiB`,
+      );
+      rmSync(output, { force: true });
+      rmSync(env.DATA_DIR, { recursive: true, force: true });
+    }
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,83 @@
+// `sightline import FORMAT --site S FILE`: a file of another analytics tool imported into a site by the same job as
+// POST /v1/sites/:siteId/imports (check the whole file, then store through a write queue of its own), with a
+// progress bar; what it stores is projected as it goes, so reports count it when the command ends.
+import { statSync } from 'node:fs';
+import { defineCommand } from 'citty';
+import { SingleBar } from 'cli-progress';
+import { batchSubscribers } from '../batch-subscribers.ts';
+import { ApiError } from '../http/errors.ts';
+import { createIngestService } from '../ingest/service.ts';
+import { createAppMetrics } from '../metrics/app-metrics.ts';
+import { projectBatch } from '../projector/project-batch.ts';
+import { findSite } from '../tenants/queries/find-site.ts';
+import { importFormatOf, recordNewImport } from '../imports/create-import.ts';
+import { importFormats } from '../imports/import-formats.ts';
+import type { ImportProgress } from '../imports/queries/import-rows.ts';
+import { runImport } from '../imports/run-import.ts';
+import type { AppContext } from '../context.ts';
+import { commonArgs, output, runCommandSafely, systemActor, withContext } from './common.ts';
+
+function fileSize(path: string): number {
+  try {
+    return statSync(path).size;
+  } catch {
+    throw new Error(`Cannot read ${path}`);
+  }
+}
+
+/** Projects every stored event not yet projected (safe beside a running server: each batch holds the write lock). */
+function projectAll(context: AppContext): void {
+  while (projectBatch(context.db, { maxEvents: 5_000, now: context.clock.now(), subscribers: batchSubscribers }).events > 0);
+}
+
+function progressBar(total: number): { update(progress: ImportProgress): void; stop(): void } {
+  // On a terminal only (stderr): redirected output stays clean.
+  if (!process.stderr.isTTY) return { update: () => undefined, stop: () => undefined };
+  const bar = new SingleBar({ format: '{phase} [{bar}] {percentage}% | {rows} rows | {events} events stored', hideCursor: true });
+  bar.start(total, 0, { phase: 'checking', rows: 0, events: 0 });
+  return {
+    update: (progress) => bar.update(progress.bytes_read, { phase: progress.phase === 'storing' ? 'storing ' : 'checking', rows: progress.rows_read, events: progress.events_imported }),
+    stop: () => bar.stop(),
+  };
+}
+
+export const importCommand = defineCommand({
+  meta: { name: 'import', description: `Import a file of another analytics tool into a site (FORMAT: ${importFormats.filter((format) => format !== 'plausible-csv').join(', ')}; plain or gzip)` },
+  args: {
+    ...commonArgs,
+    format: { type: 'positional', description: 'The file\'s format', required: true },
+    site: { type: 'string', description: 'Site id', required: true },
+    file: { type: 'positional', description: 'The file', required: true },
+  },
+  run: ({ args }) =>
+    runCommandSafely(args, () =>
+      withContext(args, async (context) => {
+        const format = importFormatOf(args.format);
+        const site = findSite(context.db, args.site);
+        if (!site) throw ApiError.notFound(`No site ${args.site}`);
+        const bytes = fileSize(args.file);
+        const id = context.random.uuid();
+        recordNewImport(context, systemActor, site, { id, format, bytes });
+        const ingest = createIngestService(context, createAppMetrics(context.db), { writer: 'inline' });
+        const bar = progressBar(bytes);
+        let result: ImportProgress;
+        try {
+          result = await runImport({ context, writeQueue: ingest.writeQueue, onProgress: bar.update, afterBatch: () => projectAll(context) }, { id, siteId: site.id, format, path: args.file });
+        } finally {
+          bar.stop();
+          await ingest.writeQueue.drain();
+          ingest.cookieless.stop();
+        }
+        projectAll(context);
+        const errors = JSON.parse(result.errors) as { line: number; message: string }[];
+        const answer = { id, format, status: result.status, rows_read: result.rows_read, events_imported: result.events_imported, duplicates: result.duplicates, days_imported: result.days_imported, errors };
+        if (result.status === 'failed') {
+          process.exitCode = 1;
+          if (args.json) output(args, answer, () => '');
+          else process.stderr.write(`Import failed: ${result.events_imported === 0 ? 'nothing was imported' : `${result.events_imported} events were stored before it stopped (sightline's DELETE of import ${id} removes them)`}\n${errors.map((error) => `  line ${error.line}: ${error.message}`).join('\n')}\n`);
+          return;
+        }
+        output(args, answer, () => `Imported ${result.events_imported} events of ${result.rows_read} rows into ${site.id} (${result.duplicates} already there; ${result.days_imported} days) as import ${id}`);
+      }),
+    ),
+});
