@@ -32,10 +32,11 @@ describe('Settings → Imports and export', () => {
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, acceptDownloads: true });
     const page = await context.newPage();
     const problems = watchProblems(page);
-    await page.goto(`${server.url}/`);
+    // The site's Settings page (its own URL), signed in with the admin token.
+    await page.goto(`${server.url}/?site=ui-imports&page=settings`);
+    await page.click('button:text("Use an admin token or API key")');
     await page.fill('#token', server.adminToken);
     await page.click('button:text("Sign in")');
-    await page.getByRole('button', { name: 'Settings of Site ui-imports' }).click();
     const settings = panel(page, 'Settings of Site ui-imports');
     await expect.poll(() => settings.locator('.imports .state').textContent()).toBe('No imports yet.');
 

@@ -87,6 +87,12 @@ const expected: Record<string, Access> = {
   'DELETE /sites/:siteId/alerts/:id': adminScope,
   'GET /alerts/unsubscribe': { outside: 'a signed unsubscribe token is the credential' },
   'POST /alerts/unsubscribe': { outside: 'a signed unsubscribe token is the credential' },
+  // Imports and exports (CONTRACT 11): admin.
+  'POST /sites/:siteId/imports': adminScope,
+  'GET /sites/:siteId/imports': adminScope,
+  'GET /sites/:siteId/imports/:importId': adminScope,
+  'DELETE /sites/:siteId/imports/:importId': adminScope,
+  'GET /sites/:siteId/export': adminScope,
   'GET /sites/:siteId/annotations': dashboards,
   'POST /sites/:siteId/annotations': reads,
   'PATCH /sites/:siteId/annotations/:id': reads,
