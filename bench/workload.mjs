@@ -42,10 +42,10 @@ async function bundle() {
   return outfile;
 }
 
-/** `write` or `project`; returns the child's JSON summary. */
-export async function runWorkload(command, options) {
+/** `write` or `project`; returns the child's JSON summary. `nodeArgs` go to the child's node (e.g. --cpu-prof). */
+export async function runWorkload(command, options, nodeArgs = []) {
   bundled ??= await bundle();
-  const output = execFileSync(process.execPath, [bundled, command, JSON.stringify(options)], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 1 << 24 });
+  const output = execFileSync(process.execPath, [...nodeArgs, bundled, command, JSON.stringify(options)], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 1 << 24 });
   return JSON.parse(output.trim().split('\n').pop());
 }
 
