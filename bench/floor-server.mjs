@@ -1,5 +1,5 @@
 // The floor of a durable collector: plain node:http that parses the body, stores each event's text with a dedup
-// check (a random 52-bit key, indexed) in a WAL SQLite file by group commit (every request of one event-loop turn in
+// check (a random 52-bit key, under a unique index) in a WAL SQLite file by group commit (every request of one event-loop turn in
 // one transaction), and answers 202 only after the commit. No authentication, validation, enrichment or other
 // index: what a collector that keeps the ack promise cannot go below on this machine.
 import Database from 'better-sqlite3';
@@ -11,7 +11,7 @@ import { join } from 'node:path';
 const db = new Database(join(mkdtempSync(join(tmpdir(), 'sightline-floor-')), 'floor.db'));
 db.pragma('journal_mode = WAL');
 db.pragma('synchronous = NORMAL');
-db.exec('CREATE TABLE events (seq INTEGER PRIMARY KEY, dedup_key INTEGER NOT NULL, raw TEXT NOT NULL); CREATE INDEX events_by_dedup_key ON events (dedup_key)');
+db.exec('CREATE TABLE events (seq INTEGER PRIMARY KEY, dedup_key INTEGER NOT NULL, raw TEXT NOT NULL); CREATE UNIQUE INDEX events_by_dedup_key ON events (dedup_key)');
 const exists = db.prepare('SELECT 1 FROM events WHERE dedup_key = ?');
 const insert = db.prepare('INSERT INTO events (dedup_key, raw) VALUES (?, ?)');
 const commit = db.transaction((group) => {

@@ -11,6 +11,7 @@ import { enrichEvent } from '../src/ingest/enrich.ts';
 import { EventDedup } from '../src/ingest/event-dedup.ts';
 import { storeGroup, type WriteBatch } from '../src/ingest/store-group.ts';
 import { projectBatch } from '../src/projector/project-batch.ts';
+import { nextBatchSize } from '../src/projector/projector-loop.ts';
 
 export interface WorkloadOptions {
   databasePath: string;
@@ -32,6 +33,8 @@ export interface WorkloadOptions {
    * option the data set is exactly the reports benchmark's.
    */
   analysis?: boolean;
+  /** Visits on days drawn at random instead of day after day (a year of history loaded at once). */
+  spread?: boolean;
   onProgress?: (written: number, elapsedMs: number) => void;
 }
 
@@ -167,59 +170,77 @@ export function writeWorkload(options: WorkloadOptions): { elapsedMs: number; co
       visitor: { agent: agent as never, geo: { country: countries[visitor.country]!, region: null, city: null }, internal: visitor.internal },
     });
 
+  /** One visit (and, with `analysis`, its funnel) on the day starting at dayMs, pushed to `events` up to `target`. */
+  const addVisit = (dayMs: number, events: StoredEventInput[], target: number) => {
+    const visitor = visitors[pickVisitor()]!;
+    // analysis: a user with a phone visits from it 40% of the time, logged in; on its first device 70% of its visits are.
+    const onPhone = options.analysis === true && visitor.phoneAnonId !== undefined && extra() < 0.4;
+    const anonId = onPhone ? visitor.phoneAnonId! : visitor.anonId;
+    const userId = options.analysis && visitor.userId !== undefined && (onPhone || extra() < 0.7) ? visitor.userId : undefined;
+    const agent = random() < 0.02 ? botAgent : agents[onPhone ? phoneAgent : visitor.agent]!;
+    const referrer = random() < 0.4 ? null : `https://ref${pickReferrer()}.example/some/page`;
+    const campaign = random() < 0.1 ? `utm_source=news&utm_medium=email&utm_campaign=c${Math.floor(random() * 20)}` : null;
+    let ts = dayMs + Math.floor(random() * (86_400_000 - 3 * 3_600_000));
+    const length = 1 + Math.floor(-Math.log(1 - random()) * 4);
+    for (let step = 0; step < length && events.length < target; step++) {
+      const path = `/p/${pickPath()}`;
+      const url = `https://site.example${path}${step === 0 && campaign ? `?${campaign}` : ''}`;
+      const purchase = step > 0 && random() < 0.01;
+      const wire = {
+        id: randomUUID(),
+        site_id: options.siteId,
+        anon_id: anonId,
+        ...(userId ? { user_id: userId } : {}),
+        ts: new Date(ts).toISOString(),
+        type: purchase ? 'purchase' : 'pageview',
+        url,
+        referrer: step === 0 ? referrer : `https://site.example/p/${pickPath()}`,
+        ...(purchase ? { revenue: { amount: '19.99', currency: 'EUR' } } : {}),
+      };
+      events.push(store(wire, ts, purchase ? 1999 : null, agent, visitor));
+      ts += Math.floor(10_000 + random() * 4 * minute);
+    }
+    if (!options.analysis || agent.is_bot || extra() >= funnelRates.pricing) return;
+    for (const step of funnelSteps(agent.device_type === 'desktop', extra)) {
+      if (events.length >= target) break;
+      const wire = {
+        id: randomUUID(),
+        site_id: options.siteId,
+        anon_id: anonId,
+        // Completing the signup logs the visitor in: a user_id from then on (its account's, or a new one's).
+        ...(userId || step.type === 'signup_completed' || step.type === 'purchase' ? { user_id: userId ?? visitor.userId ?? `user-${visitor.anonId}` } : {}),
+        ts: new Date(ts).toISOString(),
+        type: step.type,
+        url: `https://site.example${step.path}`,
+        referrer: null,
+        ...(step.plan ? { props: { plan: step.plan } } : {}),
+        ...(step.price ? { revenue: { amount: step.price.amount, currency: step.price.currency } } : {}),
+      };
+      events.push(store(wire, ts, step.price?.minor ?? null, agent, visitor));
+      ts += Math.floor(20_000 + extra() * 3 * minute);
+    }
+  };
+
+  if (options.spread) {
+    // History as an import sends it: each visit on a day drawn at random, so every commit (and every projector
+    // batch) touches hundreds of days, most dimension values and many visitors.
+    const size = options.commitSize ?? 2000;
+    while (written < options.events) {
+      const events: StoredEventInput[] = [];
+      const target = Math.min(size, options.events - written);
+      while (events.length < target) addVisit(firstDayMs + Math.floor(random() * options.days) * 86_400_000, events, target);
+      commit(events);
+    }
+    dedup.close();
+    db.close();
+    return { elapsedMs: performance.now() - started, commitMs };
+  }
+
   for (let day = 0; day < options.days && written < options.events; day++) {
     const dayMs = firstDayMs + day * 86_400_000;
     const events: StoredEventInput[] = [];
     const target = Math.min(options.events - written - late.length, Math.round(eventsPerDay * (0.85 + 0.3 * random())));
-    while (events.length < target) {
-      const visitor = visitors[pickVisitor()]!;
-      // analysis: a user with a phone visits from it 40% of the time, logged in; on its first device 70% of its visits are.
-      const onPhone = options.analysis === true && visitor.phoneAnonId !== undefined && extra() < 0.4;
-      const anonId = onPhone ? visitor.phoneAnonId! : visitor.anonId;
-      const userId = options.analysis && visitor.userId !== undefined && (onPhone || extra() < 0.7) ? visitor.userId : undefined;
-      const agent = random() < 0.02 ? botAgent : agents[onPhone ? phoneAgent : visitor.agent]!;
-      const referrer = random() < 0.4 ? null : `https://ref${pickReferrer()}.example/some/page`;
-      const campaign = random() < 0.1 ? `utm_source=news&utm_medium=email&utm_campaign=c${Math.floor(random() * 20)}` : null;
-      let ts = dayMs + Math.floor(random() * (86_400_000 - 3 * 3_600_000));
-      const length = 1 + Math.floor(-Math.log(1 - random()) * 4);
-      for (let step = 0; step < length && events.length < target; step++) {
-        const path = `/p/${pickPath()}`;
-        const url = `https://site.example${path}${step === 0 && campaign ? `?${campaign}` : ''}`;
-        const purchase = step > 0 && random() < 0.01;
-        const wire = {
-          id: randomUUID(),
-          site_id: options.siteId,
-          anon_id: anonId,
-          ...(userId ? { user_id: userId } : {}),
-          ts: new Date(ts).toISOString(),
-          type: purchase ? 'purchase' : 'pageview',
-          url,
-          referrer: step === 0 ? referrer : `https://site.example/p/${pickPath()}`,
-          ...(purchase ? { revenue: { amount: '19.99', currency: 'EUR' } } : {}),
-        };
-        events.push(store(wire, ts, purchase ? 1999 : null, agent, visitor));
-        ts += Math.floor(10_000 + random() * 4 * minute);
-      }
-      if (!options.analysis || agent.is_bot || extra() >= funnelRates.pricing) continue;
-      for (const step of funnelSteps(agent.device_type === 'desktop', extra)) {
-        if (events.length >= target) break;
-        const wire = {
-          id: randomUUID(),
-          site_id: options.siteId,
-          anon_id: anonId,
-          // Completing the signup logs the visitor in: a user_id from then on (its account's, or a new one's).
-          ...(userId || step.type === 'signup_completed' || step.type === 'purchase' ? { user_id: userId ?? visitor.userId ?? `user-${visitor.anonId}` } : {}),
-          ts: new Date(ts).toISOString(),
-          type: step.type,
-          url: `https://site.example${step.path}`,
-          referrer: null,
-          ...(step.plan ? { props: { plan: step.plan } } : {}),
-          ...(step.price ? { revenue: { amount: step.price.amount, currency: step.price.currency } } : {}),
-        };
-        events.push(store(wire, ts, step.price?.minor ?? null, agent, visitor));
-        ts += Math.floor(20_000 + extra() * 3 * minute);
-      }
-    }
+    while (events.length < target) addVisit(dayMs, events, target);
     events.sort((a, b) => a.ts - b.ts);
     // About 1% arrives a day late, out of order with the next day's traffic.
     const onTime: StoredEventInput[] = [...late];
@@ -235,23 +256,34 @@ export function writeWorkload(options: WorkloadOptions): { elapsedMs: number; co
 }
 
 /**
- * Runs the projector over everything stored, in batches of `batchEvents` (as the projector thread does with a
- * backlog), until it has caught up; returns how long it took, how many events it read and each batch's duration.
+ * Runs the projector over everything stored, in batches of `batchEvents` and more while the backlog lasts (as the
+ * projector thread does), until it has caught up; returns how long it took, how many events it read and each batch's duration.
  */
-export function projectAll(databasePath: string, batchEvents = 5000, onProgress?: (events: number, elapsedMs: number) => void): { elapsedMs: number; events: number; batchMs: number[] } {
-  const db = openDatabase(databasePath);
+export function projectAll(
+  databasePath: string,
+  batchEvents = 5000,
+  onProgress?: (events: number, elapsedMs: number) => void,
+  cacheMiB?: number,
+): { elapsedMs: number; cpuMs: number; events: number; batchMs: number[] } {
+  const db = openDatabase(databasePath, cacheMiB === undefined ? {} : { cacheMiB });
   db.pragma('wal_autocheckpoint = 10000');
   const started = performance.now();
+  // CPU time too: on a shared 2-core machine it moves far less than the elapsed time.
+  const cpuBefore = process.cpuUsage();
   const batchMs: number[] = [];
   let events = 0;
+  let size = batchEvents;
   for (;;) {
     const before = performance.now();
-    const batch = projectBatch(db, { maxEvents: batchEvents, now: Date.now() });
+    const batch = projectBatch(db, { maxEvents: size, now: Date.now() });
     if (batch.events === 0) break;
     batchMs.push(performance.now() - before);
+    // Sized as the projector thread sizes them (projector-loop.ts): larger while the backlog lasts.
+    size = nextBatchSize(size, batch.events === size, batchMs.at(-1)!, batchEvents);
     events += batch.events;
     onProgress?.(events, performance.now() - started);
   }
   db.close();
-  return { elapsedMs: performance.now() - started, events, batchMs };
+  const cpu = process.cpuUsage(cpuBefore);
+  return { elapsedMs: performance.now() - started, cpuMs: (cpu.user + cpu.system) / 1000, events, batchMs };
 }

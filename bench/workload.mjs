@@ -29,9 +29,9 @@ async function bundle() {
           const commits = sorted(result.commitMs);
           console.log(JSON.stringify({ elapsedMs: result.elapsedMs, commits: commits.length, commitP50: at(commits, 0.5), commitP99: at(commits, 0.99) }));
         } else {
-          const result = projectAll(options.databasePath, options.batchEvents, progress);
+          const result = projectAll(options.databasePath, options.batchEvents, progress, options.cacheMiB);
           const batches = sorted(result.batchMs);
-          console.log(JSON.stringify({ elapsedMs: result.elapsedMs, events: result.events, batches: batches.length, batchP50: at(batches, 0.5), batchP99: at(batches, 0.99) }));
+          console.log(JSON.stringify({ elapsedMs: result.elapsedMs, cpuMs: result.cpuMs, events: result.events, batches: batches.length, batchP50: at(batches, 0.5), batchP99: at(batches, 0.99) }));
         }`,
       resolveDir: root,
       loader: 'ts',
@@ -42,10 +42,10 @@ async function bundle() {
   return outfile;
 }
 
-/** `write` or `project`; returns the child's JSON summary. */
-export async function runWorkload(command, options) {
+/** `write` or `project`; returns the child's JSON summary. `nodeArgs` go to the child's node (e.g. --cpu-prof). */
+export async function runWorkload(command, options, nodeArgs = []) {
   bundled ??= await bundle();
-  const output = execFileSync(process.execPath, [bundled, command, JSON.stringify(options)], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 1 << 24 });
+  const output = execFileSync(process.execPath, [...nodeArgs, bundled, command, JSON.stringify(options)], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 1 << 24 });
   return JSON.parse(output.trim().split('\n').pop());
 }
 

@@ -111,6 +111,11 @@ export class MetricsRegistry {
     return this.add(new LabeledGauge(name, help, read));
   }
 
+  /** A metric made elsewhere (one shared by every app of the thread). */
+  include<T extends Counter | Histogram | Gauge | LabeledGauge>(metric: T): T {
+    return this.add(metric);
+  }
+
   render(): string {
     return `${this.metrics.flatMap((metric) => metric.render()).join('\n')}\n`;
   }

@@ -12,7 +12,7 @@ import { bindIdentity } from './queries/identity-rows.ts';
 import { indexVisitorEvent } from './queries/visitor-events.ts';
 import { readProjectorPosition, saveProjectorPosition, touchProjectorState } from './queries/projector-state.ts';
 import { applyRollups } from './rollup/apply-rollups.ts';
-import { addProjectedEvent } from './rollup/event-contributions.ts';
+import { addProjectedEvent, batchPageLookup } from './rollup/event-contributions.ts';
 import { RollupDelta } from './rollup/rollup-delta.ts';
 import { visitorNumberOf } from './rollup/visitor-number.ts';
 import { assignToVisit } from './visits.ts';
@@ -67,6 +67,7 @@ export function projectBatch(db: Db, options: BatchOptions): BatchResult {
       const delta = new RollupDelta();
       const siteExists = new Map<string, boolean>();
       const visitorNumbers = new Map<string, number | undefined>();
+      const pageOf = batchPageLookup(db, events);
       events.forEach((event, index) => {
         let exists = siteExists.get(event.site_id);
         if (exists === undefined) siteExists.set(event.site_id, (exists = findSite(db, event.site_id) !== undefined));
@@ -79,7 +80,7 @@ export function projectBatch(db: Db, options: BatchOptions): BatchResult {
           const vid = visitorNumbers.get(visitorKey);
           if (vid !== undefined) {
             indexVisitorEvent(db, vid, event);
-            if (!event.is_bot) addProjectedEvent(db, delta, event, assignToVisit(db, event), vid);
+            if (!event.is_bot) addProjectedEvent(db, delta, event, assignToVisit(db, event), vid, pageOf);
           }
         }
         options.afterEvent?.(index + 1);

@@ -52,6 +52,19 @@ describe('the shipped server’s /metrics', () => {
     expect(counts).toEqual([...counts].sort((a, b) => a - b));
     expect(Number(buckets['+Inf'])).toBeGreaterThanOrEqual(counts.at(-1)!);
 
+    // The HTTP thread's event-loop delay, sampled by a timer due every 10 ms: a histogram of its own (no labels).
+    const loopDelay = byName.get('sightline_event_loop_delay_ms');
+    expect(loopDelay?.type).toBe('HISTOGRAM');
+    expect(loopDelay!.metrics).toHaveLength(1);
+    const delay = loopDelay!.metrics[0]!;
+    const delayBounds = Object.keys(delay.buckets!).filter((bound) => bound !== '+Inf').map(Number);
+    expect(delayBounds).toEqual(expect.arrayContaining([1, 10, 100, 1000]));
+    const delayCounts = delayBounds.sort((a, b) => a - b).map((bound) => Number(delay.buckets![String(bound)]));
+    expect(delayCounts).toEqual([...delayCounts].sort((a, b) => a - b));
+    expect(Number(delay.buckets!['+Inf'])).toBe(Number(delay.count));
+    expect(Number(delay.count)).toBeGreaterThanOrEqual(delayCounts.at(-1)!);
+    expect(Number(delay.sum)).toBeGreaterThanOrEqual(0);
+
     const files = byName.get('sightline_database_file_bytes');
     expect(files?.type).toBe('GAUGE');
     const sized = Object.fromEntries(files!.metrics.map((metric) => [metric.labels?.file, Number(metric.value)]));

@@ -84,6 +84,30 @@ export function pageLookup(db: Db, current?: LoggedEvent): PageOfSeq {
   };
 }
 
+/**
+ * One lookup for a whole projector batch: the pages of the batch's own events come from memory (a visit's entry or
+ * exit is usually an event of the same batch), the others are read once each. Events never change, so a page read
+ * at any point of the batch stays true for all of it.
+ */
+export function batchPageLookup(db: Db, events: readonly LoggedEvent[]): PageOfSeq {
+  const inBatch = new Map<number, LoggedEvent>();
+  for (const event of events) inBatch.set(event.seq, event);
+  const known = new Map<number, string | null>();
+  return (seq) => {
+    if (seq === null) return null;
+    let page = known.get(seq);
+    if (page !== undefined || known.has(seq)) return page ?? null;
+    const event = inBatch.get(seq);
+    if (event) page = pageKeyOf(event.path, event.query);
+    else {
+      const stored = findEventPage(db, seq);
+      page = stored ? pageKeyOf(stored.path, stored.query) : null;
+    }
+    known.set(seq, page);
+    return page;
+  };
+}
+
 function visitMeasures(visit: VisitRow): [number, number][] {
   return [
     [field.visits, 1],
@@ -173,10 +197,10 @@ function moveVisitEvents(db: Db, delta: RollupDelta, before: VisitRow, after: Vi
   }
 }
 
-/** Everything one projected (non-bot) event changes; `change` is the visit change it caused. */
-export function addProjectedEvent(db: Db, delta: RollupDelta, event: LoggedEvent, change: VisitChange, vid: number): void {
+/** Everything one projected (non-bot) event changes; `change` is the visit change it caused; `pageOf` the batch's pages. */
+export function addProjectedEvent(db: Db, delta: RollupDelta, event: LoggedEvent, change: VisitChange, vid: number, pageOf: PageOfSeq): void {
   countEvent(delta, event, eventDims, (dim) => eventDimValue(event, dim as (typeof eventDims)[number]), vid, 1, 'add');
   countEvent(delta, event, visitDims, (dim) => visitDimValue(change.added, dim as (typeof visitDims)[number]), vid, 1, 'add');
-  countVisitChange(delta, change, pageLookup(db, event));
+  countVisitChange(delta, change, pageOf);
   for (const visit of change.removed) moveVisitEvents(db, delta, visit, change.added, vid, event.seq);
 }
