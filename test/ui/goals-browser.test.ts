@@ -46,7 +46,10 @@ describe('goals, segments and annotations in the admin UI', () => {
     await page.goto(`${server.url}/?site=shop`);
     const range = `from=${utcDate(-6)}&to=${today}`;
 
-    // A goal made in the settings, its path offered from the site's pages.
+    // A goal made in the settings (on the site's Goals page, opened by the site navigation), its path offered from
+    // the site's pages.
+    await page.click('nav.site-nav a:text-is("Goals")');
+    await page.waitForURL(/\?site=shop&page=goals$/);
     const settings = panel(page, 'Goal settings');
     await settings.locator('input[name=goal-target]').fill('/pricing');
     await settings.locator('input[name=goal-name]').fill('Saw pricing');
@@ -66,6 +69,12 @@ describe('goals, segments and annotations in the admin UI', () => {
     const both = await server.request('GET', `/v1/sites/shop/reports/goals-v2?${range}`);
     expect(both.body.data.rows[1]).toMatchObject({ name: 'purchase', visitors: 2, conversions: 2, conversion_rate: 0.5 });
     expect(await goals.locator('tbody tr').nth(1).locator('.money').allTextContents()).toEqual(['€502.00', '$319.00']);
+
+    // The dashboard's Goals panel shows the same two goals.
+    await page.click('nav.site-nav a:text-is("Dashboard")');
+    await page.waitForURL(/\?site=shop$/);
+    await expect.poll(() => panel(page, 'Goals').locator('tbody th').allTextContents()).toEqual(['Saw pricing', 'purchase']);
+    expect(await panel(page, 'Goals').locator('td.conversion-rate').first().textContent()).toBe('50.0%');
 
     // A filter (a click on /pricing in Pages) saved as a segment, cleared, and applied again.
     await panel(page, 'Pages').locator('tbody tr', { hasText: '/pricing' }).first().click();
@@ -107,17 +116,22 @@ describe('goals, segments and annotations in the admin UI', () => {
     expect(await map.locator('path.country-shape').count()).toBeGreaterThan(170);
     for (const code of ['DE', 'US', 'CD', 'BR']) expect(await map.locator(`path[data-code="${code}"]`).count(), code).toBe(1);
 
-    // The funnel builder offers the site's event types and pages, and flags a typo before it runs.
+    await page.screenshot({ path: join(artifacts, 'goals-segments-annotations-light.png'), fullPage: true });
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await page.screenshot({ path: join(artifacts, 'goals-segments-annotations-dark.png'), fullPage: true });
+    await page.emulateMedia({ colorScheme: 'light' });
+
+    // The funnel builder (the Funnels page) offers the site's event types and pages, and flags a typo before it runs.
+    await page.click('nav.site-nav a:text-is("Funnels")');
+    await page.waitForURL(/page=funnels/);
     const funnel = panel(page, 'Funnel');
-    expect(await page.locator('#funnel-types option').evaluateAll((options) => options.map((option) => (option as HTMLOptionElement).value))).toEqual(['pageview', 'purchase']);
+    await expect.poll(() => funnel.locator('input[name=step-type-2]').count()).toBe(1);
+    await expect.poll(() => page.locator('#funnel-types option').evaluateAll((options) => options.map((option) => (option as HTMLOptionElement).value))).toEqual(['pageview', 'purchase']);
     await funnel.locator('input[name=step-type-2]').fill('purchse');
     await expect.poll(() => funnel.locator('.step-problem').allTextContents()).toEqual(['No “purchse” event in this period']);
     await funnel.locator('input[name=step-type-2]').fill('purchase');
     await expect.poll(() => funnel.locator('.step-problem').count()).toBe(0);
-
-    await page.screenshot({ path: join(artifacts, 'goals-segments-annotations-light.png'), fullPage: true });
-    await page.emulateMedia({ colorScheme: 'dark' });
-    await page.screenshot({ path: join(artifacts, 'goals-segments-annotations-dark.png'), fullPage: true });
+    await page.screenshot({ path: join(artifacts, 'goals-funnel-light.png'), fullPage: true });
     expect(problems).toEqual([]);
     await context.close();
   });

@@ -55,6 +55,9 @@ describe('journeys and retention in the admin UI', () => {
     await page.click('button:text("Sign in")');
     await page.goto(`${server.url}/?site=${siteId}`);
 
+    // Journeys are a page of their own, opened by the site navigation.
+    await page.click('nav.site-nav a:text-is("Journeys")');
+    await page.waitForURL(/page=journeys/);
     const journeys = panel(page, 'Journeys');
     const shownRows = () => journeys.locator('table.journeys-table tbody tr').evaluateAll((rows) => rows.map((row) => Array.from(row.children, (cell) => cell.textContent)));
     const expectedRows = (paths: typeof threeSteps) => paths.map((path) => [path.steps.join(' → '), String(path.visitors), String(path.visits)]);
@@ -72,7 +75,9 @@ describe('journeys and retention in the admin UI', () => {
     const fromPricing = await server.request('GET', `/v1/sites/${siteId}/reports/journeys-v2?${range}&steps=2&limit=10&start_path=%2Fpricing`);
     await expect.poll(shownRows).toEqual(expectedRows(fromPricing.body.data.paths));
 
-    // Page flow from the Pages row of /pricing.
+    // Page flow from the Pages row of /pricing (on the dashboard).
+    await page.click('nav.site-nav a:text-is("Dashboard")');
+    await page.waitForURL(new RegExp(`\\?site=${siteId}$`));
     const pages = panel(page, 'Pages');
     await pages.locator('button[aria-label="Flow of /pricing"]').click();
     const flow = await server.request('GET', `/v1/sites/${siteId}/reports/page-flow-v2?${range}&path=%2Fpricing&limit=10`);
@@ -89,7 +94,9 @@ describe('journeys and retention in the admin UI', () => {
     await page.keyboard.press('Escape');
     await expect.poll(() => popover.count()).toBe(0);
 
-    // Retention by week: sizes and returning counts equal the API's.
+    // Retention by week (its own page): sizes and returning counts equal the API's.
+    await page.click('nav.site-nav a:text-is("Retention")');
+    await page.waitForURL(/page=retention/);
     const retention = panel(page, 'Retention');
     const cohortsShown = () =>
       retention.locator('tbody tr').evaluateAll((rows) =>
@@ -104,16 +111,27 @@ describe('journeys and retention in the admin UI', () => {
     expect(api.body.data.cohorts.some((cohort: { returning: number[] }) => cohort.returning.some((count) => count > 0))).toBe(true);
     await retention.screenshot({ path: join(artifacts, 'behaviour-retention-light.png') });
 
-    // A node click filters the dashboard by its page: the URL and the Pages table follow.
+    // A node click (back on the Journeys page, at two steps from the entry) filters by its page: the URL and the
+    // journeys follow, and so does the dashboard's Pages table.
+    await page.click('nav.site-nav a:text-is("Journeys")');
+    await page.waitForURL(/page=journeys/);
+    await journeys.locator('select[name=journey-steps]').selectOption('2');
     await journeys.locator('select[name=journey-mode]').selectOption('entry');
+    await expect.poll(shownRows).toEqual(expectedRows(await journeysOf(2)));
     await journeys.locator('.sankey-node[data-path="/pricing"] text').first().click();
     await page.waitForURL(/path=%2Fpricing/);
-    await expect.poll(() => pages.locator('tbody th').allTextContents()).toEqual(['/pricing']);
     const filtered = await server.request('GET', `/v1/sites/${siteId}/reports/journeys-v2?${range}&steps=2&limit=10&path=%2Fpricing`);
     await expect.poll(shownRows).toEqual(expectedRows(filtered.body.data.paths));
 
     await page.emulateMedia({ colorScheme: 'dark' });
     await journeys.screenshot({ path: join(artifacts, 'behaviour-journeys-dark.png') });
+    await page.click('nav.site-nav a:text-is("Dashboard")');
+    await page.waitForURL((url) => (url.searchParams.get('page') ?? 'dashboard') === 'dashboard');
+    expect(page.url()).toContain('path=%2Fpricing');
+    await expect.poll(() => pages.locator('tbody th').allTextContents()).toEqual(['/pricing']);
+    await page.click('nav.site-nav a:text-is("Retention")');
+    await page.waitForURL(/page=retention/);
+    await expect.poll(async () => (await cohortsShown()).length).toBeGreaterThan(0);
     await retention.screenshot({ path: join(artifacts, 'behaviour-retention-dark.png') });
     expect(problems).toEqual([]);
     await context.close();

@@ -108,10 +108,14 @@ describe('the admin UI\'s management screens in a browser, against the shipped s
     await expect.poll(() => page.locator('.live-events li .live-path').allTextContents()).toEqual(['/page.html']);
     await expect.poll(() => page.getByTestId('visitors-5m').textContent()).toBe('1');
     await visitorContext.close();
-    // The site is cookieless by default: the visitor's id was derived by the collector.
+    // The site is cookieless by default: the visitor's id was derived by the collector. The tracker also sends an
+    // engagement event when the page is hidden or left (closing the visitor's browser may send it): one pageview, and
+    // every event of the visit under the derived id.
     const visit = await server.request('GET', `/v1/sites/blog/events/list-v2?from=${utcDate(0)}&to=${utcDate(0)}`);
-    expect(visit.body.data.events).toHaveLength(1);
-    expect(visit.body.data.events[0].anon_id).toMatch(/^cl_/);
+    const visitEvents = visit.body.data.events as { type: string; anon_id: string }[];
+    expect(visitEvents.filter((event) => event.type === 'pageview')).toHaveLength(1);
+    expect(visitEvents.filter((event) => event.type !== 'pageview').map((event) => event.type)).toEqual(visitEvents.length > 1 ? ['engagement'] : []);
+    for (const event of visitEvents) expect(event.anon_id).toMatch(/^cl_/);
     expect((await server.request('POST', '/v1/workspaces/acme/sites', { body: { id: 'doomed', name: 'Doomed' } })).status).toBe(201);
     // A site's settings are its own page, opened from the sites overview.
     await page.click('a.brand');
