@@ -175,3 +175,17 @@ export async function startClickHouse(options: { startTimeoutMs?: number } = {})
   await start();
   return server;
 }
+
+/**
+ * Polls `probe` every 100 ms until it gives a value (a probe that throws counts as none), at most `boundMs`: a wait
+ * for a state, never a timing that decides a test.
+ */
+export async function until<T>(what: string, probe: () => Promise<T | undefined>, boundMs = 60_000): Promise<T> {
+  const deadline = Date.now() + boundMs;
+  for (;;) {
+    const value = await probe().catch(() => undefined);
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`not reached within ${boundMs} ms: ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}

@@ -8,7 +8,7 @@ import { sql } from '../../src/clickhouse/sql-literal.ts';
 import { rmSync } from 'node:fs';
 import { makeTempDir, seedWorkspace, startTestServer, type TestServer } from '../_setup.ts';
 import { manualClock } from '../admin/_helpers.ts';
-import { startClickHouse, type ClickHouseTestServer } from './_server.ts';
+import { startClickHouse, until, type ClickHouseTestServer } from './_server.ts';
 
 const chrome = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36';
 const base = Date.parse('2026-03-02T08:00:00.000Z');
@@ -26,16 +26,6 @@ function events(siteId: string, count: number) {
       context: { user_agent: chrome },
     };
   });
-}
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, boundMs = 60_000): Promise<T> {
-  const deadline = Date.now() + boundMs;
-  for (;;) {
-    const value = await probe().catch(() => undefined);
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`not reached within ${boundMs} ms: ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
 }
 
 describe('background shipping to ClickHouse (CLICKHOUSE_URL set)', () => {

@@ -13,7 +13,7 @@ import { createClickHouseReportReads } from '../../src/read-model/clickhouse/rep
 import { dayOf } from '../../src/vocabulary/periods.ts';
 import { seedWorkspace, startTestServer, type TestServer } from '../_setup.ts';
 import { manualClock } from '../admin/_helpers.ts';
-import { startClickHouse, type ClickHouseTestServer } from './_server.ts';
+import { startClickHouse, until, type ClickHouseTestServer } from './_server.ts';
 
 const chrome = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36';
 const day = '2026-03-02';
@@ -31,16 +31,6 @@ function pageviews(siteId: string, anonId: string, count: number) {
       context: { user_agent: chrome },
     };
   });
-}
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, boundMs = 60_000): Promise<T> {
-  const deadline = Date.now() + boundMs;
-  for (;;) {
-    const value = await probe().catch(() => undefined);
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`not reached within ${boundMs} ms: ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
 }
 
 describe('deletion reaches ClickHouse', () => {

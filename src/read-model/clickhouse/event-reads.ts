@@ -3,12 +3,14 @@
 // holding the event). Lists, type counts and activity read ClickHouse (history lives there); a live tail and the
 // newest position read the embedded log, which always holds the newest events (ClickHouse receives them later).
 import type { ClickHouse } from '../../clickhouse/client.ts';
+import type { EventRow } from '../../event-store/queries/event-row-columns.ts';
+import { toListedEvent } from '../listed-event.ts';
 import { withoutDeleted } from '../../clickhouse/deletion-sql.ts';
 import type { PendingDeletion } from '../../clickhouse/deletions.ts';
 import { sql, type SqlText } from '../../clickhouse/sql-literal.ts';
 import { dayMs } from '../../vocabulary/periods.ts';
 import type { ReportFilters } from '../../vocabulary/report-filters.ts';
-import type { EventQuestions, ListedEvent } from '../event-questions.ts';
+import type { EventQuestions } from '../event-questions.ts';
 import type { Answer, Selection } from '../questions.ts';
 import { freshnessOf, isIn, listOf, liveVisits, visitFilterSql } from './common.ts';
 
@@ -25,45 +27,8 @@ export interface ClickHouseEventReadOptions {
   tail: Pick<EventQuestions, 'eventsAfter' | 'newestPosition' | 'visitorsInWindow'>;
 }
 
-interface EventRow {
-  seq: number;
-  site_id: string;
-  id: string;
-  type: string;
-  ts: number;
-  received_at: number;
-  anon_id: string;
-  path: string | null;
-  source: string;
-  country: string | null;
-  region: string | null;
-  city: string | null;
-  browser: string | null;
-  os: string | null;
-  device_type: string | null;
-  raw: string;
-}
-
-function toListedEvent(row: EventRow): ListedEvent {
-  return {
-    position: row.seq,
-    siteId: row.site_id,
-    id: row.id,
-    type: row.type,
-    tsMs: row.ts,
-    receivedAtMs: row.received_at,
-    anonId: row.anon_id,
-    path: row.path,
-    source: row.source,
-    country: row.country,
-    region: row.region,
-    city: row.city,
-    browser: row.browser,
-    os: row.os,
-    deviceType: row.device_type as ListedEvent['deviceType'],
-    raw: row.raw,
-  };
-}
+/** A stored event's columns as ClickHouse holds them, with its site. */
+type SiteEventRow = EventRow & { site_id: string };
 
 const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
@@ -95,10 +60,10 @@ export function createClickHouseEventReads({ clickhouse, waitForShipping, deleti
       // Newest first pages backwards: before the last position shown, in descending order.
       const newest = question.newestFirst === true;
       const after = question.afterPosition === undefined ? sql`` : newest ? sql` AND seq < ${question.afterPosition}` : sql` AND seq > ${question.afterPosition}`;
-      const rows = await clickhouse.query<EventRow>(
+      const rows = await clickhouse.query<SiteEventRow>(
         sql`${selectedEvents(question, deletionsOf(question.scope.siteIds), question.range.fromDay * dayMs, (question.range.toDay + 1) * dayMs, listedColumns, after)} ORDER BY seq ${newest ? sql`DESC` : sql`ASC`} LIMIT ${question.limit + 1}`,
       );
-      const page = { events: rows.slice(0, question.limit).map(toListedEvent), more: rows.length > question.limit };
+      const page = { events: rows.slice(0, question.limit).map((row) => toListedEvent(row, row.site_id)), more: rows.length > question.limit };
       return answered(page, question.scope.siteIds, caughtUp);
     },
 

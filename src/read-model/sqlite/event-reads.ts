@@ -4,6 +4,7 @@
 import type { Db } from '../../db/open.ts';
 import type { EventRow } from '../../event-store/queries/event-row-columns.ts';
 import { newestEventSeq } from '../../event-store/queries/newest-events.ts';
+import { toListedEvent } from '../listed-event.ts';
 import { readProjectorPosition } from '../../projector/queries/projector-state.ts';
 import { dayMs } from '../../vocabulary/periods.ts';
 import type { ReportRange } from '../../vocabulary/report-filters.ts';
@@ -22,27 +23,6 @@ import { type Freshness, inSnapshot, readFreshness } from './snapshot.ts';
 /** Event-time bounds of an inclusive range of UTC days: start_ms <= ts < end_ms. */
 function boundsOf(range: ReportRange): { start_ms: number; end_ms: number } {
   return { start_ms: range.fromDay * dayMs, end_ms: (range.toDay + 1) * dayMs };
-}
-
-function toListedEvent(row: EventRow, siteId: string): ListedEvent {
-  return {
-    position: row.seq,
-    siteId,
-    id: row.id,
-    type: row.type,
-    tsMs: row.ts,
-    receivedAtMs: row.received_at,
-    anonId: row.anon_id,
-    path: row.path,
-    source: row.source,
-    country: row.country,
-    region: row.region,
-    city: row.city,
-    browser: row.browser,
-    os: row.os,
-    deviceType: row.device_type as ListedEvent['deviceType'],
-    raw: row.raw,
-  };
 }
 
 /** Code-unit order, as the answers have always sorted their ties. */
