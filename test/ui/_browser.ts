@@ -1,7 +1,7 @@
 // Helpers of the admin UI's browser tests: where chromium and the screenshots are, the console watch, panels by title.
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import { type Browser, chromium, type Locator, type Page } from 'playwright-core';
 import { ensureBuilt } from '../cli/cli-helpers.ts';
 
 export const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -31,3 +31,16 @@ export function watchProblems(page: Page): string[] {
 
 /** The panel (section.panel) whose heading is exactly `title`. */
 export const panel = (page: Page, title: string) => page.locator('section.panel', { has: page.locator(`h2:text-is("${title}")`) });
+
+/**
+ * Each cell's text as read aloud: without what is aria-hidden (a source's letter avatar), trimmed. A source cell
+ * shows "N newsletter" on screen; its name is "newsletter".
+ */
+export const cellNames = (cells: Locator) =>
+  cells.evaluateAll((elements) =>
+    elements.map((element) => {
+      const copy = element.cloneNode(true) as Element;
+      for (const hidden of copy.querySelectorAll('[aria-hidden="true"]')) hidden.remove();
+      return (copy.textContent ?? '').trim();
+    }),
+  );

@@ -109,6 +109,8 @@ describe('the admin UI\'s pages in a browser, on 20,000 events over 60 days', ()
     const page = await context.newPage();
     const problems = watchProblems(page);
     await page.goto(`${server.url}/`);
+    // E-mail and password first: the admin token is one click away.
+    await page.click('button:text("Use an admin token or API key")');
     await page.fill('#token', server.adminToken);
     await page.click('button:text("Sign in")');
 
@@ -196,6 +198,7 @@ describe('the admin UI\'s pages in a browser, on 20,000 events over 60 days', ()
       const small = await phone.newPage();
       const smallProblems = watchProblems(small);
       await small.goto(`${server.url}/`);
+      await small.click('button:text("Use an admin token or API key")');
       await small.fill('#token', server.adminToken);
       await small.click('button:text("Sign in")');
       await expect.poll(() => small.locator('.site-card').count(), { timeout: 30_000 }).toBe(2);

@@ -227,11 +227,25 @@ describe('the people pages in a browser, against the shipped server', () => {
     await viewerPage.waitForURL(/\?site=acme-blog$/);
     await poll(() => viewerPage.locator('.overview .state').first().textContent()).toBe('No visits in this period yet.');
     expect(viewerProblems).toEqual([]);
+    // The merged UI shows one not-found state for the site (no dashboard panels): Beta's is the same as that of a
+    // site that does not exist, and the viewer's read of Beta is the API's 404 for a missing site.
+    const notFound = viewerPage.locator('.not-found[role=alert]');
     await viewerPage.goto(`${server.url}/?site=beta-shop`);
-    await poll(() => viewerPage.locator('.overview [role=alert]').textContent()).toMatch(/not found/i);
+    await poll(() => notFound.locator('h1').textContent()).toBe('No site “beta-shop”');
+    expect(await notFound.textContent()).toMatch(/no such site/i);
+    expect(await viewerPage.locator('.overview').count()).toBe(0);
+    const betaState = await notFound.textContent();
+    await viewerPage.goto(`${server.url}/?site=no-such-site`);
+    await poll(() => notFound.locator('h1').textContent()).toBe('No site “no-such-site”');
+    expect((await notFound.textContent())?.replace('no-such-site', 'beta-shop')).toBe(betaState);
     const missing = await server.request('GET', `/v1/sites/no-such-site/reports/summary-v2?from=2026-01-01&to=2026-01-01`);
     expect(missing.status).toBe(404);
-    await poll(() => viewerPage.locator('.overview [role=alert]').textContent()).toBe(missing.body.message ?? missing.body.error?.message);
+    const betaRead = await viewerPage.evaluate(async () => {
+      const answer = await fetch('/v1/sites/beta-shop/reports/summary-v2?from=2026-01-01&to=2026-01-01');
+      return { status: answer.status, body: await answer.json() };
+    });
+    expect(betaRead.status).toBe(404);
+    expect(betaRead.body.message ?? betaRead.body.error?.message).toBe(missing.body.message ?? missing.body.error?.message);
     // The 404s of Beta's reports are logged by the browser itself: expected, and nothing else.
     expect(viewerProblems.filter((problem) => !/status of 404/.test(problem))).toEqual([]);
     expect(viewerProblems.length).toBeGreaterThan(0);

@@ -252,8 +252,18 @@ export function Dashboard({ state, theme, siteInfo }) {
       ${breakdown('os', 'Operating systems', 'Operating system')}
       <${PropsPanel} site=${site} range=${range} filters=${filters} />
     </div>
-    ${session.value?.kind === 'user' && !hasScope('admin')
-      ? html`<section class="panel"><header class="panel-head"><h2>Your e-mail reports</h2></header><${EmailReports} siteId=${site} /></section>`
-      : null}
+    ${session.value?.kind === 'user' && !hasScope('admin') ? html`<${YourEmailReports} site=${site} />` : null}
   </div>`;
+}
+
+/**
+ * A member who cannot open Settings subscribes here. Asked for on a click only: without SMTP the subscriptions'
+ * read is a 409 (shown in the panel then), not a failed request on every dashboard.
+ * @param {{ site: string }} props
+ */
+function YourEmailReports({ site }) {
+  const [open, setOpen] = useState(false);
+  return html`<section class="panel"><header class="panel-head"><h2>Your e-mail reports</h2></header>
+    ${open ? html`<${EmailReports} siteId=${site} />` : html`<button type="button" class="link" onClick=${() => setOpen(true)}>Manage your e-mail reports</button>`}
+  </section>`;
 }

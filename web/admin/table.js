@@ -41,7 +41,8 @@ const rankedText = (value) => (value === null || value === '' ? '(none)' : Strin
 export function TablePanel({ title, path, schema, columns, filter, onFilter, rowsOf, rowAction, details }) {
   const answer = useAnswer(path, schema);
   const rows = answer.status === 'ready' ? rowsOf(answer.data) : [];
-  // A bar behind each row, as long as its second column's share of the largest (reading comfort).
+  // A bar behind each row, as long as its second column's share of the largest (reading comfort). The table scrolls
+  // within its panel when its columns are wider than a phone (Pages: its measures and the Flow cell).
   const measure = columns[1];
   const top = Math.max(1, ...rows.map((row) => Number(measure?.value(row)) || 0));
   const exportCsv = () => downloadCsv(`${title.toLowerCase().replaceAll(/\W+/g, '-')}.csv`, columns.map((column) => column.label), rows.map((row) => columns.map((column) => column.value(row))));
@@ -54,7 +55,7 @@ export function TablePanel({ title, path, schema, columns, filter, onFilter, row
     ${answer.status === 'error' ? html`<p class="state error" role="alert">${answer.error}</p>` : null}
     ${answer.status === 'ready' && rows.length === 0 ? html`<p class="state">No data for this period.</p>` : null}
     ${answer.status === 'ready' && rows.length > 0
-      ? html`<table>
+      ? html`<div class="scroll"><table>
           <thead><tr>${columns.map((column, index) => html`<th class=${index ? 'number' : ''} scope="col">${column.label}</th>`)}${rowAction ? html`<th scope="col"><span class="visually-hidden">${rowAction.label}</span></th>` : null}</tr></thead>
           <tbody>
             ${rows.map((row) => {
@@ -82,7 +83,7 @@ export function TablePanel({ title, path, schema, columns, filter, onFilter, row
               </tr>`;
             })}
           </tbody>
-        </table>`
+        </table></div>`
       : null}
   </section>`;
 }

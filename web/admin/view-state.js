@@ -19,8 +19,8 @@ import { signal } from '@preact/signals';
 export const filterNames = ['source', 'path', 'country', 'region', 'city', 'device', 'browser', 'os', 'goal'];
 /**
  * A site's pages, in the navigation's order; `shared`: a share link's reader sees it; `scope`: what the session needs
- * beyond the dashboards (a viewer reads the reports only: no stream, events, funnels or attribution; settings are
- * an administrator's).
+ * beyond the dashboards (a viewer reads the reports only: no stream, events, funnels or attribution; Settings needs
+ * query:read, and offers its sections as the scopes allow: a read-only key sees tracking and spend).
  * @type {{ id: string, label: string, shared: boolean, scope?: string }[]}
  */
 export const pages = [
@@ -32,7 +32,7 @@ export const pages = [
   { id: 'retention', label: 'Retention', shared: false },
   { id: 'attribution', label: 'Attribution and ROI', shared: false, scope: 'query:read' },
   { id: 'events', label: 'Events', shared: false, scope: 'query:read' },
-  { id: 'settings', label: 'Settings', shared: false, scope: 'admin' },
+  { id: 'settings', label: 'Settings', shared: false, scope: 'query:read' },
 ];
 /** The settings' sections. */
 export const settingsTabs = [
