@@ -126,6 +126,8 @@ describe('the admin UI\'s pages in a browser, on 20,000 events over 60 days', ()
     // Open a site from the overview; Today plots 24 hourly points, and the legend shows the newest one (never "--").
     await page.click('.site-card a.site-name:text("Alpha shop")');
     await page.waitForURL(/\?site=alpha$/);
+    // The period keys listen once the dashboard is shown (a key pressed while the site is still being checked is lost).
+    await page.locator('#period').waitFor();
     await page.keyboard.press('t');
     await page.waitForURL(/period=today/);
     await expect.poll(() => page.locator('.chart').getAttribute('data-points')).toBe('24');
