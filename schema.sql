@@ -994,3 +994,14 @@ CREATE TABLE imported_daily (
   PRIMARY KEY (site_id, dimension, value, day)
 ) WITHOUT ROWID;
 CREATE INDEX imported_daily_by_import ON imported_daily (import_id);
+-- @version 28: one-time set-password links (CONTRACT section 9: `sightline user create` prints one). The token is
+-- shown once and stored only as its SHA-256; it works once, for 7 days.
+CREATE TABLE password_links (
+  id          TEXT PRIMARY KEY,                    -- UUID
+  user_id     TEXT NOT NULL REFERENCES users (id),
+  token_hash  BLOB NOT NULL UNIQUE,                -- SHA-256 of pwl_ + 32 random bytes
+  created_at  TEXT NOT NULL,
+  expires_at  TEXT NOT NULL,                       -- created_at + 7 days: refused from that millisecond on
+  used_at     TEXT
+);
+CREATE INDEX password_links_by_user ON password_links (user_id);

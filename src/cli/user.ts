@@ -1,11 +1,12 @@
 // `sightline user create|list|disable` and `sightline member add|remove` (CONTRACT 9), so an operator can make the
-// first account on a fresh install without the UI. Decision for this slice: `user create` prints a generated
-// initial password once (24 random base64url characters) instead of a set-password link (invitations come later);
-// the user changes it with PATCH /v1/me.
+// first account on a fresh install without the UI. `user create` prints a one-time set-password link (7 days, one
+// use; src/users/password-links.ts): the operator never sees the person's password. The link points at PUBLIC_URL,
+// else at the server's HOST:PORT.
 import { defineCommand } from 'citty';
 import * as v from 'valibot';
 import { allRoles, type Role } from '../access/caller.ts';
 import { ApiError } from '../http/errors.ts';
+import { createPasswordLink } from '../users/password-links.ts';
 import { parseBody } from '../http/validate.ts';
 import { createUser, disableUser, Email, findUserByIdOrEmail, listAllUsers } from '../users/accounts.ts';
 import { addMember, removeMember } from '../users/members.ts';
@@ -38,11 +39,13 @@ const create = defineCommand({
         const role = args.role === undefined ? undefined : roleOf(args.role);
         const created = await createUser(context, { kind: 'system' }, { email, operator: args.operator === true });
         const membership = workspace && role ? addMember(context, systemActor, workspace, { user_id: created.user.id, role }) : undefined;
-        output(args, { user: created.user, initial_password: created.initialPassword, membership: membership ?? null }, () =>
+        // The generated initial password is never shown: the person sets their own through the link.
+        const link = createPasswordLink(context, created.user.id, context.config.mailLinkBase);
+        output(args, { user: created.user, set_password_url: link.url, set_password_expires_at: link.expires_at, membership: membership ?? null }, () =>
           [
             `Created user ${created.user.id} (${created.user.email})${created.user.operator ? ', operator' : ''}`,
             ...(membership ? [`Member of ${membership.workspace} as ${membership.role}`] : []),
-            `Initial password (shown once; change it after signing in): ${created.initialPassword}`,
+            `Set-password link (shown once, works once until ${link.expires_at}): ${link.url}`,
           ].join('\n'),
         );
       }),

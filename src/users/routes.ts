@@ -16,6 +16,7 @@ import { csrfHeaderName, csrfTokenOf, isCrossSite, isSecureRequest, sessionCooki
 import { Email, Password, UserName } from './accounts.ts';
 import { mountInvitations } from './invitation-routes.ts';
 import { mountSingleSignOn } from './oidc-routes.ts';
+import { mountPasswordLinks } from './password-link-routes.ts';
 import type { Mailer } from '../mail/mailer.ts';
 import { describeMe, listMySessions, revokeMySession, updateMe } from './me.ts';
 import { AddMemberBody, addMember, listMembers, removeMember, UpdateMemberBody, updateMember } from './members.ts';
@@ -232,6 +233,7 @@ export function mountUsers(app: H3, context: AppContext, mailer?: Pick<Mailer, '
   mountMembers(app, context);
   mountInvitations(app, context, mailer);
   mountSingleSignOn(app, context);
+  mountPasswordLinks(app, context);
 }
 
 

@@ -154,6 +154,7 @@ const expected: Record<string, Access> = {
   'GET /workspaces/:slug/invitations': adminScope,
   'DELETE /workspaces/:slug/invitations/:id': adminScope,
   'POST /invitations/accept': { outside: 'the invitation\'s token is the credential' },
+  'POST /auth/set-password': { outside: 'the set-password link\'s token is the credential' },
   'GET /auth/options': { outside: 'public' },
   'GET /auth/oidc/start': { outside: 'single sign-on' },
   'GET /auth/oidc/callback': { outside: 'single sign-on' },

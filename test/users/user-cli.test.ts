@@ -1,10 +1,10 @@
-// `sightline user` and `sightline member` on the bundled CLI: the first account of a fresh install, its initial
-// password printed once (and working at sign-in), roles, refusals and unknown flags.
+// `sightline user` and `sightline member` on the bundled CLI: the first account of a fresh install with its one-time
+// set-password link printed once (the token stored only as its hash), roles, refusals and unknown flags.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { verifyPassword } from '../../src/users/password.ts';
+import { createHash } from 'node:crypto';
 import { ensureBuilt, parseJsonOutput, readDatabase, runCli } from '../cli/cli-helpers.ts';
 
 const scratch = mkdtempSync(join(tmpdir(), 'sightline-cli-users-'));
@@ -16,15 +16,18 @@ beforeAll(ensureBuilt, 120_000);
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 describe('user and member commands', () => {
-  it('creates an owner with a one-time password, lists, adds and removes members, disables', async () => {
+  it('creates an owner with a one-time set-password link, lists, adds and removes members, disables', async () => {
     expect((await cli('workspace', 'create', '--name', 'Acme', '--slug', 'acme')).code).toBe(0);
     const created = await cli('user', 'create', '--email', 'Boss@Example.com', '--workspace', 'acme', '--role', 'owner', '--json');
     expect(created.code, created.stderr).toBe(0);
     const answer = parseJsonOutput(created);
     expect(answer).toMatchObject({ user: { email: 'boss@example.com', operator: false }, membership: { workspace: 'acme', role: 'owner' } });
-    const stored = readDatabase(join(dataDir, 'sightline.db'), (db) => db.prepare('SELECT password_hash FROM users').get() as { password_hash: string });
-    expect(stored.password_hash).not.toContain(answer.initial_password);
-    expect(await verifyPassword(answer.initial_password, stored.password_hash)).toBe(true);
+    // PUBLIC_URL unset: the link points at the server's HOST:PORT; the token is stored as its SHA-256 only.
+    const token = /^http:\/\/[^/]+\/#\/set-password\?token=(pwl_[A-Za-z0-9_-]{43})$/.exec(answer.set_password_url)?.[1];
+    expect(token, answer.set_password_url).toBeDefined();
+    expect(answer).not.toHaveProperty('initial_password');
+    const stored = readDatabase(join(dataDir, 'sightline.db'), (db) => db.prepare('SELECT token_hash FROM password_links').pluck().get() as Buffer);
+    expect(stored.equals(createHash('sha256').update(token!).digest())).toBe(true);
 
     expect((await cli('user', 'create', '--email', 'boss@example.com')).code).toBe(1);
     expect((await cli('user', 'create', '--email', 'x@example.com', '--role', 'owner')).stderr).toMatch(/--workspace/);
@@ -32,7 +35,7 @@ describe('user and member commands', () => {
     expect((await cli('user', 'create', '--email', 'x@example.com', '--admin')).code).toBe(1);
 
     const op = await cli('user', 'create', '--email', 'ops@example.com', '--operator');
-    expect(op.stdout).toMatch(/Created user .* \(ops@example\.com\), operator\nInitial password \(shown once; change it after signing in\): [A-Za-z0-9_-]{24}/);
+    expect(op.stdout).toMatch(/Created user .* \(ops@example\.com\), operator\nSet-password link \(shown once, works once until \S+\): http:\/\/\S+\/#\/set-password\?token=pwl_[A-Za-z0-9_-]{43}\n/);
     expect((await cli('member', 'add', '--workspace', 'acme', '--user', 'ops@example.com', '--role', 'viewer')).code).toBe(0);
     expect((await cli('member', 'remove', '--workspace', 'acme', '--user', 'boss@example.com')).stderr).toMatch(/last_owner/);
     expect((await cli('member', 'remove', '--workspace', 'acme', '--user', 'ops@example.com')).code).toBe(0);

@@ -8,6 +8,7 @@ import { api, ApiFailure, loadSession, session, signedIn, signOut } from './api.
 import { AccountPage } from './account.js';
 import { AttributionPage } from './attribution-page.js';
 import { InvitationPage, invitationTokenOfPage } from './invitation.js';
+import { passwordTokenOfPage, SetPasswordPage } from './set-password.js';
 import { manageableWorkspaces, MembersPage } from './members.js';
 import { Dashboard } from './dashboard.js';
 import { EventsPage } from './events-page.js';
@@ -212,14 +213,19 @@ function SignedIn() {
 
 export function App() {
   const [invitation, setInvitation] = useState(invitationTokenOfPage());
+  const [passwordToken, setPasswordToken] = useState(passwordTokenOfPage());
   useEffect(() => {
     loadSession();
-    const onHash = () => setInvitation(invitationTokenOfPage());
+    const onHash = () => {
+      setInvitation(invitationTokenOfPage());
+      setPasswordToken(passwordTokenOfPage());
+    };
     addEventListener('hashchange', onHash);
     return () => removeEventListener('hashchange', onHash);
   }, []);
   if (session.value === undefined) return html`<p class="state">Loading…</p>`;
   if (invitation && session.value?.kind !== 'share') return html`<${InvitationPage} key=${invitation} token=${invitation} />`;
+  if (passwordToken) return html`<${SetPasswordPage} key=${passwordToken} token=${passwordToken} />`;
   if (session.value === null) return html`<${SignIn} />`;
   if (session.value.kind === 'share') return html`<${SharedDashboard} />`;
   if (session.value.kind === 'user' && session.value.totp_setup_required) return html`<${SecondFactorFirst} />`;
