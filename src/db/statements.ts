@@ -57,3 +57,21 @@ export function runWithoutWaiting<T>(db: Db, work: () => T): T {
     db.pragma(`busy_timeout = ${timeout}`);
   }
 }
+
+/**
+ * Statements prepared by their SQL text on first use and kept for the next (at most `max`; beyond it the cache starts
+ * over): for scans whose SQL varies with the question (steps, filters), each variant prepared once.
+ * @example const scan = statementsBySql(db); scan(sqlText).all(params);
+ */
+export function statementsBySql(db: Db, max = 256): (sql: string) => ReturnType<Db['prepare']> {
+  const prepared = new Map<string, ReturnType<Db['prepare']>>();
+  return (sql) => {
+    let statement = prepared.get(sql);
+    if (!statement) {
+      if (prepared.size >= max) prepared.clear();
+      statement = db.prepare(sql);
+      prepared.set(sql, statement);
+    }
+    return statement;
+  };
+}

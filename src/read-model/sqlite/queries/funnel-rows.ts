@@ -12,7 +12,7 @@
 // INDEXED BY: the (site_id, ts) range is the whole point; with ANALYZE statistics the planner could walk every event
 // of the site instead.
 import type { Db } from '../../../db/open.ts';
-import { preparedOnce } from '../../../db/statements.ts';
+import { preparedOnce, statementsBySql } from '../../../db/statements.ts';
 import type { filterColumns } from '../../../vocabulary/report-filters.ts';
 
 /** What one step asks of an event in SQL: its type and, when given, its path (exact, or a prefix). */
@@ -103,22 +103,11 @@ function paramsOf(scan: FunnelScan): Record<string, string | number | null> {
   return params;
 }
 
-type Statement = ReturnType<Db['prepare']>;
-
 const statements = preparedOnce((db) => {
   db.exec(funnelRowsTableSql);
-  const scans = new Map<string, Statement>();
   return {
     /** The scan's statement, by SQL text (bounded: the steps' number, filters, props and breakdown make the variants). */
-    scan(sql: string): Statement {
-      let statement = scans.get(sql);
-      if (!statement) {
-        if (scans.size >= 256) scans.clear();
-        statement = db.prepare(sql);
-        scans.set(sql, statement);
-      }
-      return statement;
-    },
+    scan: statementsBySql(db),
     visitorAndMask: db.prepare('SELECT visitor_and_mask FROM temp.funnel_rows ORDER BY rowid').pluck(),
     ts: db.prepare('SELECT ts FROM temp.funnel_rows ORDER BY rowid').pluck(),
     seq: db.prepare('SELECT seq FROM temp.funnel_rows ORDER BY rowid').pluck(),

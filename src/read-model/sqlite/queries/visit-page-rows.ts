@@ -9,7 +9,7 @@
 // visit filters (1, tested in SQL on the event's own columns; a visit passes when its first event does); its ts
 // relative to the scan's start (a small integer); the path, for pageviews only.
 import type { Db } from '../../../db/open.ts';
-import { preparedOnce } from '../../../db/statements.ts';
+import { preparedOnce, statementsBySql } from '../../../db/statements.ts';
 import type { visitFilterColumns } from '../../../vocabulary/report-filters.ts';
 
 export interface VisitPageScan {
@@ -56,22 +56,11 @@ export function visitPageScanSql(filters: VisitPageScan['filters']): string {
      ORDER BY e.ts, e.seq`;
 }
 
-type Statement = ReturnType<Db['prepare']>;
-
 const statements = preparedOnce((db) => {
   db.exec(visitPageRowsTableSql);
-  const scans = new Map<string, Statement>();
   return {
     /** The scan's statement, by SQL text (bounded: the variants are which of the seven visit filters are given). */
-    scan(sql: string): Statement {
-      let statement = scans.get(sql);
-      if (!statement) {
-        if (scans.size >= 256) scans.clear();
-        statement = db.prepare(sql);
-        scans.set(sql, statement);
-      }
-      return statement;
-    },
+    scan: statementsBySql(db),
     visitorAndFlags: db.prepare('SELECT visitor_and_flags FROM temp.visit_page_rows ORDER BY rowid').pluck(),
     ts: db.prepare('SELECT ts FROM temp.visit_page_rows ORDER BY rowid').pluck(),
     path: db.prepare('SELECT path FROM temp.visit_page_rows ORDER BY rowid').pluck(),
