@@ -10,7 +10,7 @@ import { mailableUser } from '../email-reports/recipients.ts';
 import { alertTriggered } from '../integrations/event-types.ts';
 import { announceToEndpoint } from '../integrations/outbox.ts';
 import type { Mailer } from '../mail/mailer.ts';
-import { insertMailOutboxRow } from '../mail/queries/mail-outbox-rows.ts';
+import { queueMail } from '../mail/queries/mail-outbox-rows.ts';
 import { signLinkToken } from '../mail/signed-links.ts';
 import type { ReadModel } from '../read-model/read-model.ts';
 import { findSite, type SiteRow } from '../tenants/queries/find-site.ts';
@@ -43,21 +43,7 @@ function fire(context: AppContext, mailer: Mailer, site: SiteRow, alert: AlertRo
       if (!user) continue;
       const token = signLinkToken(context, alertUnsubscribePurpose, `${alert.id}:${userId}`);
       const mail = renderAlertMail(facts, { dashboardUrl, unsubscribeUrl: `${context.config.mailLinkBase}/v1/alerts/unsubscribe?token=${encodeURIComponent(token)}` });
-      insertMailOutboxRow(context.db, {
-        id: `${firing}:${userId}`,
-        kind: 'alert',
-        recipient: user.email,
-        subject: mail.subject,
-        text_body: mail.text,
-        html_body: mail.html,
-        headers: JSON.stringify(mail.headers),
-        status: 'pending',
-        attempts: 0,
-        next_attempt_at: now,
-        created_at: toIso(now),
-        sent_at: null,
-        last_error: null,
-      });
+      queueMail(context.db, { id: `${firing}:${userId}`, kind: 'alert', recipient: user.email, mail, nowMs: now });
     }
     if (alert.endpoint_id !== null) {
       announceToEndpoint(context.db, {

@@ -4,11 +4,10 @@
 // pass, a second process or a restart finds the row and sends nothing; the outbox worker sends it, retrying. A period
 // that became due while the server was down is claimed by the first pass after the start (only the latest one).
 import { consola } from 'consola';
-import { toIso } from '../clock.ts';
 import type { AppContext } from '../context.ts';
 import { inWriteTransaction } from '../db/statements.ts';
 import type { Mailer } from '../mail/mailer.ts';
-import { insertMailOutboxRow, mailOutboxRowExists } from '../mail/queries/mail-outbox-rows.ts';
+import { mailOutboxRowExists, queueMail } from '../mail/queries/mail-outbox-rows.ts';
 import type { ReadModel } from '../read-model/read-model.ts';
 import { findSite } from '../tenants/queries/find-site.ts';
 import { dayMs } from '../vocabulary/periods.ts';
@@ -52,21 +51,7 @@ export async function claimDueReports(context: AppContext, readModel: ReadModel,
     const mail = await composeReportMail(context, readModel, site, period, { subscriptionId: subscription.id, test: false, figuresCache });
     if (!context.db.open) return claimed;
     const inserted = inWriteTransaction(context.db, () =>
-      insertMailOutboxRow(context.db, {
-        id,
-        kind: 'report',
-        recipient: user.email,
-        subject: mail.subject,
-        text_body: mail.text,
-        html_body: mail.html,
-        headers: JSON.stringify(mail.headers),
-        status: 'pending',
-        attempts: 0,
-        next_attempt_at: now,
-        created_at: toIso(now),
-        sent_at: null,
-        last_error: null,
-      }),
+      queueMail(context.db, { id, kind: 'report', recipient: user.email, mail, nowMs: now }),
     );
     if (inserted) claimed++;
   }

@@ -1,11 +1,10 @@
 // "Send a test now": the member's report for its most recent complete period, marked [Test], through the outbox
 // (so a refused attempt is retried like any mail) and attempted at once; the answer says how that attempt went.
-import { toIso } from '../clock.ts';
 import type { AppContext } from '../context.ts';
 import { inWriteTransaction } from '../db/statements.ts';
 import { ApiError } from '../http/errors.ts';
 import type { Mailer } from '../mail/mailer.ts';
-import { insertMailOutboxRow } from '../mail/queries/mail-outbox-rows.ts';
+import { queueMail } from '../mail/queries/mail-outbox-rows.ts';
 import type { ReadModel } from '../read-model/read-model.ts';
 import type { SiteRow } from '../tenants/queries/find-site.ts';
 import { composeReportMail } from './compose-report.ts';
@@ -27,21 +26,7 @@ export async function sendTestReport(context: AppContext, readModel: ReadModel, 
   const mail = await composeReportMail(context, readModel, site, duePeriodOf(subscription.frequency, now), { subscriptionId: subscription.id, test: true });
   const id = `test:${context.random.uuid()}`;
   inWriteTransaction(context.db, () =>
-    insertMailOutboxRow(context.db, {
-      id,
-      kind: 'report_test',
-      recipient: user.email,
-      subject: mail.subject,
-      text_body: mail.text,
-      html_body: mail.html,
-      headers: JSON.stringify(mail.headers),
-      status: 'pending',
-      attempts: 0,
-      next_attempt_at: now,
-      created_at: toIso(now),
-      sent_at: null,
-      last_error: null,
-    }),
+    queueMail(context.db, { id, kind: 'report_test', recipient: user.email, mail, nowMs: now }),
   );
   const row = await mailer.outbox.sendNow(id);
   return { id, to: user.email, status: row?.status ?? 'pending' };

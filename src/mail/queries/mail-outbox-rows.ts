@@ -1,6 +1,7 @@
 // The mail outbox: one row per mail accepted for sending, written in the transaction of what caused it (a claimed
 // report period, an alert's firing); the worker sends the due rows and records each attempt's outcome.
 import type { Db } from '../../db/open.ts';
+import { toIso } from '../../clock.ts';
 import { preparedOnce } from '../../db/statements.ts';
 
 export type MailKind = 'report' | 'report_test' | 'alert';
@@ -65,4 +66,34 @@ export function settleMailOutboxRow(db: Db, id: string, outcome: { status: MailO
 
 export function countPendingMail(db: Db): number {
   return statements(db).pending.get()!.n;
+}
+
+/** A rendered mail for the outbox: its subject, both parts and extra headers (List-Unsubscribe). */
+export interface QueuedMail {
+  subject: string;
+  text: string;
+  html: string | null;
+  headers: Record<string, string>;
+}
+
+/**
+ * Accepts a mail for sending now (a pending row, no attempt yet) unless its id exists; false when it did. Call in the
+ * transaction of what caused the mail, so the mail and its cause commit together.
+ */
+export function queueMail(db: Db, entry: { id: string; kind: MailKind; recipient: string; mail: QueuedMail; nowMs: number }): boolean {
+  return insertMailOutboxRow(db, {
+    id: entry.id,
+    kind: entry.kind,
+    recipient: entry.recipient,
+    subject: entry.mail.subject,
+    text_body: entry.mail.text,
+    html_body: entry.mail.html,
+    headers: JSON.stringify(entry.mail.headers),
+    status: 'pending',
+    attempts: 0,
+    next_attempt_at: entry.nowMs,
+    created_at: toIso(entry.nowMs),
+    sent_at: null,
+    last_error: null,
+  });
 }
