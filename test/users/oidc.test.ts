@@ -230,7 +230,9 @@ describe('single sign-on against a real OpenID provider', () => {
       person: { email: 'stan@example.com', email_verified: true },
       tamper: async (url, browser) => {
         const changed = new URL(url);
-        changed.searchParams.set('state', `${changed.searchParams.get('state')!.slice(0, -1)}A`);
+        const state = changed.searchParams.get('state')!;
+        // The last character changed to one it does not have (a state ends in A one time in 64).
+        changed.searchParams.set('state', `${state.slice(0, -1)}${state.endsWith('A') ? 'B' : 'A'}`);
         return { url: changed.href, browser };
       },
       error: 'invalid_state',
