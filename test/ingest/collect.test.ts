@@ -1,6 +1,7 @@
 // POST /events and /s2s/events: auth modes, bodies at their limits, all-or-nothing batches, dedup, raw text,
 // consent, enrichment, rate limits and the bounded queue, over real HTTP on a real SQLite file.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { manualClock } from '../admin/_helpers.ts';
 import { makeEvent, seedWorkspace, startTestServer, settledTableCounts, type TestServer } from '../_setup.ts';
 
 const chromeDesktop = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36';
@@ -390,7 +391,7 @@ describe('API keys (REQUIRE_API_KEY=tag and require)', () => {
 
 describe('gates that refuse a whole request', () => {
   it('rate-limits per site with a 10x burst and answers 429 with Retry-After', async () => {
-    const server = await startTestServer({ env: { RATE_LIMIT_SITE: '2', RATE_LIMIT_IP: '1000' } });
+    const server = await startTestServer({ clock: manualClock(new Date().toISOString()), env: { RATE_LIMIT_SITE: '2', RATE_LIMIT_IP: '1000' } });
     try {
       await seedWorkspace(server, 'rl', { sites: ['rl-site'] });
       const burst = Array.from({ length: 20 }, () => makeEvent('rl-site'));
@@ -407,7 +408,8 @@ describe('gates that refuse a whole request', () => {
   });
 
   it('rate-limits /events per client IP', async () => {
-    const server = await startTestServer({ env: { RATE_LIMIT_IP: '1' } });
+    // A clock that stands still: on a loaded machine ten requests can take longer than the bucket's refill.
+    const server = await startTestServer({ clock: manualClock(new Date().toISOString()), env: { RATE_LIMIT_IP: '1' } });
     try {
       await seedWorkspace(server, 'ip', { sites: ['ip-site'] });
       for (let index = 0; index < 10; index++) {
