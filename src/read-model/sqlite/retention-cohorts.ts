@@ -1,15 +1,21 @@
 // Retention cohorts from the projector's daily visitor sets (report_visitor_sets, the total's): who was seen on
 // each day, exactly, as visitor numbers, kept even after a retention purge removed the raw events. A person is a
 // visitor number, or a user whose bound anon_ids are merged (persons.ts); first seen is their first day in any set,
-// from the site's first day on, so a person seen before the range belongs to no cohort.
+// from the site's first day on, so a person seen before the range belongs to no cohort. Started on a goal, a cohort is
+// the people whose first conversion ever falls in its period (read from the kept event log: the range's conversions,
+// then the earlier events of those people), and returning is seen again, any visit, in each later period.
 import type { Db } from '../../db/open.ts';
 import { findValueId } from '../../projector/queries/value-rows.ts';
 import { Dim } from '../../vocabulary/dimensions.ts';
-import { firstDayOfMonth, Grain, monthOfDay } from '../../vocabulary/periods.ts';
+import { dayMs, firstDayOfMonth, Grain, monthOfDay } from '../../vocabulary/periods.ts';
+import { eventMatchesGoal, goalEventType, type GoalRule } from '../../vocabulary/goal-rule.ts';
+import { anonIdsOfUser } from '../../projector/queries/identity-rows.ts';
+import { findVisitorNumber } from '../../projector/queries/visitor-number-rows.ts';
 import { chunkSize, containerMembers } from '../../rollup-format/visitor-container.ts';
 import type { Cohort, RetentionPeriod, RetentionQuestion } from '../behaviour-questions.ts';
 import { resolveVisitorUsers } from './persons.ts';
 import { listVisitorContainers } from './queries/visitor-containers-in-range.ts';
+import { listGoalEventsInSpan, listGoalEventsOfVisitorsBefore, type RetentionGoalEventRow } from './queries/retention-goal-events.ts';
 
 /** Day numbers count from a Thursday (1970-01-01): the Monday of a day's ISO week. */
 export function mondayOf(day: number): number {
@@ -28,19 +34,17 @@ export function periodStartsOf(fromDay: number, toDay: number, period: Retention
   return starts;
 }
 
-/**
- * The cohorts of the question's range; call inside one snapshot, `projectedSeq` being the projector's position in it.
- * @example readRetention(db, { scope, range, withInternal: false, period: 'week' }, 120)[0].size
- */
-export function readRetention(db: Db, question: RetentionQuestion, projectedSeq: number): Cohort[] {
+/** The people of visitor numbers: a visitor of a user is that user (every one of its anon_ids), else the visitor alone. */
+type Person = string | number;
+
+/** Visitor number → the indexes of the range's periods it was seen in, and the visitors seen before the range. */
+function readSightings(db: Db, question: RetentionQuestion, starts: readonly number[], withBefore: boolean) {
   const { fromDay, toDay } = question.range;
-  const starts = periodStartsOf(fromDay, toDay, question.period);
   const periodIndexOfDay = (day: number) => {
     let index = starts.length - 1;
     while (starts[index]! > day) index--;
     return index;
   };
-  // Visitor number → the indexes of the range's periods it was seen in; those seen before the range.
   const seenBefore = new Set<number>();
   const seenIn = new Map<number, Set<number>>();
   let dayIndex = fromDay;
@@ -49,7 +53,7 @@ export function readRetention(db: Db, question: RetentionQuestion, projectedSeq:
     const valueId = findValueId(db, siteId, Dim.total, '');
     if (valueId === undefined) continue;
     for (const internal of question.withInternal ? [0, 1] : [0]) {
-      const rows = listVisitorContainers(db, { site_id: siteId, dim: Dim.total, value_id: valueId, internal, grain: Grain.day, from_period: 0, to_period: toDay });
+      const rows = listVisitorContainers(db, { site_id: siteId, dim: Dim.total, value_id: valueId, internal, grain: Grain.day, from_period: withBefore ? 0 : fromDay, to_period: toDay });
       for (const [day, chunk, members] of rows) {
         const base = chunk * chunkSize;
         if (day < fromDay) {
@@ -69,16 +73,114 @@ export function readRetention(db: Db, question: RetentionQuestion, projectedSeq:
       }
     }
   }
-  // People: a visitor of a user is that user (every one of its anon_ids), else the visitor alone.
-  const vids = [...new Set([...seenBefore, ...seenIn.keys()])];
-  const users = resolveVisitorUsers(db, question.scope.siteIds, projectedSeq, projectedSeq, vids);
-  const personOf = (vid: number): string | number => {
+  return { seenBefore, seenIn, periodIndexOfDay };
+}
+
+/** The SQL narrowing of a goal's candidates: its path, exact or up to its star. */
+function candidateFilter(siteId: string, goal: GoalRule, maxSeq: number, withInternal: boolean) {
+  const path = goal.path;
+  return {
+    site_id: siteId,
+    type: goalEventType(goal),
+    exact_path: path !== undefined && !path.endsWith('*') ? path : null,
+    path_prefix: path !== undefined && path.endsWith('*') ? path.slice(0, -1) : null,
+    max_seq: maxSeq,
+    with_internal: withInternal ? 1 : 0,
+  };
+}
+
+const converts = (goal: GoalRule, row: RetentionGoalEventRow) =>
+  eventMatchesGoal(goal, { type: goalEventType(goal), path: row.path, props: row.props === null ? null : JSON.parse(row.props) });
+
+/**
+ * People by the period of their first conversion ever on the goal, those whose first is in the range: the range's
+ * conversions give the candidates, the earlier events of every visitor of theirs (a user's other anon_ids too) rule
+ * out those who converted before.
+ */
+function firstConversions(db: Db, question: RetentionQuestion, goal: GoalRule, projectedSeq: number) {
+  const startMs = question.range.fromDay * dayMs;
+  const endMs = (question.range.toDay + 1) * dayMs;
+  /** Visitor number → the day of its first conversion in the range. */
+  const firstDayOf = new Map<number, number>();
+  for (const siteId of question.scope.siteIds) {
+    for (const row of listGoalEventsInSpan(db, { ...candidateFilter(siteId, goal, projectedSeq, question.withInternal), start_ms: startMs, end_ms: endMs })) {
+      const day = Math.floor(row.ts / dayMs);
+      const known = firstDayOf.get(row.vid);
+      if ((known === undefined || day < known) && converts(goal, row)) firstDayOf.set(row.vid, day);
+    }
+  }
+  // Every visitor number of the converters' users, so a conversion on another device before the range counts.
+  const vids = new Set(firstDayOf.keys());
+  const users = resolveVisitorUsers(db, question.scope.siteIds, projectedSeq, projectedSeq, [...vids]);
+  for (const siteId of question.scope.siteIds) {
+    const anonIds = new Set<string>();
+    for (const user of new Set(users.values())) for (const anonId of anonIdsOfUser(db, siteId, user)) anonIds.add(anonId);
+    for (const anonId of anonIds) {
+      const vid = findVisitorNumber(db, siteId, anonId);
+      if (vid !== undefined) vids.add(vid);
+    }
+  }
+  const convertedBefore = new Set<number>();
+  for (const siteId of question.scope.siteIds) {
+    for (const row of listGoalEventsOfVisitorsBefore(db, { ...candidateFilter(siteId, goal, projectedSeq, question.withInternal), vids: JSON.stringify([...vids]), before_ms: startMs })) {
+      if (converts(goal, row)) convertedBefore.add(row.vid);
+    }
+  }
+  return { firstDayOf, convertedBefore, vids };
+}
+
+function personResolver(db: Db, question: RetentionQuestion, projectedSeq: number, vids: Iterable<number>): (vid: number) => Person {
+  const users = resolveVisitorUsers(db, question.scope.siteIds, projectedSeq, projectedSeq, [...new Set(vids)]);
+  return (vid) => {
     const user = users.get(vid);
     return user === undefined ? vid : `u:${user}`;
   };
-  const personsBefore = new Set<string | number>();
+}
+
+/** Each person's periods: the cohort's first, the later ones they were seen in counted as returning. */
+function toCohorts(starts: readonly number[], people: Iterable<{ first: number; seen: Iterable<number> }>): Cohort[] {
+  const cohorts: Cohort[] = starts.map((startDay, index) => ({ startDay, size: 0, returning: new Array<number>(starts.length - 1 - index).fill(0) }));
+  for (const { first, seen } of people) {
+    const cohort = cohorts[first]!;
+    cohort.size++;
+    for (const period of seen) if (period > first) cohort.returning[period - first - 1]!++;
+  }
+  return cohorts;
+}
+
+/**
+ * The cohorts of the question's range; call inside one snapshot, `projectedSeq` being the projector's position in it.
+ * @example readRetention(db, { scope, range, withInternal: false, period: 'week', goal: null }, 120)[0].size
+ */
+export function readRetention(db: Db, question: RetentionQuestion, projectedSeq: number): Cohort[] {
+  const starts = periodStartsOf(question.range.fromDay, question.range.toDay, question.period);
+  const goal = question.goal ?? null;
+  const { seenBefore, seenIn, periodIndexOfDay } = readSightings(db, question, starts, goal === null);
+  if (goal !== null) {
+    const conversions = firstConversions(db, question, goal, projectedSeq);
+    const personOf = personResolver(db, question, projectedSeq, [...conversions.vids, ...seenIn.keys()]);
+    const excluded = new Set<Person>([...conversions.convertedBefore].map(personOf));
+    const firstOf = new Map<Person, number>();
+    for (const [vid, day] of conversions.firstDayOf) {
+      const person = personOf(vid);
+      if (excluded.has(person)) continue;
+      const period = periodIndexOfDay(day);
+      firstOf.set(person, Math.min(period, firstOf.get(person) ?? period));
+    }
+    const seenOf = new Map<Person, Set<number>>();
+    for (const [vid, periods] of seenIn) {
+      const person = personOf(vid);
+      if (!firstOf.has(person)) continue;
+      const known = seenOf.get(person);
+      if (!known) seenOf.set(person, new Set(periods));
+      else for (const period of periods) known.add(period);
+    }
+    return toCohorts(starts, [...firstOf].map(([person, first]) => ({ first, seen: seenOf.get(person) ?? [] })));
+  }
+  const personOf = personResolver(db, question, projectedSeq, [...seenBefore, ...seenIn.keys()]);
+  const personsBefore = new Set<Person>();
   for (const vid of seenBefore) personsBefore.add(personOf(vid));
-  const personPeriods = new Map<string | number, Set<number>>();
+  const personPeriods = new Map<Person, Set<number>>();
   for (const [vid, periods] of seenIn) {
     const person = personOf(vid);
     if (personsBefore.has(person)) continue;
@@ -86,12 +188,5 @@ export function readRetention(db: Db, question: RetentionQuestion, projectedSeq:
     if (!known) personPeriods.set(person, new Set(periods));
     else for (const period of periods) known.add(period);
   }
-  const cohorts: Cohort[] = starts.map((startDay, index) => ({ startDay, size: 0, returning: new Array<number>(starts.length - 1 - index).fill(0) }));
-  for (const periods of personPeriods.values()) {
-    const first = Math.min(...periods);
-    const cohort = cohorts[first]!;
-    cohort.size++;
-    for (const period of periods) if (period > first) cohort.returning[period - first - 1]!++;
-  }
-  return cohorts;
+  return toCohorts(starts, [...personPeriods.values()].map((periods) => ({ first: Math.min(...periods), seen: periods })));
 }

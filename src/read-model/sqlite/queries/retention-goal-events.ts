@@ -1,0 +1,60 @@
+// The events retention starting on a goal reads (retention-cohorts.ts): a goal's candidate events of one site with
+// the visitor number of who made them (event_visitors), in a span of time, or of some visitors before a time (the
+// visitor index, visitor_events). A goal's path narrows the candidates here (exact, or the prefix before its `*`);
+// the goal rule (src/vocabulary/goal-rule.ts) decides the rest. Bots never count; internal traffic when asked.
+import type { Db } from '../../../db/open.ts';
+import { preparedOnce } from '../../../db/statements.ts';
+
+export interface GoalCandidateFilter {
+  site_id: string;
+  type: string;
+  /** The goal's exact path, or null. */
+  exact_path: string | null;
+  /** The part of a `/x/*` path before the star, or null. */
+  path_prefix: string | null;
+  max_seq: number;
+  with_internal: number;
+}
+
+export interface GoalEventsInSpan extends GoalCandidateFilter {
+  start_ms: number;
+  end_ms: number;
+}
+
+export interface GoalEventsOfVisitorsBefore extends GoalCandidateFilter {
+  /** JSON array of visitor numbers. */
+  vids: string;
+  before_ms: number;
+}
+
+export interface RetentionGoalEventRow {
+  vid: number;
+  ts: number;
+  path: string | null;
+  /** The props object as JSON text, or null. */
+  props: string | null;
+}
+
+const columns = `ev.vid, e.ts, e.path, CASE WHEN json_valid(e.raw) AND json_type(e.raw, '$.props') = 'object' THEN json_extract(e.raw, '$.props') END AS props`;
+const candidate = `e.site_id = :site_id AND e.type = :type AND e.seq <= :max_seq AND e.is_bot = 0 AND (:with_internal = 1 OR e.is_internal = 0)
+  AND (:exact_path IS NULL OR e.path = :exact_path) AND (:path_prefix IS NULL OR substr(e.path, 1, length(:path_prefix)) = :path_prefix)`;
+
+const statements = preparedOnce((db) => ({
+  inSpan: db.prepare<GoalEventsInSpan, RetentionGoalEventRow>(
+    `SELECT ${columns} FROM events e INDEXED BY events_by_site_ts JOIN event_visitors ev ON ev.seq = e.seq
+      WHERE e.ts >= :start_ms AND e.ts < :end_ms AND ${candidate}`,
+  ),
+  // A visitor number is shared by the sites of a workspace: the event's site is checked.
+  ofVisitorsBefore: db.prepare<GoalEventsOfVisitorsBefore, RetentionGoalEventRow>(
+    `SELECT ${columns} FROM visitor_events ev JOIN events e ON e.seq = ev.seq
+      WHERE ev.vid IN (SELECT value FROM json_each(:vids)) AND ev.ts < :before_ms AND ${candidate}`,
+  ),
+}));
+
+export function listGoalEventsInSpan(db: Db, params: GoalEventsInSpan): RetentionGoalEventRow[] {
+  return statements(db).inSpan.all(params);
+}
+
+export function listGoalEventsOfVisitorsBefore(db: Db, params: GoalEventsOfVisitorsBefore): RetentionGoalEventRow[] {
+  return statements(db).ofVisitorsBefore.all(params);
+}
