@@ -67,7 +67,7 @@ afterAll(() => server.close());
 function withWalks(events: GeneratedEvent[]): { event: GeneratedEvent; minute: number }[] {
   return events.flatMap((event) => [
     { event, minute: event.slot * 13 },
-    ...event.walk.map((page, index) => ({ event: { ...event, type: 'pageview', page, repeat: false }, minute: event.slot * 13 + (index + 1) * 2 })),
+    ...event.walk.map((page, index) => ({ event: { ...event, type: 'pageview' as const, page, repeat: false }, minute: event.slot * 13 + (index + 1) * 2 })),
   ]);
 }
 
