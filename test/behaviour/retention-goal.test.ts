@@ -68,6 +68,8 @@ beforeAll(async () => {
   goals.pro = await createGoal('rg-a', { name: 'Pro signup', kind: 'event', event_type: 'signup', props: { plan: 'pro' } });
   goals.ofSiteB = await createGoal('rg-b', { name: 'B thanks', kind: 'pageview', path: '/thanks' });
   goals.ofOtherWorkspace = await createGoal('rg-x', { name: 'X thanks', kind: 'pageview', path: '/thanks' });
+  // The answers are complete (a loaded machine could outlast the reports' bounded wait for the projector).
+  await server.projected();
 });
 
 afterAll(async () => {

@@ -15,7 +15,7 @@ import { chunkSize, containerMembers } from '../../rollup-format/visitor-contain
 import type { Cohort, RetentionPeriod, RetentionQuestion } from '../behaviour-questions.ts';
 import { resolveVisitorUsers } from './persons.ts';
 import { listVisitorContainers } from './queries/visitor-containers-in-range.ts';
-import { listGoalEventsInSpan, listGoalEventsOfVisitorsBefore, type RetentionGoalEventRow } from './queries/retention-goal-events.ts';
+import { listGoalEventsInSpan, type RetentionGoalEventRow, someGoalEventOfVisitorBefore } from './queries/retention-goal-events.ts';
 
 /** Day numbers count from a Thursday (1970-01-01): the Monday of a day's ISO week. */
 export function mondayOf(day: number): number {
@@ -122,8 +122,9 @@ function firstConversions(db: Db, question: RetentionQuestion, goal: GoalRule, p
   }
   const convertedBefore = new Set<number>();
   for (const siteId of question.scope.siteIds) {
-    for (const row of listGoalEventsOfVisitorsBefore(db, { ...candidateFilter(siteId, goal, projectedSeq, question.withInternal), vids: JSON.stringify([...vids]), before_ms: startMs })) {
-      if (converts(goal, row)) convertedBefore.add(row.vid);
+    const filter = candidateFilter(siteId, goal, projectedSeq, question.withInternal);
+    for (const vid of vids) {
+      if (!convertedBefore.has(vid) && someGoalEventOfVisitorBefore(db, { ...filter, vid, before_ms: startMs }, (row) => converts(goal, row))) convertedBefore.add(vid);
     }
   }
   return { firstDayOf, convertedBefore, vids };

@@ -1,5 +1,5 @@
 // The events retention starting on a goal reads (retention-cohorts.ts): a goal's candidate events of one site with
-// the visitor number of who made them (event_visitors), in a span of time, or of some visitors before a time (the
+// the visitor number of who made them (event_visitors), in a span of time, or of one visitor before a time (the
 // visitor index, visitor_events). A goal's path narrows the candidates here (exact, or the prefix before its `*`);
 // the goal rule (src/vocabulary/goal-rule.ts) decides the rest. Bots never count; internal traffic when asked.
 import type { Db } from '../../../db/open.ts';
@@ -21,9 +21,8 @@ export interface GoalEventsInSpan extends GoalCandidateFilter {
   end_ms: number;
 }
 
-export interface GoalEventsOfVisitorsBefore extends GoalCandidateFilter {
-  /** JSON array of visitor numbers. */
-  vids: string;
+export interface GoalEventsOfVisitorBefore extends GoalCandidateFilter {
+  vid: number;
   before_ms: number;
 }
 
@@ -44,10 +43,14 @@ const statements = preparedOnce((db) => ({
     `SELECT ${columns} FROM events e INDEXED BY events_by_site_ts JOIN event_visitors ev ON ev.seq = e.seq
       WHERE e.ts >= :start_ms AND e.ts < :end_ms AND ${candidate}`,
   ),
-  // A visitor number is shared by the sites of a workspace: the event's site is checked.
-  ofVisitorsBefore: db.prepare<GoalEventsOfVisitorsBefore, RetentionGoalEventRow>(
-    `SELECT ${columns} FROM visitor_events ev JOIN events e ON e.seq = ev.seq
-      WHERE ev.vid IN (SELECT value FROM json_each(:vids)) AND ev.ts < :before_ms AND ${candidate}`,
+  // One visitor's earlier candidates, newest first (a person who converted before mostly did so lately: the reader
+  // stops at the first conversion). A visitor number is shared by the sites of a workspace: the event's site is
+  // checked. CROSS JOIN keeps the visitor index first: the planner would otherwise walk every event of the site
+  // and probe the index for each.
+  ofVisitorBefore: db.prepare<GoalEventsOfVisitorBefore, RetentionGoalEventRow>(
+    `SELECT ${columns} FROM visitor_events ev CROSS JOIN events e ON e.seq = ev.seq
+      WHERE ev.vid = :vid AND ev.ts < :before_ms AND ${candidate}
+      ORDER BY ev.ts DESC, ev.seq DESC`,
   ),
 }));
 
@@ -55,6 +58,8 @@ export function listGoalEventsInSpan(db: Db, params: GoalEventsInSpan): Retentio
   return statements(db).inSpan.all(params);
 }
 
-export function listGoalEventsOfVisitorsBefore(db: Db, params: GoalEventsOfVisitorsBefore): RetentionGoalEventRow[] {
-  return statements(db).ofVisitorsBefore.all(params);
+/** Whether any of one visitor's candidates before `before_ms` passes `converts` (stops at the first that does). */
+export function someGoalEventOfVisitorBefore(db: Db, params: GoalEventsOfVisitorBefore, converts: (row: RetentionGoalEventRow) => boolean): boolean {
+  for (const row of statements(db).ofVisitorBefore.iterate(params)) if (converts(row)) return true;
+  return false;
 }
