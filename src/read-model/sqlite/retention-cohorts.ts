@@ -37,7 +37,11 @@ export function periodStartsOf(fromDay: number, toDay: number, period: Retention
 /** The people of visitor numbers: a visitor of a user is that user (every one of its anon_ids), else the visitor alone. */
 type Person = string | number;
 
-/** Visitor number → the indexes of the range's periods it was seen in, and the visitors seen before the range. */
+/**
+ * Who was seen when: the visitors seen before the range, and those seen in it with the indexes of the range's periods
+ * they were seen in. Kept in typed arrays indexed by visitor number (a bit per period, two words: at most 64 periods,
+ * the range limit makes 55 weeks), not a Set per visitor: a busy site's whole history is millions of memberships.
+ */
 function readSightings(db: Db, question: RetentionQuestion, starts: readonly number[], withBefore: boolean) {
   const { fromDay, toDay } = question.range;
   const periodIndexOfDay = (day: number) => {
@@ -45,35 +49,49 @@ function readSightings(db: Db, question: RetentionQuestion, starts: readonly num
     while (starts[index]! > day) index--;
     return index;
   };
-  const seenBefore = new Set<number>();
-  const seenIn = new Map<number, Set<number>>();
-  let dayIndex = fromDay;
-  let currentIndex = 0;
+  const containers: [number, number, Buffer][] = [];
+  let vidSpan = 0;
   for (const siteId of question.scope.siteIds) {
     const valueId = findValueId(db, siteId, Dim.total, '');
     if (valueId === undefined) continue;
     for (const internal of question.withInternal ? [0, 1] : [0]) {
-      const rows = listVisitorContainers(db, { site_id: siteId, dim: Dim.total, value_id: valueId, internal, grain: Grain.day, from_period: withBefore ? 0 : fromDay, to_period: toDay });
-      for (const [day, chunk, members] of rows) {
-        const base = chunk * chunkSize;
-        if (day < fromDay) {
-          for (const low of containerMembers(members)) seenBefore.add(base + low);
-          continue;
-        }
-        if (day !== dayIndex) {
-          dayIndex = day;
-          currentIndex = periodIndexOfDay(day);
-        }
-        for (const low of containerMembers(members)) {
-          const vid = base + low;
-          let periods = seenIn.get(vid);
-          if (!periods) seenIn.set(vid, (periods = new Set()));
-          periods.add(currentIndex);
-        }
+      for (const row of listVisitorContainers(db, { site_id: siteId, dim: Dim.total, value_id: valueId, internal, grain: Grain.day, from_period: withBefore ? 0 : fromDay, to_period: toDay })) {
+        containers.push(row);
+        vidSpan = Math.max(vidSpan, (row[1] + 1) * chunkSize);
       }
     }
   }
-  return { seenBefore, seenIn, periodIndexOfDay };
+  const before = new Uint8Array(vidSpan);
+  const low = new Uint32Array(vidSpan);
+  const high = new Uint32Array(vidSpan);
+  /** Each visitor seen before the range, once; each seen in it, once. */
+  const seenBefore: number[] = [];
+  const seenIn: number[] = [];
+  for (const [day, chunk, members] of containers) {
+    const base = chunk * chunkSize;
+    if (day < fromDay) {
+      for (const member of containerMembers(members)) {
+        const vid = base + member;
+        if (before[vid] === 0) seenBefore.push(vid);
+        before[vid] = 1;
+      }
+      continue;
+    }
+    const index = periodIndexOfDay(day);
+    for (const member of containerMembers(members)) {
+      const vid = base + member;
+      if (low[vid] === 0 && high[vid] === 0) seenIn.push(vid);
+      if (index < 32) low[vid] = (low[vid]! | (1 << index)) >>> 0;
+      else high[vid] = (high[vid]! | (1 << (index - 32))) >>> 0;
+    }
+  }
+  /** The indexes of the periods a visitor seen in the range was seen in, in order. */
+  const periodsOf = (vid: number): number[] => {
+    const periods: number[] = [];
+    for (let index = 0; index < starts.length; index++) if ((index < 32 ? low[vid]! >>> index : high[vid]! >>> (index - 32)) & 1) periods.push(index);
+    return periods;
+  };
+  return { seenBefore, wasSeenBefore: (vid: number) => before[vid] === 1, seenIn, periodsOf, periodIndexOfDay };
 }
 
 /** The SQL narrowing of a goal's candidates: its path, exact or up to its star. */
@@ -156,38 +174,44 @@ function toCohorts(starts: readonly number[], people: Iterable<{ first: number; 
 export function readRetention(db: Db, question: RetentionQuestion, projectedSeq: number): Cohort[] {
   const starts = periodStartsOf(question.range.fromDay, question.range.toDay, question.period);
   const goal = question.goal ?? null;
-  const { seenBefore, seenIn, periodIndexOfDay } = readSightings(db, question, starts, goal === null);
+  const sightings = readSightings(db, question, starts, goal === null);
+  /** People's periods: a user's visitors' merged; a lone visitor's as they are. */
+  const mergePeriods = (personOf: (vid: number) => Person, keep: (person: Person) => boolean) => {
+    const periodsOf = new Map<Person, number[] | Set<number>>();
+    for (const vid of sightings.seenIn) {
+      const person = personOf(vid);
+      if (!keep(person)) continue;
+      const known = periodsOf.get(person);
+      if (!known) periodsOf.set(person, sightings.periodsOf(vid));
+      else {
+        const merged = known instanceof Set ? known : new Set(known);
+        for (const period of sightings.periodsOf(vid)) merged.add(period);
+        periodsOf.set(person, merged);
+      }
+    }
+    return periodsOf;
+  };
   if (goal !== null) {
     const conversions = firstConversions(db, question, goal, projectedSeq);
-    const personOf = personResolver(db, question, projectedSeq, [...conversions.vids, ...seenIn.keys()]);
+    const personOf = personResolver(db, question, projectedSeq, [...conversions.vids, ...sightings.seenIn]);
     const excluded = new Set<Person>([...conversions.convertedBefore].map(personOf));
     const firstOf = new Map<Person, number>();
     for (const [vid, day] of conversions.firstDayOf) {
       const person = personOf(vid);
       if (excluded.has(person)) continue;
-      const period = periodIndexOfDay(day);
+      const period = sightings.periodIndexOfDay(day);
       firstOf.set(person, Math.min(period, firstOf.get(person) ?? period));
     }
-    const seenOf = new Map<Person, Set<number>>();
-    for (const [vid, periods] of seenIn) {
-      const person = personOf(vid);
-      if (!firstOf.has(person)) continue;
-      const known = seenOf.get(person);
-      if (!known) seenOf.set(person, new Set(periods));
-      else for (const period of periods) known.add(period);
-    }
+    const seenOf = mergePeriods(personOf, (person) => firstOf.has(person));
     return toCohorts(starts, [...firstOf].map(([person, first]) => ({ first, seen: seenOf.get(person) ?? [] })));
   }
-  const personOf = personResolver(db, question, projectedSeq, [...seenBefore, ...seenIn.keys()]);
+  const personOf = personResolver(db, question, projectedSeq, [...sightings.seenBefore, ...sightings.seenIn]);
   const personsBefore = new Set<Person>();
-  for (const vid of seenBefore) personsBefore.add(personOf(vid));
-  const personPeriods = new Map<Person, Set<number>>();
-  for (const [vid, periods] of seenIn) {
+  for (const vid of sightings.seenBefore) {
     const person = personOf(vid);
-    if (personsBefore.has(person)) continue;
-    const known = personPeriods.get(person);
-    if (!known) personPeriods.set(person, new Set(periods));
-    else for (const period of periods) known.add(period);
+    if (typeof person === 'string') personsBefore.add(person);
   }
-  return toCohorts(starts, [...personPeriods.values()].map((periods) => ({ first: Math.min(...periods), seen: periods })));
+  // A lone visitor seen before is ruled out by its bit; a user by any of its visitors.
+  const periodsOf = mergePeriods(personOf, (person) => (typeof person === 'string' ? !personsBefore.has(person) : !sightings.wasSeenBefore(person)));
+  return toCohorts(starts, [...periodsOf.values()].map((periods) => ({ first: Math.min(...periods), seen: periods })));
 }
