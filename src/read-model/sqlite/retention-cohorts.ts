@@ -211,7 +211,14 @@ export function readRetention(db: Db, question: RetentionQuestion, projectedSeq:
     const person = personOf(vid);
     if (typeof person === 'string') personsBefore.add(person);
   }
-  // A lone visitor seen before is ruled out by its bit; a user by any of its visitors.
-  const periodsOf = mergePeriods(personOf, (person) => (typeof person === 'string' ? !personsBefore.has(person) : !sightings.wasSeenBefore(person)));
-  return toCohorts(starts, [...periodsOf.values()].map((periods) => ({ first: Math.min(...periods), seen: periods })));
+  // A lone visitor (most people) is counted straight from its bits, ruled out by its own bit before the range; a
+  // user's visitors are merged first, ruled out when any of them was seen before.
+  const lone: { first: number; seen: number[] }[] = [];
+  for (const vid of sightings.seenIn) {
+    if (typeof personOf(vid) === 'string' || sightings.wasSeenBefore(vid)) continue;
+    const periods = sightings.periodsOf(vid);
+    lone.push({ first: periods[0]!, seen: periods });
+  }
+  const users = mergePeriods(personOf, (person) => typeof person === 'string' && !personsBefore.has(person));
+  return toCohorts(starts, [...lone, ...[...users.values()].map((periods) => ({ first: Math.min(...periods), seen: periods }))]);
 }
