@@ -8,7 +8,8 @@
 // 1 s; then the weekly and monthly report mails (composeReportMail, target under 2 s). Beside them, measured in the
 // same run: summary-v2 over 30 days (a rollup read) and the floor of an event-log read of the 30 days, the bare SQL
 // scan of the range's events with their visitor numbers (what journeys read before grouping them). Load averages
-// before and after. --data DIR keeps the database and, when it already holds one, skips the writing.
+// before and after. --data DIR keeps the database and, when it already holds one, skips the writing; --only WORD times
+// only the requests whose label holds WORD (e.g. retention), beside the references.
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -79,6 +80,7 @@ export async function run(args) {
   const events = Number(option(args, '--events', 2_100_000));
   const days = Number(option(args, '--days', 84));
   const visitors = Number(option(args, '--visitors', 200_000));
+  const only = option(args, '--only', '');
   execFileSync(process.execPath, [join(root, 'build', 'build.mjs'), '--if-stale'], { stdio: 'inherit' });
   const keptDir = option(args, '--data', undefined);
   const dataDir = keptDir ?? mkdtempSync(join(tmpdir(), 'sightline-bench-behaviour-'));
@@ -122,6 +124,7 @@ export async function run(args) {
         ['retention-v2 weekly, 12 weeks', `/v1/sites/${siteId}/reports/retention-v2?${weeks12}&period=week`],
         ['retention-v2 weekly on a goal, 12 weeks', `/v1/sites/${siteId}/reports/retention-v2?${weeks12}&period=week&goal=${goal.id}`],
       ]) {
+        if (!label.includes(only)) continue;
         console.log(line(label, await timeGet(server.url, path), 1000));
       }
     } finally {
