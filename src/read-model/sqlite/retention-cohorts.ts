@@ -15,7 +15,7 @@ import { chunkSize, containerMembers } from '../../rollup-format/visitor-contain
 import type { Cohort, RetentionPeriod, RetentionQuestion } from '../behaviour-questions.ts';
 import { resolveVisitorUsers } from './persons.ts';
 import { listVisitorContainers } from './queries/visitor-containers-in-range.ts';
-import { listGoalEventsInSpan, type RetentionGoalEventRow, someGoalEventOfVisitorBefore } from './queries/retention-goal-events.ts';
+import { listGoalEventsInSpan, listPathValueIds, type RetentionGoalEventRow, someGoalEventOfVisitorBefore } from './queries/retention-goal-events.ts';
 
 /** Day numbers count from a Thursday (1970-01-01): the Monday of a day's ISO week. */
 export function mondayOf(day: number): number {
@@ -148,6 +148,39 @@ function firstConversions(db: Db, question: RetentionQuestion, goal: GoalRule, p
   return { firstDayOf, convertedBefore, vids };
 }
 
+/** A pageview goal without props asks only for a pageview of a path: the path visitor sets answer it. */
+function answersFromPathSets(goal: GoalRule): boolean {
+  return goal.kind === 'pageview' && goal.path !== undefined && (goal.props === undefined || Object.keys(goal.props).length === 0);
+}
+
+/**
+ * A pageview goal's conversions from the projector's daily path visitor sets (the visitors with a pageview of the
+ * path that day, bots never; kept with the rollups, like the cohorts' own sets): each visitor's first day in the range
+ * with a pageview of a matching path, and the visitors with one before the range. No event is read.
+ */
+function firstPageviewsOfPath(db: Db, question: RetentionQuestion, goal: GoalRule) {
+  const { fromDay, toDay } = question.range;
+  const path = goal.path!;
+  const firstDayOf = new Map<number, number>();
+  const convertedBefore = new Set<number>();
+  for (const siteId of question.scope.siteIds) {
+    const valueIds = listPathValueIds(db, { site_id: siteId, dim: Dim.path, exact_path: path.endsWith('*') ? null : path, path_prefix: path.endsWith('*') ? path.slice(0, -1) : null });
+    for (const valueId of valueIds) {
+      for (const internal of question.withInternal ? [0, 1] : [0]) {
+        for (const [day, chunk, members] of listVisitorContainers(db, { site_id: siteId, dim: Dim.path, value_id: valueId, internal, grain: Grain.day, from_period: 0, to_period: toDay })) {
+          const base = chunk * chunkSize;
+          for (const member of containerMembers(members)) {
+            const vid = base + member;
+            if (day < fromDay) convertedBefore.add(vid);
+            else if (day < (firstDayOf.get(vid) ?? Infinity)) firstDayOf.set(vid, day);
+          }
+        }
+      }
+    }
+  }
+  return { firstDayOf, convertedBefore, vids: new Set([...firstDayOf.keys(), ...convertedBefore]) };
+}
+
 function personResolver(db: Db, question: RetentionQuestion, projectedSeq: number, vids: Iterable<number>): (vid: number) => Person {
   const users = resolveVisitorUsers(db, question.scope.siteIds, projectedSeq, projectedSeq, [...new Set(vids)]);
   return (vid) => {
@@ -192,7 +225,8 @@ export function readRetention(db: Db, question: RetentionQuestion, projectedSeq:
     return periodsOf;
   };
   if (goal !== null) {
-    const conversions = firstConversions(db, question, goal, projectedSeq);
+    const pathSets = answersFromPathSets(goal);
+    const conversions = pathSets ? firstPageviewsOfPath(db, question, goal) : firstConversions(db, question, goal, projectedSeq);
     const personOf = personResolver(db, question, projectedSeq, [...conversions.vids, ...sightings.seenIn]);
     const excluded = new Set<Person>([...conversions.convertedBefore].map(personOf));
     const firstOf = new Map<Person, number>();

@@ -52,7 +52,18 @@ const statements = preparedOnce((db) => ({
       WHERE ev.vid = :vid AND ev.ts < :before_ms AND ${candidate}
       ORDER BY ev.ts DESC, ev.seq DESC`,
   ),
+  pathValues: db
+    .prepare<{ site_id: string; dim: number; exact_path: string | null; path_prefix: string | null }, number>(
+      `SELECT value_id FROM report_values WHERE site_id = :site_id AND dim = :dim
+          AND (value = :exact_path OR substr(value, 1, length(:path_prefix)) = :path_prefix)`,
+    )
+    .pluck(),
 }));
+
+/** The value ids of one dimension's values equal to `exact_path` or starting with `path_prefix` (the other null). */
+export function listPathValueIds(db: Db, params: { site_id: string; dim: number; exact_path: string | null; path_prefix: string | null }): number[] {
+  return statements(db).pathValues.all(params);
+}
 
 export function listGoalEventsInSpan(db: Db, params: GoalEventsInSpan): RetentionGoalEventRow[] {
   return statements(db).inSpan.all(params);
