@@ -2,8 +2,9 @@
 // each day, exactly, as visitor numbers, kept even after a retention purge removed the raw events. A person is a
 // visitor number, or a user whose bound anon_ids are merged (persons.ts); first seen is their first day in any set,
 // from the site's first day on, so a person seen before the range belongs to no cohort. Started on a goal, a cohort is
-// the people whose first conversion ever falls in its period (read from the kept event log: the range's conversions,
-// then the earlier events of those people), and returning is seen again, any visit, in each later period.
+// the people whose first conversion ever falls in its period, and returning is seen again, any visit, in each later
+// period: a pageview goal without props reads the path visitor sets, any other goal the kept event log (the range's
+// conversions, then the earlier events of those people).
 import type { Db } from '../../db/open.ts';
 import { findValueId } from '../../projector/queries/value-rows.ts';
 import { Dim } from '../../vocabulary/dimensions.ts';
