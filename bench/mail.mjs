@@ -20,7 +20,7 @@ function option(args, name, fallback) {
   return index >= 0 ? args[index + 1] : fallback;
 }
 
-async function bundleTimer() {
+export async function bundleMailTimer() {
   const outfile = join(root, 'dist', 'bench-mail.mjs');
   await build({
     stdin: {
@@ -55,7 +55,7 @@ export async function run(args) {
     const sizeBytes = files.reduce((sum, path) => sum + statSync(path).size, 0);
     console.log(`  data: ${fixed(sizeBytes / 2 ** 20, 0)} MiB (both files and WALs)`);
 
-    const timer = await bundleTimer();
+    const timer = await bundleMailTimer();
     const dueAt = Date.UTC(2026, 10, 2, 6);
     const results = JSON.parse(execFileSync(process.execPath, [timer, dataDir, siteId, String(dueAt), String(runs)], { encoding: 'utf8' }).trim().split('\n').pop());
     console.log(`\nReport mail built (read model figures + HTML and text), median of ${runs} after a warm-up (min-max), ms:`);

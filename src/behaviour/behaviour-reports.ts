@@ -26,6 +26,10 @@ const measures = {
     size: 'people (anon_ids merged through user_id) whose first event ever on the scope falls in the period, within the range',
     returning: 'of them, people with an event in each following period up to the end of the range',
   },
+  retentionOnGoal: {
+    size: 'people (anon_ids merged through user_id) whose first conversion ever on the goal falls in the period, within the range',
+    returning: 'of them, people with an event (any visit) in each following period up to the end of the range',
+  },
 };
 
 function metaOf(context: ReportContext, scope: ReportScope, params: CommonParams, answer: Answer<object>, shape: { measures: Record<string, string>; limit: number | null; truncated: boolean }) {
@@ -65,9 +69,10 @@ export async function pageFlowReport(context: ReportContext, scope: ReportScope,
 
 /** @example await retentionReport(context, scope, params, 'week') */
 export async function retentionReport(context: ReportContext, scope: ReportScope, params: CommonParams, period: RetentionPeriod): Promise<RetentionAnswer> {
-  const answer = await context.readModel.retention({ scope, range: params.range, withInternal: params.withInternal, period });
+  const goal = params.filters.goal?.rule ?? null;
+  const answer = await context.readModel.retention({ scope, range: params.range, withInternal: params.withInternal, period, goal });
   return {
-    meta: metaOf(context, scope, params, answer, { measures: measures.retention, limit: null, truncated: false }),
+    meta: metaOf(context, scope, params, answer, { measures: goal ? measures.retentionOnGoal : measures.retention, limit: null, truncated: false }),
     data: { cohorts: answer.cohorts.map((cohort) => ({ start: toDateText(cohort.startDay), size: cohort.size, returning: cohort.returning })) },
   };
 }

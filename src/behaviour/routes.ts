@@ -13,6 +13,7 @@ import { parseCommonParams, type QueryValues } from '../reading/common-params.ts
 import { resolveReportSite, toReportScope } from '../reading/scope.ts';
 import { JourneysAnswer, PageFlowAnswer, RetentionAnswer } from './answers.ts';
 import type { AnyBehaviourJob } from './behaviour-jobs.ts';
+import { retentionGoalOf } from './retention-goal.ts';
 import { defaultBehaviourLimit, defaultSteps, maxBehaviourLimit, maxSteps, minSteps, parseJourneysParams, parsePageFlowParams, parseRetentionPeriod } from './behaviour-params.ts';
 
 // 503 overloaded: more analysis requests wait for the analysis thread than its queue holds (Retry-After).
@@ -74,11 +75,18 @@ export function mountBehaviour(app: H3, context: AppContext, waitForProjection: 
     query: [
       ...commonParams.filter((param) => ['from', 'to', 'scope', 'internal', 'timezone', 'bots'].includes(param.name)),
       { name: 'period', description: 'week (ISO weeks, Monday UTC) or month', required: true, schema: { enum: ['week', 'month'] } },
+      {
+        name: 'goal',
+        description:
+          'Start on a goal of the site (its id): a cohort is the people whose first conversion ever on it falls in the period, and returning counts those seen again (any visit) in each later period. A goal of another site is a 404.',
+      },
     ],
     answer: RetentionAnswer,
     handler: async (event) => {
       const { query, params, scope } = request(context, event);
       const period = parseRetentionPeriod(query, params);
+      const goal = retentionGoalOf(context.db, scope.site.id, query);
+      if (goal) params.filters.goal = goal;
       const caughtUp = await waitForProjection();
       return jsonText(await analysis.run({ kind: 'retention', now: context.clock.now(), caughtUp, scope, params, period }));
     },

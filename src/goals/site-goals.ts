@@ -14,8 +14,14 @@ export function listSiteGoals(db: Db, siteId: string): { name: string; filter: G
   return listGoalRows(db, siteId).map((row) => ({ name: row.name, filter: toFilter(row) }));
 }
 
-export function goalFilterOf(db: Db, siteId: string, id: string, parameter = '/goal'): GoalFilter {
+/** One of the site's goals as a filter, or undefined (a goal of another site is never found). */
+export function findGoalFilter(db: Db, siteId: string, id: string): GoalFilter | undefined {
   const row = id.length <= 64 ? findGoalRow(db, siteId, id) : undefined;
-  if (!row) throw ApiError.invalidParam([{ path: parameter, message: 'must be the id of one of this site\'s goals' }]);
-  return toFilter(row);
+  return row ? toFilter(row) : undefined;
+}
+
+export function goalFilterOf(db: Db, siteId: string, id: string, parameter = '/goal'): GoalFilter {
+  const filter = findGoalFilter(db, siteId, id);
+  if (!filter) throw ApiError.invalidParam([{ path: parameter, message: 'must be the id of one of this site\'s goals' }]);
+  return filter;
 }

@@ -1,6 +1,7 @@
 // The behaviour questions (CONTRACT section 10, docs/reports.md): the common paths of pages within a visit
 // (journeys), the pages before and after one page (page flow), and how many people come back in the weeks or months
 // after their first visit (retention). Written in the questions' terms; the figures are exact.
+import type { GoalRule } from '../vocabulary/goal-rule.ts';
 import type { Answer, ReadScope, Selection } from './questions.ts';
 
 /** Where a journey is anchored: its first step at a path's first pageview, or its last step at a path's last one. */
@@ -56,6 +57,11 @@ export interface RetentionQuestion {
   range: Selection['range'];
   withInternal: boolean;
   period: RetentionPeriod;
+  /**
+   * Start on a goal: a cohort is then the people whose first conversion ever on it falls in the period (within the
+   * range), and returning counts those seen again (any visit) in each later period. Null or absent: by first visit.
+   */
+  goal?: GoalRule | null;
 }
 
 export interface Cohort {

@@ -95,6 +95,8 @@ describe('journeys and retention in the admin UI', () => {
     await expect.poll(() => popover.count()).toBe(0);
 
     // Retention by week (its own page): sizes and returning counts equal the API's.
+    const goal = await server.request('POST', `/v1/sites/${siteId}/goals`, { body: { name: 'Pricing', kind: 'pageview', path: '/pricing' } });
+    expect(goal.status, goal.text).toBe(201);
     await page.click('nav.site-nav a:text-is("Retention")');
     await page.waitForURL(/page=retention/);
     const retention = panel(page, 'Retention');
@@ -110,6 +112,14 @@ describe('journeys and retention in the admin UI', () => {
     expect(shown).toEqual(api.body.data.cohorts.map((cohort: { start: string; size: number; returning: number[] }) => [cohort.start, String(cohort.size), cohort.returning]));
     expect(api.body.data.cohorts.some((cohort: { returning: number[] }) => cohort.returning.some((count) => count > 0))).toBe(true);
     await retention.screenshot({ path: join(artifacts, 'behaviour-retention-light.png') });
+    // Started on the goal: the cohorts of the first conversions on /pricing, as the API counts them.
+    await retention.locator('select[name=retention-goal]').selectOption({ label: 'the first conversion on Pricing' });
+    const onGoal = await server.request('GET', `/v1/sites/${siteId}/reports/retention-v2?from=${from}&to=${utcDate(0)}&period=week&goal=${goal.body.id}`);
+    expect(onGoal.status, onGoal.text).toBe(200);
+    expect(onGoal.body.data.cohorts).not.toEqual(api.body.data.cohorts);
+    const goalCohorts = onGoal.body.data.cohorts.map((cohort: { start: string; size: number; returning: number[] }) => [cohort.start, String(cohort.size), cohort.returning]);
+    await expect.poll(cohortsShown).toEqual(goalCohorts);
+    await retention.locator('select[name=retention-goal]').selectOption({ label: 'the first visit' });
 
     // A node click (back on the Journeys page, at two steps from the entry) filters by its page: the URL and the
     // journeys follow, and so does the dashboard's Pages table.

@@ -1,7 +1,7 @@
 // @ts-check
-// Retention (retention-v2): cohorts of people by the week or month of their first visit, the last 12 periods up to
-// the dashboard's last day, as the classic triangle: each cell the share of the cohort seen again that many periods
-// later, its colour as intense as the share.
+// Retention (retention-v2): cohorts of people by the week or month of their first visit, or of their first
+// conversion on a goal of the site (goal=<id>), the last 12 periods up to the dashboard's last day, as the classic
+// triangle: each cell the share of the cohort seen again that many periods later, its colour as intense as the share.
 import { useState } from 'preact/hooks';
 import { html, onValue } from './html.js';
 import { schemaKey } from './api.js';
@@ -11,6 +11,7 @@ import { isoDay } from './view-state.js';
 /** @import { Range } from './view-state.js' */
 
 const retentionSchema = schemaKey('GET', '/sites/{siteId}/reports/retention-v2');
+const goalsSchema = schemaKey('GET', '/sites/{siteId}/goals');
 const dayMs = 86_400_000;
 const periodsShown = 12;
 
@@ -28,7 +29,11 @@ export function retentionFrom(to, period) {
 /** @param {{ site: string, range: Range }} props */
 export function RetentionPanel({ site, range }) {
   const [period, setPeriod] = useState(/** @type {'week' | 'month'} */ ('week'));
-  const query = new URLSearchParams({ from: retentionFrom(range.to, period), to: range.to, period });
+  // '' starts on the first visit; a goal's id, on the first conversion on it.
+  const [goal, setGoal] = useState('');
+  const goals = useAnswer(`/v1/sites/${encodeURIComponent(site)}/goals`, goalsSchema);
+  const goalRows = goals.status === 'ready' ? goals.data.goals : [];
+  const query = new URLSearchParams({ from: retentionFrom(range.to, period), to: range.to, period, ...(goal ? { goal } : {}) });
   const answer = useAnswer(`/v1/sites/${encodeURIComponent(site)}/reports/retention-v2?${query}`, retentionSchema);
   const cohorts = answer.status === 'ready' ? answer.data.data.cohorts : [];
   const later = Math.max(0, ...cohorts.map((cohort) => cohort.returning.length));
@@ -39,6 +44,12 @@ export function RetentionPanel({ site, range }) {
         <select name="retention-period" value=${period} onChange=${onValue((value) => setPeriod(value === 'month' ? 'month' : 'week'))}>
           <option value="week">week</option>
           <option value="month">month</option>
+        </select>
+      </label>
+      <label>Starting on
+        <select name="retention-goal" value=${goal} onChange=${onValue(setGoal)}>
+          <option value="">the first visit</option>
+          ${goalRows.map((row) => html`<option value=${row.id}>${`the first conversion on ${row.name}`}</option>`)}
         </select>
       </label>
     </header>
