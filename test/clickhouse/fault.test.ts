@@ -98,7 +98,11 @@ describe.each(targets)('ClickHouse SIGKILLed mid-batch: %s', (_name, startTarget
     await applyClickHouseSchema(target.clickhouse);
     sites = await sitesAcrossShards(target.clickhouse, 'fault');
     await seedWorkspace(server, 'fault', { sites });
-    for (const site of sites) await store(site, Array.from({ length: perSite }, (_, index) => wire(site, index)));
+    // The sites' events interleave in the log (chunks of 250 in turn), so each shard's part of a batch spans it all:
+    // the highest seq of shard 1 is above most of shard 2's.
+    for (let start = 0; start < perSite; start += 250) {
+      for (const site of sites) await store(site, Array.from({ length: 250 }, (_, index) => wire(site, start + index)));
+    }
     await server.projected();
   }, 180_000);
   afterAll(async () => {
