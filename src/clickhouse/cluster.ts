@@ -42,6 +42,7 @@ interface ClusterRow {
   shard_weight: number;
   replica_num: number;
   host_name: string;
+  host_address: string;
   is_local: number;
 }
 
@@ -72,7 +73,7 @@ async function readCluster(entry: ClickHouse): Promise<ClickHouseCluster> {
   const name = entry.cluster;
   if (name === undefined) throw new TypeError('not a cluster client');
   const rows = await entry.query<ClusterRow>(
-    sql`SELECT shard_num, shard_weight, replica_num, host_name, is_local FROM system.clusters WHERE cluster = ${name} ORDER BY shard_num, replica_num`,
+    sql`SELECT shard_num, shard_weight, replica_num, host_name, host_address, is_local FROM system.clusters WHERE cluster = ${name} ORDER BY shard_num, replica_num`,
     { database: 'system' },
   );
   if (rows.length === 0) throw new ClusterConfigError(`CLICKHOUSE_CLUSTER: ClickHouse at ${entry.url} has no cluster "${name}" in its remote_servers`);
@@ -82,11 +83,15 @@ async function readCluster(entry: ClickHouse): Promise<ClickHouseCluster> {
       `CLICKHOUSE_CLUSTER: shard ${replicated.shard_num} of "${name}" has several replicas; Sightline writes one host per shard (replicas need ReplicatedMergeTree and ZooKeeper)`,
     );
   }
-  if (!rows.some((row) => row.is_local === 1)) {
+  // The entry node: the host ClickHouse counts as itself, or the one CLICKHOUSE_URL names (an address ClickHouse does
+  // not count as its own, e.g. a second loopback address, is still it when the URL names it).
+  const entryHost = new URL(entry.url).hostname.replace(/^\[|\]$/g, '');
+  const isEntryRow = (row: ClusterRow) => row.is_local === 1 || row.host_name === entryHost || row.host_address === entryHost;
+  if (!rows.some(isEntryRow)) {
     throw new ClusterConfigError(`CLICKHOUSE_CLUSTER: ClickHouse at ${entry.url} is not a host of "${name}" (CLICKHOUSE_URL must name one of its shards)`);
   }
   const shards = rows.map((row): ClusterShard => {
-    const isEntry = row.is_local === 1;
+    const isEntry = isEntryRow(row);
     const url = isEntry ? entry.url : urlOfHost(entry.url, row.host_name);
     return { num: row.shard_num, host: row.host_name, url, client: isEntry ? entry.forHost(entry.url) : entry.forHost(url), isEntry };
   });
