@@ -68,13 +68,19 @@ export function createClickHouse(options: ClickHouseOptions): ClickHouse {
   // refuses such queries ('deny'); 'local' would give each shard's partial answer.
   const clusterSettings: Record<string, string> = options.cluster === undefined ? {} : { distributed_product_mode: 'global' };
 
-  async function request(params: Record<string, string>, body: string): Promise<string> {
+  async function request(params: Record<string, string>, body: string, retriesOnClosedSocket = 0): Promise<string> {
     // wait_end_of_query: the answer is buffered, so an error late in a query still gives an error status.
     const search = new URLSearchParams({ wait_end_of_query: '1', ...params });
     let response: Response;
     try {
       response = await fetch(`${options.url}/?${search}`, { method: 'POST', headers, body, signal: AbortSignal.timeout(timeoutMs) });
     } catch (error) {
+      // A kept-alive connection the server closed (its keep_alive_timeout, 3 s by default) as the request went out:
+      // a read or a DDL statement is sent again once; an insert never is (the shipper decides from ClickHouse's
+      // position whether a batch landed).
+      if (retriesOnClosedSocket > 0 && ((error as Error)?.cause as { code?: string } | undefined)?.code === 'UND_ERR_SOCKET') {
+        return request(params, body, retriesOnClosedSocket - 1);
+      }
       const reason = error instanceof Error && error.name === 'TimeoutError' ? `no answer within ${timeoutMs} ms` : String((error as Error)?.cause ?? error);
       throw new ClickHouseUnavailableError(`ClickHouse at ${options.url}: ${reason}`, { cause: error });
     }
@@ -98,12 +104,12 @@ export function createClickHouse(options: ClickHouseOptions): ClickHouse {
     forHost: (url) => createClickHouse({ ...options, url, cluster: undefined }),
     async exec(statement, execOptions = {}) {
       const target = execOptions.database === undefined ? database : execOptions.database;
-      await request(target === null ? {} : { database: target }, statement.text);
+      await request(target === null ? {} : { database: target }, statement.text, 1);
     },
     async query<Row>(statement: SqlText, settings: Record<string, string | number> = {}) {
       // A `database` among the settings reads another database (system tables before Sightline's database exists).
       const params = { ...clusterSettings, database, ...Object.fromEntries(Object.entries(settings).map(([name, value]) => [name, String(value)])), output_format_json_quote_64bit_integers: '0' };
-      const text = await request(params, `${statement.text}\nFORMAT JSON`);
+      const text = await request(params, `${statement.text}\nFORMAT JSON`, 1);
       return (JSON.parse(text) as { data: Row[] }).data;
     },
     async insert(table, rows) {
