@@ -344,7 +344,7 @@ function createAppReadModel(context: AppContext, projection: Projection, shippin
 function startClickHouseShipping(options: CreateAppOptions, context: AppContext, metrics: AppMetrics, projection: Projection): { loop: ShippingLoop; clickhouse: ClickHouse } | undefined {
   const settings = context.config.clickhouse;
   if (!settings) return undefined;
-  const clickhouse = createClickHouse({ url: settings.url, database: settings.database, user: settings.user, password: settings.password });
+  const clickhouse = createClickHouse({ url: settings.url, database: settings.database, user: settings.user, password: settings.password, cluster: settings.cluster });
   // While ClickHouse is down the backoff (up to 30 s) bounds these lines to a few a minute.
   const loop = startShippingLoop({
     db: context.db,

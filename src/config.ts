@@ -48,6 +48,8 @@ const ConfigSchema = v.object({
   CLICKHOUSE_DATABASE: v.optional(v.pipe(v.string(), v.regex(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/, 'must be a name of letters, digits and underscores (at most 64)')), 'sightline'),
   CLICKHOUSE_USER: v.optional(v.pipe(v.string(), v.minLength(1))),
   CLICKHOUSE_PASSWORD: v.optional(v.string()),
+  // A cluster's name as the servers' remote_servers config spells it (an XML element name).
+  CLICKHOUSE_CLUSTER: v.optional(v.pipe(v.string(), v.regex(/^[A-Za-z_][A-Za-z0-9_.-]{0,63}$/, 'must be a cluster name from the servers\' remote_servers (letters, digits, _ . -, at most 64)'))),
   PUBLIC_URL: v.optional(v.pipe(v.string(), v.regex(/^https?:\/\/[^\s/?#]+\/?$/, 'must be an http:// or https:// origin without a path, e.g. https://analytics.example.com'))),
   OIDC_ISSUER: v.optional(v.pipe(v.string(), v.regex(/^https?:\/\/[^\s?#]+$/, 'must be an http:// or https:// URL without a query, e.g. https://accounts.google.com'))),
   OIDC_CLIENT_ID: v.optional(v.pipe(v.string(), v.minLength(1))),
@@ -143,7 +145,7 @@ export interface Config {
    * Where history is shipped (CONTRACT 12, docs/clickhouse.md); undefined (CLICKHOUSE_URL unset) keeps everything in
    * SQLite. The password is given only with a user.
    */
-  clickhouse: { url: string; database: string; user: string | undefined; password: string | undefined } | undefined;
+  clickhouse: { url: string; database: string; user: string | undefined; password: string | undefined; cluster: string | undefined } | undefined;
   /**
    * The origin people reach the server at (PUBLIC_URL), for links it hands out (invitations, the OpenID Connect
    * redirect_uri); undefined takes the origin of the request.
@@ -186,8 +188,8 @@ export function loadConfig(env: Record<string, string | undefined>, flags: Recor
   if (parsed.HTTP_MAX_CONNECTIONS <= parsed.EVENT_STREAMS_TOTAL) {
     throw new ConfigError('invalid configuration: HTTP_MAX_CONNECTIONS: must be greater than EVENT_STREAMS_TOTAL (streams would take every connection)');
   }
-  if (parsed.CLICKHOUSE_URL === undefined && (parsed.CLICKHOUSE_USER !== undefined || parsed.CLICKHOUSE_PASSWORD !== undefined)) {
-    throw new ConfigError('invalid configuration: CLICKHOUSE_URL: must be set when CLICKHOUSE_USER or CLICKHOUSE_PASSWORD is');
+  if (parsed.CLICKHOUSE_URL === undefined && (parsed.CLICKHOUSE_USER !== undefined || parsed.CLICKHOUSE_PASSWORD !== undefined || parsed.CLICKHOUSE_CLUSTER !== undefined)) {
+    throw new ConfigError('invalid configuration: CLICKHOUSE_URL: must be set when CLICKHOUSE_USER, CLICKHOUSE_PASSWORD or CLICKHOUSE_CLUSTER is');
   }
   if (parsed.CLICKHOUSE_PASSWORD !== undefined && parsed.CLICKHOUSE_USER === undefined) {
     throw new ConfigError('invalid configuration: CLICKHOUSE_USER: must be set when CLICKHOUSE_PASSWORD is');
@@ -232,7 +234,7 @@ export function loadConfig(env: Record<string, string | undefined>, flags: Recor
     clickhouse:
       parsed.CLICKHOUSE_URL === undefined
         ? undefined
-        : { url: parsed.CLICKHOUSE_URL.replace(/\/+$/, ''), database: parsed.CLICKHOUSE_DATABASE, user: parsed.CLICKHOUSE_USER, password: parsed.CLICKHOUSE_PASSWORD },
+        : { url: parsed.CLICKHOUSE_URL.replace(/\/+$/, ''), database: parsed.CLICKHOUSE_DATABASE, user: parsed.CLICKHOUSE_USER, password: parsed.CLICKHOUSE_PASSWORD, cluster: parsed.CLICKHOUSE_CLUSTER },
     publicUrl: parsed.PUBLIC_URL?.replace(/\/+$/, ''),
     oidc,
     smtp: parsed.SMTP_URL === undefined ? undefined : { url: parsed.SMTP_URL, from: parsed.SMTP_FROM! },

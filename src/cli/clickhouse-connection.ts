@@ -8,6 +8,7 @@ export const connectionArgs = {
   'clickhouse-database': { type: 'string', description: 'Database (CLICKHOUSE_DATABASE, default sightline)' },
   'clickhouse-user': { type: 'string', description: 'User (CLICKHOUSE_USER)' },
   'clickhouse-password': { type: 'string', description: 'Password (CLICKHOUSE_PASSWORD; prefer the variable)' },
+  'clickhouse-cluster': { type: 'string', description: 'Cluster from remote_servers (CLICKHOUSE_CLUSTER)' },
 } as const;
 
 export type ConnectionFlags = { [name in keyof typeof connectionArgs]?: string | undefined } & { 'data-dir'?: string | undefined };
@@ -16,7 +17,7 @@ export type ConnectionFlags = { [name in keyof typeof connectionArgs]?: string |
 export function connect(args: ConnectionFlags): ClickHouse {
   const settings = loadConfig(process.env, { ...args }).clickhouse;
   if (!settings) throw new ApiError(400, 'not_configured', 'No ClickHouse configured: set CLICKHOUSE_URL (or pass --clickhouse-url), e.g. http://127.0.0.1:8123');
-  return createClickHouse({ url: settings.url, database: settings.database, user: settings.user, password: settings.password });
+  return createClickHouse({ url: settings.url, database: settings.database, user: settings.user, password: settings.password, cluster: settings.cluster });
 }
 
 /** The configured ClickHouse, or undefined when CLICKHOUSE_URL (or its flag) is unset. */

@@ -11,6 +11,11 @@ export interface ClickHouseOptions {
   password?: string;
   /** Per request, in milliseconds (default 30 s). */
   timeoutMs?: number;
+  /**
+   * CLICKHOUSE_CLUSTER: the tables are local ones on each shard plus Distributed ones over them (cluster.ts); this
+   * client is the entry node, whose Distributed tables answer the reads.
+   */
+  cluster?: string;
 }
 
 /** ClickHouse answered with an error (a bad statement, a missing table, a limit): its code and message. */
@@ -37,6 +42,10 @@ export interface ClickHouse {
   /** The HTTP interface's address (no credentials: they travel in headers). */
   readonly url: string;
   readonly database: string;
+  /** The cluster (CLICKHOUSE_CLUSTER), or undefined for a single node. */
+  readonly cluster: string | undefined;
+  /** A single-node client of another host (a shard of the cluster) with the same credentials, database and timeout. */
+  forHost(url: string): ClickHouse;
   /** Runs a statement whose answer is not read (DDL, ALTER). */
   exec(statement: SqlText, options?: { database?: string | null }): Promise<void>;
   /** Runs a SELECT and gives its rows (FORMAT JSON is added; 64-bit integers come as numbers). */
@@ -54,14 +63,24 @@ export function createClickHouse(options: ClickHouseOptions): ClickHouse {
   const headers: Record<string, string> = {};
   if (options.user !== undefined) headers.authorization = `Basic ${Buffer.from(`${options.user}:${options.password ?? ''}`).toString('base64')}`;
   const database = identifier(options.database).text.slice(1, -1);
+  // On a cluster, a subquery over a Distributed table inside a query over another (IN, JOIN) runs once, on the
+  // entry node, and its result goes to every shard (GLOBAL): exact whatever shard holds the rows. 18.16's default
+  // refuses such queries ('deny'); 'local' would give each shard's partial answer.
+  const clusterSettings: Record<string, string> = options.cluster === undefined ? {} : { distributed_product_mode: 'global' };
 
-  async function request(params: Record<string, string>, body: string): Promise<string> {
+  async function request(params: Record<string, string>, body: string, retriesOnClosedSocket = 0): Promise<string> {
     // wait_end_of_query: the answer is buffered, so an error late in a query still gives an error status.
     const search = new URLSearchParams({ wait_end_of_query: '1', ...params });
     let response: Response;
     try {
       response = await fetch(`${options.url}/?${search}`, { method: 'POST', headers, body, signal: AbortSignal.timeout(timeoutMs) });
     } catch (error) {
+      // A kept-alive connection the server closed (its keep_alive_timeout, 3 s by default) as the request went out:
+      // a read or a DDL statement is sent again once; an insert never is (the shipper decides from ClickHouse's
+      // position whether a batch landed).
+      if (retriesOnClosedSocket > 0 && ((error as Error)?.cause as { code?: string } | undefined)?.code === 'UND_ERR_SOCKET') {
+        return request(params, body, retriesOnClosedSocket - 1);
+      }
       const reason = error instanceof Error && error.name === 'TimeoutError' ? `no answer within ${timeoutMs} ms` : String((error as Error)?.cause ?? error);
       throw new ClickHouseUnavailableError(`ClickHouse at ${options.url}: ${reason}`, { cause: error });
     }
@@ -81,13 +100,16 @@ export function createClickHouse(options: ClickHouseOptions): ClickHouse {
   return {
     url: options.url,
     database,
+    cluster: options.cluster,
+    forHost: (url) => createClickHouse({ ...options, url, cluster: undefined }),
     async exec(statement, execOptions = {}) {
       const target = execOptions.database === undefined ? database : execOptions.database;
-      await request(target === null ? {} : { database: target }, statement.text);
+      await request(target === null ? {} : { database: target }, statement.text, 1);
     },
     async query<Row>(statement: SqlText, settings: Record<string, string | number> = {}) {
-      const params = { ...Object.fromEntries(Object.entries(settings).map(([name, value]) => [name, String(value)])), database, output_format_json_quote_64bit_integers: '0' };
-      const text = await request(params, `${statement.text}\nFORMAT JSON`);
+      // A `database` among the settings reads another database (system tables before Sightline's database exists).
+      const params = { ...clusterSettings, database, ...Object.fromEntries(Object.entries(settings).map(([name, value]) => [name, String(value)])), output_format_json_quote_64bit_integers: '0' };
+      const text = await request(params, `${statement.text}\nFORMAT JSON`, 1);
       return (JSON.parse(text) as { data: Row[] }).data;
     },
     async insert(table, rows) {

@@ -4,6 +4,7 @@
 // forgotten. Reads leave the rows out meanwhile (deletion-sql.ts), so a deleted subject stops counting at once.
 import type { Db } from '../db/open.ts';
 import type { ClickHouse } from './client.ts';
+import { deleteRowsEverywhere } from './cluster.ts';
 import { deletedRows } from './deletion-sql.ts';
 import { allPendingDeletions, forgetDeletion, markMutationSent } from './deletions.ts';
 import { sql } from './sql-literal.ts';
@@ -16,8 +17,9 @@ export async function carryDeletions(db: Db, clickhouse: ClickHouse, shippedThro
     if (!deletion.mutationSent) {
       // Stored events up to throughSeq still to ship: a batch read before the deletion could still be among them.
       if (countEventsBetween(db, shippedThrough, deletion.throughSeq) > 0) continue;
-      await clickhouse.exec(sql`ALTER TABLE events DELETE WHERE ${deletedRows(deletion, 'events')}`);
-      await clickhouse.exec(sql`ALTER TABLE visits DELETE WHERE ${deletedRows(deletion, 'visits')}`);
+      // On a cluster, on every shard's local tables (a Distributed table takes no mutation).
+      await deleteRowsEverywhere(clickhouse, 'events', deletedRows(deletion, 'events'));
+      await deleteRowsEverywhere(clickhouse, 'visits', deletedRows(deletion, 'visits'));
       markMutationSent(db, deletion.id, nowMs);
     }
     const [left] = await clickhouse.query<{ events: number; visits: number }>(

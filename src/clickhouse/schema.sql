@@ -73,3 +73,14 @@ CREATE TABLE IF NOT EXISTS visits (
   exit_query   Nullable(String)
 ) ENGINE = ReplacingMergeTree(version)
 ORDER BY (site_id, anon_id, is_internal, visit_id);
+
+-- @version 2: shipping marks, a cluster's per-shard position (cluster.ts).
+-- On a cluster each shard's local tables are written separately, so "the highest seq ClickHouse holds" is per shard:
+-- after a shard takes its part of a batch, the shipper adds a mark with the batch's last seq; a shard's position is
+-- the greater of its events' max(seq) and its marks' max(through), so a shard that a batch brought nothing moves on
+-- too. A single node has the table and never writes it (its position is the events' max(seq)).
+CREATE TABLE IF NOT EXISTS shipping_marks (
+  through     UInt64,
+  marked_at   DateTime DEFAULT now()
+) ENGINE = MergeTree
+ORDER BY through;

@@ -3,7 +3,8 @@
 import schemaText from './schema.sql';
 import type { ClickHouse } from './client.ts';
 import { parseSchemaSections } from '../db/schema.ts';
-import { identifier, sql, SqlText } from './sql-literal.ts';
+import { identifier, joinSql, sql, SqlText } from './sql-literal.ts';
+import { clusterOf, clusterStatements, hostsForSchema } from './cluster.ts';
 
 export const clickHouseSchemaSections = parseSchemaSections(schemaText);
 export const latestClickHouseSchemaVersion = clickHouseSchemaSections.length;
@@ -24,11 +25,52 @@ export async function clickHouseSchemaVersion(clickhouse: ClickHouse): Promise<n
   return row?.version ?? 0;
 }
 
+/** The tables schema.sql creates. */
+const schemaTables = [...schemaText.matchAll(/^CREATE TABLE IF NOT EXISTS (\w+)/gm)].map((match) => match[1]!);
+
 /**
- * Brings the database to the latest version; refuses one from a newer release. Returns the versions applied.
+ * Brings the database to the latest version; refuses one from a newer release. Returns the versions applied (on a
+ * cluster, those the entry node lacked). On a cluster (CLICKHOUSE_CLUSTER) every host is brought there in turn, over
+ * its own HTTP interface, with local and Distributed tables (cluster.ts): ON CLUSTER would need ZooKeeper.
  * @example await applyClickHouseSchema(createClickHouse({ url, database: 'sightline' }))
  */
 export async function applyClickHouseSchema(clickhouse: ClickHouse): Promise<number[]> {
+  if (clickhouse.cluster === undefined) {
+    const applied = await applyOnHost(clickhouse, (statement) => [statement]);
+    await expectEngines(clickhouse, false);
+    return applied;
+  }
+  const cluster = await clusterOf(clickhouse);
+  let applied: number[] = [];
+  for (const host of hostsForSchema(cluster)) {
+    const onHost = await applyOnHost(host.client, (statement) => clusterStatements(statement, cluster.name, clickhouse.database));
+    await expectEngines(host.client, true);
+    if (host.isEntry) applied = onHost;
+  }
+  return applied;
+}
+
+/**
+ * Refuses a database made for the other mode: a single node's MergeTree `events` would stay under IF NOT EXISTS and
+ * the cluster's reads would see one host; a cluster's Distributed `events` on a single node would take the inserts
+ * asynchronously. Moving between the two is a new database and a backfill (docs/clickhouse.md).
+ */
+async function expectEngines(clickhouse: ClickHouse, distributed: boolean): Promise<void> {
+  const tables = await clickhouse.query<{ name: string; engine: string }>(
+    sql`SELECT name, engine FROM system.tables WHERE database = ${clickhouse.database} AND name IN (${joinSql(schemaTables.map((name) => sql`${name}`), ', ')})`,
+  );
+  const wrong = tables.find((table) => (table.engine === 'Distributed') !== distributed);
+  if (wrong) {
+    throw new Error(
+      distributed
+        ? `ClickHouse database ${clickhouse.database} at ${clickhouse.url} was created for a single node (${wrong.name} is ${wrong.engine}): a cluster needs a new database (CLICKHOUSE_DATABASE), then sightline clickhouse backfill`
+        : `ClickHouse database ${clickhouse.database} at ${clickhouse.url} was created for a cluster (${wrong.name} is Distributed): set CLICKHOUSE_CLUSTER`,
+    );
+  }
+}
+
+/** Applies the sections a host lacks; `statementsFor` gives what one schema.sql statement is on it. */
+async function applyOnHost(clickhouse: ClickHouse, statementsFor: (statement: string) => string[]): Promise<number[]> {
   await clickhouse.exec(sql`CREATE DATABASE IF NOT EXISTS ${identifier(clickhouse.database)}`, { database: null });
   await clickhouse.exec(sql`CREATE TABLE IF NOT EXISTS schema_versions (version UInt32, applied_at DateTime) ENGINE = TinyLog`);
   const current = await clickHouseSchemaVersion(clickhouse);
@@ -39,7 +81,9 @@ export async function applyClickHouseSchema(clickhouse: ClickHouse): Promise<num
   for (const section of clickHouseSchemaSections) {
     if (section.version <= current) continue;
     // The statements are constants of schema.sql, never input.
-    for (const statement of statementsOf(section.sql)) await clickhouse.exec(new SqlText(statement));
+    for (const statement of statementsOf(section.sql)) {
+      for (const onHost of statementsFor(statement)) await clickhouse.exec(new SqlText(onHost));
+    }
     await clickhouse.exec(sql`INSERT INTO schema_versions (version, applied_at) VALUES (${section.version}, now())`);
     applied.push(section.version);
   }

@@ -5,8 +5,10 @@
 // is sent again. Within a batch, visits go first and events last: the events' insert is the batch's commit.
 // Visits are versioned (the projector's position when read): a visit sent again replaces its older versions, and
 // a visit a late event merged away gets a tombstone. docs/clickhouse.md has the whole argument.
+// On a cluster (CLICKHOUSE_CLUSTER) the position is per shard and a batch starts at the lowest (cluster.ts).
 import type { Db } from '../db/open.ts';
 import type { ClickHouse } from './client.ts';
+import { clusterOf, insertIntoShards, shardPositions, type ClusterShard } from './cluster.ts';
 import { joinSql, sql } from './sql-literal.ts';
 import { readShippingBatch, type ShippedVisitRow } from './sqlite-source.ts';
 
@@ -48,13 +50,23 @@ interface LiveVisit {
 const visitorKey = (visit: { site_id: string; anon_id: string; is_internal: number }) => `${visit.site_id}\u0000${visit.anon_id}\u0000${visit.is_internal}`;
 
 export function createShipper({ db, clickhouse, batchSize = 50_000, beforeEventsInsert }: ShipperOptions): Shipper {
+  /** A cluster's shards and where each stands, or undefined on a single node. */
+  async function shards(): Promise<{ cluster: Awaited<ReturnType<typeof clusterOf>>; positions: Map<ClusterShard, number> } | undefined> {
+    if (clickhouse.cluster === undefined) return undefined;
+    const cluster = await clusterOf(clickhouse);
+    return { cluster, positions: await shardPositions(cluster) };
+  }
+
   async function shippedThrough(): Promise<number> {
+    const sharded = await shards();
+    // Every shard holds all its events up to its own position: the cluster holds every event up to the lowest.
+    if (sharded) return Math.min(...sharded.positions.values());
     const [row] = await clickhouse.query<{ through: number }>(sql`SELECT max(seq) AS through FROM events`);
     return row?.through ?? 0;
   }
 
   /** Visits ClickHouse counts now that a shipped visit of the same visitor overlaps but does not name: merged away. */
-  async function tombstonesFor(visits: readonly ShippedVisitRow[], version: number): Promise<Record<string, unknown>[]> {
+  async function tombstonesFor(visits: readonly ShippedVisitRow[], version: number): Promise<(LiveVisit & Record<string, unknown>)[]> {
     if (visits.length === 0) return [];
     const byVisitor = new Map<string, ShippedVisitRow[]>();
     for (const visit of visits) byVisitor.set(visitorKey(visit), [...(byVisitor.get(visitorKey(visit)) ?? []), visit]);
@@ -67,7 +79,7 @@ export function createShipper({ db, clickhouse, batchSize = 50_000, beforeEvents
             WHERE (site_id, anon_id, is_internal) IN (${tuples})) WHERE deleted = 0`,
       { max_query_size: 256 * 2 ** 20 },
     );
-    const tombstones: Record<string, unknown>[] = [];
+    const tombstones: (LiveVisit & Record<string, unknown>)[] = [];
     for (const visit of live) {
       const current = byVisitor.get(visitorKey(visit)) ?? [];
       if (current.some((shipped) => shipped.visit_id === visit.visit_id)) continue;
@@ -78,15 +90,22 @@ export function createShipper({ db, clickhouse, batchSize = 50_000, beforeEvents
   }
 
   async function shipBatch(): Promise<ShippedBatch> {
-    const after = await shippedThrough();
+    const sharded = await shards();
+    const after = sharded ? Math.min(...sharded.positions.values()) : await shippedThrough();
     const batch = readShippingBatch(db, after, batchSize);
     if (batch.events.length === 0) return { events: 0, visits: 0, tombstones: 0, through: after };
     const version = batch.projectedSeq;
     const tombstones = await tombstonesFor(batch.visits, version);
-    await clickhouse.insert('visits', [...batch.visits.map((visit) => ({ ...visit, version, deleted: 0 })), ...tombstones]);
-    await beforeEventsInsert?.();
-    await clickhouse.insert('events', batch.events);
-    return { events: batch.events.length, visits: batch.visits.length, tombstones: tombstones.length, through: batch.events[batch.events.length - 1]!.seq };
+    const visits = [...batch.visits.map((visit) => ({ ...visit, version, deleted: 0 })), ...tombstones];
+    const through = batch.events[batch.events.length - 1]!.seq;
+    if (sharded) {
+      await insertIntoShards(sharded.cluster, sharded.positions, { visits, events: batch.events, through }, beforeEventsInsert);
+    } else {
+      await clickhouse.insert('visits', visits);
+      await beforeEventsInsert?.();
+      await clickhouse.insert('events', batch.events);
+    }
+    return { events: batch.events.length, visits: batch.visits.length, tombstones: tombstones.length, through };
   }
 
   return {

@@ -39,7 +39,7 @@ export function freePort(): Promise<number> {
   });
 }
 
-function configXml(dir: string, httpPort: number, tcpPort: number): string {
+function configXml(dir: string, listenHost: string, httpPort: number, tcpPort: number, remoteServers: string): string {
   // Small caches: the tests share a 2-core machine with other developers' runs.
   return `<?xml version="1.0"?>
 <yandex>
@@ -50,7 +50,7 @@ function configXml(dir: string, httpPort: number, tcpPort: number): string {
     <size>10M</size>
     <count>1</count>
   </logger>
-  <listen_host>127.0.0.1</listen_host>
+  <listen_host>${listenHost}</listen_host>
   <http_port>${httpPort}</http_port>
   <tcp_port>${tcpPort}</tcp_port>
   <path>${dir}/data/</path>
@@ -67,7 +67,7 @@ function configXml(dir: string, httpPort: number, tcpPort: number): string {
   <mark_cache_size>16777216</mark_cache_size>
   <mlock_executable>false</mlock_executable>
   <timezone>UTC</timezone>
-  <remote_servers incl="clickhouse_remote_servers" optional="true" />
+  ${remoteServers || '<remote_servers incl="clickhouse_remote_servers" optional="true" />'}
   <zookeeper incl="zookeeper-servers" optional="true" />
   <macros incl="macros" optional="true" />
   <builtin_dictionaries_reload_interval>3600</builtin_dictionaries_reload_interval>
@@ -90,7 +90,7 @@ const usersXml = `<?xml version="1.0"?>
   <users>
     <default>
       <password></password>
-      <networks><ip>127.0.0.1</ip><ip>::1</ip></networks>
+      <networks><ip>127.0.0.0/8</ip><ip>::1</ip></networks>
       <profile>default</profile>
       <quota>default</quota>
     </default>
@@ -112,20 +112,31 @@ async function answers(url: string): Promise<boolean> {
   }
 }
 
+interface StartOptions {
+  startTimeoutMs?: number;
+  /** The loopback address it listens on (default 127.0.0.1; a cluster's second server takes 127.0.0.2). */
+  listenHost?: string;
+  httpPort?: number;
+  tcpPort?: number;
+  /** A <remote_servers> element naming the cluster's servers. */
+  remoteServers?: string;
+}
+
 /**
  * Starts a clickhouse-server and resolves once its HTTP interface answers /ping (within `startTimeoutMs`).
  * @example const clickhouse = await startClickHouse(); afterAll(() => clickhouse.close());
  */
-export async function startClickHouse(options: { startTimeoutMs?: number } = {}): Promise<ClickHouseTestServer> {
+export async function startClickHouse(options: StartOptions = {}): Promise<ClickHouseTestServer> {
   const startTimeoutMs = options.startTimeoutMs ?? 60_000;
+  const listenHost = options.listenHost ?? '127.0.0.1';
   const dir = mkdtempSync(join(tmpdir(), 'sightline-clickhouse-'));
   for (const sub of ['data', 'tmp', 'log', 'user_files', 'format_schemas']) mkdirSync(join(dir, sub));
-  const httpPort = await freePort();
-  let tcpPort = await freePort();
+  const httpPort = options.httpPort ?? (await freePort());
+  let tcpPort = options.tcpPort ?? (await freePort());
   while (tcpPort === httpPort) tcpPort = await freePort();
-  writeFileSync(join(dir, 'config.xml'), configXml(dir, httpPort, tcpPort));
+  writeFileSync(join(dir, 'config.xml'), configXml(dir, listenHost, httpPort, tcpPort, options.remoteServers ?? ''));
   writeFileSync(join(dir, 'users.xml'), usersXml);
-  const url = `http://127.0.0.1:${httpPort}`;
+  const url = `http://${listenHost}:${httpPort}`;
   let child: ChildProcess | undefined;
   let exited: Promise<void> = Promise.resolve();
   let stderr = '';
@@ -188,4 +199,50 @@ export async function until<T>(what: string, probe: () => Promise<T | undefined>
     if (Date.now() > deadline) throw new Error(`not reached within ${boundMs} ms: ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
+}
+
+/** A port nothing listens on now on every one of these loopback addresses. */
+async function portFreeOn(hosts: readonly string[]): Promise<number> {
+  for (;;) {
+    const port = await freePort();
+    const free = await Promise.all(
+      hosts.map(
+        (host) =>
+          new Promise<boolean>((resolve) => {
+            const probe = createServer();
+            probe.once('error', () => resolve(false));
+            probe.listen(port, host, () => probe.close(() => resolve(true)));
+          }),
+      ),
+    );
+    if (free.every(Boolean)) return port;
+  }
+}
+
+export interface ClickHouseTestCluster {
+  /** The cluster's name in both servers' remote_servers (CLICKHOUSE_CLUSTER). */
+  name: string;
+  /** Shard 1 (127.0.0.1) and shard 2 (127.0.0.2); CLICKHOUSE_URL is shard 1's url. */
+  shards: [ClickHouseTestServer, ClickHouseTestServer];
+  close(): Promise<void>;
+}
+
+/**
+ * Two clickhouse-servers on loopback forming a two-shard cluster, as two hosts of a real one would: each on its own
+ * address (127.0.0.1, 127.0.0.2) with the same HTTP port (Sightline reaches every host at CLICKHOUSE_URL's port), on
+ * different TCP ports (a host of the cluster whose address and TCP port are the server's own counts as local), with
+ * a remote_servers config naming both. Sightline creates its tables on each (no ZooKeeper, no ON CLUSTER).
+ */
+export async function startClickHouseCluster(options: { startTimeoutMs?: number } = {}): Promise<ClickHouseTestCluster> {
+  const name = 'sightline_test';
+  const hosts = ['127.0.0.1', '127.0.0.2'] as const;
+  const httpPort = await portFreeOn(hosts);
+  const tcpPorts = [await portFreeOn(hosts), await portFreeOn(hosts)];
+  while (tcpPorts[1] === tcpPorts[0] || tcpPorts.includes(httpPort)) tcpPorts[1] = await portFreeOn(hosts);
+  const replica = (index: number) => `<shard><replica><host>${hosts[index]}</host><port>${tcpPorts[index]}</port></replica></shard>`;
+  const remoteServers = `<remote_servers><${name}>${replica(0)}${replica(1)}</${name}></remote_servers>`;
+  const shards = (await Promise.all(
+    hosts.map((listenHost, index) => startClickHouse({ ...options, listenHost, httpPort, tcpPort: tcpPorts[index], remoteServers })),
+  )) as [ClickHouseTestServer, ClickHouseTestServer];
+  return { name, shards, close: async () => void (await Promise.all(shards.map((shard) => shard.close()))) };
 }

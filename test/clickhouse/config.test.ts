@@ -14,6 +14,12 @@ describe('ClickHouse configuration', () => {
       { url: 'http://ch:8123', database: 'analytics_2', user: 'sightline', password: 's3cret' },
     ],
     ['an empty variable counts as unset', { CLICKHOUSE_URL: '' }, undefined],
+    [
+      'a cluster',
+      { CLICKHOUSE_URL: 'http://ch:8123', CLICKHOUSE_CLUSTER: 'two_shards.eu-1' },
+      { url: 'http://ch:8123', database: 'sightline', user: undefined, password: undefined, cluster: 'two_shards.eu-1' },
+    ],
+    ['a 64-character cluster name, the longest', { CLICKHOUSE_URL: 'http://ch:8123', CLICKHOUSE_CLUSTER: 'c'.repeat(64) }, { url: 'http://ch:8123', database: 'sightline', cluster: 'c'.repeat(64) }],
     ['a 64-character database name, the longest', { CLICKHOUSE_URL: 'http://ch:8123', CLICKHOUSE_DATABASE: 'd'.repeat(64) }, { url: 'http://ch:8123', database: 'd'.repeat(64), user: undefined, password: undefined }],
   ])('%s', (_name, env, expected) => {
     expect(loadConfig(env).clickhouse).toEqual(expected);
@@ -26,7 +32,11 @@ describe('ClickHouse configuration', () => {
     ['a database name with a quote', { CLICKHOUSE_URL: 'http://ch:8123', CLICKHOUSE_DATABASE: "x'; DROP" }, 'CLICKHOUSE_DATABASE: must be a name'],
     ['a 65-character database name', { CLICKHOUSE_URL: 'http://ch:8123', CLICKHOUSE_DATABASE: 'd'.repeat(65) }, 'CLICKHOUSE_DATABASE: must be a name'],
     ['a database name starting with a digit', { CLICKHOUSE_URL: 'http://ch:8123', CLICKHOUSE_DATABASE: '1db' }, 'CLICKHOUSE_DATABASE: must be a name'],
-    ['a user without a URL', { CLICKHOUSE_USER: 'u' }, 'CLICKHOUSE_URL: must be set when CLICKHOUSE_USER or CLICKHOUSE_PASSWORD is'],
+    ['a user without a URL', { CLICKHOUSE_USER: 'u' }, 'CLICKHOUSE_URL: must be set when CLICKHOUSE_USER, CLICKHOUSE_PASSWORD or CLICKHOUSE_CLUSTER is'],
+    ['a cluster without a URL', { CLICKHOUSE_CLUSTER: 'two_shards' }, 'CLICKHOUSE_URL: must be set when CLICKHOUSE_USER, CLICKHOUSE_PASSWORD or CLICKHOUSE_CLUSTER is'],
+    ['a 65-character cluster name', { CLICKHOUSE_URL: 'http://ch:8123', CLICKHOUSE_CLUSTER: 'c'.repeat(65) }, 'CLICKHOUSE_CLUSTER: must be a cluster name'],
+    ['a cluster name with a quote', { CLICKHOUSE_URL: 'http://ch:8123', CLICKHOUSE_CLUSTER: "c', 'x" }, 'CLICKHOUSE_CLUSTER: must be a cluster name'],
+    ['a cluster name starting with a digit', { CLICKHOUSE_URL: 'http://ch:8123', CLICKHOUSE_CLUSTER: '2shards' }, 'CLICKHOUSE_CLUSTER: must be a cluster name'],
     ['a password without a user', { CLICKHOUSE_URL: 'http://ch:8123', CLICKHOUSE_PASSWORD: 'p' }, 'CLICKHOUSE_USER: must be set when CLICKHOUSE_PASSWORD is'],
   ])('refuses %s', (_name, env, message) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
@@ -34,7 +44,10 @@ describe('ClickHouse configuration', () => {
   });
 
   it('a flag wins over the variable', () => {
-    const config = loadConfig({ CLICKHOUSE_URL: 'http://from-env:8123', CLICKHOUSE_DATABASE: 'env' }, { 'clickhouse-url': 'http://from-flag:8123', 'clickhouse-database': 'flag' });
-    expect(config.clickhouse).toMatchObject({ url: 'http://from-flag:8123', database: 'flag' });
+    const config = loadConfig(
+      { CLICKHOUSE_URL: 'http://from-env:8123', CLICKHOUSE_DATABASE: 'env', CLICKHOUSE_CLUSTER: 'env' },
+      { 'clickhouse-url': 'http://from-flag:8123', 'clickhouse-database': 'flag', 'clickhouse-cluster': 'flag' },
+    );
+    expect(config.clickhouse).toMatchObject({ url: 'http://from-flag:8123', database: 'flag', cluster: 'flag' });
   });
 });
