@@ -18,12 +18,14 @@ export async function carryDeletions(db: Db, clickhouse: ClickHouse, shippedThro
       if (countEventsBetween(db, shippedThrough, deletion.throughSeq) > 0) continue;
       await clickhouse.exec(sql`ALTER TABLE events DELETE WHERE ${deletedRows(deletion, 'events')}`);
       await clickhouse.exec(sql`ALTER TABLE visits DELETE WHERE ${deletedRows(deletion, 'visits')}`);
+      await clickhouse.exec(sql`ALTER TABLE identity_bindings DELETE WHERE ${deletedRows(deletion, 'identity_bindings')}`);
       markMutationSent(db, deletion.id, nowMs);
     }
-    const [left] = await clickhouse.query<{ events: number; visits: number }>(
-      sql`SELECT (SELECT count() FROM events WHERE ${deletedRows(deletion, 'events')}) AS events, (SELECT count() FROM visits WHERE ${deletedRows(deletion, 'visits')}) AS visits`,
+    const [left] = await clickhouse.query<{ events: number; visits: number; bindings: number }>(
+      sql`SELECT (SELECT count() FROM events WHERE ${deletedRows(deletion, 'events')}) AS events, (SELECT count() FROM visits WHERE ${deletedRows(deletion, 'visits')}) AS visits,
+        (SELECT count() FROM identity_bindings WHERE ${deletedRows(deletion, 'identity_bindings')}) AS bindings`,
     );
-    if (left && left.events === 0 && left.visits === 0) {
+    if (left && left.events === 0 && left.visits === 0 && left.bindings === 0) {
       forgetDeletion(db, deletion.id);
       forgotten++;
     }

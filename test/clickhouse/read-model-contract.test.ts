@@ -1,8 +1,9 @@
-// The read model's contract suite, report and event questions, answered by ClickHouse: events go in through the real
+// The read model's contract suite, report, event, time and person questions, answered by ClickHouse: events go in through the real
 // server (POST /s2s/events into SQLite), the projector derives their visits, the shipper sends both to a real
 // clickhouse-server, and summary, ranking and propValues (src/read-model/clickhouse/report-reads.ts) and the event
-// lists, type counts and activity (event-reads.ts) are answered from it. The other families (people, funnels,
-// attribution) are not implemented over ClickHouse yet, so their cases are not run here at all (they run against
+// lists, type counts and activity (event-reads.ts) and timelines (person-reads.ts, over the shipped identity bindings)
+// are answered from it. The other families (funnels, attribution, behaviour, goals, engagement) are not implemented
+// over ClickHouse yet, so their cases are not run here at all (they run against
 // SQLite in test/read-model/sqlite.test.ts).
 import { createClickHouse } from '../../src/clickhouse/client.ts';
 import { applyClickHouseSchema } from '../../src/clickhouse/schema.ts';
@@ -30,7 +31,7 @@ describeReadModelContract(
     };
     // Composed as the app composes it: what ClickHouse answers comes from it (a partial period's cut and realtime stay
     // on the embedded database by design, docs/clickhouse.md); only the families below are asked.
-    const readModel: ReadModel = createClickHouseReadModel({ clickhouse, waitForShipping, deletionsOf: () => [], embedded: server.app.readModel });
+    const readModel: ReadModel = createClickHouseReadModel({ clickhouse, waitForShipping, deletionsOf: () => [], embedded: server.app.readModel, db: server.db });
     return {
       readModel,
       siteA: 'contract-a',
@@ -39,11 +40,14 @@ describeReadModelContract(
       store: async (siteId, events) => {
         const response = await server.request('POST', '/s2s/events', { token: siteId, body: events });
         if (response.status !== 202) throw new Error(`store: ${response.status} ${response.text}`);
+        // Shipped at once, so questions that wait for nothing (a timeline) read ClickHouse, not the unshipped tail
+        // (test/clickhouse/timeline.test.ts covers the tail).
+        await waitForShipping();
       },
       close: async () => {
         await Promise.all([server.close(), clickhouseServer.close()]);
       },
     };
   },
-  ['report', 'event', 'time'],
+  ['report', 'event', 'time', 'person'],
 );
