@@ -1,10 +1,10 @@
-// The read model's contract suite, report, event, time and person questions, answered by ClickHouse: events go in through the real
+// The read model's contract suite, report, event, time, person and engagement questions, answered by ClickHouse: events go in through the real
 // server (POST /s2s/events into SQLite), the projector derives their visits, the shipper sends both to a real
 // clickhouse-server, and summary, ranking and propValues (src/read-model/clickhouse/report-reads.ts) and the event
 // lists, type counts and activity (event-reads.ts) and timelines (person-reads.ts, over the shipped identity bindings)
-// are answered from it. The other families (funnels, attribution, behaviour, goals, engagement) are not implemented
-// over ClickHouse yet, so their cases are not run here at all (they run against
-// SQLite in test/read-model/sqlite.test.ts).
+// and page engagement (engagement-reads.ts) are answered from it. The other families (funnels, attribution,
+// behaviour, goals) are not implemented over ClickHouse yet, so their cases are not run here at all (they run
+// against SQLite in test/read-model/sqlite.test.ts).
 import { createClickHouse } from '../../src/clickhouse/client.ts';
 import { applyClickHouseSchema } from '../../src/clickhouse/schema.ts';
 import { createShipper } from '../../src/clickhouse/shipper.ts';
@@ -49,5 +49,5 @@ describeReadModelContract(
       },
     };
   },
-  ['report', 'event', 'time', 'person'],
+  ['report', 'event', 'time', 'person', 'engagement'],
 );

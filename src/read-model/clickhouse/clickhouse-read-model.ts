@@ -1,13 +1,15 @@
 // The read model when CLICKHOUSE_URL is set: the families ClickHouse answers (reports; event lists, counts and
-// activity; timelines) come from it, the rest (a live tail, funnels, attribution, …) from the embedded implementation
+// activity; timelines; page engagement) come from it, the rest (a live tail, funnels, attribution, …) from the embedded implementation
 // until they move too (docs/clickhouse.md lists which). An unreachable ClickHouse answers 503 backend_unavailable.
 import type { ClickHouse } from '../../clickhouse/client.ts';
 import type { PendingDeletion } from '../../clickhouse/deletions.ts';
 import type { Db } from '../../db/open.ts';
 import type { ReadModel } from '../read-model.ts';
 import { answeringUnavailableAs503 } from './common.ts';
+import { createClickHouseEngagementReads } from './engagement-reads.ts';
 import { createClickHouseEventReads } from './event-reads.ts';
 import { createClickHousePersonReads } from './person-reads.ts';
+import { withRetainedDays } from './retained-days.ts';
 import { createClickHouseReportReads } from './report-reads.ts';
 
 export interface ClickHouseReadModelOptions {
@@ -29,5 +31,16 @@ export function createClickHouseReadModel({ clickhouse, waitForShipping, deletio
   // answers it (it holds every event until trimming exists). Realtime reads the newest events, which are there first.
   const series: ReadModel['series'] = (question) => (question.untilMs === undefined ? reports.series(question) : embedded.series(question));
   const people = createClickHousePersonReads({ clickhouse, db, deletionsOf });
-  return { ...embedded, ...answeringUnavailableAs503({ ...reports, series }), ...answeringUnavailableAs503(events), ...answeringUnavailableAs503(people) };
+  // Reports reaching a day a retention purge removed read the embedded rollups, which keep it (retained-days.ts).
+  const { summary, ranking, propValues } = reports;
+  const { summary: embeddedSummary, ranking: embeddedRanking, propValues: embeddedPropValues, series: embeddedSeries } = embedded;
+  const retainedReports = withRetainedDays(
+    db,
+    answeringUnavailableAs503({ summary, ranking, propValues, series }),
+    { summary: embeddedSummary, ranking: embeddedRanking, propValues: embeddedPropValues, series: embeddedSeries },
+  );
+  const { listEvents, eventTypeCounts, pathActivity, ...tail } = events;
+  const retainedEvents = withRetainedDays(db, answeringUnavailableAs503({ listEvents, eventTypeCounts, pathActivity }));
+  const engagement = withRetainedDays(db, answeringUnavailableAs503(createClickHouseEngagementReads({ clickhouse, waitForShipping, deletionsOf, embedded })));
+  return { ...embedded, ...retainedReports, ...retainedEvents, ...tail, ...answeringUnavailableAs503(people), ...engagement };
 }
