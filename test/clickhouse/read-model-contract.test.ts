@@ -49,5 +49,5 @@ describeReadModelContract(
       },
     };
   },
-  ['report', 'event', 'time', 'person', 'engagement'],
+  ['report', 'event', 'time', 'person', 'engagement', 'behaviour'],
 );

@@ -1,11 +1,12 @@
 // The read model when CLICKHOUSE_URL is set: the families ClickHouse answers (reports; event lists, counts and
-// activity; timelines; page engagement) come from it, the rest (a live tail, funnels, attribution, …) from the embedded implementation
+// activity; timelines; page engagement; journeys and page flow) come from it, the rest (a live tail, funnels, attribution, …) from the embedded implementation
 // until they move too (docs/clickhouse.md lists which). An unreachable ClickHouse answers 503 backend_unavailable.
 import type { ClickHouse } from '../../clickhouse/client.ts';
 import type { PendingDeletion } from '../../clickhouse/deletions.ts';
 import type { Db } from '../../db/open.ts';
 import type { ReadModel } from '../read-model.ts';
 import { answeringUnavailableAs503 } from './common.ts';
+import { createClickHouseBehaviourReads } from './behaviour-reads.ts';
 import { createClickHouseEngagementReads } from './engagement-reads.ts';
 import { createClickHouseEventReads } from './event-reads.ts';
 import { createClickHousePersonReads } from './person-reads.ts';
@@ -42,5 +43,8 @@ export function createClickHouseReadModel({ clickhouse, waitForShipping, deletio
   const { listEvents, eventTypeCounts, pathActivity, ...tail } = events;
   const retainedEvents = withRetainedDays(db, answeringUnavailableAs503({ listEvents, eventTypeCounts, pathActivity }));
   const engagement = withRetainedDays(db, answeringUnavailableAs503(createClickHouseEngagementReads({ clickhouse, waitForShipping, deletionsOf, embedded })));
-  return { ...embedded, ...retainedReports, ...retainedEvents, ...tail, ...answeringUnavailableAs503(people), ...engagement };
+  // Journeys and page flow; retention counts the projector's visitor sets (rollups) and stays embedded.
+  const { journeys, pageFlow } = createClickHouseBehaviourReads({ clickhouse, waitForShipping, deletionsOf, embedded });
+  const behaviour = withRetainedDays(db, answeringUnavailableAs503({ journeys, pageFlow }), { journeys: embedded.journeys, pageFlow: embedded.pageFlow });
+  return { ...embedded, ...retainedReports, ...retainedEvents, ...tail, ...answeringUnavailableAs503(people), ...engagement, ...behaviour };
 }
