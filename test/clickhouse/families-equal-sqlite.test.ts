@@ -1,9 +1,10 @@
 // The families moved to ClickHouse answer what the SQLite implementation answers, figure for figure, over a generated
 // stream richer than the contract's fixture: two sites of one workspace, visitors on both, repeated and out-of-order
 // pageviews, visits split by 30-minute gaps, internal traffic, a crawler, several sources and devices, engagement
-// events whose props are valid, out of range, strings, booleans or missing, and a GDPR deletion pending in ClickHouse
-// (deleted in SQLite, only left out by the reads there). Journeys, page flow and page engagement are asked with every
-// anchor and step count and under each kind of filter; only the freshness (positions, times) may differ.
+// events whose props are valid, out of range, strings, booleans or missing, signups and purchases with props and
+// revenue, and a GDPR deletion pending in ClickHouse (deleted in SQLite, only left out by the reads there). Journeys,
+// page flow, page engagement and goals are asked with every anchor and step count and under each kind of filter, and
+// a later ranking page pinned to its first page's position; only the freshness (positions, times) may differ.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClickHouse } from '../../src/clickhouse/client.ts';
 import { pendingDeletionsOf, recordSubjectDeletion } from '../../src/clickhouse/deletions.ts';
@@ -74,7 +75,10 @@ function stream(): Record<string, Record<string, unknown>[]> {
             ...(step === 0 && referrer ? { referrer } : {}),
             ...(visitor === 11 ? { internal: true } : {}),
           };
-          bySite[site]!.push({ ...base, type: next(5) === 0 ? 'signup' : 'pageview' });
+          const kind = next(10);
+          if (kind === 0) bySite[site]!.push({ ...base, type: 'signup', props: { plan: ['pro', 'free', 1, true][next(4)] } });
+          else if (kind === 1) bySite[site]!.push({ ...base, type: 'purchase', props: { plan: 'pro' }, revenue: { amount: ['12.50', '0.00', '3'][next(3)], currency: ['EUR', 'USD'][next(2)] } });
+          else bySite[site]!.push({ ...base, type: 'pageview' });
           if (next(3) === 0) {
             counter++;
             bySite[site]!.push({ ...base, id: `00000000-0000-4000-f000-${String(counter).padStart(12, '0')}`, type: 'engagement', props: engagementProps[next(engagementProps.length)] });
@@ -200,5 +204,47 @@ describe('families over ClickHouse equal SQLite', () => {
       }
     }
     expect(pages).toBeGreaterThan(50);
+  }, 300_000);
+
+  it('goals: pageview, event and props goals with revenue, under every filter', async () => {
+    const goals = [
+      { id: 'signup-page', rule: { kind: 'pageview' as const, path: '/signup' } },
+      { id: 'docs-below', rule: { kind: 'pageview' as const, path: '/doc*' } },
+      { id: 'signup', rule: { kind: 'event' as const, eventType: 'signup' } },
+      { id: 'signup-pro', rule: { kind: 'event' as const, eventType: 'signup', props: { plan: 'pro' } } },
+      { id: 'signup-true', rule: { kind: 'event' as const, eventType: 'signup', props: { plan: 'true' } } },
+      { id: 'purchase', rule: { kind: 'event' as const, eventType: 'purchase' } },
+    ];
+    let conversions = 0;
+    for (const [name, selection] of selections()) {
+      const expected = figuresOf(await server.app.readModel.goals({ ...selection, goals })) as { goals: { conversions: number }[] };
+      expect(figuresOf(await overClickHouse.goals({ ...selection, goals })), name).toEqual(expected);
+      conversions += expected.goals.reduce((sum, goal) => sum + goal.conversions, 0);
+    }
+    expect(conversions).toBeGreaterThan(100);
+  }, 300_000);
+
+  it('a later ranking page is pinned to its first page\'s position while new events arrive', async () => {
+    const selection: Selection = { scope: scopes[1]!, range: { fromDay: day('2026-03-02'), toDay: day('2026-03-04') }, filters: {}, withInternal: false };
+    const first = await overClickHouse.ranking({ ...selection, by: 'path', order: 'pageviews', offset: 0, limit: 2 });
+    // New pageviews of the last path of the ranking, enough to move it up: the next page must not see them.
+    const response = await server.request('POST', '/s2s/events', {
+      token: 'fam-b',
+      body: Array.from({ length: 30 }, (_, index) => ({
+        id: `00000000-0000-4000-f100-${String(index).padStart(12, '0')}`,
+        site_id: 'fam-b',
+        anon_id: `late-${index}`,
+        ts: '2026-03-03T12:00:00.000Z',
+        type: 'pageview',
+        url: 'https://shop.example/blog',
+        context: { user_agent: chrome },
+      })),
+    });
+    expect(response.status, response.text).toBe(202);
+    const later = { ...selection, by: 'path' as const, order: 'pageviews' as const, offset: 2, limit: 2, asOf: first.freshness.position };
+    const pinned = figuresOf(await overClickHouse.ranking(later));
+    expect(pinned).toEqual(figuresOf(await server.app.readModel.ranking(later)));
+    // Unpinned, the new pageviews count: the pin made a difference.
+    expect(figuresOf(await overClickHouse.ranking({ ...later, asOf: undefined }))).not.toEqual(pinned);
   }, 300_000);
 });

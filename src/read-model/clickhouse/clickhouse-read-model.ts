@@ -1,5 +1,5 @@
 // The read model when CLICKHOUSE_URL is set: the families ClickHouse answers (reports; event lists, counts and
-// activity; timelines; page engagement; journeys and page flow) come from it, the rest (a live tail, funnels, attribution, …) from the embedded implementation
+// activity; timelines; page engagement; journeys and page flow; goals) come from it, the rest (a live tail, funnels, attribution, …) from the embedded implementation
 // until they move too (docs/clickhouse.md lists which). An unreachable ClickHouse answers 503 backend_unavailable.
 import type { ClickHouse } from '../../clickhouse/client.ts';
 import type { PendingDeletion } from '../../clickhouse/deletions.ts';
@@ -9,6 +9,7 @@ import { answeringUnavailableAs503 } from './common.ts';
 import { createClickHouseBehaviourReads } from './behaviour-reads.ts';
 import { createClickHouseEngagementReads } from './engagement-reads.ts';
 import { createClickHouseEventReads } from './event-reads.ts';
+import { createClickHouseGoalReads } from './goal-reads.ts';
 import { createClickHousePersonReads } from './person-reads.ts';
 import { withRetainedDays } from './retained-days.ts';
 import { createClickHouseReportReads } from './report-reads.ts';
@@ -30,10 +31,18 @@ export function createClickHouseReadModel({ clickhouse, waitForShipping, deletio
   const events = createClickHouseEventReads({ clickhouse, waitForShipping, deletionsOf, tail: embedded });
   // A partial period's comparison cuts visits at a moment, which the shipped visits cannot: the embedded database
   // answers it (it holds every event until trimming exists). Realtime reads the newest events, which are there first.
-  const series: ReadModel['series'] = (question) => (question.untilMs === undefined ? reports.series(question) : embedded.series(question));
+  const series: ReadModel['series'] = (question) =>
+    question.untilMs === undefined && question.filters.goal === undefined ? reports.series(question) : embedded.series(question);
   const people = createClickHousePersonReads({ clickhouse, db, deletionsOf });
+  // A goal filter (the visits that converted) is not answered over ClickHouse yet: the embedded model answers it.
+  const goalFiltered = <Question extends { filters: { goal?: unknown } }, Answer>(ask: (question: Question) => Promise<Answer>, embeddedAsk: (question: Question) => Promise<Answer>) =>
+    (question: Question) => (question.filters.goal === undefined ? ask(question) : embeddedAsk(question));
+  const summary = goalFiltered(reports.summary, embedded.summary);
+  // A later page of a ranking is pinned to its first page's position (asOf), which the embedded model answers exactly
+  // (visits as of an earlier position are recomputed from raw events there); ClickHouse's shipped visits are current.
+  const ranking: ReadModel['ranking'] = (question) => (question.asOf === undefined ? goalFiltered(reports.ranking, embedded.ranking)(question) : embedded.ranking(question));
+  const propValues = goalFiltered(reports.propValues, embedded.propValues);
   // Reports reaching a day a retention purge removed read the embedded rollups, which keep it (retained-days.ts).
-  const { summary, ranking, propValues } = reports;
   const { summary: embeddedSummary, ranking: embeddedRanking, propValues: embeddedPropValues, series: embeddedSeries } = embedded;
   const retainedReports = withRetainedDays(
     db,
@@ -46,5 +55,10 @@ export function createClickHouseReadModel({ clickhouse, waitForShipping, deletio
   // Journeys and page flow; retention counts the projector's visitor sets (rollups) and stays embedded.
   const { journeys, pageFlow } = createClickHouseBehaviourReads({ clickhouse, waitForShipping, deletionsOf, embedded });
   const behaviour = withRetainedDays(db, answeringUnavailableAs503({ journeys, pageFlow }), { journeys: embedded.journeys, pageFlow: embedded.pageFlow });
-  return { ...embedded, ...retainedReports, ...retainedEvents, ...tail, ...answeringUnavailableAs503(people), ...engagement, ...behaviour };
+  const goals = withRetainedDays(
+    db,
+    answeringUnavailableAs503(createClickHouseGoalReads({ clickhouse, waitForShipping, deletionsOf, reports, embedded })),
+    { goals: embedded.goals },
+  );
+  return { ...embedded, ...retainedReports, ...retainedEvents, ...tail, ...answeringUnavailableAs503(people), ...engagement, ...behaviour, ...goals };
 }
