@@ -3,7 +3,7 @@
 // pageviews, visits split by 30-minute gaps, internal traffic, a crawler, several sources and devices, engagement
 // events whose props are valid, out of range, strings, booleans or missing, signups and purchases with props and
 // revenue, and a GDPR deletion pending in ClickHouse (deleted in SQLite, only left out by the reads there). Journeys,
-// page flow, page engagement and goals are asked with every anchor and step count and under each kind of filter, and
+// page flow, page engagement, goals and attribution are asked with every anchor and step count and under each kind of filter, and
 // a later ranking page pinned to its first page's position; only the freshness (positions, times) may differ.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClickHouse } from '../../src/clickhouse/client.ts';
@@ -76,7 +76,8 @@ function stream(): Record<string, Record<string, unknown>[]> {
             ...(visitor === 11 ? { internal: true } : {}),
           };
           const kind = next(10);
-          if (kind === 0) bySite[site]!.push({ ...base, type: 'signup', props: { plan: ['pro', 'free', 1, true][next(4)] } });
+          // A signup names a user: visitors sharing one (u2, u6, u10…) are one person to attribution.
+          if (kind === 0) bySite[site]!.push({ ...base, type: 'signup', user_id: `user-${visitor % 4}`, props: { plan: ['pro', 'free', 1, true][next(4)] } });
           else if (kind === 1) bySite[site]!.push({ ...base, type: 'purchase', props: { plan: 'pro' }, revenue: { amount: ['12.50', '0.00', '3'][next(3)], currency: ['EUR', 'USD'][next(2)] } });
           else bySite[site]!.push({ ...base, type: 'pageview' });
           if (next(3) === 0) {
@@ -222,6 +223,30 @@ describe('families over ClickHouse equal SQLite', () => {
       conversions += expected.goals.reduce((sum, goal) => sum + goal.conversions, 0);
     }
     expect(conversions).toBeGreaterThan(100);
+  }, 300_000);
+
+  it('attribution: every purchase with its person and the visits before it, whole ranges and pages', async () => {
+    const lookbackMs = 2 * 86_400_000;
+    const whole = { startMs: Date.parse('2026-03-02T00:00:00.000Z'), endMs: Date.parse('2026-03-05T00:00:00.000Z'), eventId: null };
+    let touchpoints = 0;
+    for (const scope of scopes) {
+      const first = await overClickHouse.conversions({ scope, ranges: [whole], lookbackMs });
+      const asOf = first.asOf;
+      const conversions = first.ranges[0]!.conversions;
+      expect(conversions.length).toBeGreaterThan(3);
+      const middle = conversions[Math.floor(conversions.length / 2)]!;
+      const question = {
+        scope,
+        lookbackMs,
+        asOf,
+        ranges: [whole, { ...whole, page: { after: null, limit: 2 } }, { ...whole, page: { after: { ts: middle.ts, seq: middle.seq }, limit: 3 } }, { ...whole, eventId: middle.id }],
+      };
+      const expected = figuresOf(await server.app.readModel.conversions(question)) as { ranges: { conversions: { touchpoints: unknown[]; userId: string | null }[] }[] };
+      expect(figuresOf(await overClickHouse.conversions(question)), scope.siteIds.join('+')).toEqual(expected);
+      touchpoints += expected.ranges[0]!.conversions.reduce((sum, conversion) => sum + conversion.touchpoints.length, 0);
+      expect(expected.ranges[0]!.conversions.some((conversion) => conversion.userId !== null)).toBe(true);
+    }
+    expect(touchpoints).toBeGreaterThan(5);
   }, 300_000);
 
   it('a later ranking page is pinned to its first page\'s position while new events arrive', async () => {

@@ -49,5 +49,5 @@ describeReadModelContract(
       },
     };
   },
-  ['report', 'event', 'time', 'person', 'engagement', 'behaviour', 'goal'],
+  ['report', 'event', 'time', 'person', 'engagement', 'behaviour', 'goal', 'attribution'],
 );

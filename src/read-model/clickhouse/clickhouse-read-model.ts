@@ -1,11 +1,12 @@
 // The read model when CLICKHOUSE_URL is set: the families ClickHouse answers (reports; event lists, counts and
-// activity; timelines; page engagement; journeys and page flow; goals) come from it, the rest (a live tail, funnels, attribution, …) from the embedded implementation
+// activity; timelines; page engagement; journeys and page flow; goals; attribution's conversions) come from it, the rest (a live tail, funnels, attribution, …) from the embedded implementation
 // until they move too (docs/clickhouse.md lists which). An unreachable ClickHouse answers 503 backend_unavailable.
 import type { ClickHouse } from '../../clickhouse/client.ts';
 import type { PendingDeletion } from '../../clickhouse/deletions.ts';
 import type { Db } from '../../db/open.ts';
 import type { ReadModel } from '../read-model.ts';
 import { answeringUnavailableAs503 } from './common.ts';
+import { createClickHouseAttributionReads } from './attribution-reads.ts';
 import { createClickHouseBehaviourReads } from './behaviour-reads.ts';
 import { createClickHouseEngagementReads } from './engagement-reads.ts';
 import { createClickHouseEventReads } from './event-reads.ts';
@@ -60,5 +61,6 @@ export function createClickHouseReadModel({ clickhouse, waitForShipping, deletio
     answeringUnavailableAs503(createClickHouseGoalReads({ clickhouse, waitForShipping, deletionsOf, reports, embedded })),
     { goals: embedded.goals },
   );
-  return { ...embedded, ...retainedReports, ...retainedEvents, ...tail, ...answeringUnavailableAs503(people), ...engagement, ...behaviour, ...goals };
+  const attribution = withRetainedDays(db, answeringUnavailableAs503(createClickHouseAttributionReads({ clickhouse, waitForShipping, deletionsOf })));
+  return { ...embedded, ...retainedReports, ...retainedEvents, ...tail, ...answeringUnavailableAs503(people), ...engagement, ...behaviour, ...goals, ...attribution };
 }
