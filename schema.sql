@@ -1005,3 +1005,7 @@ CREATE TABLE password_links (
   used_at     TEXT
 );
 CREATE INDEX password_links_by_user ON password_links (user_id);
+-- @version 29: the retention purge reaches ClickHouse (docs/clickhouse.md, "Deletion"). A pending deletion with
+-- before_ts names only the site's events with ts before it (and visits that ended before it), up to through_seq:
+-- what the site's retention period removed from the embedded database. NULL: no time bound (GDPR, site deletion).
+ALTER TABLE clickhouse_deletions ADD COLUMN before_ts INTEGER;

@@ -165,6 +165,8 @@ export async function shardPositions(cluster: ClickHouseCluster): Promise<Map<Cl
 
 export interface ShardedBatch {
   visits: readonly ({ site_id: string } & object)[];
+  /** Identity bindings (identity_bindings), written with the visits, before the events. */
+  bindings: readonly ({ site_id: string } & object)[];
   events: readonly { site_id: string; seq: number }[];
   /** The batch's last seq: every shard holds all its events through it once the batch is in. */
   through: number;
@@ -183,6 +185,8 @@ export async function insertIntoShards(cluster: ClickHouseCluster, positions: Ma
     // Its part of this batch landed already (visits go before events, the mark after them).
     if (position >= batch.through) continue;
     await shard.client.insert(localTableOf('visits'), batch.visits.filter((visit) => shardOf.get(visit.site_id) === shard));
+    const bindings = batch.bindings.filter((binding) => shardOf.get(binding.site_id) === shard);
+    if (bindings.length > 0) await shard.client.insert(localTableOf('identity_bindings'), bindings);
     const events = batch.events.filter((event) => event.seq > position && shardOf.get(event.site_id) === shard);
     if (events.length > 0) {
       await beforeEventsInsert?.();
@@ -193,7 +197,7 @@ export async function insertIntoShards(cluster: ClickHouseCluster, positions: Ma
 }
 
 /** `ALTER TABLE … DELETE WHERE` on a table: on a single node as is, on a cluster on every shard's local table. */
-export async function deleteRowsEverywhere(clickhouse: ClickHouse, table: 'events' | 'visits', where: SqlText): Promise<void> {
+export async function deleteRowsEverywhere(clickhouse: ClickHouse, table: 'events' | 'visits' | 'identity_bindings', where: SqlText): Promise<void> {
   if (clickhouse.cluster === undefined) {
     await clickhouse.exec(sql`ALTER TABLE ${identifier(table)} DELETE WHERE ${where}`);
     return;

@@ -84,3 +84,19 @@ CREATE TABLE IF NOT EXISTS shipping_marks (
   marked_at   DateTime DEFAULT now()
 ) ENGINE = MergeTree
 ORDER BY through;
+
+-- @version 3: identity bindings.
+-- (site, user_id) ↔ anon_id, as the projector binds them (an event naming a user binds its anon_id): one row per
+-- binding per shipped batch, holding the batch's first event that made it. Every column comes from that event, so
+-- a batch sent again repeats its rows exactly (same sorting key: one row after a merge); reads aggregate (min(seq)
+-- per binding), which a repeated row, or one from an overlapping batch, cannot change. A binding's first event is
+-- the first in its batch, so min(seq) is the seq of the event that first made it, as the projector's first_seen.
+-- seq is named as in events, so a pending deletion's condition applies to bindings unchanged.
+CREATE TABLE IF NOT EXISTS identity_bindings (
+  site_id  String,
+  user_id  String,
+  anon_id  String,
+  seq      UInt64,
+  ts       Int64
+) ENGINE = ReplacingMergeTree
+ORDER BY (site_id, user_id, anon_id, seq);

@@ -1,8 +1,8 @@
-// Ships the event log and the visits derived from it to ClickHouse, exactly once, in ingest order and in large
+// Ships the event log, the visits derived from it and the identity bindings its events made to ClickHouse, exactly once, in ingest order and in large
 // batches. The position is ClickHouse's own: each batch starts after the highest seq the events table holds, so a
 // crash anywhere (after an insert and before anything else, between the visits' insert and the events', while
 // ClickHouse restarts) neither loses nor doubles an event: an insert that landed moves the position, one that did not
-// is sent again. Within a batch, visits go first and events last: the events' insert is the batch's commit.
+// is sent again. Within a batch, visits and bindings go first and events last: the events' insert is the batch's commit.
 // Visits are versioned (the projector's position when read): a visit sent again replaces its older versions, and
 // a visit a late event merged away gets a tombstone. docs/clickhouse.md has the whole argument.
 // On a cluster (CLICKHOUSE_CLUSTER) the position is per shard and a batch starts at the lowest (cluster.ts).
@@ -10,7 +10,7 @@ import type { Db } from '../db/open.ts';
 import type { ClickHouse } from './client.ts';
 import { clusterOf, insertIntoShards, shardPositions, type ClusterShard } from './cluster.ts';
 import { joinSql, sql } from './sql-literal.ts';
-import { readShippingBatch, type ShippedVisitRow } from './sqlite-source.ts';
+import { readShippingBatch, type ShippedEventRow, type ShippedVisitRow } from './sqlite-source.ts';
 
 export interface ShipperOptions {
   db: Db;
@@ -25,6 +25,8 @@ export interface ShippedBatch {
   events: number;
   visits: number;
   tombstones: number;
+  /** Identity binding rows (one per binding the batch's events made). */
+  bindings: number;
   /** The highest seq ClickHouse holds after the batch. */
   through: number;
 }
@@ -45,6 +47,20 @@ interface LiveVisit {
   visit_id: number;
   start_ts: number;
   end_ts: number;
+}
+
+/**
+ * The identity bindings a batch's events make (an event naming a user binds its anon_id, as the projector binds
+ * it), each with the batch's first event that made it: the same batch read again gives the same rows.
+ */
+export function bindingsOf(events: readonly ShippedEventRow[]): { site_id: string; user_id: string; anon_id: string; seq: number; ts: number }[] {
+  const first = new Map<string, { site_id: string; user_id: string; anon_id: string; seq: number; ts: number }>();
+  for (const event of events) {
+    if (event.user_id === null) continue;
+    const key = `${event.site_id}\u0000${event.user_id}\u0000${event.anon_id}`;
+    if (!first.has(key)) first.set(key, { site_id: event.site_id, user_id: event.user_id, anon_id: event.anon_id, seq: event.seq, ts: event.ts });
+  }
+  return [...first.values()];
 }
 
 const visitorKey = (visit: { site_id: string; anon_id: string; is_internal: number }) => `${visit.site_id}\u0000${visit.anon_id}\u0000${visit.is_internal}`;
@@ -93,19 +109,21 @@ export function createShipper({ db, clickhouse, batchSize = 50_000, beforeEvents
     const sharded = await shards();
     const after = sharded ? Math.min(...sharded.positions.values()) : await shippedThrough();
     const batch = readShippingBatch(db, after, batchSize);
-    if (batch.events.length === 0) return { events: 0, visits: 0, tombstones: 0, through: after };
+    if (batch.events.length === 0) return { events: 0, visits: 0, tombstones: 0, bindings: 0, through: after };
     const version = batch.projectedSeq;
     const tombstones = await tombstonesFor(batch.visits, version);
     const visits = [...batch.visits.map((visit) => ({ ...visit, version, deleted: 0 })), ...tombstones];
+    const bindings = bindingsOf(batch.events);
     const through = batch.events[batch.events.length - 1]!.seq;
     if (sharded) {
-      await insertIntoShards(sharded.cluster, sharded.positions, { visits, events: batch.events, through }, beforeEventsInsert);
+      await insertIntoShards(sharded.cluster, sharded.positions, { visits, bindings, events: batch.events, through }, beforeEventsInsert);
     } else {
       await clickhouse.insert('visits', visits);
+      if (bindings.length > 0) await clickhouse.insert('identity_bindings', bindings);
       await beforeEventsInsert?.();
       await clickhouse.insert('events', batch.events);
     }
-    return { events: batch.events.length, visits: batch.visits.length, tombstones: tombstones.length, through };
+    return { events: batch.events.length, visits: batch.visits.length, tombstones: tombstones.length, bindings: bindings.length, through };
   }
 
   return {

@@ -5,7 +5,7 @@
 import { describeContractOverClickHouse } from './_contract-target.ts';
 import { startClickHouseCluster } from './_server.ts';
 
-describeContractOverClickHouse('ClickHouse cluster of two shards, report, event and time questions', async () => {
+describeContractOverClickHouse('ClickHouse cluster of two shards, the families it answers', async () => {
   const cluster = await startClickHouseCluster();
   return { url: cluster.shards[0].url, cluster: cluster.name, close: () => cluster.close() };
 });

@@ -3,7 +3,7 @@
 import { describeContractOverClickHouse } from './_contract-target.ts';
 import { startClickHouse } from './_server.ts';
 
-describeContractOverClickHouse('ClickHouse, report, event and time questions', async () => {
+describeContractOverClickHouse('ClickHouse, the families it answers', async () => {
   const server = await startClickHouse();
   return { url: server.url, close: () => server.close() };
 });

@@ -1,11 +1,18 @@
 // The read model when CLICKHOUSE_URL is set: the families ClickHouse answers (reports; event lists, counts and
-// activity) come from it, the rest (a live tail, people, funnels, attribution) from the embedded implementation until
-// they move too (docs/clickhouse.md lists which). An unreachable ClickHouse answers 503 backend_unavailable.
+// activity; timelines; page engagement; journeys and page flow; goals; attribution's conversions) come from it, the rest (a live tail, funnels, attribution, …) from the embedded implementation
+// until they move too (docs/clickhouse.md lists which). An unreachable ClickHouse answers 503 backend_unavailable.
 import type { ClickHouse } from '../../clickhouse/client.ts';
 import type { PendingDeletion } from '../../clickhouse/deletions.ts';
+import type { Db } from '../../db/open.ts';
 import type { ReadModel } from '../read-model.ts';
 import { answeringUnavailableAs503 } from './common.ts';
+import { createClickHouseAttributionReads } from './attribution-reads.ts';
+import { createClickHouseBehaviourReads } from './behaviour-reads.ts';
+import { createClickHouseEngagementReads } from './engagement-reads.ts';
 import { createClickHouseEventReads } from './event-reads.ts';
+import { createClickHouseGoalReads } from './goal-reads.ts';
+import { createClickHousePersonReads } from './person-reads.ts';
+import { withRetainedDays } from './retained-days.ts';
 import { createClickHouseReportReads } from './report-reads.ts';
 
 export interface ClickHouseReadModelOptions {
@@ -16,13 +23,44 @@ export interface ClickHouseReadModelOptions {
   deletionsOf: (siteIds: readonly string[]) => PendingDeletion[];
   /** The embedded read model: what ClickHouse does not answer yet, and the newest events. */
   embedded: ReadModel;
+  /** The embedded database: the log's tail ClickHouse does not hold yet (a timeline shows it at once). */
+  db: Db;
 }
 
-export function createClickHouseReadModel({ clickhouse, waitForShipping, deletionsOf, embedded }: ClickHouseReadModelOptions): ReadModel {
+export function createClickHouseReadModel({ clickhouse, waitForShipping, deletionsOf, embedded, db }: ClickHouseReadModelOptions): ReadModel {
   const reports = createClickHouseReportReads({ clickhouse, waitForShipping, deletionsOf });
   const events = createClickHouseEventReads({ clickhouse, waitForShipping, deletionsOf, tail: embedded });
   // A partial period's comparison cuts visits at a moment, which the shipped visits cannot: the embedded database
   // answers it (it holds every event until trimming exists). Realtime reads the newest events, which are there first.
-  const series: ReadModel['series'] = (question) => (question.untilMs === undefined ? reports.series(question) : embedded.series(question));
-  return { ...embedded, ...answeringUnavailableAs503({ ...reports, series }), ...answeringUnavailableAs503(events) };
+  const series: ReadModel['series'] = (question) =>
+    question.untilMs === undefined && question.filters.goal === undefined ? reports.series(question) : embedded.series(question);
+  const people = createClickHousePersonReads({ clickhouse, db, deletionsOf });
+  // A goal filter (the visits that converted) is not answered over ClickHouse yet: the embedded model answers it.
+  const goalFiltered = <Question extends { filters: { goal?: unknown } }, Answer>(ask: (question: Question) => Promise<Answer>, embeddedAsk: (question: Question) => Promise<Answer>) =>
+    (question: Question) => (question.filters.goal === undefined ? ask(question) : embeddedAsk(question));
+  const summary = goalFiltered(reports.summary, embedded.summary);
+  // A later page of a ranking is pinned to its first page's position (asOf), which the embedded model answers exactly
+  // (visits as of an earlier position are recomputed from raw events there); ClickHouse's shipped visits are current.
+  const ranking: ReadModel['ranking'] = (question) => (question.asOf === undefined ? goalFiltered(reports.ranking, embedded.ranking)(question) : embedded.ranking(question));
+  const propValues = goalFiltered(reports.propValues, embedded.propValues);
+  // Reports reaching a day a retention purge removed read the embedded rollups, which keep it (retained-days.ts).
+  const { summary: embeddedSummary, ranking: embeddedRanking, propValues: embeddedPropValues, series: embeddedSeries } = embedded;
+  const retainedReports = withRetainedDays(
+    db,
+    answeringUnavailableAs503({ summary, ranking, propValues, series }),
+    { summary: embeddedSummary, ranking: embeddedRanking, propValues: embeddedPropValues, series: embeddedSeries },
+  );
+  const { listEvents, eventTypeCounts, pathActivity, ...tail } = events;
+  const retainedEvents = withRetainedDays(db, answeringUnavailableAs503({ listEvents, eventTypeCounts, pathActivity }));
+  const engagement = withRetainedDays(db, answeringUnavailableAs503(createClickHouseEngagementReads({ clickhouse, waitForShipping, deletionsOf, embedded })));
+  // Journeys and page flow; retention counts the projector's visitor sets (rollups) and stays embedded.
+  const { journeys, pageFlow } = createClickHouseBehaviourReads({ clickhouse, waitForShipping, deletionsOf, embedded });
+  const behaviour = withRetainedDays(db, answeringUnavailableAs503({ journeys, pageFlow }), { journeys: embedded.journeys, pageFlow: embedded.pageFlow });
+  const goals = withRetainedDays(
+    db,
+    answeringUnavailableAs503(createClickHouseGoalReads({ clickhouse, waitForShipping, deletionsOf, reports, embedded })),
+    { goals: embedded.goals },
+  );
+  const attribution = withRetainedDays(db, answeringUnavailableAs503(createClickHouseAttributionReads({ clickhouse, waitForShipping, deletionsOf })));
+  return { ...embedded, ...retainedReports, ...retainedEvents, ...tail, ...answeringUnavailableAs503(people), ...engagement, ...behaviour, ...goals, ...attribution };
 }

@@ -38,7 +38,7 @@ const hasVisitFilter = (filters: ReportFilters) => ['source', 'device', 'browser
  * The scope's counted events with event time in [startMs, endMs) and the filters applied: `columns` of each. With a
  * visit filter, an event counts when the visit holding it (same visitor, start_ts <= ts <= end_ts) matches.
  */
-function selectedEvents(question: Pick<Selection, 'scope' | 'filters' | 'withInternal'>, deletions: readonly PendingDeletion[], startMs: number, endMs: number, columns: SqlText, extra: SqlText = sql``): SqlText {
+export function selectedEvents(question: Pick<Selection, 'scope' | 'filters' | 'withInternal'>, deletions: readonly PendingDeletion[], startMs: number, endMs: number, columns: SqlText, extra: SqlText = sql``): SqlText {
   const events = sql`SELECT * FROM events FINAL
     WHERE site_id IN ${listOf(question.scope.siteIds)} AND ts >= ${startMs} AND ts < ${endMs} AND is_bot = 0
       AND (is_internal = 0 OR ${question.withInternal ? 1 : 0} = 1)${isIn('path', question.filters.path)}${withoutDeleted(deletions, 'events')}${extra}`;
