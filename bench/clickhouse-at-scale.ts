@@ -76,10 +76,16 @@ if (command === 'ship') {
   console.log(JSON.stringify({ events, batches, elapsedMs, shipperCpuMs: (cpu.user + cpu.system) / 1000, syncBatchMs, syncBatchEvents: first.events.length, jsonBytes, afterShipping, afterOptimize, version: await clickhouse.version() }));
 }
 
-/** Median, min and max of `runs` timed calls after one warm-up call. */
-async function timed(runs: number, call: () => Promise<unknown>): Promise<{ median: number; min: number; max: number; error?: string }> {
+/**
+ * Median, min and max of `runs` timed calls after one warm-up call; fewer runs when the warm-up shows they would take
+ * more than `budgetMs` in all (a question of a minute on a shared machine), at least one. `runs` says how many.
+ */
+async function timed(runs: number, call: () => Promise<unknown>, budgetMs = Number(process.env.BENCH_QUESTION_BUDGET_MS ?? 60_000)): Promise<{ median: number; min: number; max: number; runs: number; error?: string }> {
   try {
+    const warmStarted = performance.now();
     await call();
+    const warmMs = performance.now() - warmStarted;
+    runs = Math.max(1, Math.min(runs, Math.floor(budgetMs / Math.max(1, warmMs))));
     const times: number[] = [];
     for (let run = 0; run < runs; run++) {
       const started = performance.now();
@@ -87,9 +93,9 @@ async function timed(runs: number, call: () => Promise<unknown>): Promise<{ medi
       times.push(performance.now() - started);
     }
     times.sort((a, b) => a - b);
-    return { median: times[Math.floor(times.length / 2)]!, min: times[0]!, max: times[times.length - 1]! };
+    return { median: times[Math.floor(times.length / 2)]!, min: times[0]!, max: times[times.length - 1]!, runs };
   } catch (error) {
-    return { median: NaN, min: NaN, max: NaN, error: String(error instanceof Error ? error.message : error).slice(0, 300) };
+    return { median: NaN, min: NaN, max: NaN, runs: 0, error: String(error instanceof Error ? error.message : error).slice(0, 300) };
   }
 }
 

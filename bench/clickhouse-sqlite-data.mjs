@@ -10,7 +10,7 @@ export const benchSite = 'bench';
 
 /** Creates (or reuses) the SQLite data set; returns its directory, database path, and the load times (null when reused). */
 export async function prepareSqliteData(dir, events) {
-  const dataDir = join(dir, 'sqlite');
+  const dataDir = join(dir, `sqlite-${events}`);
   const workload = { ...reportsWorkload(join(dataDir, 'sightline.db'), benchSite, events), analysis: true };
   if (existsSync(join(dataDir, 'done'))) return { dataDir, workload, reused: true };
   mkdirSync(dataDir, { recursive: true });

@@ -100,12 +100,12 @@ export async function run(args) {
     const bulkBytes = execFileSync('curl', ['-s', `${clickhouse.url}/`, '--data-binary', "SELECT sum(bytes_on_disk) FROM system.parts WHERE database = 'bench100m' AND active AND table IN ('events', 'visits')"], { encoding: 'utf8' }).trim();
     console.log(`  the generated data set: ${fixed(Number(bulkBytes) / loaded.events, 1)} bytes per event (${fixed(Number(bulkBytes) / 2 ** 30, 2)} GiB, parts as merged so far)`);
 
-    console.log(`\nReads through the read model, median of ${runs} after a warm-up, ms (ClickHouse at ${count(loaded.events)} events, SQLite at ${count(sqliteEvents)}):`);
+    console.log(`\nReads through the read model, median of ${runs} after a warm-up (fewer when they would take over 60 s: the count follows the range), ms (ClickHouse at ${count(loaded.events)} events, SQLite at ${count(sqliteEvents)}):`);
     const reads = inChild('reads', clickhouse.url, 'bench100m', join(sqlite.dataDir, 'sightline.db'), runs, clickhouse.pid, benchLastDayMs);
-    console.log(`  ${'question'.padEnd(32)} ${'ClickHouse'.padStart(10)}  ${'(min-max)'.padEnd(14)} ${'how'.padEnd(11)} ${'SQLite'.padStart(8)}  target`);
+    console.log(`  ${'question'.padEnd(32)} ${'ClickHouse'.padStart(10)}  ${'(min-max, runs)'.padEnd(18)} ${'how'.padEnd(11)} ${'SQLite'.padStart(10)}  target`);
     for (const row of reads.rows) {
-      const ch = row.clickhouse.error ? `error: ${row.clickhouse.error}` : `${fixed(row.clickhouse.median, 0).padStart(10)}  ${`(${fixed(row.clickhouse.min, 0)}-${fixed(row.clickhouse.max, 0)})`.padEnd(14)}`;
-      const lite = row.sqlite.error ? `error: ${row.sqlite.error}` : fixed(row.sqlite.median, 0).padStart(8);
+      const ch = row.clickhouse.error ? `error: ${row.clickhouse.error}` : `${fixed(row.clickhouse.median, 0).padStart(10)}  ${`(${fixed(row.clickhouse.min, 0)}-${fixed(row.clickhouse.max, 0)}, ${row.clickhouse.runs})`.padEnd(18)}`;
+      const lite = row.sqlite.error ? `error: ${row.sqlite.error}` : `${fixed(row.sqlite.median, 0)} (${row.sqlite.runs})`.padStart(10);
       console.log(`  ${row.name.padEnd(32)} ${ch} ${row.how.padEnd(11)} ${lite}  < 1000${row.clickhouse.median < 1000 ? '' : '  MISSED'}`);
     }
     const memory = clickhouse.memory();

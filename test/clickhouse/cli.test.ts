@@ -183,12 +183,12 @@ describe('sightline clickhouse', () => {
     expect(parseJsonOutput(before).checks).toEqual(
       expect.arrayContaining([
         { name: 'clickhouse', ok: true, detail: expect.stringMatching(new RegExp(`^${clickhouseServer.url} \\(server \\d+\\.\\d+`)) },
-        { name: 'clickhouse schema version', ok: false, detail: ' 0 in cli_doctor (this release: 1): run sightline clickhouse init'.trim() },
+        { name: 'clickhouse schema version', ok: false, detail: `0 in cli_doctor (this release: ${latest}): run sightline clickhouse init` },
       ]),
     );
     expect((await runCli(['clickhouse', 'init'], env('cli_doctor'))).code).toBe(0);
     const after = await runCli(['doctor'], env('cli_doctor'));
-    expect(after.stdout).toMatch(/^clickhouse schema version\s+ok\s+1 in cli_doctor \(this release: 1\)$/m);
+    expect(after.stdout).toMatch(new RegExp(`^clickhouse schema version\\s+ok\\s+${latest} in cli_doctor \\(this release: ${latest}\\)$`, 'm'));
     const unreachable = `http://127.0.0.1:${await freePort()}`;
     const down = await runCli(['doctor', '--json'], { DATA_DIR: dataDir, CLICKHOUSE_URL: unreachable });
     expect(down.code).toBe(1);
