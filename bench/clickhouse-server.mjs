@@ -43,7 +43,7 @@ export function configXml(dir, httpPort, tcpPort, settings = vpsSettings) {
   <default_profile>default</default_profile>
   <default_database>default</default_database>
   <max_connections>64</max_connections>
-  <keep_alive_timeout>3</keep_alive_timeout>
+  <keep_alive_timeout>30</keep_alive_timeout>
   <max_concurrent_queries>16</max_concurrent_queries>
   <uncompressed_cache_size>${settings.uncompressedCacheBytes}</uncompressed_cache_size>
   <mark_cache_size>${settings.markCacheBytes}</mark_cache_size>

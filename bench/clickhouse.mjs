@@ -24,7 +24,7 @@ import { build } from 'esbuild';
 import { nodeBundleOptions } from '../build/bundle-options.mjs';
 import { prepareSqliteData } from './clickhouse-sqlite-data.mjs';
 import { startBenchClickHouse, vpsSettings } from './clickhouse-server.mjs';
-import { adminToken, fixed, root, runLoad, scrapeHistogram, scrapeValue, serverQuantile, startProcess, stopProcess } from './harness.mjs';
+import { adminToken, fixed, processCpuMs, root, runLoad, scrapeHistogram, scrapeValue, serverQuantile, startProcess, stopProcess } from './harness.mjs';
 import { benchLastDayMs } from './workload.mjs';
 
 function option(args, name, fallback) {
@@ -90,9 +90,15 @@ export async function run(args) {
     console.log(`  this run: ${seconds(loaded.elapsedMs)}; ClickHouse holds ${count(loaded.events)} events and ${count(loaded.visits)} visits${loaded.complete ? '' : ` (PARTIAL: ${fixed((100 * loaded.events) / events, 0)}% of the data set, a uniform sample of the 400 days)`}; load average ${loadAverage()}`);
 
     console.log(`\nShipping rate: the real shipper from the SQLite log (first ${count(backlog)} events, batches of ${count(batchSize)}) into an empty database:`);
+    const clickhouseCpuBefore = processCpuMs(clickhouse.pid);
     const shipped = inChild('ship', clickhouse.url, 'ship_rate', join(sqlite.dataDir, 'sightline.db'), backlog, batchSize);
+    // CPU time, which a shared machine stretches far less than elapsed time (it includes the OPTIMIZE at the end).
+    const clickhouseCpuMs = processCpuMs(clickhouse.pid) - clickhouseCpuBefore;
     const perEvent = (parts) => (parts.events.bytes + (parts.visits?.bytes ?? 0)) / shipped.events;
     console.log(`  ${count(shipped.events)} events in ${shipped.batches} batches, ${fixed(shipped.elapsedMs / 1000, 1)} s: ${fixed(shipped.events / (shipped.elapsedMs / 1000), 0)} events/s (target 100,000); the shipper's own CPU ${fixed(shipped.shipperCpuMs / 1000, 1)} s; load average ${loadAverage()}`);
+    console.log(
+      `  CPU: the shipper ${fixed(shipped.shipperCpuMs / 1000, 1)} s, ClickHouse ${fixed(clickhouseCpuMs / 1000, 1)} s (with the OPTIMIZE after): ${fixed(shipped.events / ((shipped.shipperCpuMs + clickhouseCpuMs) / 1000), 0)} events per CPU-second, an upper bound of ${fixed((2 * shipped.events) / ((shipped.shipperCpuMs + clickhouseCpuMs) / 1000), 0)} events/s on 2 free cores (batches ship one at a time)`,
+    );
     console.log(`  one batch's SQLite read and JSON (on the shipping thread in the server): ${fixed(shipped.syncBatchMs, 0)} ms for ${count(shipped.syncBatchEvents)} events (${fixed(shipped.jsonBytes / 2 ** 20, 1)} MiB)`);
     for (const [label, parts] of [['right after shipping', shipped.afterShipping], ['after OPTIMIZE FINAL', shipped.afterOptimize]]) {
       console.log(`  bytes on disk ${label}: ${fixed(perEvent(parts), 1)} per event (events ${fixed(parts.events.bytes / shipped.events, 1)}, visits ${fixed((parts.visits?.bytes ?? 0) / shipped.events, 1)}); target at most 80, raw kept`);
