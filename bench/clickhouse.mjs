@@ -1,5 +1,5 @@
 // npm run bench -- clickhouse [--data DIR] [--events N] [--sqlite-events N] [--backlog N] [--batch N] [--runs N]
-//   [--load-until ISO] [--shards 1|2] [--skip-ingest]
+//   [--load-until ISO] [--shards 1|2] [--skip-ship] [--skip-reads] [--skip-ingest]
 // Issue 27's table on this machine, every figure beside its SQLite reference measured in the same run:
 // - ClickHouse: N events (default 100,000,000) over 400 days generated inside ClickHouse (bench/clickhouse-bulk.ts,
 //   INSERT … SELECT from numbers(), resumable; --load-until stops loading between parts at a time and measures what
@@ -89,33 +89,39 @@ export async function run(args) {
     const loaded = inChild('load', clickhouse.url, 'bench100m', events, 400, benchLastDayMs, deadline);
     console.log(`  this run: ${seconds(loaded.elapsedMs)}; ClickHouse holds ${count(loaded.events)} events and ${count(loaded.visits)} visits${loaded.complete ? '' : ` (PARTIAL: ${fixed((100 * loaded.events) / events, 0)}% of the data set, a uniform sample of the 400 days)`}; load average ${loadAverage()}`);
 
-    console.log(`\nShipping rate: the real shipper from the SQLite log (first ${count(backlog)} events, batches of ${count(batchSize)}) into an empty database:`);
-    const clickhouseCpuBefore = processCpuMs(clickhouse.pid);
-    const shipped = inChild('ship', clickhouse.url, 'ship_rate', join(sqlite.dataDir, 'sightline.db'), backlog, batchSize);
-    // CPU time, which a shared machine stretches far less than elapsed time (it includes the OPTIMIZE at the end).
-    const clickhouseCpuMs = processCpuMs(clickhouse.pid) - clickhouseCpuBefore;
-    const perEvent = (parts) => (parts.events.bytes + (parts.visits?.bytes ?? 0)) / shipped.events;
-    console.log(`  ${count(shipped.events)} events in ${shipped.batches} batches, ${fixed(shipped.elapsedMs / 1000, 1)} s: ${fixed(shipped.events / (shipped.elapsedMs / 1000), 0)} events/s (target 100,000); the shipper's own CPU ${fixed(shipped.shipperCpuMs / 1000, 1)} s; load average ${loadAverage()}`);
-    console.log(
-      `  CPU: the shipper ${fixed(shipped.shipperCpuMs / 1000, 1)} s, ClickHouse ${fixed(clickhouseCpuMs / 1000, 1)} s (with the OPTIMIZE after): ${fixed(shipped.events / ((shipped.shipperCpuMs + clickhouseCpuMs) / 1000), 0)} events per CPU-second, an upper bound of ${fixed((2 * shipped.events) / ((shipped.shipperCpuMs + clickhouseCpuMs) / 1000), 0)} events/s on 2 free cores (batches ship one at a time)`,
-    );
-    console.log(`  one batch's SQLite read and JSON (on the shipping thread in the server): ${fixed(shipped.syncBatchMs, 0)} ms for ${count(shipped.syncBatchEvents)} events (${fixed(shipped.jsonBytes / 2 ** 20, 1)} MiB)`);
-    for (const [label, parts] of [['right after shipping', shipped.afterShipping], ['after OPTIMIZE FINAL', shipped.afterOptimize]]) {
-      console.log(`  bytes on disk ${label}: ${fixed(perEvent(parts), 1)} per event (events ${fixed(parts.events.bytes / shipped.events, 1)}, visits ${fixed((parts.visits?.bytes ?? 0) / shipped.events, 1)}); target at most 80, raw kept`);
+    if (!args.includes('--skip-ship')) {
+      console.log(`\nShipping rate: the real shipper from the SQLite log (first ${count(backlog)} events, batches of ${count(batchSize)}) into an empty database:`);
+      const clickhouseCpuBefore = processCpuMs(clickhouse.pid);
+      const shipped = inChild('ship', clickhouse.url, 'ship_rate', join(sqlite.dataDir, 'sightline.db'), backlog, batchSize);
+      // CPU time, which a shared machine stretches far less than elapsed time (it includes the OPTIMIZE at the end).
+      const clickhouseCpuMs = processCpuMs(clickhouse.pid) - clickhouseCpuBefore;
+      const perEvent = (parts) => (parts.events.bytes + (parts.visits?.bytes ?? 0)) / shipped.events;
+      console.log(`  ${count(shipped.events)} events in ${shipped.batches} batches, ${fixed(shipped.elapsedMs / 1000, 1)} s: ${fixed(shipped.events / (shipped.elapsedMs / 1000), 0)} events/s (target 100,000); the shipper's own CPU ${fixed(shipped.shipperCpuMs / 1000, 1)} s; load average ${loadAverage()}`);
+      console.log(
+        `  CPU: the shipper ${fixed(shipped.shipperCpuMs / 1000, 1)} s, ClickHouse ${fixed(clickhouseCpuMs / 1000, 1)} s (with the OPTIMIZE after): ${fixed(shipped.events / ((shipped.shipperCpuMs + clickhouseCpuMs) / 1000), 0)} events per CPU-second, an upper bound of ${fixed((2 * shipped.events) / ((shipped.shipperCpuMs + clickhouseCpuMs) / 1000), 0)} events/s on 2 free cores (batches ship one at a time)`,
+      );
+      console.log(`  one batch's SQLite read and JSON (on the shipping thread in the server): ${fixed(shipped.syncBatchMs, 0)} ms for ${count(shipped.syncBatchEvents)} events (${fixed(shipped.jsonBytes / 2 ** 20, 1)} MiB)`);
+      for (const [label, parts] of [['right after shipping', shipped.afterShipping], ['after OPTIMIZE FINAL', shipped.afterOptimize]]) {
+        console.log(`  bytes on disk ${label}: ${fixed(perEvent(parts), 1)} per event (events ${fixed(parts.events.bytes / shipped.events, 1)}, visits ${fixed((parts.visits?.bytes ?? 0) / shipped.events, 1)}); target at most 80, raw kept`);
     }
     const bulkBytes = execFileSync('curl', ['-s', `${clickhouse.url}/`, '--data-binary', "SELECT sum(bytes_on_disk) FROM system.parts WHERE database = 'bench100m' AND active AND table IN ('events', 'visits')"], { encoding: 'utf8' }).trim();
     console.log(`  the generated data set: ${fixed(Number(bulkBytes) / loaded.events, 1)} bytes per event (${fixed(Number(bulkBytes) / 2 ** 30, 2)} GiB, parts as merged so far)`);
 
-    console.log(`\nReads through the read model, median of ${runs} after a warm-up (fewer when they would take over 60 s: the count follows the range), ms (ClickHouse at ${count(loaded.events)} events, SQLite at ${count(sqliteEvents)}):`);
-    const reads = inChild('reads', clickhouse.url, 'bench100m', join(sqlite.dataDir, 'sightline.db'), runs, clickhouse.pid, benchLastDayMs);
-    console.log(`  ${'question'.padEnd(32)} ${'ClickHouse'.padStart(10)}  ${'(min-max, runs)'.padEnd(18)} ${'how'.padEnd(11)} ${'SQLite'.padStart(10)}  target`);
-    for (const row of reads.rows) {
-      const ch = row.clickhouse.error ? `error: ${row.clickhouse.error}` : `${fixed(row.clickhouse.median, 0).padStart(10)}  ${`(${fixed(row.clickhouse.min, 0)}-${fixed(row.clickhouse.max, 0)}, ${row.clickhouse.runs})`.padEnd(18)}`;
-      const lite = row.sqlite.error ? `error: ${row.sqlite.error}` : `${fixed(row.sqlite.median, 0)} (${row.sqlite.runs})`.padStart(10);
-      console.log(`  ${row.name.padEnd(32)} ${ch} ${row.how.padEnd(11)} ${lite}  < 1000${row.clickhouse.median < 1000 ? '' : '  MISSED'}`);
+    }
+
+    if (!args.includes('--skip-reads')) {
+      console.log(`\nReads through the read model, median of ${runs} after a warm-up (fewer when they would take over BENCH_QUESTION_BUDGET_MS, default 60 s: the count follows the range), ms (ClickHouse at ${count(loaded.events)} events, SQLite at ${count(sqliteEvents)}):`);
+      const reads = inChild('reads', clickhouse.url, 'bench100m', join(sqlite.dataDir, 'sightline.db'), runs, clickhouse.pid, benchLastDayMs);
+      console.log(`  ${'question'.padEnd(32)} ${'ClickHouse'.padStart(10)}  ${'(min-max, runs)'.padEnd(18)} ${'how'.padEnd(11)} ${'SQLite'.padStart(10)}  target`);
+      for (const row of reads.rows) {
+        const ch = row.clickhouse.error ? `error: ${row.clickhouse.error}` : `${fixed(row.clickhouse.median, 0).padStart(10)}  ${`(${fixed(row.clickhouse.min, 0)}-${fixed(row.clickhouse.max, 0)}, ${row.clickhouse.runs})`.padEnd(18)}`;
+        const lite = row.sqlite.error ? `error: ${row.sqlite.error}` : `${fixed(row.sqlite.median, 0)} (${row.sqlite.runs})`.padStart(10);
+        console.log(`  ${row.name.padEnd(32)} ${ch} ${row.how.padEnd(11)} ${lite}  < 1000${row.clickhouse.median < 1000 ? '' : '  MISSED'}`);
     }
     const memory = clickhouse.memory();
     console.log(`  ClickHouse resident memory: peak ${fixed(reads.peakRssMiB, 0)} MiB while the questions ran (sampled every 50 ms), ${fixed(memory.rssMiB, 0)} MiB now; load average ${loadAverage()}`);
+
+    }
 
     if (!args.includes('--skip-ingest')) {
       console.log('\nIngest on the SQLite data set, 2,000 events/s open loop for 10 s (server-side p99, ms):');
