@@ -148,7 +148,7 @@ export async function run(args) {
       console.log(`  load average ${loadAverage()}`);
     }
     for (const database of ['ship_rate', 'ingest_ship']) execFileSync('curl', ['-s', `${clickhouse.url}/`, '--data-binary', `DROP DATABASE IF EXISTS ${database}`]);
-    console.log(`\nData kept in ${keptDir ?? '(removed)'}: ClickHouse ${fixed(directorySize(join(dir, 'clickhouse')) / 2 ** 30, 2)} GiB, SQLite ${fixed(directorySize(join(dir, 'sqlite')) / 2 ** 30, 2)} GiB`);
+    console.log(`\nData kept in ${keptDir ?? '(removed)'}: ClickHouse ${fixed(directorySize(join(dir, 'clickhouse')) / 2 ** 30, 2)} GiB, SQLite ${fixed(directorySize(sqlite.dataDir) / 2 ** 30, 2)} GiB`);
   } finally {
     await clickhouse?.close();
     if (keptDir === undefined) rmSync(dir, { recursive: true, force: true });
