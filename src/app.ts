@@ -344,11 +344,15 @@ function createAppReadModel(context: AppContext, projection: Projection, shippin
 function startClickHouseShipping(options: CreateAppOptions, context: AppContext, metrics: AppMetrics, projection: Projection): { loop: ShippingLoop; clickhouse: ClickHouse } | undefined {
   const settings = context.config.clickhouse;
   if (!settings) return undefined;
-  const clickhouse = createClickHouse({ url: settings.url, database: settings.database, user: settings.user, password: settings.password, cluster: settings.cluster });
+  const connection = { url: settings.url, database: settings.database, user: settings.user, password: settings.password, cluster: settings.cluster };
+  const clickhouse = createClickHouse(connection);
+  // On its own thread when its bundle is there (the server, tests after a build), so batches never hold this one.
+  const file = context.db.memory ? undefined : builtWorkerFile('clickhouse-shipping-thread.mjs');
   // While ClickHouse is down the backoff (up to 30 s) bounds these lines to a few a minute.
   const loop = startShippingLoop({
     db: context.db,
     clickhouse,
+    thread: file ? { file, connection } : undefined,
     registry: metrics.registry,
     ...options.clickhouseShipping,
     onError: (error) => consola.warn('shipping to ClickHouse failed (retrying with backoff):', error instanceof Error ? error.message : error),

@@ -133,12 +133,32 @@ export function clusterStatements(statement: string, clusterName: string, databa
       sql`CREATE TABLE IF NOT EXISTS ${identifier(table)} AS ${identifier(local)} ENGINE = Distributed(${clusterName}, ${database}, ${local}, ${key})`.text,
     ];
   }
+  // A materialized view watches inserts into a table; the shipper inserts into each shard's local tables, so the view
+  // is a local one over them, with a Distributed table of the view's name reading every shard's (aggregate states
+  // merge across shards as within one).
+  const view = /^CREATE MATERIALIZED VIEW IF NOT EXISTS (\w+)\s/.exec(statement);
+  if (view) {
+    const name = view[1]!;
+    const local = localTableOf(name);
+    return [
+      onLocalTables(statement.replace(view[0], `CREATE MATERIALIZED VIEW IF NOT EXISTS ${local} `)),
+      sql`CREATE TABLE IF NOT EXISTS ${identifier(name)} AS ${identifier(local)} ENGINE = Distributed(${clusterName}, ${database}, ${local}, rand())`.text,
+    ];
+  }
+  // Filling such a view from the rows already there: each host from its own local tables.
+  const fill = /^INSERT INTO (\w+) SELECT\b/.exec(statement);
+  if (fill) return [onLocalTables(statement.replace(fill[0], `INSERT INTO ${localTableOf(fill[1]!)} SELECT`))];
   const alter = /^ALTER TABLE (\w+)\s/.exec(statement);
   if (alter) {
     const onLocal = statement.replace(alter[0], `ALTER TABLE ${localTableOf(alter[1]!)} `);
     return /^ALTER TABLE \w+\s+(ADD|DROP|MODIFY) COLUMN\b/.test(statement) ? [onLocal, statement] : [onLocal];
   }
   throw new Error(`schema.sql: no cluster form for this statement (cluster.ts clusterStatements): ${statement.slice(0, 80)}`);
+}
+
+/** A statement's `FROM <table>` read from the table's local part (a view or a fill runs host by host). */
+function onLocalTables(statement: string): string {
+  return statement.replace(/\bFROM (\w+)/g, (_match, table: string) => `FROM ${localTableOf(table)}`);
 }
 
 /** The hosts in the order the schema is applied: the entry node last, so its schema_versions is reached last. */

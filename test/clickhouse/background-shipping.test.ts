@@ -1,7 +1,7 @@
 // The server with CLICKHOUSE_URL set, end to end: events POSTed to it reach a real clickhouse-server in the
 // background, exactly once; with ClickHouse killed, ingest still answers 202 and /metrics shows the failures and the
 // lag; after a restart the shipper catches up and every event is there once; app.close() stops the loop, also
-// while ClickHouse is down. Every wait polls for a state with a generous bound; no timing decides a test.
+// while ClickHouse is down. The loop runs on its worker thread, as in the server. Every wait polls for a state with a generous bound; no timing decides a test.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClickHouse, type ClickHouse } from '../../src/clickhouse/client.ts';
 import { sql } from '../../src/clickhouse/sql-literal.ts';
@@ -75,6 +75,8 @@ describe('background shipping to ClickHouse (CLICKHOUSE_URL set)', () => {
   }
 
   it('ships what ingest stored without being asked, every event once, and counts it', async () => {
+    // On its own thread (dist/clickhouse-shipping-thread.mjs): a batch's SQLite read and JSON never hold the HTTP thread.
+    expect(server.app.clickhouseShipping?.kind).toBe('thread');
     await post(150);
     await post(150);
     await server.projected();

@@ -86,6 +86,15 @@ describe('the schema on a cluster', () => {
       ['ALTER TABLE events_local ADD COLUMN IF NOT EXISTS x UInt8', 'ALTER TABLE events ADD COLUMN IF NOT EXISTS x UInt8'],
     ],
     ['another ALTER: on the local table', 'ALTER TABLE events DELETE WHERE 1', ['ALTER TABLE events_local DELETE WHERE 1']],
+    [
+      'a materialized view: over the local table, with a Distributed table of its name',
+      'CREATE MATERIALIZED VIEW IF NOT EXISTS marks\nENGINE = AggregatingMergeTree ORDER BY site_id\nAS SELECT site_id, maxState(seq) AS m FROM events GROUP BY site_id',
+      [
+        'CREATE MATERIALIZED VIEW IF NOT EXISTS marks_local ENGINE = AggregatingMergeTree ORDER BY site_id\nAS SELECT site_id, maxState(seq) AS m FROM events_local GROUP BY site_id',
+        "CREATE TABLE IF NOT EXISTS `marks` AS `marks_local` ENGINE = Distributed('two', 'db', 'marks_local', rand())",
+      ],
+    ],
+    ['filling a view from the rows there: host by host', 'INSERT INTO marks SELECT site_id FROM events GROUP BY site_id', ['INSERT INTO marks_local SELECT site_id FROM events_local GROUP BY site_id']],
   ])('rewrites %s', (_name, statement, expected) => {
     expect(clusterStatements(statement, 'two', 'db')).toEqual(expected);
   });

@@ -34,10 +34,14 @@ export function liveVisits(question: Pick<Selection, 'scope' | 'withInternal'>, 
     WHERE deleted = 0 AND start_ts < ${endMs} AND end_ts >= ${startMs} AND (is_internal = 0 OR ${question.withInternal ? 1 : 0} = 1)${withoutDeleted(deletions, 'visits')})`;
 }
 
-/** An answer's freshness over ClickHouse: its position is the highest seq shipped; caughtUp is the shipping wait's. */
+/**
+ * An answer's freshness over ClickHouse: its position is the highest seq shipped; caughtUp is the shipping wait's.
+ * Read from event_marks (schema.sql version 2: the maxima per site, kept as events arrive), not from a scan of events.
+ */
 export async function freshnessOf(clickhouse: ClickHouse, siteIds: readonly string[], caughtUp: boolean): Promise<Freshness> {
   const [row] = await clickhouse.query<{ position: number; watermark: number; n: number }>(
-    sql`SELECT (SELECT max(seq) FROM events) AS position, max(received_at) AS watermark, count() AS n FROM events WHERE site_id IN ${listOf(siteIds)}`,
+    sql`SELECT (SELECT maxMerge(max_seq) FROM event_marks) AS position, maxMerge(max_received_at) AS watermark, count() AS n
+        FROM event_marks WHERE site_id IN ${listOf(siteIds)}`,
   );
   const watermarkMs = row && row.n > 0 ? row.watermark : null;
   return { position: row?.position ?? 0, watermarkMs, projectedThroughMs: watermarkMs, caughtUp, rawEventsFromDay: undefined };
