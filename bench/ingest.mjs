@@ -5,13 +5,14 @@
 // loop's delay; saturated throughput of the three servers and the ratio; 500-event batches; RSS; bytes per stored
 // event; the same latencies with synchronous FULL and on a database that already holds the backlog, the projector's
 // catch-up from that (chronological) backlog, and its catch-up from a year of spread-out history.
-// `--quick` shortens every phase; `--events N` sizes the backlogs; `--only saturation|latency|catchup|tail|projector`
+// `--quick` shortens every phase; `--events N` sizes the backlogs; `--only saturation|latency|catchup|tail|projector|size`
 // runs one part (see each function).
 import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { benchSiteId, call, fixed, median, root, rssMiB, runLoad, saturate, scrapeHistogram, scrapeValue, serverQuantile, startBenchServer, startProcess, stopProcess, threadCpuMs } from './harness.mjs';
+import { databaseBreakdown, printBreakdown } from './db-size.mjs';
 import { measureCommitFloor } from './sqlite-floor.mjs';
 import { runWorkload } from './workload.mjs';
 
@@ -184,6 +185,26 @@ async function catchUpOnly(args, scratch, started) {
   console.log(`${backlog.toLocaleString('en')} events written in ${fixed(written.elapsedMs / 1000, 1)} s; RSS at start ${fixed(rssAtStart, 0)} MiB; projector catch-up ${fixed(catchUp, 1)} s, ${fixed(backlog / catchUp, 0)} events/s; RSS after ${fixed(rssMiB(loaded.child.pid), 0)} MiB`);
 }
 
+/**
+ * `--only size`: a fresh server loaded as the full run loads it before its size is read, shorter (`--seconds S`,
+ * default 10): open loop at 2,000 events/s, then 500-event batches over 8 connections; once the projector has
+ * caught up and the server stopped, the bytes per stored event and where they go.
+ */
+async function sizeOnly(args, scratch, started) {
+  const seconds = Number(option(args, '--seconds', 10));
+  const dataDir = join(scratch, 'size');
+  mkdirSync(dataDir, { recursive: true });
+  const server = await startBenchServer(root, dataDir);
+  started.push(server);
+  runLoad({ url: server.url, siteId: benchSiteId, mode: 'open', rate: 2000, connections: 50, durationMs: seconds * 1000 });
+  runLoad({ url: server.url, siteId: benchSiteId, mode: 'closed', connections: 8, durationMs: seconds * 1000, batch: 500 });
+  await waitForProjector(server.url);
+  await stopProcess(server.child);
+  const breakdown = databaseBreakdown(dataDir);
+  console.log(`${fixed(databaseBytes(dataDir) / breakdown.events, 0)} bytes per stored event (target <= 300), raw JSON kept verbatim`);
+  printBreakdown(breakdown);
+}
+
 /** `--only tail`: the open loops against the durable floor alone (`--rounds N`, `--seconds S`), on a fresh server. */
 async function tailOnly(args, scratch, started) {
   const seconds = Number(option(args, '--seconds', 10));
@@ -269,6 +290,7 @@ export async function run(args) {
     if (option(args, '--only', undefined) === 'saturation') return await saturationOnly(args, scratch, started);
     if (option(args, '--only', undefined) === 'catchup') return await catchUpOnly(args, scratch, started);
     if (option(args, '--only', undefined) === 'latency') return await latencyOnly(args, scratch, started);
+    if (option(args, '--only', undefined) === 'size') return await sizeOnly(args, scratch, started);
     if (option(args, '--only', undefined) === 'tail') return await tailOnly(args, scratch, started);
     if (option(args, '--only', undefined) === 'projector') return await projectorOnly(args, scratch, started);
     console.log(`Ingest benchmark: ${rounds} round(s) of ${seconds} s per phase; 2 cores shared by the server, its threads and the load generator.`);
@@ -317,6 +339,7 @@ export async function run(args) {
     await stopProcess(server.child);
     const bytes = databaseBytes(freshDir);
     console.log(`Database after the run: ${fixed(bytes / 2 ** 20, 1)} MiB for ${accepted.toLocaleString('en')} events: ${fixed(bytes / accepted, 0)} bytes per stored event (target <= 300), raw JSON kept verbatim`);
+    printBreakdown(databaseBreakdown(freshDir));
 
     const fullSync = await start(join(scratch, 'full'), { SYNCHRONOUS: 'full' });
     saturate(fullSync.url, 2);
