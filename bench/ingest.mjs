@@ -56,32 +56,41 @@ function printOpenLoop(label, rate, figures) {
 /**
  * Sightline against the durable floor (bench/floor-server.mjs) at the same rate with the same load generator,
  * alternating round by round so the machine's noise hits both alike; prints medians over the rounds and the ratios.
+ * `others` (e.g. the build `--against DIR` names) take their turn in each round too, each printed beside the floor.
  */
-async function openLoopAgainstFloor(server, floor, rate, seconds, rounds) {
-  const sightline = [];
+async function openLoopAgainstFloor(server, floor, rate, seconds, rounds, others = []) {
+  const targets = [{ name: 'Sightline', server }, ...others];
+  const runs = new Map(targets.map((target) => [target.name, []]));
   const durable = [];
   for (let round = 0; round < rounds; round++) {
-    sightline.push(await openLoop(server, rate, seconds));
+    for (const target of targets) runs.get(target.name).push(await openLoop(target.server, rate, seconds));
     durable.push(runLoad({ url: floor.url, siteId: benchSiteId, mode: 'open', rate, connections: 50, durationMs: seconds * 1000 }));
   }
-  const m = (runs, name) => median(runs.map((run) => run[name]).filter((value) => value !== null && value !== undefined));
-  const figures = {
-    clientP50: m(sightline, 'clientP50'),
-    clientP99: m(sightline, 'clientP99'),
-    serverP50: m(sightline, 'serverP50'),
-    serverP99: m(sightline, 'serverP99'),
-    loopP99: m(sightline, 'loopP99'),
-    lagP99: m(sightline, 'lagP99'),
-    rss: Math.max(...sightline.map((run) => run.rss)),
-    floorP50: m(durable, 'p50'),
-    floorP99: m(durable, 'p99'),
-  };
-  console.log(
-    `  ${String(rate).padStart(5)} ev/s, median of ${rounds} x ${seconds} s: Sightline client p50 ${fixed(figures.clientP50)} p99 ${fixed(figures.clientP99)} ms, server p50 ${fixed(figures.serverP50, 3)} p99 ${fixed(figures.serverP99, 3)} ms, event-loop delay p99 ${fixed(figures.loopP99, 1)} ms, projector lag p99 ${fixed(figures.lagP99, 0)} ms, RSS ${fixed(figures.rss, 0)} MiB` +
-      ` | floor client p50 ${fixed(figures.floorP50)} p99 ${fixed(figures.floorP99)} ms | ratio client p50 ${fixed(figures.clientP50 / figures.floorP50)} p99 ${fixed(figures.clientP99 / figures.floorP99)} (target p99 <= 2 at 2,000/s)`,
-  );
-  console.log(`         rounds: Sightline client p99 ${sightline.map((run) => fixed(run.clientP99, 1)).join(', ')}; floor ${durable.map((run) => fixed(run.p99, 1)).join(', ')}; statuses ${JSON.stringify(sightline.at(-1).statuses)}`);
-  return figures;
+  const m = (list, name) => median(list.map((run) => run[name]).filter((value) => value !== null && value !== undefined));
+  const floorP50 = m(durable, 'p50');
+  const floorP99 = m(durable, 'p99');
+  let first;
+  for (const target of targets) {
+    const sightline = runs.get(target.name);
+    const figures = {
+      clientP50: m(sightline, 'clientP50'),
+      clientP99: m(sightline, 'clientP99'),
+      serverP50: m(sightline, 'serverP50'),
+      serverP99: m(sightline, 'serverP99'),
+      loopP99: m(sightline, 'loopP99'),
+      lagP99: m(sightline, 'lagP99'),
+      rss: Math.max(...sightline.map((run) => run.rss)),
+      floorP50,
+      floorP99,
+    };
+    first ??= figures;
+    console.log(
+      `  ${String(rate).padStart(5)} ev/s, median of ${rounds} x ${seconds} s: ${target.name} client p50 ${fixed(figures.clientP50)} p99 ${fixed(figures.clientP99)} ms, server p50 ${fixed(figures.serverP50, 3)} p99 ${fixed(figures.serverP99, 3)} ms, event-loop delay p99 ${fixed(figures.loopP99, 1)} ms, projector lag p99 ${fixed(figures.lagP99, 0)} ms, RSS ${fixed(figures.rss, 0)} MiB` +
+        ` | floor client p50 ${fixed(floorP50)} p99 ${fixed(floorP99)} ms | ratio client p50 ${fixed(figures.clientP50 / floorP50)} p99 ${fixed(figures.clientP99 / floorP99)} (target p99 <= 2 at 2,000/s)`,
+    );
+    console.log(`         rounds: ${target.name} client p99 ${sightline.map((run) => fixed(run.clientP99, 1)).join(', ')}; floor ${durable.map((run) => fixed(run.p99, 1)).join(', ')}; statuses ${JSON.stringify(sightline.at(-1).statuses)}`);
+  }
+  return first;
 }
 
 /** Waits until the projector has caught up (its lag gauge reads 0); returns the seconds it took. */
@@ -205,17 +214,28 @@ async function sizeOnly(args, scratch, started) {
   printBreakdown(breakdown);
 }
 
-/** `--only tail`: the open loops against the durable floor alone (`--rounds N`, `--seconds S`), on a fresh server. */
+/**
+ * `--only tail`: the open loops against the durable floor alone (`--rounds N`, `--seconds S`), on a fresh server;
+ * with `--against DIR` the build in DIR takes its turn in every round too (before and after in one run).
+ */
 async function tailOnly(args, scratch, started) {
   const seconds = Number(option(args, '--seconds', 10));
   const rounds = Number(option(args, '--rounds', 3));
+  const against = option(args, '--against', undefined);
   const dataDir = join(scratch, 'tail');
   mkdirSync(dataDir, { recursive: true });
   const server = await startBenchServer(root, dataDir);
   const floor = await startProcess(process.execPath, [join(root, 'bench', 'floor-server.mjs')], {});
   started.push(server, floor);
-  for (const target of [server, floor]) runLoad({ url: target.url, siteId: benchSiteId, mode: 'open', rate: 2000, connections: 50, durationMs: 3000 });
-  for (const rate of [2000, 5000]) await openLoopAgainstFloor(server, floor, rate, seconds, rounds);
+  const others = [];
+  if (against) {
+    mkdirSync(join(scratch, 'tail-against'), { recursive: true });
+    const other = await startBenchServer(against, join(scratch, 'tail-against'));
+    started.push(other);
+    others.push({ name: 'against', server: other });
+  }
+  for (const target of [server, floor, ...others.map((other) => other.server)]) runLoad({ url: target.url, siteId: benchSiteId, mode: 'open', rate: 2000, connections: 50, durationMs: 3000 });
+  for (const rate of [2000, 5000]) await openLoopAgainstFloor(server, floor, rate, seconds, rounds, others);
 }
 
 /** A year of history as an import loads it: `events` visits on days drawn at random over 395 days (bench/reports-workload.ts, `spread`). */
