@@ -25,12 +25,37 @@ function databaseBytes(dataDir) {
   return ['sightline.db', 'sightline.db-wal', 'events.db', 'events.db-wal'].map((name) => join(dataDir, name)).filter(existsSync).reduce((sum, path) => sum + statSync(path).size, 0);
 }
 
+/** The HTTP thread's GC pauses from /metrics (sightline_gc_pause_ms): by kind, the buckets, their sum and count. */
+async function scrapeGcPauses(url) {
+  const text = await call(`${url}/metrics`);
+  const kinds = new Map();
+  const of = (kind) => kinds.get(kind) ?? kinds.set(kind, { buckets: [], sum: 0, count: 0 }).get(kind);
+  for (const line of text.split('\n')) {
+    const bucket = /^sightline_gc_pause_ms_bucket\{kind="(\w+)",le="([^"]+)"\} (\d+)$/.exec(line);
+    if (bucket) of(bucket[1]).buckets.push({ le: bucket[2] === '+Inf' ? Infinity : Number(bucket[2]), count: Number(bucket[3]) });
+    const total = /^sightline_gc_pause_ms_(sum|count)\{kind="(\w+)"\} ([0-9.e+-]+)$/.exec(line);
+    if (total) of(total[2])[total[1]] = Number(total[3]);
+  }
+  return kinds;
+}
+
+/** GC pauses during a phase: ms of pause per second of it, and the p99 of its scavenges (minor pauses). */
+function gcDuring(before, after, seconds) {
+  let pausedMs = 0;
+  for (const [kind, series] of after) pausedMs += series.sum - (before.get(kind)?.sum ?? 0);
+  const minorAfter = after.get('minor');
+  const minorBefore = before.get('minor')?.buckets ?? [];
+  return { gcMsPerSecond: after.size === 0 ? null : pausedMs / seconds, minorP99: minorAfter ? serverQuantile(minorBefore, minorAfter.buckets, 0.99) : null };
+}
+
 /** Open-loop single-event POSTs at `rate`; server-side p50/p99 from the histogram, client p50/p99, event-loop delay, RSS at the end. */
 async function openLoop(server, rate, seconds) {
   const before = await scrapeHistogram(server.url);
   const delayBefore = await scrapeHistogram(server.url, 'sightline_projector_delay_ms');
   const loopBefore = await scrapeHistogram(server.url, 'sightline_event_loop_delay_ms');
+  const gcBefore = await scrapeGcPauses(server.url);
   const result = runLoad({ url: server.url, siteId: benchSiteId, mode: 'open', rate, connections: 50, durationMs: seconds * 1000 });
+  const gcAfter = await scrapeGcPauses(server.url);
   const after = await scrapeHistogram(server.url);
   const delayAfter = await scrapeHistogram(server.url, 'sightline_projector_delay_ms');
   const loopAfter = await scrapeHistogram(server.url, 'sightline_event_loop_delay_ms');
@@ -40,6 +65,7 @@ async function openLoop(server, rate, seconds) {
     clientP50: result.p50,
     clientP99: result.p99,
     loopP99: serverQuantile(loopBefore, loopAfter, 0.99),
+    ...gcDuring(gcBefore, gcAfter, seconds),
     lagP99: serverQuantile(delayBefore, delayAfter, 0.99),
     rss: rssMiB(server.child.pid),
     statuses: result.statuses,
@@ -78,6 +104,8 @@ async function openLoopAgainstFloor(server, floor, rate, seconds, rounds, others
       serverP50: m(sightline, 'serverP50'),
       serverP99: m(sightline, 'serverP99'),
       loopP99: m(sightline, 'loopP99'),
+      gcMsPerSecond: m(sightline, 'gcMsPerSecond'),
+      minorP99: m(sightline, 'minorP99'),
       lagP99: m(sightline, 'lagP99'),
       rss: Math.max(...sightline.map((run) => run.rss)),
       floorP50,
@@ -85,7 +113,7 @@ async function openLoopAgainstFloor(server, floor, rate, seconds, rounds, others
     };
     first ??= figures;
     console.log(
-      `  ${String(rate).padStart(5)} ev/s, median of ${rounds} x ${seconds} s: ${target.name} client p50 ${fixed(figures.clientP50)} p99 ${fixed(figures.clientP99)} ms, server p50 ${fixed(figures.serverP50, 3)} p99 ${fixed(figures.serverP99, 3)} ms, event-loop delay p99 ${fixed(figures.loopP99, 1)} ms, projector lag p99 ${fixed(figures.lagP99, 0)} ms, RSS ${fixed(figures.rss, 0)} MiB` +
+      `  ${String(rate).padStart(5)} ev/s, median of ${rounds} x ${seconds} s: ${target.name} client p50 ${fixed(figures.clientP50)} p99 ${fixed(figures.clientP99)} ms, server p50 ${fixed(figures.serverP50, 3)} p99 ${fixed(figures.serverP99, 3)} ms, event-loop delay p99 ${fixed(figures.loopP99, 1)} ms, GC pauses ${fixed(figures.gcMsPerSecond, 1)} ms/s (scavenge p99 ${fixed(figures.minorP99, 1)} ms), projector lag p99 ${fixed(figures.lagP99, 0)} ms, RSS ${fixed(figures.rss, 0)} MiB` +
         ` | floor client p50 ${fixed(floorP50)} p99 ${fixed(floorP99)} ms | ratio client p50 ${fixed(figures.clientP50 / floorP50)} p99 ${fixed(figures.clientP99 / floorP99)} (target p99 <= 2 at 2,000/s)`,
     );
     console.log(`         rounds: ${target.name} client p99 ${sightline.map((run) => fixed(run.clientP99, 1)).join(', ')}; floor ${durable.map((run) => fixed(run.p99, 1)).join(', ')}; statuses ${JSON.stringify(sightline.at(-1).statuses)}`);
