@@ -5,13 +5,14 @@
 // loop's delay; saturated throughput of the three servers and the ratio; 500-event batches; RSS; bytes per stored
 // event; the same latencies with synchronous FULL and on a database that already holds the backlog, the projector's
 // catch-up from that (chronological) backlog, and its catch-up from a year of spread-out history.
-// `--quick` shortens every phase; `--events N` sizes the backlogs; `--only saturation|latency|catchup|tail|projector`
+// `--quick` shortens every phase; `--events N` sizes the backlogs; `--only saturation|latency|catchup|tail|projector|size`
 // runs one part (see each function).
 import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { benchSiteId, call, fixed, median, root, rssMiB, runLoad, saturate, scrapeHistogram, scrapeValue, serverQuantile, startBenchServer, startProcess, stopProcess, threadCpuMs } from './harness.mjs';
+import { databaseBreakdown, printBreakdown } from './db-size.mjs';
 import { measureCommitFloor } from './sqlite-floor.mjs';
 import { runWorkload } from './workload.mjs';
 
@@ -24,12 +25,37 @@ function databaseBytes(dataDir) {
   return ['sightline.db', 'sightline.db-wal', 'events.db', 'events.db-wal'].map((name) => join(dataDir, name)).filter(existsSync).reduce((sum, path) => sum + statSync(path).size, 0);
 }
 
+/** The HTTP thread's GC pauses from /metrics (sightline_gc_pause_ms): by kind, the buckets, their sum and count. */
+async function scrapeGcPauses(url) {
+  const text = await call(`${url}/metrics`);
+  const kinds = new Map();
+  const of = (kind) => kinds.get(kind) ?? kinds.set(kind, { buckets: [], sum: 0, count: 0 }).get(kind);
+  for (const line of text.split('\n')) {
+    const bucket = /^sightline_gc_pause_ms_bucket\{kind="(\w+)",le="([^"]+)"\} (\d+)$/.exec(line);
+    if (bucket) of(bucket[1]).buckets.push({ le: bucket[2] === '+Inf' ? Infinity : Number(bucket[2]), count: Number(bucket[3]) });
+    const total = /^sightline_gc_pause_ms_(sum|count)\{kind="(\w+)"\} ([0-9.e+-]+)$/.exec(line);
+    if (total) of(total[2])[total[1]] = Number(total[3]);
+  }
+  return kinds;
+}
+
+/** GC pauses during a phase: ms of pause per second of it, and the p99 of its scavenges (minor pauses). */
+function gcDuring(before, after, seconds) {
+  let pausedMs = 0;
+  for (const [kind, series] of after) pausedMs += series.sum - (before.get(kind)?.sum ?? 0);
+  const minorAfter = after.get('minor');
+  const minorBefore = before.get('minor')?.buckets ?? [];
+  return { gcMsPerSecond: after.size === 0 ? null : pausedMs / seconds, minorP99: minorAfter ? serverQuantile(minorBefore, minorAfter.buckets, 0.99) : null };
+}
+
 /** Open-loop single-event POSTs at `rate`; server-side p50/p99 from the histogram, client p50/p99, event-loop delay, RSS at the end. */
 async function openLoop(server, rate, seconds) {
   const before = await scrapeHistogram(server.url);
   const delayBefore = await scrapeHistogram(server.url, 'sightline_projector_delay_ms');
   const loopBefore = await scrapeHistogram(server.url, 'sightline_event_loop_delay_ms');
+  const gcBefore = await scrapeGcPauses(server.url);
   const result = runLoad({ url: server.url, siteId: benchSiteId, mode: 'open', rate, connections: 50, durationMs: seconds * 1000 });
+  const gcAfter = await scrapeGcPauses(server.url);
   const after = await scrapeHistogram(server.url);
   const delayAfter = await scrapeHistogram(server.url, 'sightline_projector_delay_ms');
   const loopAfter = await scrapeHistogram(server.url, 'sightline_event_loop_delay_ms');
@@ -39,6 +65,7 @@ async function openLoop(server, rate, seconds) {
     clientP50: result.p50,
     clientP99: result.p99,
     loopP99: serverQuantile(loopBefore, loopAfter, 0.99),
+    ...gcDuring(gcBefore, gcAfter, seconds),
     lagP99: serverQuantile(delayBefore, delayAfter, 0.99),
     rss: rssMiB(server.child.pid),
     statuses: result.statuses,
@@ -55,32 +82,43 @@ function printOpenLoop(label, rate, figures) {
 /**
  * Sightline against the durable floor (bench/floor-server.mjs) at the same rate with the same load generator,
  * alternating round by round so the machine's noise hits both alike; prints medians over the rounds and the ratios.
+ * `others` (e.g. the build `--against DIR` names) take their turn in each round too, each printed beside the floor.
  */
-async function openLoopAgainstFloor(server, floor, rate, seconds, rounds) {
-  const sightline = [];
+async function openLoopAgainstFloor(server, floor, rate, seconds, rounds, others = []) {
+  const targets = [{ name: 'Sightline', server }, ...others];
+  const runs = new Map(targets.map((target) => [target.name, []]));
   const durable = [];
   for (let round = 0; round < rounds; round++) {
-    sightline.push(await openLoop(server, rate, seconds));
+    for (const target of targets) runs.get(target.name).push(await openLoop(target.server, rate, seconds));
     durable.push(runLoad({ url: floor.url, siteId: benchSiteId, mode: 'open', rate, connections: 50, durationMs: seconds * 1000 }));
   }
-  const m = (runs, name) => median(runs.map((run) => run[name]).filter((value) => value !== null && value !== undefined));
-  const figures = {
-    clientP50: m(sightline, 'clientP50'),
-    clientP99: m(sightline, 'clientP99'),
-    serverP50: m(sightline, 'serverP50'),
-    serverP99: m(sightline, 'serverP99'),
-    loopP99: m(sightline, 'loopP99'),
-    lagP99: m(sightline, 'lagP99'),
-    rss: Math.max(...sightline.map((run) => run.rss)),
-    floorP50: m(durable, 'p50'),
-    floorP99: m(durable, 'p99'),
-  };
-  console.log(
-    `  ${String(rate).padStart(5)} ev/s, median of ${rounds} x ${seconds} s: Sightline client p50 ${fixed(figures.clientP50)} p99 ${fixed(figures.clientP99)} ms, server p50 ${fixed(figures.serverP50, 3)} p99 ${fixed(figures.serverP99, 3)} ms, event-loop delay p99 ${fixed(figures.loopP99, 1)} ms, projector lag p99 ${fixed(figures.lagP99, 0)} ms, RSS ${fixed(figures.rss, 0)} MiB` +
-      ` | floor client p50 ${fixed(figures.floorP50)} p99 ${fixed(figures.floorP99)} ms | ratio client p50 ${fixed(figures.clientP50 / figures.floorP50)} p99 ${fixed(figures.clientP99 / figures.floorP99)} (target p99 <= 2 at 2,000/s)`,
-  );
-  console.log(`         rounds: Sightline client p99 ${sightline.map((run) => fixed(run.clientP99, 1)).join(', ')}; floor ${durable.map((run) => fixed(run.p99, 1)).join(', ')}; statuses ${JSON.stringify(sightline.at(-1).statuses)}`);
-  return figures;
+  const m = (list, name) => median(list.map((run) => run[name]).filter((value) => value !== null && value !== undefined));
+  const floorP50 = m(durable, 'p50');
+  const floorP99 = m(durable, 'p99');
+  let first;
+  for (const target of targets) {
+    const sightline = runs.get(target.name);
+    const figures = {
+      clientP50: m(sightline, 'clientP50'),
+      clientP99: m(sightline, 'clientP99'),
+      serverP50: m(sightline, 'serverP50'),
+      serverP99: m(sightline, 'serverP99'),
+      loopP99: m(sightline, 'loopP99'),
+      gcMsPerSecond: m(sightline, 'gcMsPerSecond'),
+      minorP99: m(sightline, 'minorP99'),
+      lagP99: m(sightline, 'lagP99'),
+      rss: Math.max(...sightline.map((run) => run.rss)),
+      floorP50,
+      floorP99,
+    };
+    first ??= figures;
+    console.log(
+      `  ${String(rate).padStart(5)} ev/s, median of ${rounds} x ${seconds} s: ${target.name} client p50 ${fixed(figures.clientP50)} p99 ${fixed(figures.clientP99)} ms, server p50 ${fixed(figures.serverP50, 3)} p99 ${fixed(figures.serverP99, 3)} ms, event-loop delay p99 ${fixed(figures.loopP99, 1)} ms, GC pauses ${fixed(figures.gcMsPerSecond, 1)} ms/s (scavenge p99 ${fixed(figures.minorP99, 1)} ms), projector lag p99 ${fixed(figures.lagP99, 0)} ms, RSS ${fixed(figures.rss, 0)} MiB` +
+        ` | floor client p50 ${fixed(floorP50)} p99 ${fixed(floorP99)} ms | ratio client p50 ${fixed(figures.clientP50 / floorP50)} p99 ${fixed(figures.clientP99 / floorP99)} (target p99 <= 2 at 2,000/s)`,
+    );
+    console.log(`         rounds: ${target.name} client p99 ${sightline.map((run) => fixed(run.clientP99, 1)).join(', ')}; floor ${durable.map((run) => fixed(run.p99, 1)).join(', ')}; statuses ${JSON.stringify(sightline.at(-1).statuses)}`);
+  }
+  return first;
 }
 
 /** Waits until the projector has caught up (its lag gauge reads 0); returns the seconds it took. */
@@ -184,17 +222,48 @@ async function catchUpOnly(args, scratch, started) {
   console.log(`${backlog.toLocaleString('en')} events written in ${fixed(written.elapsedMs / 1000, 1)} s; RSS at start ${fixed(rssAtStart, 0)} MiB; projector catch-up ${fixed(catchUp, 1)} s, ${fixed(backlog / catchUp, 0)} events/s; RSS after ${fixed(rssMiB(loaded.child.pid), 0)} MiB`);
 }
 
-/** `--only tail`: the open loops against the durable floor alone (`--rounds N`, `--seconds S`), on a fresh server. */
+/**
+ * `--only size`: a fresh server loaded as the full run loads it before its size is read, shorter (`--seconds S`,
+ * default 10): open loop at 2,000 events/s, then 500-event batches over 8 connections; once the projector has
+ * caught up and the server stopped, the bytes per stored event and where they go.
+ */
+async function sizeOnly(args, scratch, started) {
+  const seconds = Number(option(args, '--seconds', 10));
+  const dataDir = join(scratch, 'size');
+  mkdirSync(dataDir, { recursive: true });
+  const server = await startBenchServer(root, dataDir);
+  started.push(server);
+  runLoad({ url: server.url, siteId: benchSiteId, mode: 'open', rate: 2000, connections: 50, durationMs: seconds * 1000 });
+  runLoad({ url: server.url, siteId: benchSiteId, mode: 'closed', connections: 8, durationMs: seconds * 1000, batch: 500 });
+  await waitForProjector(server.url);
+  await stopProcess(server.child);
+  const breakdown = databaseBreakdown(dataDir);
+  console.log(`${fixed(databaseBytes(dataDir) / breakdown.events, 0)} bytes per stored event (target <= 300), raw JSON kept verbatim`);
+  printBreakdown(breakdown);
+}
+
+/**
+ * `--only tail`: the open loops against the durable floor alone (`--rounds N`, `--seconds S`), on a fresh server;
+ * with `--against DIR` the build in DIR takes its turn in every round too (before and after in one run).
+ */
 async function tailOnly(args, scratch, started) {
   const seconds = Number(option(args, '--seconds', 10));
   const rounds = Number(option(args, '--rounds', 3));
+  const against = option(args, '--against', undefined);
   const dataDir = join(scratch, 'tail');
   mkdirSync(dataDir, { recursive: true });
   const server = await startBenchServer(root, dataDir);
   const floor = await startProcess(process.execPath, [join(root, 'bench', 'floor-server.mjs')], {});
   started.push(server, floor);
-  for (const target of [server, floor]) runLoad({ url: target.url, siteId: benchSiteId, mode: 'open', rate: 2000, connections: 50, durationMs: 3000 });
-  for (const rate of [2000, 5000]) await openLoopAgainstFloor(server, floor, rate, seconds, rounds);
+  const others = [];
+  if (against) {
+    mkdirSync(join(scratch, 'tail-against'), { recursive: true });
+    const other = await startBenchServer(against, join(scratch, 'tail-against'));
+    started.push(other);
+    others.push({ name: 'against', server: other });
+  }
+  for (const target of [server, floor, ...others.map((other) => other.server)]) runLoad({ url: target.url, siteId: benchSiteId, mode: 'open', rate: 2000, connections: 50, durationMs: 3000 });
+  for (const rate of [2000, 5000]) await openLoopAgainstFloor(server, floor, rate, seconds, rounds, others);
 }
 
 /** A year of history as an import loads it: `events` visits on days drawn at random over 395 days (bench/reports-workload.ts, `spread`). */
@@ -269,6 +338,7 @@ export async function run(args) {
     if (option(args, '--only', undefined) === 'saturation') return await saturationOnly(args, scratch, started);
     if (option(args, '--only', undefined) === 'catchup') return await catchUpOnly(args, scratch, started);
     if (option(args, '--only', undefined) === 'latency') return await latencyOnly(args, scratch, started);
+    if (option(args, '--only', undefined) === 'size') return await sizeOnly(args, scratch, started);
     if (option(args, '--only', undefined) === 'tail') return await tailOnly(args, scratch, started);
     if (option(args, '--only', undefined) === 'projector') return await projectorOnly(args, scratch, started);
     console.log(`Ingest benchmark: ${rounds} round(s) of ${seconds} s per phase; 2 cores shared by the server, its threads and the load generator.`);
@@ -317,6 +387,7 @@ export async function run(args) {
     await stopProcess(server.child);
     const bytes = databaseBytes(freshDir);
     console.log(`Database after the run: ${fixed(bytes / 2 ** 20, 1)} MiB for ${accepted.toLocaleString('en')} events: ${fixed(bytes / accepted, 0)} bytes per stored event (target <= 300), raw JSON kept verbatim`);
+    printBreakdown(databaseBreakdown(freshDir));
 
     const fullSync = await start(join(scratch, 'full'), { SYNCHRONOUS: 'full' });
     saturate(fullSync.url, 2);

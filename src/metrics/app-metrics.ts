@@ -1,7 +1,7 @@
 // The metrics Sightline exposes at /metrics, created once per app.
 import { statSync } from 'node:fs';
 import { basename } from 'node:path';
-import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { constants, monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 import { type Db, eventLogPath } from '../db/open.ts';
 import { MetricsRegistry, type Counter, Histogram } from './registry.ts';
 
@@ -34,6 +34,40 @@ function eventLoopDelayHistogram(): Histogram {
   }, samplingIntervalMs);
   timer.unref();
   shared = histogram;
+  return histogram;
+}
+
+/** Milliseconds: a scavenge takes about 1 ms on a thread of its own; tens of ms mean it waited for something. */
+const gcPauseBucketsMs = [0.5, 1, 2, 5, 10, 20, 50, 100, 200, 500] as const;
+
+const gcKinds = new Map<number, string>([
+  [constants.NODE_PERFORMANCE_GC_MINOR, 'minor'],
+  [constants.NODE_PERFORMANCE_GC_MAJOR, 'major'],
+  [constants.NODE_PERFORMANCE_GC_INCREMENTAL, 'incremental'],
+  [constants.NODE_PERFORMANCE_GC_WEAKCB, 'weakcb'],
+]);
+
+let sharedGc: Histogram | undefined;
+
+/**
+ * The thread's garbage-collection pauses by kind (minor: a scavenge of the young generation; major: a mark-compact;
+ * incremental: a step of incremental marking), one observer per thread as for the loop delay. A pause stops the
+ * loop: the event-loop delay shows that the loop was held, this shows when the collector held it
+ * (docs/ingest.md, "Garbage collection").
+ * @example registry.include(gcPauseHistogram());
+ */
+function gcPauseHistogram(): Histogram {
+  if (sharedGc) return sharedGc;
+  const histogram = new Histogram('sightline_gc_pause_ms', 'HTTP thread garbage-collection pauses by kind: minor (scavenge), major (mark-compact), incremental, weakcb (ms)', gcPauseBucketsMs);
+  const labels = new Map([...gcKinds.values()].map((kind) => [kind, { kind }]));
+  const observer = new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) {
+      const kind = gcKinds.get((entry as PerformanceEntry & { detail?: { kind?: number } }).detail?.kind ?? 0) ?? 'other';
+      histogram.observe(entry.duration, labels.get(kind) ?? { kind });
+    }
+  });
+  observer.observe({ entryTypes: ['gc'] });
+  sharedGc = histogram;
   return histogram;
 }
 
@@ -79,6 +113,7 @@ export function createAppMetrics(db: Db): AppMetrics {
   registry.gauge('sightline_event_loop_delay_max_ms', 'Longest HTTP thread event-loop delay since start (ms)', () => loopDelay.max / 1e6);
   // The same delay as a histogram, so a scrape before and after a load tells the delay during it (bench/ingest.mjs).
   registry.include(eventLoopDelayHistogram());
+  registry.include(gcPauseHistogram());
   const httpLatencyMs = registry.histogram('sightline_http_request_duration_ms', 'HTTP handler duration by route, method and status class (ms)', latencyBucketsMs);
   const httpRequests = registry.counter('sightline_http_requests_total', 'HTTP requests answered, by route, method and status class');
   return {
