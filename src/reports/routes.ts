@@ -174,12 +174,20 @@ export function mountReports(app: H3, context: AppContext, readModel: ReadModel)
     path: '/sites/:siteId/reports/sources-v2',
     refusals: v2Refusals,
     summary: 'Acquisition sources ranked by visits',
-    query: [...v2Params, limitParam(10)],
+    query: [
+      ...v2Params,
+      {
+        name: 'grouped',
+        description: 'true: the sources a published referrer list groups (google.com, google.de, google) share one row named by the group (Google), with exact visitors; false (default): one row per stored source',
+        schema: { enum: ['true', 'false'] },
+      },
+      limitParam(10),
+    ],
     answer: SourcesAnswer,
     handler: async (event) => {
       const { query, params, scope } = v2(context, event);
       const limit = parseLimit(query, 10);
-      return sourcesReport(context, readModel, scope, params, limit);
+      return sourcesReport(context, readModel, scope, params, limit, parseBoolean(query, 'grouped'));
     },
   });
   addRoute(app, {
