@@ -135,6 +135,11 @@ export function mountReports(app: H3, context: AppContext, readModel: ReadModel)
         schema: { enum: [...intervals] },
       },
       { name: 'compare', description: 'previous: as many days just before; year: 364 days earlier. A running period is compared with the same part of the other', schema: { enum: [...compareModes] } },
+      {
+        name: 'since',
+        description: 'A whole UTC hour of the range\'s first day (2026-11-26T14:00:00Z): count from it on, by hour (a rolling "last 24 hours": yesterday to today, since the hour 23 hours before this one); the comparison is the window as long just before it',
+        schema: { type: 'string' },
+      },
     ],
     answer: SummaryAnswer,
     handler: async (event) => {

@@ -23,6 +23,7 @@ export function createClickHouseReadModel({ clickhouse, waitForShipping, deletio
   const events = createClickHouseEventReads({ clickhouse, waitForShipping, deletionsOf, tail: embedded });
   // A partial period's comparison cuts visits at a moment, which the shipped visits cannot: the embedded database
   // answers it (it holds every event until trimming exists). Realtime reads the newest events, which are there first.
-  const series: ReadModel['series'] = (question) => (question.untilMs === undefined ? reports.series(question) : embedded.series(question));
+  // A rolling window (sinceMs) is cut at a moment too.
+  const series: ReadModel['series'] = (question) => (question.untilMs === undefined && question.sinceMs === undefined ? reports.series(question) : embedded.series(question));
   return { ...embedded, ...answeringUnavailableAs503({ ...reports, series }), ...answeringUnavailableAs503(events) };
 }

@@ -57,14 +57,15 @@ function visitKeys(visit: RawVisit, grouping: RawGrouping): { entry: string | nu
 }
 
 /** The visitor's identity across the scope: an anon_id is one visitor on every site of a workspace. */
-export function rawGroups(visits: readonly RawVisit[], range: ReportRange, filters: ReportFilters, grouping: RawGrouping): Map<string, RawGroup> {
+/** sinceMs: only events from it on, and visits starting from it on, count (a rolling window, summary-v2 since=). */
+export function rawGroups(visits: readonly RawVisit[], range: ReportRange, filters: ReportFilters, grouping: RawGrouping, sinceMs = -Infinity): Map<string, RawGroup> {
   const groups = new Map<string, RawGroup>();
   const group = (key: string) => {
     let found = groups.get(key);
     if (!found) groups.set(key, (found = { counters: emptyCounters(), revenue: new Map(), visitors: new Set() }));
     return found;
   };
-  const inRange = (ts: number) => dayOf(ts) >= range.fromDay && dayOf(ts) <= range.toDay;
+  const inRange = (ts: number) => ts >= sinceMs && dayOf(ts) >= range.fromDay && dayOf(ts) <= range.toDay;
   const pathPasses = (path: string | null) => !filters.path || (path !== null && filters.path.includes(path));
   // A path's visitors are the people with a pageview of it (CONTRACT section 10), as the rollups' path and page sets
   // hold them: grouped by path or page, or filtered by path, only a pageview makes its visitor count.
