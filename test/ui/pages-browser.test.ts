@@ -5,6 +5,7 @@
 // an event within 2 s of its 202, one not-found state for an unknown site, a share link's site name and its
 // embedding layout, and every page at phone width (390 px) without horizontal scrolling. Screenshots of every page,
 // light and dark, go to test-artifacts/ui/. Any console error or CSP violation fails the test.
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page, Request } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -135,6 +136,20 @@ describe('the admin UI\'s pages in a browser, on 20,000 events over 60 days', ()
     expect(await page.locator('.u-legend').textContent()).toContain('Hour (UTC)');
     expect(await page.locator('.comparison-note').textContent()).toMatch(/^Compared with \d{4}-\d{2}-\d{2} until \d{2}:\d{2} UTC/);
 
+    // Last 24 hours, beside Today: 24 hourly points ending with this hour, and the cards as summary-v2 since= counts them.
+    await page.keyboard.press('h');
+    await page.waitForURL(/period=24h/);
+    const hour = 3_600_000;
+    const since = `${new Date(Math.floor(Date.now() / hour) * hour - 23 * hour).toISOString().slice(0, 13)}:00:00Z`;
+    await expect.poll(() => page.locator('.range-text').textContent()).toBe(`Since ${since.slice(0, 10)} ${since.slice(11, 16)} UTC`);
+    await expect.poll(() => page.locator('.chart').getAttribute('data-points')).toBe('24');
+    const window = await server.request('GET', `/v1/sites/alpha/reports/summary-v2?from=${since.slice(0, 10)}&to=${utcDate(0)}&since=${since}`);
+    expect(window.status, window.text).toBe(200);
+    for (const measure of ['visitors', 'visits', 'pageviews'] as const) {
+      await expect.poll(async () => Number((await page.locator(`.card[data-measure="${measure}"] .card-value`).textContent())?.replace(/\D/g, ''))).toBe(window.body.data[measure]);
+    }
+    await page.screenshot({ path: join(artifacts, 'pages-last-24-hours-light.png'), fullPage: true });
+
     // A filter click over 30 days: the time until every panel has its answer is printed, never asserted.
     await page.keyboard.press('d');
     await page.waitForURL(/period=30d/);
@@ -145,12 +160,24 @@ describe('the admin UI\'s pages in a browser, on 20,000 events over 60 days', ()
       requests.push({ path: new URL(request.url()).pathname.replace('/v1/sites/alpha/', ''), start: timing.startTime, end: timing.startTime + timing.responseEnd });
     };
     page.on('requestfinished', onFinished);
+    // Sources grouped by Matomo's list (www.google.com is Google, twitter.com Twitter), as sources-v2?grouped=true ranks them.
+    const grouped = (await server.request('GET', `/v1/sites/alpha/reports/sources-v2?from=${utcDate(-29)}&to=${utcDate(0)}&grouped=true&limit=10`)).body.data.rows;
+    expect(grouped.map((row: { source: string }) => row.source)).toEqual(expect.arrayContaining(['Google', 'Twitter', 'Bing', 'Hacker News', 'direct']));
+    const sourceRows = panel(page, 'Sources').locator('tr.clickable');
+    await expect.poll(() => sourceRows.count()).toBe(grouped.length);
+    for (const [index, row] of grouped.entries()) expect(await sourceRows.nth(index).locator('th[scope=row]').textContent()).toContain(row.source);
     const clickedAt = Date.now();
-    await panel(page, 'Sources').locator('tr.clickable').first().click();
+    await sourceRows.first().click();
     await page.waitForURL(/f\.source=/);
     await expect.poll(() => settled(page), { timeout: 60_000, interval: 20 }).toBe(true);
-    console.log(`[pages-browser] filter click to all panels settled (20,000 events, 30 days, Sources row): ${Date.now() - clickedAt} ms`);
+    console.log(`[pages-browser] filter click to all panels settled (20,000 events, 30 days, Sources row): ${Date.now() - clickedAt} ms (load average ${loadavg().map((value) => value.toFixed(2)).join(' ')})`);
     page.off('requestfinished', onFinished);
+    // Filtered by a group, Sources lists the group's own sources (google.com for Google).
+    const clicked = new URL(page.url()).searchParams.get('f.source')!;
+    expect(clicked).toBe(grouped[0].source);
+    const members = (await server.request('GET', `/v1/sites/alpha/reports/sources-v2?from=${utcDate(-29)}&to=${utcDate(0)}&source=${encodeURIComponent(clicked)}&limit=10`)).body.data.rows;
+    await expect.poll(() => sourceRows.count()).toBe(members.length);
+    expect(await sourceRows.first().locator('th[scope=row]').textContent()).toContain(members[0].source);
     // Each report's request, from the click: when it was sent and when its answer ended (ms).
     const first = Math.min(...requests.map((request) => request.start));
     console.log(`[pages-browser] its requests (sent → answered, ms after the first): ${requests.map((request) => `${request.path} ${Math.round(request.start - first)}→${Math.round(request.end - first)}`).join(', ')}`);
