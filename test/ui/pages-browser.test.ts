@@ -36,6 +36,13 @@ const pages = [
   { id: 'settings', label: 'Settings', shows: '.settings-page' },
 ];
 
+/** Every view screenshotted and checked at phone width: each page, each settings section, and the last 24 hours. */
+const views = [
+  ...pages.map((target) => ({ name: target.id, query: target.id === 'dashboard' ? '' : `&page=${target.id}`, shows: target.shows })),
+  ...['sharing', 'webhooks', 'keys', 'spend', 'dlq', 'audit'].map((tab) => ({ name: `settings-${tab}`, query: `&page=settings&tab=${tab}`, shows: '.settings-page' })),
+  { name: 'last-24-hours', query: '&period=24h', shows: 'section.overview' },
+];
+
 /** A small deterministic generator (the same data set on every run). */
 function generator(seed: number) {
   let state = seed;
@@ -227,25 +234,48 @@ describe('the admin UI\'s pages in a browser, on 20,000 events over 60 days', ()
       const small = await phone.newPage();
       const smallProblems = watchProblems(small);
       await small.goto(`${server.url}/`);
+      await small.locator('button:text("Use an admin token or API key")').waitFor();
+      expect(await noSidewaysScroll(small), 'sign-in').toBe(0);
+      await small.screenshot({ path: join(artifacts, `pages-phone-sign-in-${scheme}.png`), fullPage: true });
+      await page.goto(`${server.url}/`);
+      await page.emulateMedia({ colorScheme: scheme });
+      await expect.poll(() => page.locator('.site-card').count(), { timeout: 30_000 }).toBe(2);
+      await page.screenshot({ path: join(artifacts, `pages-sites-${scheme}.png`), fullPage: true });
       await small.click('button:text("Use an admin token or API key")');
       await small.fill('#token', server.adminToken);
       await small.click('button:text("Sign in")');
       await expect.poll(() => small.locator('.site-card').count(), { timeout: 30_000 }).toBe(2);
       expect(await noSidewaysScroll(small), 'sites').toBe(0);
       await small.screenshot({ path: join(artifacts, `pages-phone-sites-${scheme}.png`), fullPage: true });
-      for (const target of pages) {
-        await small.goto(`${server.url}/?site=alpha${target.id === 'dashboard' ? '' : `&page=${target.id}`}`);
+      for (const target of views) {
+        await small.goto(`${server.url}/?site=alpha${target.query}`);
         await expect.poll(() => small.locator(target.shows).count(), { timeout: 30_000 }).toBeGreaterThan(0);
         await expect.poll(() => settled(small), { timeout: 60_000 }).toBe(true);
-        expect(await noSidewaysScroll(small), target.id).toBe(0);
-        await small.screenshot({ path: join(artifacts, `pages-phone-${target.id}-${scheme}.png`), fullPage: true });
+        expect(await noSidewaysScroll(small), target.name).toBe(0);
+        await small.screenshot({ path: join(artifacts, `pages-phone-${target.name}-${scheme}.png`), fullPage: true });
         // The desktop's too, on the first context's size.
         await page.goto(small.url());
         await page.emulateMedia({ colorScheme: scheme });
         await expect.poll(() => page.locator(target.shows).count(), { timeout: 30_000 }).toBeGreaterThan(0);
         await expect.poll(() => settled(page), { timeout: 60_000 }).toBe(true);
-        await page.screenshot({ path: join(artifacts, `pages-${target.id}-${scheme}.png`), fullPage: true });
+        await page.screenshot({ path: join(artifacts, `pages-${target.name}-${scheme}.png`), fullPage: true });
       }
+      // A panel's Details: the whole list, searched and paged, on both sizes.
+      for (const [shown, prefix] of [[page, 'pages'], [small, 'pages-phone']] as const) {
+        await shown.goto(`${server.url}/?site=alpha&period=30d`);
+        await panel(shown, 'Pages').locator('button:text("Details")').click();
+        const details = shown.getByRole('dialog', { name: 'Pages: details' });
+        await expect.poll(() => details.locator('tbody tr').count(), { timeout: 30_000 }).toBeGreaterThan(0);
+        if (shown === small) expect(await noSidewaysScroll(small), 'details').toBe(0);
+        await shown.screenshot({ path: join(artifacts, `${prefix}-details-${scheme}.png`) });
+      }
+      // Signed out, the sign-in page at the desktop's size.
+      const fresh = await browser.newContext({ viewport: { width: 1280, height: 900 }, colorScheme: scheme });
+      const signIn = await fresh.newPage();
+      await signIn.goto(`${server.url}/`);
+      await signIn.locator('button:text("Use an admin token or API key")').waitFor();
+      await signIn.screenshot({ path: join(artifacts, `pages-sign-in-${scheme}.png`), fullPage: true });
+      await fresh.close();
       expect(smallProblems).toEqual([]);
       await phone.close();
     }
