@@ -187,6 +187,10 @@ describe('the admin UI\'s pages in a browser, on 20,000 events over 60 days', ()
     expect(await sourceRows.first().locator('th[scope=row]').textContent()).toContain(members[0].source);
     // Each report's request, from the click: when it was sent and when its answer ended (ms).
     const first = Math.min(...requests.map((request) => request.start));
+    // A reference measured now on this machine: one summary-v2 of the same view alone, over HTTP from here.
+    const floorStart = Date.now();
+    await server.request('GET', `/v1/sites/alpha/reports/summary-v2?from=${utcDate(-29)}&to=${utcDate(0)}&source=${encodeURIComponent(grouped[0].source)}&compare=previous`);
+    console.log(`[pages-browser] reference: one summary-v2 of that view alone ${Date.now() - floorStart} ms`);
     console.log(`[pages-browser] its requests (sent → answered, ms after the first): ${requests.map((request) => `${request.path} ${Math.round(request.start - first)}→${Math.round(request.end - first)}`).join(', ')}`);
     await page.locator('.chip button').click();
     await expect.poll(() => settled(page), { timeout: 60_000 }).toBe(true);
