@@ -138,8 +138,8 @@ describe('the admin UI\'s pages in a browser, on 20,000 events over 60 days', ()
     await page.locator('#period').waitFor();
     await page.keyboard.press('t');
     await page.waitForURL(/period=today/);
-    await expect.poll(() => page.locator('.chart').getAttribute('data-points')).toBe('24');
-    await expect.poll(() => page.locator('.u-legend').textContent()).not.toContain('--');
+    await expect.poll(() => page.locator('.chart').getAttribute('data-points'), { timeout: 30_000 }).toBe('24');
+    await expect.poll(() => page.locator('.u-legend').textContent(), { timeout: 30_000 }).not.toContain('--');
     expect(await page.locator('.u-legend').textContent()).toContain('Hour (UTC)');
     expect(await page.locator('.comparison-note').textContent()).toMatch(/^Compared with \d{4}-\d{2}-\d{2} until \d{2}:\d{2} UTC/);
 
@@ -148,12 +148,12 @@ describe('the admin UI\'s pages in a browser, on 20,000 events over 60 days', ()
     await page.waitForURL(/period=24h/);
     const hour = 3_600_000;
     const since = `${new Date(Math.floor(Date.now() / hour) * hour - 23 * hour).toISOString().slice(0, 13)}:00:00Z`;
-    await expect.poll(() => page.locator('.range-text').textContent()).toBe(`Since ${since.slice(0, 10)} ${since.slice(11, 16)} UTC`);
-    await expect.poll(() => page.locator('.chart').getAttribute('data-points')).toBe('24');
+    await expect.poll(() => page.locator('.range-text').textContent(), { timeout: 30_000 }).toBe(`Since ${since.slice(0, 10)} ${since.slice(11, 16)} UTC`);
+    await expect.poll(() => page.locator('.chart').getAttribute('data-points'), { timeout: 30_000 }).toBe('24');
     const window = await server.request('GET', `/v1/sites/alpha/reports/summary-v2?from=${since.slice(0, 10)}&to=${utcDate(0)}&since=${since}`);
     expect(window.status, window.text).toBe(200);
     for (const measure of ['visitors', 'visits', 'pageviews'] as const) {
-      await expect.poll(async () => Number((await page.locator(`.card[data-measure="${measure}"] .card-value`).textContent())?.replace(/\D/g, ''))).toBe(window.body.data[measure]);
+      await expect.poll(async () => Number((await page.locator(`.card[data-measure="${measure}"] .card-value`).textContent())?.replace(/\D/g, '')), { timeout: 30_000 }).toBe(window.body.data[measure]);
     }
     await page.screenshot({ path: join(artifacts, 'pages-last-24-hours-light.png'), fullPage: true });
 
@@ -171,7 +171,7 @@ describe('the admin UI\'s pages in a browser, on 20,000 events over 60 days', ()
     const grouped = (await server.request('GET', `/v1/sites/alpha/reports/sources-v2?from=${utcDate(-29)}&to=${utcDate(0)}&grouped=true&limit=10`)).body.data.rows;
     expect(grouped.map((row: { source: string }) => row.source)).toEqual(expect.arrayContaining(['Google', 'Twitter', 'Bing', 'Hacker News', 'direct']));
     const sourceRows = panel(page, 'Sources').locator('tr.clickable');
-    await expect.poll(() => sourceRows.count()).toBe(grouped.length);
+    await expect.poll(() => sourceRows.count(), { timeout: 30_000 }).toBe(grouped.length);
     for (const [index, row] of grouped.entries()) expect(await sourceRows.nth(index).locator('th[scope=row]').textContent()).toContain(row.source);
     const clickedAt = Date.now();
     await sourceRows.first().click();
@@ -183,7 +183,7 @@ describe('the admin UI\'s pages in a browser, on 20,000 events over 60 days', ()
     const clicked = new URL(page.url()).searchParams.get('f.source')!;
     expect(clicked).toBe(grouped[0].source);
     const members = (await server.request('GET', `/v1/sites/alpha/reports/sources-v2?from=${utcDate(-29)}&to=${utcDate(0)}&source=${encodeURIComponent(clicked)}&limit=10`)).body.data.rows;
-    await expect.poll(() => sourceRows.count()).toBe(members.length);
+    await expect.poll(() => sourceRows.count(), { timeout: 30_000 }).toBe(members.length);
     expect(await sourceRows.first().locator('th[scope=row]').textContent()).toContain(members[0].source);
     // Each report's request, from the click: when it was sent and when its answer ended (ms).
     const first = Math.min(...requests.map((request) => request.start));
@@ -208,7 +208,7 @@ describe('the admin UI\'s pages in a browser, on 20,000 events over 60 days', ()
         await page.waitForURL(previous);
         await page.goForward();
         await page.waitForURL(address);
-        await expect.poll(() => page.locator(target.shows).count()).toBeGreaterThan(0);
+        await expect.poll(() => page.locator(target.shows).count(), { timeout: 30_000 }).toBeGreaterThan(0);
       }
       previous = address;
     }
@@ -224,11 +224,11 @@ describe('the admin UI\'s pages in a browser, on 20,000 events over 60 days', ()
     await expect.poll(() => page.locator('.live-status').textContent(), { timeout: 30_000 }).toBe('live');
     await ingest(server, '/v1/s2s/events', 'alpha', [browserEvent('alpha', { anon_id: 'just-now', url: 'https://alpha.example/now' })]);
     await expect.poll(() => page.getByTestId('visitors-5m').textContent(), { timeout: 2_000, interval: 50 }).toBe(String(before.body.visitors_last_5m + 1));
-    await expect.poll(() => page.getByTestId('live-visitors').textContent()).not.toBeNull();
+    await expect.poll(() => page.getByTestId('live-visitors').textContent(), { timeout: 30_000 }).not.toBeNull();
 
     // An unknown site: one clear state, not one per panel.
     await page.goto(`${server.url}/?site=no-such-site`);
-    await expect.poll(() => page.locator('.not-found').count()).toBe(1);
+    await expect.poll(() => page.locator('.not-found').count(), { timeout: 30_000 }).toBe(1);
     expect(await page.locator('[role=alert]').count()).toBe(1);
     expect(await page.locator('nav.site-nav').count()).toBe(0);
 
@@ -298,10 +298,11 @@ describe('the admin UI\'s pages in a browser, on 20,000 events over 60 days', ()
     const page = await context.newPage();
     const problems = watchProblems(page);
     await page.goto(`${server.url}/?site=alpha#share=${link.body.token}`);
-    await expect.poll(() => page.locator('.shared-note').textContent()).toBe('Shared dashboard of Alpha shop (read-only)');
-    await expect.poll(() => page.locator('.card[data-measure="visitors"] .card-value').textContent()).toBe('1');
+    // Polls with room for a loaded machine (the default second is not enough when the full suite shares two cores).
+    await expect.poll(() => page.locator('.shared-note').textContent(), { timeout: 30_000 }).toBe('Shared dashboard of Alpha shop (read-only)');
+    await expect.poll(() => page.locator('.card[data-measure="visitors"] .card-value').textContent(), { timeout: 30_000 }).toBe('1');
     await page.goto(`${server.url}/?site=alpha&embed=${link.body.id}#share=${link.body.token}`);
-    await expect.poll(() => page.locator('.shell.embedded .card[data-measure="visitors"] .card-value').textContent()).toBe('1');
+    await expect.poll(() => page.locator('.shell.embedded .card[data-measure="visitors"] .card-value').textContent(), { timeout: 30_000 }).toBe('1');
     expect(await page.locator('header.top').count()).toBe(0);
     await page.screenshot({ path: join(artifacts, 'pages-embedded-light.png'), fullPage: true });
     expect(problems).toEqual([]);
