@@ -60,6 +60,8 @@ import { type Projection, type ProjectionOptions, projectionWaitMs, startProject
 import { batchSubscribers } from './batch-subscribers.ts';
 import { createClickHouse, type ClickHouse } from './clickhouse/client.ts';
 import { createClickHouseReadModel } from './read-model/clickhouse/clickhouse-read-model.ts';
+import { withSourceGroups } from './read-model/source-groups.ts';
+import { storedSources } from './read-model/sqlite/stored-sources.ts';
 import { forgetDeletionsOfSite, pendingDeletionsOf, recordSiteDeletion } from './clickhouse/deletions.ts';
 import { type ShippingLoop, type ShippingLoopOptions, startShippingLoop } from './clickhouse/shipping-loop.ts';
 // The context's parts: who owns each credential the access resolver looks up, and each remover of a site's data.
@@ -337,7 +339,9 @@ function createAppReadModel(context: AppContext, projection: Projection, shippin
     const shipped = await shipping.loop.waitForShipped(projection.position(), Math.max(0, waitMs - (performance.now() - started)));
     return projected && shipped;
   };
-  return createClickHouseReadModel({ clickhouse: shipping.clickhouse, waitForShipping, deletionsOf: (siteIds) => pendingDeletionsOf(context.db, siteIds), embedded, db: context.db });
+  // source=<group> on what ClickHouse answers too: the group's stored sources, from the embedded dictionary.
+  const clickhouse = createClickHouseReadModel({ clickhouse: shipping.clickhouse, waitForShipping, deletionsOf: (siteIds) => pendingDeletionsOf(context.db, siteIds), embedded, db: context.db });
+  return withSourceGroups(clickhouse, (siteIds) => storedSources(context.db, siteIds));
 }
 
 /** With CLICKHOUSE_URL set, ships in the background, woken by each projector batch (docs/clickhouse.md). */

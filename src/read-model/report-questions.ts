@@ -51,6 +51,12 @@ export interface RankingQuestion extends Selection {
   limit: number;
   /** Answer as of this earlier position (the later pages of a paged ranking), not the current one. */
   asOf?: LogPosition;
+  /**
+   * With by: 'source', rows are grouped sources (source-groups.ts): a group's row is keyed by its name ("Google"),
+   * its figures the sums of its stored sources' and its visitors the union of theirs (exact); other sources keep
+   * their own row.
+   */
+  groupSources?: boolean;
 }
 
 export interface RankingFigures {

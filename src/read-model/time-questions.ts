@@ -12,6 +12,11 @@ export interface SeriesQuestion extends Selection {
    * comparison (the same part of the previous period). Absent: the whole range.
    */
   untilMs?: number;
+  /**
+   * Count only events at or after this time (epoch ms), and visits starting at or after it; the points start at
+   * its interval (a rolling window such as the last 24 hours). Absent: from the range's first day.
+   */
+  sinceMs?: number;
 }
 
 export interface SeriesFigures {

@@ -11,7 +11,7 @@ export const dateParams: QueryParameterDoc[] = [
 
 export const filterParams: QueryParameterDoc[] = [
   { name: 'scope', description: 'all-sites: every site of the workspace', schema: { enum: ['all-sites'] } },
-  { name: 'source', description: 'One acquisition source (a visit\'s first event)' },
+  { name: 'source', description: 'One acquisition source (a visit\'s first event), or a source group\'s name (Google: every source of the group, docs/reports.md)' },
   ...['device', 'browser', 'os', 'country', 'region', 'city', 'path'].map((name) => ({
     name,
     description: `Comma-separated values (at most ${maxFilterValues})`,

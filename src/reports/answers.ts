@@ -31,7 +31,7 @@ export const SummaryAnswer = v.strictObject({
     annotations: v.array(AnnotationAnswer),
     interval: v.picklist(['hour', 'day', 'week', 'month']),
     /** With compare: the comparison's days and, when the range is still running (partial), the moment its count stops. */
-    comparison: v.optional(v.strictObject({ from: DateText, to: DateText, partial: v.boolean(), until: v.nullable(IsoTime) })),
+    comparison: v.optional(v.strictObject({ from: DateText, to: DateText, partial: v.boolean(), until: v.nullable(IsoTime), since: v.optional(IsoTime) })),
   }),
   data: v.strictObject({
     ...SummaryFigures,

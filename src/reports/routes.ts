@@ -135,6 +135,11 @@ export function mountReports(app: H3, context: AppContext, readModel: ReadModel)
         schema: { enum: [...intervals] },
       },
       { name: 'compare', description: 'previous: as many days just before; year: 364 days earlier. A running period is compared with the same part of the other', schema: { enum: [...compareModes] } },
+      {
+        name: 'since',
+        description: 'A whole UTC hour of the range\'s first day (2026-11-26T14:00:00Z): count from it on, by hour (a rolling "last 24 hours": yesterday to today, since the hour 23 hours before this one); the comparison is the window as long just before it',
+        schema: { type: 'string' },
+      },
     ],
     answer: SummaryAnswer,
     handler: async (event) => {
@@ -174,12 +179,20 @@ export function mountReports(app: H3, context: AppContext, readModel: ReadModel)
     path: '/sites/:siteId/reports/sources-v2',
     refusals: v2Refusals,
     summary: 'Acquisition sources ranked by visits',
-    query: [...v2Params, limitParam(10)],
+    query: [
+      ...v2Params,
+      {
+        name: 'grouped',
+        description: 'true: the sources a published referrer list groups (google.com, google.de, google) share one row named by the group (Google), with exact visitors; false (default): one row per stored source',
+        schema: { enum: ['true', 'false'] },
+      },
+      limitParam(10),
+    ],
     answer: SourcesAnswer,
     handler: async (event) => {
       const { query, params, scope } = v2(context, event);
       const limit = parseLimit(query, 10);
-      return sourcesReport(context, readModel, scope, params, limit);
+      return sourcesReport(context, readModel, scope, params, limit, parseBoolean(query, 'grouped'));
     },
   });
   addRoute(app, {

@@ -7,8 +7,9 @@ import type { ReportScope } from '../reading/scope.ts';
 import type { SourcesAnswer } from './answers.ts';
 import { rankByVisits } from './visits-ranking.ts';
 
-export function sourcesReport(context: AppContext, readModel: ReadModel, scope: ReportScope, params: CommonParams, limit: number): Promise<SourcesAnswer> {
-  return rankByVisits(context, readModel, { scope, params, limit, by: 'source', measures: ['visitors', 'visits', 'pageviews', 'bounce_rate'] }, (key, figures) => ({
+/** grouped: one row per source group (src/read-model/source-groups.ts, docs/reports.md "Grouped sources"). */
+export function sourcesReport(context: AppContext, readModel: ReadModel, scope: ReportScope, params: CommonParams, limit: number, grouped = false): Promise<SourcesAnswer> {
+  return rankByVisits(context, readModel, { scope, params, limit, by: 'source', groupSources: grouped, measures: ['visitors', 'visits', 'pageviews', 'bounce_rate'] }, (key, figures) => ({
     source: key,
     visitors: figures.visitors,
     visits: figures.visits,

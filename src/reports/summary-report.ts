@@ -23,6 +23,8 @@ export type CompareMode = (typeof compareModes)[number];
 export interface SummaryOptions {
   interval: Interval;
   compare: CompareMode | undefined;
+  /** since: count from this UTC hour (epoch ms) of the range's first day on (a rolling "last 24 hours"). */
+  sinceMs?: number;
 }
 
 /** The read model's selection of a V2 report's scope and common parameters. */
@@ -40,7 +42,27 @@ export function parseSummaryOptions(query: QueryValues, range: ReportRange): Sum
   }
   const compare = single(query, 'compare');
   if (compare !== undefined && !(compareModes as readonly string[]).includes(compare)) throw reportErrors.invalidParam('compare', 'must be previous or year');
-  return { interval, compare: compare as CompareMode | undefined };
+  const since = single(query, 'since');
+  if (since === undefined) return { interval, compare: compare as CompareMode | undefined };
+  const sinceMs = /^\d{4}-\d{2}-\d{2}T\d{2}:00:00Z$/.test(since) ? Date.parse(since) : Number.NaN;
+  if (Number.isNaN(sinceMs) || Math.floor(sinceMs / dayMs) !== range.fromDay) {
+    throw reportErrors.invalidParam('since', 'must be a whole UTC hour of the range\'s first day, like 2026-11-26T14:00:00Z');
+  }
+  if (intervalText !== undefined && intervalText !== 'hour') throw reportErrors.invalidParam('interval', 'must be hour with since');
+  return { interval: 'hour', compare: compare as CompareMode | undefined, sinceMs };
+}
+
+/**
+ * The comparison of a window from `sinceMs` to the range's end: the window just as long just before it (previous) or
+ * 364 days earlier (year), cut like a running period's when the window holds now.
+ * @example windowComparison({ fromDay: 20599, toDay: 20600 }, 20599 * dayMs + 11 * 3_600_000, 'previous', now) // the 24 hours before
+ */
+export function windowComparison(range: ReportRange, sinceMs: number, mode: CompareMode, now: number): { range: ReportRange; sinceMs: number; untilMs: number; partial: boolean } {
+  const endMs = (range.toDay + 1) * dayMs;
+  const shift = mode === 'year' ? 364 * dayMs : endMs - sinceMs;
+  const running = now >= sinceMs && now < endMs;
+  const untilMs = (running ? now : endMs) - shift;
+  return { range: { fromDay: Math.floor((sinceMs - shift) / dayMs), toDay: Math.floor((endMs - 1 - shift) / dayMs) }, sinceMs: sinceMs - shift, untilMs, partial: running };
 }
 
 /**
@@ -83,9 +105,16 @@ export async function summaryReport(
 ): Promise<SummaryAnswer> {
   const now = context.clock.now();
   const selection = selectionOf(scope, params);
-  const current = await readModel.series({ ...selection, interval: options.interval });
-  const compared = options.compare === undefined ? undefined : comparisonOf(params.range, options.compare, now);
-  const previous = compared && (await readModel.series({ ...selection, range: compared.range, interval: options.interval, untilMs: compared.untilMs }));
+  const { sinceMs } = options;
+  const current = await readModel.series({ ...selection, interval: options.interval, sinceMs });
+  const compared: { range: ReportRange; untilMs: number | undefined; sinceMs?: number; partial: boolean } | undefined =
+    options.compare === undefined
+      ? undefined
+      : sinceMs === undefined
+        ? { ...comparisonOf(params.range, options.compare, now), partial: false }
+        : windowComparison(params.range, sinceMs, options.compare, now);
+  if (compared && sinceMs === undefined) compared.partial = compared.untilMs !== undefined;
+  const previous = compared && (await readModel.series({ ...selection, range: compared.range, interval: options.interval, untilMs: compared.untilMs, sinceMs: compared.sinceMs }));
   const meta = buildMeta({
     scope,
     params,
@@ -108,8 +137,9 @@ export async function summaryReport(
         comparison: {
           from: toDateText(compared.range.fromDay),
           to: toDateText(compared.range.toDay),
-          partial: compared.untilMs !== undefined,
-          until: compared.untilMs === undefined ? null : toIso(compared.untilMs),
+          partial: compared.partial,
+          until: compared.partial && compared.untilMs !== undefined ? toIso(compared.untilMs) : null,
+          ...(compared.sinceMs !== undefined && { since: toIso(compared.sinceMs) }),
         },
       }),
     },

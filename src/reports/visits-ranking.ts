@@ -15,6 +15,8 @@ export interface VisitsRanking {
   params: CommonParams;
   limit: number;
   by: RankDimension;
+  /** Sources by their group (sources-v2 grouped=true). */
+  groupSources?: boolean;
   measures: MeasureName[];
 }
 
@@ -28,7 +30,7 @@ export async function rankByVisits<Row>(
   toRow: (key: string, figures: Figures) => Row,
 ): Promise<{ meta: ReportMeta; data: { rows: Row[] } }> {
   const { scope, params, limit } = ranking;
-  const answer = await readModel.ranking({ ...selectionOf(scope, params), by: ranking.by, order: 'visits', offset: 0, limit });
+  const answer = await readModel.ranking({ ...selectionOf(scope, params), by: ranking.by, order: 'visits', offset: 0, limit, groupSources: ranking.groupSources });
   return {
     meta: buildMeta({
       scope,

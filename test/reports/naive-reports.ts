@@ -226,8 +226,9 @@ export function naivePages(db: Db, query: NaiveQuery, includeParams = false) {
   }));
 }
 
-export function naiveSources(db: Db, query: NaiveQuery) {
-  const groups = tallies(db, query, (visit) => visit.first.source, (visit) => visit.first.source);
+/** keyOf: the row a stored source counts in (grouped sources name their group); the source itself by default. */
+export function naiveSources(db: Db, query: NaiveQuery, keyOf: (source: string) => string = (source) => source) {
+  const groups = tallies(db, query, (visit) => keyOf(visit.first.source), (visit) => keyOf(visit.first.source));
   return ranked(groups, (group) => group.events + group.visits > 0, (group) => group.visits).map(([source, group]) => ({
     source,
     visitors: group.visitors.size,

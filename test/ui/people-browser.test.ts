@@ -56,12 +56,17 @@ function base32Decode(text: string): Buffer {
  */
 const codeOf = (secret: string, ahead = 0) => hotp(base32Decode(secret), totpStepOf(Date.now()) + ahead);
 
-/** Light and dark screenshots of the page as it is. */
+/** Light and dark screenshots of the page as it is, and at a phone's width (390 px), where nothing scrolls sideways. */
 async function screenshots(page: Page, name: string): Promise<void> {
   await page.emulateMedia({ colorScheme: 'light' });
   await page.screenshot({ path: join(artifacts, `${name}-light.png`), fullPage: true });
   await page.emulateMedia({ colorScheme: 'dark' });
   await page.screenshot({ path: join(artifacts, `${name}-dark.png`), fullPage: true });
+  const size = page.viewportSize();
+  await page.setViewportSize({ width: 390, height: 844 });
+  expect(await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth), `${name} at a phone's width`).toBe(0);
+  await page.screenshot({ path: join(artifacts, `${name}-phone-dark.png`), fullPage: true });
+  if (size) await page.setViewportSize(size);
   await page.emulateMedia({ colorScheme: 'light' });
 }
 

@@ -797,6 +797,7 @@ export interface Answers {
         to: string;
         partial: boolean;
         until: string | null;
+        since?: string;
       };
     };
     data: {

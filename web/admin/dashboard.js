@@ -53,7 +53,7 @@ export function PeriodPicker({ state, range }) {
           <label>From <input type="date" value=${state.from || range.from} max=${state.to || range.to} onChange=${onValue((from) => updateView({ from }))} /></label>
           <label>To <input type="date" value=${state.to || range.to} min=${state.from || range.from} onChange=${onValue((to) => updateView({ to }))} /></label>
         </span>`
-      : html`<span class="range-text">${range.from === range.to ? range.from : `${range.from} – ${range.to}`}</span>`}
+      : html`<span class="range-text">${range.since ? `Since ${range.since.slice(0, 10)} ${range.since.slice(11, 16)} UTC` : range.from === range.to ? range.from : `${range.from} – ${range.to}`}</span>`}
     <label class="compare">Compare with (x)
       <select value=${state.compare} onChange=${onValue((compare) => updateView({ compare }))}>
         ${compareModes.map((mode) => html`<option value=${mode.id}>${mode.label}</option>`)}
@@ -85,10 +85,13 @@ export function FilterChips({ filters }) {
 
 /**
  * What a comparison compares, in words: a running period against the same part of the other one.
- * @param {{ from: string, to: string, partial: boolean, until: string | null }} comparison
+ * @param {{ from: string, to: string, partial: boolean, until: string | null, since?: string }} comparison
  * @param {string} label
  */
 export function comparisonText(comparison, label) {
+  // A rolling window: the one as long just before it (or a year earlier), as far as this one has run.
+  const at = (/** @type {string} */ iso) => `${iso.slice(0, 10)} ${iso.slice(11, 16)}`;
+  if (comparison.since) return `Compared with ${at(comparison.since)} – ${comparison.until ? at(comparison.until) : comparison.to} UTC (${label.toLowerCase()}, the same length)`;
   const days = comparison.from === comparison.to ? comparison.from : `${comparison.from} – ${comparison.to}`;
   if (!comparison.partial || !comparison.until) return `Compared with ${days} (${label.toLowerCase()})`;
   return `Compared with ${days} until ${comparison.until.slice(11, 16)} UTC: the same part of the period, since this one is still running`;
@@ -102,20 +105,27 @@ export function comparisonText(comparison, label) {
 function Overview({ site, range, filters, compare, compareLabel, theme, siteInfo }) {
   // Read again after an annotation is added (its meta lists them).
   const [version, setVersion] = useState(0);
-  const current = useAnswer(`${reportPath(site, 'summary-v2')}?${reportQuery(range, filters, compare === 'off' ? {} : { compare })}${version ? `&_=${version}` : ''}`, reportSchema('summary-v2'));
+  /** @type {Record<string, string>} */
+  const window = range.since ? { since: range.since } : {};
+  const current = useAnswer(`${reportPath(site, 'summary-v2')}?${reportQuery(range, filters, compare === 'off' ? window : { ...window, compare })}${version ? `&_=${version}` : ''}`, reportSchema('summary-v2'));
   if (current.status === 'loading') return html`<section class="panel overview" aria-busy="true"><p class="state">Loading…</p></section>`;
   if (current.status === 'error') return html`<section class="panel overview"><p class="state error" role="alert">${current.error}</p></section>`;
   const shared = session.value?.kind === 'share';
   const data = current.data.data;
   const { warnings, comparison } = current.data.meta;
   const before = data.comparison;
+  // A rolling window's series runs to the end of today: its points are the hours up to now (24 of them).
+  const now = Date.now();
+  const series = range.since ? data.series.filter((point) => Date.parse(point.date) <= now) : data.series;
+  const previousSeries = before && range.since ? before.series.slice(0, series.length) : before?.series;
   return html`<section class="panel overview">
     <${SummaryCards} data=${data} previous=${before} previousLabel=${compareLabel} />
     ${comparison ? html`<p class="hint comparison-note">${comparisonText(comparison, compareLabel)}</p>` : null}
     ${data.events === 0 && data.visits === 0 ? html`<p class="state">No visits in this period yet.</p>` : null}
     ${data.events === 0 && data.visits === 0 && !shared ? html`<${SnippetLine} site=${siteInfo ?? { id: site, cookieless: true }} known=${siteInfo !== undefined} />` : null}
-    <${VisitsChart} series=${data.series} interval=${current.data.meta.interval} previous=${before?.series} previousLabel=${`Visitors, ${compareLabel.toLowerCase()}`} theme=${theme} />
-    ${shared ? null : html`<${AnnotationStrip} site=${site} days=${data.series.map((point) => point.date.slice(0, 10))} annotations=${current.data.meta.annotations} onAdded=${() => setVersion(version + 1)} />`}
+    ${range.since ? html`<p class="hint window-note">The cards and chart count the last 24 hours; the tables below count yesterday and today (UTC days).</p>` : null}
+    <${VisitsChart} series=${series} interval=${current.data.meta.interval} previous=${previousSeries} previousLabel=${`Visitors, ${compareLabel.toLowerCase()}`} theme=${theme} />
+    ${shared ? null : html`<${AnnotationStrip} site=${site} days=${[...new Set(series.map((point) => point.date.slice(0, 10)))]} annotations=${current.data.meta.annotations} onAdded=${() => setVersion(version + 1)} />`}
     ${warnings.length > 0 ? html`<ul class="warnings">${warnings.map((warning) => html`<li>${warning}</li>`)}</ul>` : null}
   </section>`;
 }
@@ -191,6 +201,8 @@ export function Dashboard({ state, theme, siteInfo }) {
   /** @param {Record<string, string | number>} [extra] */
   const query = (extra) => reportQuery(range, filters, extra);
   const shared = session.value?.kind === 'share';
+  // Sources by group (Google, Twitter: docs/reports.md); filtered by a source, its own sources (a group's members).
+  const sourcesGrouped = filters.source ? 'false' : 'true';
   // The page whose flow is shown (from a row of Pages); page flow is not shared.
   const [flowPath, setFlowPath] = useState('');
   /** @param {string} by @param {string} title @param {string} label */
@@ -228,13 +240,13 @@ export function Dashboard({ state, theme, siteInfo }) {
         : null}
       <${TablePanel}
         title="Sources"
-        path=${`${reportPath(site, 'sources-v2')}?${query({ limit: 10 })}`}
+        path=${`${reportPath(site, 'sources-v2')}?${query({ limit: 10, grouped: sourcesGrouped })}`}
         schema=${reportSchema('sources-v2')}
         rowsOf=${reportRows}
         columns=${visitColumns('Source', 'source')}
         filter="source"
         onFilter=${onFilter}
-        details=${html`<${DetailsButton} title="Sources" path=${`${reportPath(site, 'sources-v2')}?${query()}`} schema=${reportSchema('sources-v2')} rowsOf=${reportRows} columns=${visitColumns('Source', 'source')} />`}
+        details=${html`<${DetailsButton} title="Sources" path=${`${reportPath(site, 'sources-v2')}?${query({ grouped: sourcesGrouped })}`} schema=${reportSchema('sources-v2')} rowsOf=${reportRows} columns=${visitColumns('Source', 'source')} />`}
       />
       <${TablePanel}
         title="Campaigns"

@@ -66,7 +66,7 @@ function MembersPanel({ slug, owner }) {
     ${members.status === 'loading' && members.rows.length === 0 ? html`<p class="state">Loading…</p>` : null}
     ${members.status === 'error' ? html`<p class="state error" role="alert">${members.error}</p>` : null}
     ${members.rows.length > 0
-      ? html`<table class="member-list">
+      ? html`<div class="scroll"><table class="member-list">
           <thead><tr><th scope="col">Name</th><th scope="col">E-mail</th><th scope="col">Role</th><th scope="col"><span class="visually-hidden">Action</span></th></tr></thead>
           <tbody>${members.rows.map(
             (member) => html`<tr key=${member.user_id}>
@@ -78,7 +78,7 @@ function MembersPanel({ slug, owner }) {
               <td>${owner ? html`<button type="button" class="link danger" aria-label=${`Remove ${member.email}`} onClick=${remove(member)}>Remove</button>` : null}</td>
             </tr>`,
           )}</tbody>
-        </table>`
+        </table></div>`
       : null}
     ${error ? html`<p class="state error" role="alert">${error}</p>` : null}
     ${owner
@@ -131,7 +131,7 @@ function InvitationsPanel({ slug, owner }) {
       : null}
     ${invitations.status === 'error' ? html`<p class="state error" role="alert">${invitations.error}</p>` : null}
     ${invitations.rows.length > 0
-      ? html`<table class="invitation-list">
+      ? html`<div class="scroll"><table class="invitation-list">
           <thead><tr><th scope="col">E-mail</th><th scope="col">Role</th><th scope="col">Status</th><th scope="col"><span class="visually-hidden">Action</span></th></tr></thead>
           <tbody>${invitations.rows.map(
             (invitation) => html`<tr key=${invitation.id}>
@@ -141,7 +141,7 @@ function InvitationsPanel({ slug, owner }) {
               <td>${invitation.status === 'pending' ? html`<button type="button" class="link danger" aria-label=${`Revoke the invitation of ${invitation.email}`} onClick=${revoke(invitation)}>Revoke</button>` : null}</td>
             </tr>`,
           )}</tbody>
-        </table>`
+        </table></div>`
       : invitations.status === 'ready' ? html`<p class="state">No invitations yet.</p>` : null}
   </section>`;
 }

@@ -11,6 +11,8 @@ import { useRealtime } from './realtime-figures.js';
 import { SparkBars } from './spark-bars.js';
 import { column, formatNumber, TablePanel } from './table.js';
 import { isoDay } from './view-state.js';
+import { SourceLabel } from './source-icon.js';
+import { CountryLabel, countryName } from './format.js';
 /** @import { Answers, Column } from './types.js' */
 
 /** @typedef {Answers['GET /v1/sites/{siteId}/events/activity-v2']} ActivityAnswer */
@@ -58,17 +60,28 @@ export function RealtimePage({ site }) {
       />
       <${TablePanel}
         title="Sources, today"
-        path=${`${reportPath(site, 'sources-v2')}?${day}`}
+        path=${`${reportPath(site, 'sources-v2')}?${day}&grouped=true`}
         schema=${reportSchema('sources-v2')}
         rowsOf=${reportRows}
-        columns=${[column('Source', (/** @type {{ source: string }} */ row) => row.source), column('Visitors', (/** @type {{ visitors: number }} */ row) => row.visitors, formatNumber)]}
+        columns=${[
+          { label: 'Source', value: (/** @type {{ source: string }} */ row) => row.source, render: (/** @type {{ source: string }} */ row) => html`<${SourceLabel} source=${row.source} />` },
+          column('Visitors', (/** @type {{ visitors: number }} */ row) => row.visitors, formatNumber),
+        ]}
       />
       <${TablePanel}
         title="Countries, today"
         path=${`${reportPath(site, 'breakdown-v2')}?${day}&by=country`}
         schema=${reportSchema('breakdown-v2')}
         rowsOf=${reportRows}
-        columns=${[column('Country', (/** @type {{ value: string }} */ row) => row.value), column('Visitors', (/** @type {{ visitors: number }} */ row) => row.visitors, formatNumber)]}
+        columns=${[
+          {
+            label: 'Country',
+            value: (/** @type {{ value: string }} */ row) => row.value,
+            text: (/** @type {{ value: string }} */ row) => countryName(row.value),
+            render: (/** @type {{ value: string }} */ row) => html`<${CountryLabel} code=${row.value} />`,
+          },
+          column('Visitors', (/** @type {{ visitors: number }} */ row) => row.visitors, formatNumber),
+        ]}
       />
     </div>
     <${RealtimePanel} site=${site} onEvent=${figures.refresh} />

@@ -12,8 +12,9 @@ import { signal } from '@preact/signals';
  *   filters: Record<string, string>, embed: string }} View
  */
 /**
- * The UTC days of a period, inclusive, and of its comparison.
- * @typedef {{ from: string, to: string, days: number, previous: { from: string, to: string } }} Range
+ * The UTC days of a period, inclusive, and of its comparison; `since`: the first hour of a rolling window (the last
+ * 24 hours: yesterday and today since the hour 23 hours before this one), which summary-v2 counts from.
+ * @typedef {{ from: string, to: string, days: number, previous: { from: string, to: string }, since?: string }} Range
  */
 
 export const filterNames = ['source', 'path', 'country', 'region', 'city', 'device', 'browser', 'os', 'goal'];
@@ -46,6 +47,7 @@ export const settingsTabs = [
 ];
 export const periods = [
   { id: 'today', label: 'Today', key: 't' },
+  { id: '24h', label: 'Last 24 hours', key: 'h' },
   { id: '7d', label: 'Last 7 days', key: 'w' },
   { id: '30d', label: 'Last 30 days', key: 'd' },
   { id: 'month', label: 'Month to date', key: 'm' },
@@ -139,7 +141,11 @@ export function rangeOf(state, now = Date.now()) {
   const date = new Date(today);
   let from = today;
   let to = today;
-  if (state.period === '7d') from = today - 6 * dayMs;
+  const hourMs = 3_600_000;
+  // The current hour and the 23 before it: 24 hourly points.
+  const since = state.period === '24h' ? Math.floor(now / hourMs) * hourMs - 23 * hourMs : undefined;
+  if (since !== undefined) from = dayOf(isoDay(since));
+  else if (state.period === '7d') from = today - 6 * dayMs;
   else if (state.period === '30d') from = today - 29 * dayMs;
   else if (state.period === 'month') from = Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), 1);
   else if (state.period === 'year') from = Date.UTC(date.getUTCFullYear(), 0, 1);
@@ -156,6 +162,7 @@ export function rangeOf(state, now = Date.now()) {
       state.compare === 'year'
         ? { from: isoDay(from - 364 * dayMs), to: isoDay(to - 364 * dayMs) }
         : { from: isoDay(from - days * dayMs), to: isoDay(from - dayMs) },
+    ...(since !== undefined && { since: `${new Date(since).toISOString().slice(0, 13)}:00:00Z` }),
   };
 }
 

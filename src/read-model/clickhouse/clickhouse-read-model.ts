@@ -32,8 +32,9 @@ export function createClickHouseReadModel({ clickhouse, waitForShipping, deletio
   const events = createClickHouseEventReads({ clickhouse, waitForShipping, deletionsOf, tail: embedded });
   // A partial period's comparison cuts visits at a moment, which the shipped visits cannot: the embedded database
   // answers it (it holds every event until trimming exists). Realtime reads the newest events, which are there first.
+  // A rolling window (sinceMs) is cut at a moment too.
   const series: ReadModel['series'] = (question) =>
-    question.untilMs === undefined && question.filters.goal === undefined ? reports.series(question) : embedded.series(question);
+    question.untilMs === undefined && question.sinceMs === undefined && question.filters.goal === undefined ? reports.series(question) : embedded.series(question);
   const people = createClickHousePersonReads({ clickhouse, db, deletionsOf });
   // A goal filter (the visits that converted) is not answered over ClickHouse yet: the embedded model answers it.
   const goalFiltered = <Question extends { filters: { goal?: unknown } }, Answer>(ask: (question: Question) => Promise<Answer>, embeddedAsk: (question: Question) => Promise<Answer>) =>

@@ -7,6 +7,7 @@ import { convertedVisits, convertingSeqs } from './goal-conversions.ts';
 import { groupedReport } from './grouped-report.ts';
 import { matchesVisitFilters } from './raw-grouped.ts';
 import { loadRawVisits } from './raw-visits.ts';
+import { cachedRawVisits } from './raw-visits-cache.ts';
 import { toAnswerFreshness, type SqliteReadOptions } from './report-reads.ts';
 import { inSnapshot, readFreshness } from './snapshot.ts';
 
@@ -21,7 +22,11 @@ export function createSqliteGoalReads({ db, waitForProjection }: SqliteReadOptio
         const selection = { siteIds, workspaceId: question.scope.workspaceId, range: question.range, filters: question.filters, withInternal: question.withInternal };
         const whole = groupedReport(db, { selection, grouping: { by: 'all' }, currentSeq: maxSeq });
         const visitors = whole.visitorsOf(['']).get('')!;
-        let visits = loadRawVisits(db, { siteIds, fromDay: question.range.fromDay, toDay: question.range.toDay, withInternal: question.withInternal, maxSeq });
+        // A site without goals has nothing to find in its raw events: a dashboard's Goals panel costs one rollup read.
+        if (question.goals.length === 0) return { visitors, goals: [], freshness: toAnswerFreshness(freshness, caughtUp), computedFrom: 'events' as const };
+        // The same raw visits the dashboard's other filtered reports read at once (raw-visits-cache.ts).
+        const input = { siteIds, fromDay: question.range.fromDay, toDay: question.range.toDay, withInternal: question.withInternal, maxSeq };
+        let visits = cachedRawVisits(db, input, () => loadRawVisits(db, input));
         visits = visits.filter((visit) => matchesVisitFilters(visit.entry, question.filters));
         if (question.filters.goal) visits = convertedVisits(db, siteIds, visits, question.filters.goal.rule, maxSeq);
         const paths = question.filters.path;

@@ -44,12 +44,13 @@ export function planRollupRead(selection: ReportSelection, grouping: Grouping): 
     if (only === undefined) return { selection, dim: Dim.total, values: [''], grouping: grouping.by };
     return { selection, dim: onlyDim!, values: filters[only]!, grouping: grouping.by };
   }
-  if (only === undefined) return { selection, dim: grouping.dim, grouping: 'value' };
+  const keyOf = grouping.keyOf;
+  if (only === undefined) return { selection, dim: grouping.dim, grouping: 'value', keyOf };
   if (grouping.dim === Dim.page && only === 'path') {
     const paths = new Set(filters.path);
     return { selection, dim: Dim.page, valueTest: (page) => paths.has(pathPart(page)), grouping: 'value' };
   }
-  if (onlyDim === grouping.dim) return { selection, dim: grouping.dim, values: filters[only]!, grouping: 'value' };
+  if (onlyDim === grouping.dim) return { selection, dim: grouping.dim, values: filters[only]!, grouping: 'value', keyOf };
   return undefined;
 }
 

@@ -5,7 +5,11 @@ import type { Dim } from '../../vocabulary/dimensions.ts';
 import type { ReportFilters, ReportRange } from '../../vocabulary/report-filters.ts';
 
 
-export type Grouping = { by: 'all' } | { by: 'day' } | { by: 'value'; dim: Dim };
+/**
+ * keyOf: the group a dimension's value counts in, when values are grouped (sources by their group, source-groups.ts):
+ * a group's counters are its values' sums and its visitors the union of theirs, so they stay exact.
+ */
+export type Grouping = { by: 'all' } | { by: 'day' } | { by: 'value'; dim: Dim; keyOf?: (value: string) => string };
 
 export interface GroupTotals {
   /** Every counter but `visitors` (see visitorsOf). */

@@ -48,7 +48,13 @@ export function importedDays(db: Db, question: Selection): Map<number, ImportedC
  * Adds the imported figures of the ranking's dimension to its groups (a value only imported gets a group); returns
  * each value's imported visitors (sums over days), or undefined when there are none.
  */
-export function addImportedGroups(db: Db, question: Selection, by: RankDimension, totals: Map<string, GroupTotals>): Map<string, number> | undefined {
+export function addImportedGroups(
+  db: Db,
+  question: Selection,
+  by: RankDimension,
+  totals: Map<string, GroupTotals>,
+  keyOf: (value: string) => string = (value) => value,
+): Map<string, number> | undefined {
   const dimension = importedDimensions[by];
   if (!dimension) return undefined;
   const rows = importedCountsByValue(db, paramsOf(question, dimension));
@@ -60,10 +66,10 @@ export function addImportedGroups(db: Db, question: Selection, by: RankDimension
   };
   const visitors = new Map<string, number>();
   for (const row of rows) {
-    const key = String(row.key);
+    const key = keyOf(String(row.key));
     // A page's visits, bounces and durations are those of the visits entering on it (its entry page rows).
     addImportedCounts(groupOf(key), by === 'path' ? { ...row, visits: 0, bounces: 0, duration_s: 0 } : row);
-    visitors.set(key, row.visitors);
+    visitors.set(key, (visitors.get(key) ?? 0) + row.visitors);
   }
   if (by === 'path') {
     for (const row of importedCountsByValue(db, paramsOf(question, 'entry_page'))) {

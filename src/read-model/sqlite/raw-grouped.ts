@@ -27,8 +27,10 @@ export function matchesVisitFilters(entry: RawEventRow, filters: ReportFilters):
 }
 
 /** A visit's value of a visit dimension is its entry event's (null for other dimensions). */
-function visitValue(entry: RawEventRow, dim: Dim): string | null {
-  return (visitDims as readonly Dim[]).includes(dim) ? visitDimValue(entry, dim as VisitDim) : null;
+function visitValue(entry: RawEventRow, grouping: Grouping): string | null {
+  if (grouping.by !== 'value' || !(visitDims as readonly Dim[]).includes(grouping.dim)) return null;
+  const value = visitDimValue(entry, grouping.dim as VisitDim);
+  return value !== null && grouping.keyOf ? grouping.keyOf(value) : value;
 }
 
 function eventKey(visit: RawVisit, event: RawEventRow, grouping: RawGrouping): string | null {
@@ -38,7 +40,7 @@ function eventKey(visit: RawVisit, event: RawEventRow, grouping: RawGrouping): s
   if (grouping.dim === Dim.path) return event.path;
   if (grouping.dim === Dim.page) return pageKeyOf(event.path, event.query);
   if (grouping.dim === Dim.type) return event.type;
-  return visitValue(visit.entry, grouping.dim);
+  return visitValue(visit.entry, grouping);
 }
 
 /** Keys of the visit measures (the entry's) and of the exit. */
@@ -51,18 +53,19 @@ function visitKeys(visit: RawVisit, grouping: RawGrouping): { entry: string | nu
     return { entry: pageKeyOf(visit.entry.path, visit.entry.query), exit: visit.exit ? pageKeyOf(visit.exit.path, visit.exit.query) : null };
   }
   if (grouping.dim === Dim.type) return { entry: null, exit: null };
-  return { entry: visitValue(visit.entry, grouping.dim), exit: null };
+  return { entry: visitValue(visit.entry, grouping), exit: null };
 }
 
 /** The visitor's identity across the scope: an anon_id is one visitor on every site of a workspace. */
-export function rawGroups(visits: readonly RawVisit[], range: ReportRange, filters: ReportFilters, grouping: RawGrouping): Map<string, RawGroup> {
+/** sinceMs: only events from it on, and visits starting from it on, count (a rolling window, summary-v2 since=). */
+export function rawGroups(visits: readonly RawVisit[], range: ReportRange, filters: ReportFilters, grouping: RawGrouping, sinceMs = -Infinity): Map<string, RawGroup> {
   const groups = new Map<string, RawGroup>();
   const group = (key: string) => {
     let found = groups.get(key);
     if (!found) groups.set(key, (found = { counters: emptyCounters(), revenue: new Map(), visitors: new Set() }));
     return found;
   };
-  const inRange = (ts: number) => dayOf(ts) >= range.fromDay && dayOf(ts) <= range.toDay;
+  const inRange = (ts: number) => ts >= sinceMs && dayOf(ts) >= range.fromDay && dayOf(ts) <= range.toDay;
   const pathPasses = (path: string | null) => !filters.path || (path !== null && filters.path.includes(path));
   // A path's visitors are the people with a pageview of it (CONTRACT section 10), as the rollups' path and page sets
   // hold them: grouped by path or page, or filtered by path, only a pageview makes its visitor count.

@@ -19,6 +19,7 @@ import type { GoalRule } from '../../vocabulary/goal-rule.ts';
 import { addImportedCounts, addImportedGroups, importedDays, takesImported } from './imported-figures.ts';
 import type { ImportedCountsRow } from './queries/imported-daily.ts';
 import { type Freshness, inSnapshot, readFreshness } from './snapshot.ts';
+import { groupedSourceKey } from '../source-groups.ts';
 
 export interface SqliteReadOptions {
   db: Db;
@@ -133,13 +134,14 @@ export function createSqliteReportReads({ db, waitForProjection }: SqliteReadOpt
       const caughtUp = await waitForProjection();
       return inSnapshot(db, () => {
         const freshness = readFreshness(db, question.scope.siteIds);
+        const keyOf = question.groupSources && question.by === 'source' ? groupedSourceKey : undefined;
         const report = groupedReport(db, {
           selection: toSelection(question),
-          grouping: { by: 'value', dim: dims[question.by] },
+          grouping: { by: 'value', dim: dims[question.by], keyOf },
           currentSeq: freshness.projectedSeq,
           asOfSeq: question.asOf,
         });
-        const imported = takesImported(question) ? addImportedGroups(db, question, question.by, report.totals) : undefined;
+        const imported = takesImported(question) ? addImportedGroups(db, question, question.by, report.totals, keyOf) : undefined;
         const rows = rankRows(report, counts, field[question.order]);
         const page = rows.slice(question.offset, question.offset + question.limit);
         const visitors = report.visitorsOf(page.map((row) => row.key));

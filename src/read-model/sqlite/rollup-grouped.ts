@@ -22,6 +22,8 @@ export interface RollupRequest {
   /** Only values passing this test (e.g. pages whose path is in the path filter). */
   valueTest?: (value: string) => boolean;
   grouping: 'all' | 'day' | 'value';
+  /** The group each value counts in (grouped sources); the value itself when absent. */
+  keyOf?: (value: string) => string;
 }
 
 interface Member {
@@ -30,7 +32,7 @@ interface Member {
 }
 
 function selectIds(db: Db, siteId: string, request: RollupRequest): Map<number, string> {
-  const groupOf = (value: string) => (request.grouping === 'value' ? value : '');
+  const groupOf = (value: string) => (request.grouping === 'value' ? (request.keyOf ? request.keyOf(value) : value) : '');
   const ids = new Map<number, string>();
   if (request.values) {
     for (const value of request.values) {

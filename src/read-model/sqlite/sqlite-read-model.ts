@@ -9,12 +9,15 @@ import { createSqliteGoalReads } from './goal-reads.ts';
 import { createSqliteEngagementReads } from './engagement-reads.ts';
 import { createSqliteReportReads, type SqliteReadOptions } from './report-reads.ts';
 import { createSqliteTimeReads } from './time-reads.ts';
+import { withSourceGroups } from '../source-groups.ts';
+import { storedSources } from './stored-sources.ts';
 
 /**
  * @example const readModel = createSqliteReadModel({ db, waitForProjection: () => projection.catchUp() });
  */
 export function createSqliteReadModel(options: SqliteReadOptions): ReadModel {
-  return {
+  // A group's name as a source filter (source=Google) selects its stored sources, on every question.
+  return withSourceGroups<ReadModel>({
     ...createSqliteReportReads(options),
     ...createSqliteEventReads(options),
     ...createSqlitePersonReads(options),
@@ -24,5 +27,5 @@ export function createSqliteReadModel(options: SqliteReadOptions): ReadModel {
     ...createSqliteGoalReads(options),
     ...createSqliteEngagementReads(options),
     ...createSqliteTimeReads(options),
-  };
+  }, (siteIds) => storedSources(options.db, siteIds));
 }

@@ -48,17 +48,21 @@ function seriesFromRollups(db: Db, selection: ReportSelection, interval: Exclude
 }
 
 /** Points (and totals) counted from raw events, optionally only up to a moment. */
-function rawSeries(db: Db, selection: ReportSelection, interval: Interval, currentSeq: number, untilMs: number | undefined) {
+function rawSeries(db: Db, selection: ReportSelection, interval: Interval, currentSeq: number, untilMs: number | undefined, sinceMs?: number) {
   const { range, filters } = selection;
   const input = { siteIds: selection.siteIds, fromDay: range.fromDay, toDay: range.toDay, withInternal: selection.withInternal, maxSeq: currentSeq };
   const loaded = cachedRawVisits(db, input, () => loadRawVisits(db, input));
   const visits = untilMs === undefined ? loaded : visitsBefore(loaded, untilMs);
-  const byInterval = rawGroups(visits, range, filters, { by: 'bucket', bucketOf: (ms) => String(intervalStartOf(ms, interval, range)) });
-  const whole = rawGroups(visits, range, filters, { by: 'all' });
+  const byInterval = rawGroups(visits, range, filters, { by: 'bucket', bucketOf: (ms) => String(intervalStartOf(ms, interval, range)) }, sinceMs);
+  const whole = rawGroups(visits, range, filters, { by: 'all' }, sinceMs);
+  // A window's points start at the interval holding its start.
+  const firstStart = sinceMs === undefined ? -Infinity : intervalStartOf(sinceMs, interval, range);
   const figuresOf = (group: RawGroup | undefined): Figures => toFigures(group, group?.visitors.size ?? 0);
   return {
     total: figuresOf(whole.get('')),
-    points: intervalStarts(range, interval).map((startMs) => ({ startMs, ...figuresOf(byInterval.get(String(startMs))) })),
+    points: intervalStarts(range, interval)
+      .filter((startMs) => startMs >= firstStart)
+      .map((startMs) => ({ startMs, ...figuresOf(byInterval.get(String(startMs))) })),
   };
 }
 
@@ -100,8 +104,8 @@ export function createSqliteTimeReads({ db, waitForProjection }: SqliteReadOptio
         const freshness = readFreshness(db, question.scope.siteIds);
         const selection = toSelection(question);
         const currentSeq = freshness.projectedSeq;
-        if (question.untilMs !== undefined) {
-          return answered(rawSeries(db, selection, question.interval, currentSeq, question.untilMs), freshness, caughtUp, 'event_log');
+        if (question.untilMs !== undefined || question.sinceMs !== undefined) {
+          return answered(rawSeries(db, selection, question.interval, currentSeq, question.untilMs, question.sinceMs), freshness, caughtUp, 'event_log');
         }
         const imported = takesImported(question) ? importedDays(db, question) : new Map<number, ImportedCountsRow>();
         if (question.interval !== 'hour') {
