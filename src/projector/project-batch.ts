@@ -15,7 +15,7 @@ import { applyRollups } from './rollup/apply-rollups.ts';
 import { addProjectedEvent, batchPageLookup } from './rollup/event-contributions.ts';
 import { RollupDelta } from './rollup/rollup-delta.ts';
 import { visitorNumberOf } from './rollup/visitor-number.ts';
-import { assignToVisit } from './visits.ts';
+import { BatchVisits } from './visits.ts';
 
 /**
  * Hears what a batch projected (its events, bots and deleted sites' included), inside the batch's transaction and
@@ -66,13 +66,19 @@ export function projectBatch(db: Db, options: BatchOptions): BatchResult {
       }
       const delta = new RollupDelta();
       const siteExists = new Map<string, boolean>();
+      for (const event of events) {
+        if (!siteExists.has(event.site_id)) siteExists.set(event.site_id, findSite(db, event.site_id) !== undefined);
+      }
+      // A deleted site's events are unreachable by any read: nothing is derived from them. Bots get visitor numbers
+      // and index rows but no visits.
+      const visits = BatchVisits.load(
+        db,
+        events.filter((event) => !event.is_bot && siteExists.get(event.site_id)),
+      );
       const visitorNumbers = new Map<string, number | undefined>();
       const pageOf = batchPageLookup(db, events);
       events.forEach((event, index) => {
-        let exists = siteExists.get(event.site_id);
-        if (exists === undefined) siteExists.set(event.site_id, (exists = findSite(db, event.site_id) !== undefined));
-        // A deleted site's events are unreachable by any read: nothing is derived from them.
-        if (exists) {
+        if (siteExists.get(event.site_id)) {
           if (event.user_id !== null) bindIdentity(db, { site_id: event.site_id, anon_id: event.anon_id, user_id: event.user_id, ts: event.ts });
           // Every visitor gets a number, bots too: the visitor index (a timeline's read) is keyed by it.
           const visitorKey = `${event.site_id}\u0000${event.anon_id}`;
@@ -80,11 +86,13 @@ export function projectBatch(db: Db, options: BatchOptions): BatchResult {
           const vid = visitorNumbers.get(visitorKey);
           if (vid !== undefined) {
             indexVisitorEvent(db, vid, event);
-            if (!event.is_bot) addProjectedEvent(db, delta, event, assignToVisit(db, event), vid, pageOf);
+            if (!event.is_bot) addProjectedEvent(db, delta, event, visits.assign(event), vid, pageOf);
           }
         }
         options.afterEvent?.(index + 1);
       });
+      // Before the rollups: they check leavers against the visits as the batch left them.
+      visits.write(db);
       applyRollups(db, delta);
       for (const subscriber of options.subscribers ?? []) subscriber(db, events, options.now);
       const reached = Math.max(events[events.length - 1]!.seq, end);

@@ -1,14 +1,9 @@
 // Assigns each projected event to its visit so that visits always equal a from-scratch computation over the raw
 // events (CONTRACT section 4), whatever order events arrive in: an event may start, extend or bridge visits.
+// A batch works on its visitors' visits in memory: read once per visitor and stretch of time the batch touches
+// (BatchVisits.load), assigned event by event, and each changed visit written once at the end (write).
 import type { Db } from '../db/open.ts';
-import {
-  deleteVisit,
-  findNearbyVisits,
-  insertVisit,
-  type VisitRow,
-  updateVisit,
-  updateVisitTail,
-} from './queries/visit-rows.ts';
+import { deleteVisit, insertVisit, listVisitsInReach, type VisitRow, updateVisit, updateVisitTail } from './queries/visit-rows.ts';
 import type { LoggedEvent } from '../event-store/stored-event.ts';
 import { sessionGapMs } from '../vocabulary/visit-rule.ts';
 
@@ -79,17 +74,35 @@ function entryFields(row: VisitRow): ReturnType<typeof entryOf> {
   return { entry_seq, entry_path, source, utm_source, utm_medium, utm_campaign, browser, os, device_type, country, region, city };
 }
 
+/** The visit with the event added: one new object (the batch keeps the old one as the change's `removed`). */
 function extend(visit: VisitRow, event: LoggedEvent): VisitRow {
   const isPageview = event.type === 'pageview';
-  const extended: VisitRow = {
-    ...visit,
-    start_ts: Math.min(visit.start_ts, event.ts),
-    end_ts: Math.max(visit.end_ts, event.ts),
-    events: visit.events + 1,
-    pageviews: visit.pageviews + (isPageview ? 1 : 0),
-  };
-  const withEntry = isBefore(event.ts, event.seq, visit.start_ts, visit.entry_seq) ? { ...extended, ...entryOf(event) } : extended;
-  return isPageview ? { ...withEntry, ...laterExit(withEntry, { exit_ts: event.ts, exit_seq: event.seq, exit_path: event.path }) } : withEntry;
+  const extended: VisitRow = { ...visit };
+  extended.start_ts = Math.min(visit.start_ts, event.ts);
+  extended.end_ts = Math.max(visit.end_ts, event.ts);
+  extended.events = visit.events + 1;
+  if (isPageview) extended.pageviews = visit.pageviews + 1;
+  if (isBefore(event.ts, event.seq, visit.start_ts, visit.entry_seq)) {
+    extended.entry_seq = event.seq;
+    extended.entry_path = event.path;
+    extended.source = event.source;
+    extended.utm_source = event.utm_source;
+    extended.utm_medium = event.utm_medium;
+    extended.utm_campaign = event.utm_campaign;
+    extended.browser = event.browser;
+    extended.os = event.os;
+    extended.device_type = event.device_type;
+    extended.country = event.country;
+    extended.region = event.region;
+    extended.city = event.city;
+  }
+  // The later exit: this pageview unless the visit's exit comes after it.
+  if (isPageview && (extended.exit_ts === null || extended.exit_seq === null || isBefore(extended.exit_ts, extended.exit_seq, event.ts, event.seq))) {
+    extended.exit_ts = event.ts;
+    extended.exit_seq = event.seq;
+    extended.exit_path = event.path;
+  }
+  return extended;
 }
 
 /** The visits an event replaced (`removed`) by the one it is now part of (`added`). */
@@ -98,34 +111,118 @@ export interface VisitChange {
   added: VisitRow;
 }
 
-/** Runs inside the projector's transaction, once per projected non-bot event, in ingest order. */
-export function assignToVisit(db: Db, event: LoggedEvent): VisitChange {
-  const nearby = findNearbyVisits(db, {
-    site_id: event.site_id,
-    anon_id: event.anon_id,
-    is_internal: event.is_internal,
-    start_before: event.ts + sessionGapMs,
-  }).filter((session) => session.end_ts > event.ts - sessionGapMs);
+/** A visit as the batch has it: `stored` is the row as read (undefined for a visit the batch started). */
+interface Slot {
+  visit: VisitRow;
+  stored: VisitRow | undefined;
+}
 
-  let removed: VisitRow[];
-  let added: VisitRow;
-  if (nearby.length === 0) {
-    const row = newVisit(event);
-    added = { ...row, id: insertVisit(db, row) };
-    removed = [];
-  } else if (nearby.length === 1) {
-    const before = nearby[0]!;
-    added = extend(before, event);
-    if (added.start_ts === before.start_ts && added.entry_seq === before.entry_seq) updateVisitTail(db, added);
-    else updateVisit(db, added);
-    removed = [before];
-  } else {
-    // The event bridges two visits: they become one (the earlier keeps its id).
-    const [earlier, later] = nearby[0]!.start_ts < nearby[1]!.start_ts ? [nearby[0]!, nearby[1]!] : [nearby[1]!, nearby[0]!];
-    added = extend(merge(earlier, later), event);
-    deleteVisit(db, later.id);
-    updateVisit(db, added);
-    removed = [earlier, later];
+/** The events a batch projects (non-bots of existing sites), by visitor: site, anon_id and the internal flag. */
+export function visitorKeyOf(event: Pick<LoggedEvent, 'site_id' | 'anon_id' | 'is_internal'>): string {
+  return `${event.site_id}\u0000${event.anon_id}\u0000${event.is_internal}`;
+}
+
+/** Index of the last slot starting before `ts` (-1 when none); slots are sorted by start_ts. */
+function lastStartingBefore(slots: readonly Slot[], ts: number): number {
+  let low = 0;
+  let high = slots.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (slots[middle]!.visit.start_ts < ts) low = middle + 1;
+    else high = middle;
   }
-  return { removed, added };
+  return low - 1;
+}
+
+/**
+ * One batch's visits in memory. Visits are disjoint and at least a gap apart, so the visits an event may join are
+ * those overlapping [ts - gap, ts + gap]; a visitor's events of the batch, taken in ts order and cut where two are
+ * more than two gaps apart, give stretches whose visits are read with one query each: exactly the visits the batch
+ * can touch, at most about two per event, so memory follows the batch's size.
+ */
+export class BatchVisits {
+  private readonly byVisitor = new Map<string, Slot[]>();
+  private readonly deletedIds: number[] = [];
+
+  /** Reads the visits `events` (ingest order; all of them projected) can touch. */
+  static load(db: Db, events: readonly LoggedEvent[]): BatchVisits {
+    const visits = new BatchVisits();
+    const times = new Map<string, { event: LoggedEvent; ts: number[] }>();
+    for (const event of events) {
+      const key = visitorKeyOf(event);
+      const found = times.get(key);
+      if (found) found.ts.push(event.ts);
+      else times.set(key, { event, ts: [event.ts] });
+    }
+    for (const [key, { event, ts }] of times) {
+      if (ts.length > 1) ts.sort((a, b) => a - b);
+      const slots: Slot[] = [];
+      const seen = new Set<number>();
+      const read = (first: number, last: number) => {
+        const rows = listVisitsInReach(db, { site_id: event.site_id, anon_id: event.anon_id, is_internal: event.is_internal, from_ts: first - sessionGapMs, before_ts: last + sessionGapMs });
+        for (const row of rows) {
+          if (seen.has(row.id)) continue;
+          seen.add(row.id);
+          slots.push({ visit: row, stored: row });
+        }
+      };
+      let first = ts[0]!;
+      for (let index = 1; index < ts.length; index++) {
+        if (ts[index]! - ts[index - 1]! < 2 * sessionGapMs) continue;
+        read(first, ts[index - 1]!);
+        first = ts[index]!;
+      }
+      read(first, ts[ts.length - 1]!);
+      if (slots.length > 1) slots.sort((a, b) => a.visit.start_ts - b.visit.start_ts);
+      visits.byVisitor.set(key, slots);
+    }
+    return visits;
+  }
+
+  /** Once per projected (non-bot) event of the batch given to load, in ingest order. */
+  assign(event: LoggedEvent): VisitChange {
+    const key = visitorKeyOf(event);
+    let slots = this.byVisitor.get(key);
+    if (!slots) this.byVisitor.set(key, (slots = []));
+    // Of the (at most two) latest visits starting before ts + gap, those ending after ts - gap.
+    const latest = lastStartingBefore(slots, event.ts + sessionGapMs);
+    const nearby: number[] = [];
+    for (let index = latest; index >= 0 && index >= latest - 1; index--) if (slots[index]!.visit.end_ts > event.ts - sessionGapMs) nearby.push(index);
+
+    if (nearby.length === 0) {
+      const added = { ...newVisit(event), id: 0 };
+      slots.splice(latest + 1, 0, { visit: added, stored: undefined });
+      return { removed: [], added };
+    }
+    if (nearby.length === 1) {
+      const slot = slots[nearby[0]!]!;
+      const before = slot.visit;
+      slot.visit = extend(before, event);
+      return { removed: [before], added: slot.visit };
+    }
+    // The event bridges two visits: they become one, stored under the earlier's id (the later's if only it has one).
+    const earlierIndex = nearby[1]!;
+    const earlier = slots[earlierIndex]!;
+    const later = slots[earlierIndex + 1]!;
+    const merged = extend(merge(earlier.visit, later.visit), event);
+    const [kept, dropped] = earlier.stored || !later.stored ? [earlier, later] : [later, earlier];
+    const removed = [earlier.visit, later.visit];
+    kept.visit = kept === earlier ? merged : { ...merged, id: later.visit.id };
+    if (dropped.stored) this.deletedIds.push(dropped.stored.id);
+    slots.splice(earlierIndex, 2, kept);
+    return { removed, added: kept.visit };
+  }
+
+  /** Writes every visit the batch changed, once: before the rollups, which check leavers against the visits. */
+  write(db: Db): void {
+    for (const id of this.deletedIds) deleteVisit(db, id);
+    for (const slots of this.byVisitor.values()) {
+      for (const { visit, stored } of slots) {
+        if (!stored) insertVisit(db, visit);
+        else if (visit === stored) continue;
+        else if (visit.start_ts === stored.start_ts && visit.entry_seq === stored.entry_seq) updateVisitTail(db, visit);
+        else updateVisit(db, visit);
+      }
+    }
+  }
 }

@@ -21,12 +21,14 @@ export interface VisitRow extends VisitAttributes {
   exit_path: string | null;
 }
 
-export interface NearbyVisitsParams {
+export interface VisitsInReachParams {
   site_id: string;
   anon_id: string;
   is_internal: 0 | 1;
-  /** Visits starting before this (event ts + gap) are candidates. */
-  start_before: number;
+  /** The earliest event's ts minus the gap: a visit ending after it may be touched. */
+  from_ts: number;
+  /** The latest event's ts plus the gap: only visits starting before it may be touched. */
+  before_ts: number;
 }
 
 const columns = `site_id, anon_id, is_internal, start_ts, end_ts, events, pageviews, entry_seq, entry_path,
@@ -35,11 +37,15 @@ const columns = `site_id, anon_id, is_internal, start_ts, end_ts, events, pagevi
 const values = columns.replace(/(\w+)/g, ':$1');
 
 const statements = preparedOnce((db) => ({
-  // Visits are disjoint and 30 minutes apart, so only the latest two that start before ts + gap can be in reach.
-  nearby: db.prepare<NearbyVisitsParams, VisitRow>(
+  // Visits are disjoint, so of those starting before from_ts only the latest can reach past it; the others in
+  // reach start in [from_ts, before_ts). Two walks of the visitor's index.
+  inReach: db.prepare<VisitsInReachParams, VisitRow>(
     `SELECT id, ${columns} FROM sessions
-      WHERE site_id = :site_id AND anon_id = :anon_id AND is_internal = :is_internal AND start_ts < :start_before
-      ORDER BY start_ts DESC LIMIT 2`,
+      WHERE site_id = :site_id AND anon_id = :anon_id AND is_internal = :is_internal AND start_ts >= :from_ts AND start_ts < :before_ts
+     UNION ALL
+     SELECT * FROM (SELECT id, ${columns} FROM sessions
+      WHERE site_id = :site_id AND anon_id = :anon_id AND is_internal = :is_internal AND start_ts < :from_ts
+      ORDER BY start_ts DESC LIMIT 1)`,
   ),
   insert: db.prepare<Omit<VisitRow, 'id'>>(`INSERT INTO sessions (${columns}) VALUES (${values})`),
   update: db.prepare<VisitRow>(
@@ -57,8 +63,9 @@ const statements = preparedOnce((db) => ({
   deleteOfSite: db.prepare<[string]>('DELETE FROM sessions WHERE site_id = ?'),
 }));
 
-export function findNearbyVisits(db: Db, params: NearbyVisitsParams): VisitRow[] {
-  return statements(db).nearby.all(params);
+/** Every visit of one visitor that an event with ts in [from_ts + gap, before_ts - gap] may join (and perhaps one more), in no order. */
+export function listVisitsInReach(db: Db, params: VisitsInReachParams): VisitRow[] {
+  return statements(db).inReach.all(params);
 }
 
 export function insertVisit(db: Db, row: Omit<VisitRow, 'id'>): number {
