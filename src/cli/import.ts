@@ -42,7 +42,7 @@ function progressBar(total: number): { update(progress: ImportProgress): void; s
 }
 
 export const importCommand = defineCommand({
-  meta: { name: 'import', description: `Import a file of another analytics tool into a site (FORMAT: ${importFormats.filter((format) => format !== 'plausible-csv').join(', ')}; plain or gzip)` },
+  meta: { name: 'import', description: `Import a file of another analytics tool into a site (FORMAT: ${importFormats.join(', ')}; plain or gzip, a zip for plausible-csv, and for umami-csv a zip of website_event.csv and event_data.csv to bring properties)` },
   args: {
     ...commonArgs,
     format: { type: 'positional', description: 'The file\'s format', required: true },

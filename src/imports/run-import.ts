@@ -11,8 +11,9 @@ import { daysInSeqRange } from '../event-store/queries/seq-range-events.ts';
 import type { ImportFormat, SourceReader } from './import-formats.ts';
 import { readGa4BigQuery } from './formats/ga4-bigquery.ts';
 import { readGoatCounterCsv } from './formats/goatcounter-csv.ts';
-import { readUmamiCsv } from './formats/umami-csv.ts';
-import { openSource } from './source-file.ts';
+import { loadUmamiZipEventData, readUmamiCsv, readUmamiZip } from './formats/umami-csv.ts';
+import type { UmamiEventData } from './formats/umami-event-data.ts';
+import { isZipFile, openSource } from './source-file.ts';
 import { toStoredEvent } from './to-stored-event.ts';
 import { type ImportProgress, updateImportProgress } from './queries/import-rows.ts';
 import { insertImportEventRange } from './queries/import-event-ranges.ts';
@@ -67,10 +68,22 @@ export async function runImport(deps: ImportDeps, job: ImportJob): Promise<Impor
     deps.onProgress?.(progress);
   };
   save();
+  let eventData: UmamiEventData | undefined;
   try {
     if (job.format === 'plausible-csv') return await runAggregateImport(deps, job, progress, save);
-    const reader = readers[job.format];
+    let reader = readers[job.format];
     if (!reader) throw new Error(`the ${job.format} format is not read by this version`);
+    if (job.format === 'umami-csv' && (await isZipFile(job.path))) {
+      // A zip of website_event and event_data: the properties are loaded first, for the two passes to look up.
+      const source = await openSource(job.path);
+      const loaded = await loadUmamiZipEventData(source.stream, maxReportedErrors, () => progress.rows_read++);
+      if (loaded.errors.length > 0) {
+        progress.errors = JSON.stringify(loaded.errors);
+        return finish(progress, 'failed', save, clock.now());
+      }
+      eventData = loaded.lookup;
+      reader = (input, options) => readUmamiZip(input, { ...options, propsOf: eventData?.propsOf });
+    }
     const errors = await validateFile(deps, job, reader, progress, save);
     if (errors.length > 0) {
       progress.errors = JSON.stringify(errors);
@@ -87,6 +100,8 @@ export async function runImport(deps: ImportDeps, job: ImportJob): Promise<Impor
       // The database is gone (the process is stopping): nothing more can be recorded.
       return progress;
     }
+  } finally {
+    eventData?.close();
   }
 }
 
