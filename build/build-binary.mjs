@@ -148,6 +148,7 @@ await step('bundled the server and its worker threads (esbuild, CommonJS)', () =
         'writer-thread': join(root, 'src', 'ingest', 'writer-thread.ts'),
         'projector-thread': join(root, 'src', 'projector-thread.ts'),
         'analysis-thread': join(root, 'src', 'analysis-thread.ts'),
+        'import-thread': join(root, 'src', 'imports', 'import-thread.ts'),
       },
       outdir: join(work, 'workers'),
     }),

@@ -44,6 +44,7 @@ await build({
     'writer-thread': join(root, 'src', 'ingest', 'writer-thread.ts'),
     'projector-thread': join(root, 'src', 'projector-thread.ts'),
     'analysis-thread': join(root, 'src', 'analysis-thread.ts'),
+    'import-thread': join(root, 'src', 'imports', 'import-thread.ts'),
   },
   outdir: join(root, 'dist'),
   outExtension: { '.js': '.mjs' },

@@ -51,7 +51,9 @@ export interface ImportDeps {
    * After each stored batch. The CLI projects there (a server's projector thread keeps pace by itself), so the
    * writer's dedup tail, which holds the events not yet indexed by the projector, stays short.
    */
-  afterBatch?: () => void;
+  afterBatch?: (lastSeq: number) => void;
+  /** Events (or Plausible rows) stored per batch; importBatchSize by default. */
+  batchSize?: number;
   /** True once the process is stopping: the job fails at its next batch (what it stored stays, and can be deleted). */
   stopping?: () => boolean;
 }
@@ -147,7 +149,7 @@ async function runAggregateImport(deps: ImportDeps, job: ImportJob, progress: Im
   for await (const row of readPlausibleZip(storing.stream, { siteId: job.siteId })) {
     if ('error' in row) throw new Error(`${row.file} line ${row.line} ${row.error} (the file changed after it was checked)`);
     batch.push(row.figures);
-    if (batch.length >= importBatchSize) flush();
+    if (batch.length >= (deps.batchSize ?? importBatchSize)) flush();
   }
   flush();
   return finish(progress, 'done', save, clock.now());
@@ -204,14 +206,14 @@ async function storeFile(deps: ImportDeps, job: ImportJob, reader: SourceReader,
     }
     progress.bytes_read = source.bytesRead();
     save();
-    deps.afterBatch?.();
+    deps.afterBatch?.(result.lastSeq ?? 0);
   };
   for await (const row of reader(source.stream, { siteId: job.siteId })) {
     if ('error' in row) throw new Error(`line ${row.line} ${row.error} (the file changed after it was checked)`);
     const result = toStoredEvent(row.event.wire, row.event.facts, clock.now());
     if (!result.ok) throw new Error(`line ${row.line}: ${result.message} (the file changed after it was checked)`);
     batch.push(result.stored);
-    if (batch.length >= importBatchSize) {
+    if (batch.length >= (deps.batchSize ?? importBatchSize)) {
       if (deps.stopping?.()) throw new Error('interrupted: the process stopped (the events stored so far are kept: delete the import to remove them)');
       await flush();
     }
