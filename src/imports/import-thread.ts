@@ -20,6 +20,9 @@ parentPort!.on('message', (command: ImportThreadCommand) => {
 const startedAt = Date.now();
 const clock = { now: () => data.nowMs + (Date.now() - startedAt) };
 const db = openDatabase(data.databasePath, { cacheMiB: 4, logCacheMiB: 2, nativeBinding: data.nativeBinding });
+// This thread may wait for sightline.db's lock as long as the projector's longest batch holds it (seconds on a loaded
+// machine): waiting blocks this thread alone, where failing would fail the import.
+db.pragma('busy_timeout = 120000');
 const committer = createInlineCommitter({ databasePath: data.databasePath, synchronous: data.synchronous, nativeBinding: data.nativeBinding });
 const writeQueue = new WriteQueue(committer, clock, createAppMetrics(db), { maxEventsPerCommit: data.maxEventsPerCommit, maxCommitsInFlight: 1 });
 async function run(): Promise<void> {
