@@ -86,6 +86,9 @@ export const importCommand = defineCommand({
           const started = performance.now();
           projectAll(context);
           times.projecting_s += (performance.now() - started) / 1000;
+          // The writer's connection never checkpoints by itself (no server's timer runs here): without this the event
+          // log's WAL would grow by the whole import.
+          ingest.writeQueue.finishCheckpoint();
         };
         const onProgress = (progress: ImportProgress) => {
           bar.update(progress);
