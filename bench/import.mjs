@@ -1,7 +1,7 @@
 // npm run bench -- import [--rows N] [--only umami|goatcounter|ga4] [--ga4-bytes B]: events per second imported by
 // `sightline import` (the bundled CLI) for each raw format from a generated file of N rows (default 1,000,000; the
 // issue's 10 million with --rows 10000000), printed per phase: checking (the first pass), storing (the second pass:
-// group commits of 10,000 events) and projecting (the projector, run between the stored batches), then stored and
+// group commits of 5,000 events) and projecting (the projector, run between the stored batches), then stored and
 // stored+projected rates; the command's peak RSS; beside them a floor measured in the same run (reading the file line
 // by line in Node, no parsing); then the export's speed (ndjson to a file). --ga4-bytes B (2e9, 2g, 500m) instead
 // generates a GA4 NDJSON file of at least B bytes and imports only that (the 2 GB memory figure). Figures, never a
