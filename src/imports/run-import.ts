@@ -78,7 +78,11 @@ export async function runImport(deps: ImportDeps, job: ImportJob): Promise<Impor
     if (job.format === 'umami-csv' && (await isZipFile(job.path))) {
       // A zip of website_event and event_data: the properties are loaded first, for the two passes to look up.
       const source = await openSource(job.path);
-      const loaded = await loadUmamiZipEventData(source.stream, maxReportedErrors, () => progress.rows_read++);
+      const loaded = await loadUmamiZipEventData(source.stream, maxReportedErrors, () => {
+        if (++progress.rows_read % progressEveryRows !== 0) return;
+        progress.bytes_read = source.bytesRead();
+        save();
+      });
       if (loaded.errors.length > 0) {
         progress.errors = JSON.stringify(loaded.errors);
         return finish(progress, 'failed', save, clock.now());
