@@ -1,12 +1,15 @@
 // npm run bench -- import [--rows N] [--only umami|goatcounter|ga4] [--ga4-bytes B]: events per second imported by
-// `sightline import` (the bundled CLI: checked, stored through the write queue and projected into SQLite) for each
-// raw format from a generated file of N rows (default 1,000,000; the issue's 10 million with --rows 10000000), the
-// command's peak RSS, then the export's speed (ndjson to a file). --ga4-bytes B instead generates a GA4 NDJSON file of
-// at least B bytes (2e9 for the 2 GB memory figure) and imports only that. Figures, never a pass/fail.
+// `sightline import` (the bundled CLI) for each raw format from a generated file of N rows (default 1,000,000; the
+// issue's 10 million with --rows 10000000), printed per phase: checking (the first pass), storing (the second pass:
+// group commits of 5,000 events) and projecting (the projector, run between the stored batches), then stored and
+// stored+projected rates; the command's peak RSS; beside them a floor measured in the same run (reading the file line
+// by line in Node, no parsing); then the export's speed (ndjson to a file). --ga4-bytes B (2e9, 2g, 500m) instead
+// generates a GA4 NDJSON file of at least B bytes and imports only that (the 2 GB memory figure). Figures, never a
+// pass/fail; `uptime`'s load average is printed before and after.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { createWriteStream, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { createReadStream, createWriteStream, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { once } from 'node:events';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { root } from './harness.mjs';
 
@@ -109,6 +112,25 @@ function prepareDataDir(scratch, name) {
   return env;
 }
 
+/** The floor: the file read and split into lines in Node, nothing parsed (seconds). */
+async function readFloor(path) {
+  const started = performance.now();
+  let lines = 0;
+  for await (const chunk of createReadStream(path, { highWaterMark: 1 << 20 })) {
+    for (let index = chunk.indexOf(10); index >= 0; index = chunk.indexOf(10, index + 1)) lines++;
+  }
+  return { seconds: (performance.now() - started) / 1000, lines };
+}
+
+/** 2g, 500m, 2e9 → bytes. */
+function parseBytes(text) {
+  const match = /^(\d+(?:\.\d+)?(?:e\d+)?)([kmg]?)$/i.exec(text);
+  if (!match) throw new Error(`--ga4-bytes: not a size: ${text}`);
+  return Math.round(Number(match[1]) * { '': 1, k: 1e3, m: 1e6, g: 1e9 }[match[2].toLowerCase()]);
+}
+
+const load = () => loadavg().map((value) => value.toFixed(2)).join(', ');
+
 const fixed = (value, digits = 0) => value.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 
 export async function run(args) {
@@ -118,18 +140,25 @@ export async function run(args) {
   const only = ga4Bytes ? ['ga4'] : (option(args, '--only', undefined)?.split(',') ?? Object.keys(generators));
   const scratch = mkdtempSync(join(tmpdir(), 'sightline-bench-import-'));
   const endMs = Math.floor(Date.now() / dayMs) * dayMs;
+  console.log(`import bench: load average ${load()} (1, 5, 15 min) at start`);
   try {
     for (const name of only) {
       const generator = generators[name];
       const file = join(scratch, `${name}.${name === 'ga4' ? 'ndjson' : 'csv'}`);
-      const generated = await generate(file, generator, rows, endMs, ga4Bytes ? Number(ga4Bytes) : undefined);
+      const generated = await generate(file, generator, rows, endMs, ga4Bytes ? parseBytes(ga4Bytes) : undefined);
       const fileMiB = statSync(file).size / 2 ** 20;
+      const floor = await readFloor(file);
       const env = prepareDataDir(scratch, name);
       const imported = timedCli(['import', generator.format, '--site', siteId, file, '--json'], env);
       const answer = JSON.parse(imported.stdout);
+      const events = answer.events_imported;
+      const { checking_s: checking, storing_s: storing, projecting_s: projecting } = answer.seconds;
+      const rate = (seconds) => `${fixed(events / seconds)} events/s`;
       console.log(
-        `import ${generator.format}: ${fixed(generated)} rows (${fixed(fileMiB)} MiB): ${fixed(answer.events_imported)} events checked, stored and projected in ` +
-          `${fixed(imported.seconds, 1)} s = ${fixed(answer.events_imported / imported.seconds)} events/s; peak RSS ${fixed(imported.rssMiB)} MiB`,
+        `import ${generator.format}: ${fixed(generated)} rows (${fixed(fileMiB)} MiB), ${fixed(events)} events, in ${fixed(imported.seconds, 1)} s wall; peak RSS ${fixed(imported.rssMiB)} MiB\n` +
+          `  checking ${fixed(checking, 1)} s (${rate(checking)}), storing ${fixed(storing, 1)} s (${rate(storing)}), projecting ${fixed(projecting, 1)} s (${rate(projecting)})\n` +
+          `  stored (checked + stored): ${rate(checking + storing)}; stored and projected: ${rate(checking + storing + projecting)}\n` +
+          `  floor: the file read line by line in Node: ${fixed(floor.seconds, 2)} s (${fixed(floor.lines / floor.seconds)} lines/s, ${fixed(fileMiB / floor.seconds)} MiB/s)`,
       );
       rmSync(file, { force: true });
       const output = join(scratch, `${name}-export.ndjson`);
@@ -146,5 +175,6 @@ export async function run(args) {
     }
   } finally {
     rmSync(scratch, { recursive: true, force: true });
+    console.log(`import bench: load average ${load()} at end`);
   }
 }

@@ -21,6 +21,7 @@ export function binaryAssets(built) {
     { name: 'worker/analysis-thread.cjs', from: join(built.workerDir, 'analysis-thread.js') },
     { name: 'worker/writer-thread.cjs', from: join(built.workerDir, 'writer-thread.js') },
     { name: 'worker/clickhouse-shipping-thread.cjs', from: join(built.workerDir, 'clickhouse-shipping-thread.js') },
+    { name: 'worker/import-thread.cjs', from: join(built.workerDir, 'import-thread.js') },
     { name: 'geo-country.mmdb', from: require.resolve('@ip-location-db/geo-whois-asn-country-mmdb/geo-whois-asn-country.mmdb') },
     // The browser tracker and the admin UI need no line: both are modules of the server bundle
     // (virtual:sightline-tracker, build/tracker.mjs; dist/ui-assets.uibundle, build/build-ui.mjs).

@@ -149,6 +149,7 @@ await step('bundled the server and its worker threads (esbuild, CommonJS)', () =
         'projector-thread': join(root, 'src', 'projector-thread.ts'),
         'analysis-thread': join(root, 'src', 'analysis-thread.ts'),
         'clickhouse-shipping-thread': join(root, 'src', 'clickhouse', 'shipping-thread.ts'),
+        'import-thread': join(root, 'src', 'imports', 'import-thread.ts'),
       },
       outdir: join(work, 'workers'),
     }),

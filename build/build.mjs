@@ -45,6 +45,7 @@ await build({
     'projector-thread': join(root, 'src', 'projector-thread.ts'),
     'analysis-thread': join(root, 'src', 'analysis-thread.ts'),
     'clickhouse-shipping-thread': join(root, 'src', 'clickhouse', 'shipping-thread.ts'),
+    'import-thread': join(root, 'src', 'imports', 'import-thread.ts'),
   },
   outdir: join(root, 'dist'),
   outExtension: { '.js': '.mjs' },

@@ -41,7 +41,7 @@ import { type DeliveryWorker, type DeliveryWorkerOptions, startDeliveryWorker } 
 import { mountAttribution } from './attribution/routes.ts';
 import { mountBehaviour } from './behaviour/routes.ts';
 import { mountImports } from './imports/routes.ts';
-import { createImportRunner, type ImportRunner } from './imports/import-runner.ts';
+import { createImportRunner, type ImportRunner, type ImportThreadOptions } from './imports/import-runner.ts';
 import { failInterruptedImports } from './imports/queries/import-rows.ts';
 import { deleteImportsOfSite } from './imports/queries/import-event-ranges.ts';
 import { deleteImportedDailyOfSite } from './imports/queries/imported-daily-rows.ts';
@@ -260,7 +260,9 @@ export function createApp(options: CreateAppOptions): SightlineApp {
   const metrics = createAppMetrics(context.db);
   observeRoutes(h3, metrics.observeRoute);
   const ingest = createIngestService(context, metrics, options.ingest);
-  const projection = startAppProjection(options, context, metrics, ingest);
+  // The highest seq an import thread committed: reads wait for the projector to pass it too.
+  const importedSeq = { value: 0 };
+  const projection = startAppProjection(options, context, metrics, ingest, importedSeq);
   const clickhouseShipping = startClickHouseShipping(options, context, metrics, projection);
   const readModel = createAppReadModel(context, projection, clickhouseShipping, options.projectionWaitMs ?? projectionWaitMs);
   mountHealth(h3, context);
@@ -282,7 +284,7 @@ export function createApp(options: CreateAppOptions): SightlineApp {
   mountTracker(h3);
   // Imports left unfinished by a stopped process never finish: they are marked failed (docs/import-export.md).
   failInterruptedImports(context.db, new Date(context.clock.now()).toISOString());
-  const imports = createImportRunner({ context, writeQueue: ingest.writeQueue });
+  const imports = createImportRunner({ context, writeQueue: ingest.writeQueue }, importThread(context, projection, importedSeq));
   mountImports(h3, context, imports);
   mountExports(h3, context, readModel);
   const deliveries = startDeliveryWorker({ context, registry: metrics.registry, ...options.deliveries });
@@ -380,14 +382,14 @@ function createRouter(): H3 {
 }
 
 /** The projector, woken by every group commit; what it projects is announced to the app's batch subscribers. */
-function startAppProjection(options: CreateAppOptions, context: AppContext, metrics: AppMetrics, ingest: IngestService): Projection {
+function startAppProjection(options: CreateAppOptions, context: AppContext, metrics: AppMetrics, ingest: IngestService, importedSeq: { value: number }): Projection {
   // Events stored before this start count as committed: reads wait for the projector to pass them too.
   const storedAtStart = newestEventSeq(context.db);
   const projection = startProjection({
     db: context.db,
     mode: projectorMode(options.projector, context.db),
     waitMs: options.projectionWaitMs,
-    committedSeq: () => ingest.writeQueue.committedSeq(storedAtStart),
+    committedSeq: () => Math.max(ingest.writeQueue.committedSeq(storedAtStart), importedSeq.value),
     clock: context.clock,
     metrics,
     checkpoints: options.checkpoint === 'projector-thread',
@@ -430,6 +432,21 @@ function assembleApp(parts: AppParts, checkpointer: Checkpointer): SightlineApp 
       // After the projector: what it projected last may still go out in the batch in flight.
       await clickhouseShipping?.close();
       await checkpointer.stop();
+    },
+  };
+}
+
+/** Import jobs on a thread of their own when its bundle is built and the database is on disk (src/imports/import-runner.ts). */
+function importThread(context: AppContext, projection: Projection, importedSeq: { value: number }): ImportThreadOptions | undefined {
+  const file = context.db.memory ? undefined : builtWorkerFile('import-thread.mjs');
+  if (!file) return undefined;
+  return {
+    file,
+    databasePath: context.db.name,
+    synchronous: context.config.synchronous,
+    onCommitted: (seq) => {
+      importedSeq.value = Math.max(importedSeq.value, seq);
+      projection.committed(seq);
     },
   };
 }

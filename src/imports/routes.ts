@@ -28,7 +28,7 @@ export function mountImports(app: H3, context: AppContext, runner: ImportRunner)
     status: 202,
     headers: noStore,
     refusals: refusals(needsCredential, namedInPath, { 400: ['invalid_param', 'invalid_payload', 'invalid_request'], 413: ['payload_too_large'], 415: ['unsupported_media_type'] }),
-    summary: 'Import a file of another analytics tool (X-Import-Format: umami-csv, goatcounter-csv or ga4-bigquery; plain or gzip): 202, then a job',
+    summary: 'Import a file of another analytics tool (X-Import-Format: umami-csv, goatcounter-csv, ga4-bigquery, plain or gzip, or plausible-csv; a zip of website_event and event_data for Umami with properties): 202, then a job',
     answer: ImportCreatedAnswer,
     handler: async (event) => {
       const { caller, site } = resolveSite(event, context, pathParam(event, 'siteId'), { scope: 'admin' });

@@ -11,8 +11,9 @@ import { daysInSeqRange } from '../event-store/queries/seq-range-events.ts';
 import type { ImportFormat, SourceReader } from './import-formats.ts';
 import { readGa4BigQuery } from './formats/ga4-bigquery.ts';
 import { readGoatCounterCsv } from './formats/goatcounter-csv.ts';
-import { readUmamiCsv } from './formats/umami-csv.ts';
-import { openSource } from './source-file.ts';
+import { loadUmamiZipEventData, readUmamiCsv, readUmamiZip } from './formats/umami-csv.ts';
+import type { UmamiEventData } from './formats/umami-event-data.ts';
+import { isZipFile, openSource } from './source-file.ts';
 import { toStoredEvent } from './to-stored-event.ts';
 import { type ImportProgress, updateImportProgress } from './queries/import-rows.ts';
 import { insertImportEventRange } from './queries/import-event-ranges.ts';
@@ -50,7 +51,9 @@ export interface ImportDeps {
    * After each stored batch. The CLI projects there (a server's projector thread keeps pace by itself), so the
    * writer's dedup tail, which holds the events not yet indexed by the projector, stays short.
    */
-  afterBatch?: () => void;
+  afterBatch?: (lastSeq: number) => void;
+  /** Events (or Plausible rows) stored per batch; importBatchSize by default. */
+  batchSize?: number;
   /** True once the process is stopping: the job fails at its next batch (what it stored stays, and can be deleted). */
   stopping?: () => boolean;
 }
@@ -67,10 +70,26 @@ export async function runImport(deps: ImportDeps, job: ImportJob): Promise<Impor
     deps.onProgress?.(progress);
   };
   save();
+  let eventData: UmamiEventData | undefined;
   try {
     if (job.format === 'plausible-csv') return await runAggregateImport(deps, job, progress, save);
-    const reader = readers[job.format];
+    let reader = readers[job.format];
     if (!reader) throw new Error(`the ${job.format} format is not read by this version`);
+    if (job.format === 'umami-csv' && (await isZipFile(job.path))) {
+      // A zip of website_event and event_data: the properties are loaded first, for the two passes to look up.
+      const source = await openSource(job.path);
+      const loaded = await loadUmamiZipEventData(source.stream, maxReportedErrors, () => {
+        if (++progress.rows_read % progressEveryRows !== 0) return;
+        progress.bytes_read = source.bytesRead();
+        save();
+      });
+      if (loaded.errors.length > 0) {
+        progress.errors = JSON.stringify(loaded.errors);
+        return finish(progress, 'failed', save, clock.now());
+      }
+      eventData = loaded.lookup;
+      reader = (input, options) => readUmamiZip(input, { ...options, propsOf: eventData?.propsOf });
+    }
     const errors = await validateFile(deps, job, reader, progress, save);
     if (errors.length > 0) {
       progress.errors = JSON.stringify(errors);
@@ -87,6 +106,8 @@ export async function runImport(deps: ImportDeps, job: ImportJob): Promise<Impor
       // The database is gone (the process is stopping): nothing more can be recorded.
       return progress;
     }
+  } finally {
+    eventData?.close();
   }
 }
 
@@ -132,7 +153,7 @@ async function runAggregateImport(deps: ImportDeps, job: ImportJob, progress: Im
   for await (const row of readPlausibleZip(storing.stream, { siteId: job.siteId })) {
     if ('error' in row) throw new Error(`${row.file} line ${row.line} ${row.error} (the file changed after it was checked)`);
     batch.push(row.figures);
-    if (batch.length >= importBatchSize) flush();
+    if (batch.length >= (deps.batchSize ?? importBatchSize)) flush();
   }
   flush();
   return finish(progress, 'done', save, clock.now());
@@ -189,14 +210,14 @@ async function storeFile(deps: ImportDeps, job: ImportJob, reader: SourceReader,
     }
     progress.bytes_read = source.bytesRead();
     save();
-    deps.afterBatch?.();
+    deps.afterBatch?.(result.lastSeq ?? 0);
   };
   for await (const row of reader(source.stream, { siteId: job.siteId })) {
     if ('error' in row) throw new Error(`line ${row.line} ${row.error} (the file changed after it was checked)`);
     const result = toStoredEvent(row.event.wire, row.event.facts, clock.now());
     if (!result.ok) throw new Error(`line ${row.line}: ${result.message} (the file changed after it was checked)`);
     batch.push(result.stored);
-    if (batch.length >= importBatchSize) {
+    if (batch.length >= (deps.batchSize ?? importBatchSize)) {
       if (deps.stopping?.()) throw new Error('interrupted: the process stopped (the events stored so far are kept: delete the import to remove them)');
       await flush();
     }

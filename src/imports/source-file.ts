@@ -11,16 +11,21 @@ export interface OpenedSource {
   bytesRead(): number;
 }
 
-async function startsWithGzipMagic(path: string): Promise<boolean> {
+async function startsWith(path: string, magic: number[]): Promise<boolean> {
   const handle = await open(path, 'r');
   try {
-    const head = Buffer.alloc(2);
-    const { bytesRead } = await handle.read(head, 0, 2, 0);
-    return bytesRead === 2 && head[0] === 0x1f && head[1] === 0x8b;
+    const head = Buffer.alloc(magic.length);
+    const { bytesRead } = await handle.read(head, 0, magic.length, 0);
+    return bytesRead === magic.length && magic.every((byte, index) => head[index] === byte);
   } finally {
     await handle.close();
   }
 }
+
+const startsWithGzipMagic = (path: string) => startsWith(path, [0x1f, 0x8b]);
+
+/** Whether the file is a zip (its local file header's signature, PK\3\4). */
+export const isZipFile = (path: string): Promise<boolean> => startsWith(path, [0x50, 0x4b, 0x03, 0x04]);
 
 /** @example const source = await openSource('/tmp/events.ndjson.gz'); for await (const chunk of source.stream) … */
 export async function openSource(path: string): Promise<OpenedSource> {

@@ -28,8 +28,13 @@ describe('the schema on a cluster', () => {
       const host = client('sightline', { shard });
       const tables = await host.query<{ name: string; engine: string }>(sql`SELECT name, engine FROM system.tables WHERE database = 'sightline' ORDER BY name`);
       expect(tables).toEqual([
+        { name: '.inner.event_marks_local', engine: 'AggregatingMergeTree' },
+        { name: 'event_marks', engine: 'Distributed' },
+        { name: 'event_marks_local', engine: 'MaterializedView' },
         { name: 'events', engine: 'Distributed' },
         { name: 'events_local', engine: 'ReplacingMergeTree' },
+        { name: 'identity_bindings', engine: 'Distributed' },
+        { name: 'identity_bindings_local', engine: 'ReplacingMergeTree' },
         { name: 'schema_versions', engine: 'TinyLog' },
         { name: 'shipping_marks', engine: 'Distributed' },
         { name: 'shipping_marks_local', engine: 'MergeTree' },

@@ -40,6 +40,28 @@ export function umamiCsv(rows: UmamiRow[]): string {
   return `${csvLine(umamiHeader)}\n${lines.join('\n')}\n`;
 }
 
+/** Umami's event_data table, its published column order. */
+export const umamiEventDataHeader = ['event_data_id', 'website_id', 'website_event_id', 'data_key', 'string_value', 'number_value', 'date_value', 'data_type', 'created_at'];
+
+export interface UmamiDataRow {
+  event: string;
+  key: string;
+  type: string;
+  string?: string;
+  number?: string;
+  date?: string;
+}
+
+export function umamiEventDataCsv(rows: UmamiDataRow[]): string {
+  const lines = rows.map((row, index) =>
+    csvLine([
+      `d0000000-0000-4000-8000-${String(index).padStart(12, '0')}`, 'b9d3c2a4-0000-4000-8000-000000000001', row.event, row.key, row.string ?? '', row.number ?? '',
+      row.date ?? '', row.type, '2026-03-02 10:00:00',
+    ]),
+  );
+  return `${csvLine(umamiEventDataHeader)}\n${lines.join('\n')}\n`;
+}
+
 export const goatCounterHeader = ['2Path', 'Title', 'Event', 'UserAgent', 'Browser', 'System', 'Session', 'Bot', 'Referrer', 'Referrer scheme', 'Screen size', 'Location', 'FirstVisit', 'Date'];
 
 export interface GoatCounterRow {
@@ -108,7 +130,7 @@ const mediaTypes: Record<string, string> = { 'umami-csv': 'text/csv', 'goatcount
 
 /** Uploads a file and waits for its job; returns the import's status answer. */
 export async function importFile(server: TestServer, siteId: string, format: string, body: string | Uint8Array, token?: string): Promise<Record<string, any>> {
-  const contentType = typeof body === 'string' ? mediaTypes[format]! : 'application/gzip';
+  const contentType = typeof body === 'string' ? mediaTypes[format]! : body[0] === 0x50 && body[1] === 0x4b ? 'application/zip' : 'application/gzip';
   const created = await server.request('POST', `/v1/sites/${siteId}/imports`, { rawBody: body, headers: { 'content-type': contentType, 'x-import-format': format }, token });
   if (created.status !== 202) throw new Error(`import: ${created.status} ${created.text}`);
   await server.app.imports.idle();

@@ -7,7 +7,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ensureBuilt, parseJsonOutput, readDatabase, runCli } from '../cli/cli-helpers.ts';
 import { startTestServer } from '../_setup.ts';
-import { gzip, umamiCsv, type UmamiRow } from './_fixtures.ts';
+import { strToU8, zipSync } from 'fflate';
+import { gzip, umamiCsv, umamiEventDataCsv, type UmamiRow } from './_fixtures.ts';
 
 const scratch = mkdtempSync(join(tmpdir(), 'sightline-cli-import-'));
 const dataDir = join(scratch, 'data');
@@ -43,6 +44,18 @@ describe('sightline import and export', () => {
     expect(parseJsonOutput(again)).toMatchObject({ status: 'done', events_imported: 0, duplicates: 3 });
   });
 
+  it("imports a zip of website_event and event_data: each event with its properties", async () => {
+    const event = 'e3200000-0000-4000-8000-000000000001';
+    const file = join(scratch, 'umami.zip');
+    const data = umamiEventDataCsv([{ event, key: 'plan', type: '1', string: 'pro' }, { event, key: 'seats', type: '2', number: '3.0000' }]);
+    writeFileSync(file, zipSync({ 'website_event.csv': strToU8(umamiCsv([{ session: 's-9', event, path: '/', at: '2026-03-04 10:00:00' }])), 'event_data.csv': strToU8(data) }));
+    const result = await cli('import', 'umami-csv', '--site', 'cli-site', file, '--json');
+    expect(result.code, result.stderr).toBe(0);
+    expect(parseJsonOutput(result)).toMatchObject({ status: 'done', rows_read: 3, events_imported: 1, errors: [] });
+    const props = readDatabase(join(dataDir, 'sightline.db'), (db) => db.prepare("SELECT json_extract(raw, '$.props') FROM events WHERE anon_id = 's-9'").pluck().get());
+    expect(JSON.parse(props as string)).toEqual({ plan: 'pro', seats: 3 });
+  });
+
   it('refuses a bad file with its line numbers, exit 1, nothing stored', async () => {
     const file = join(scratch, 'bad.csv');
     writeFileSync(file, umamiCsv([{ ...rows[0]!, event: 'e3100000-0000-4000-8000-000000000001' }, { ...rows[1]!, event: 'e3100000-0000-4000-8000-000000000002', at: 'never' }]));
@@ -51,7 +64,7 @@ describe('sightline import and export', () => {
     expect(result.stderr).toContain('Import failed: nothing was imported');
     expect(result.stderr).toContain('line 3: created_at must be a date and time, not "never"');
     const count = readDatabase(join(dataDir, 'sightline.db'), (db) => db.prepare("SELECT count(*) FROM events WHERE site_id = 'cli-site'").pluck().get());
-    expect(count).toBe(3);
+    expect(count).toBe(4);
     expect((await cli('import', 'matomo', '--site', 'cli-site', file)).code).toBe(1);
     expect((await cli('import', 'umami-csv', '--site', 'nope', file)).code).toBe(1);
   });
@@ -64,9 +77,10 @@ describe('sightline import and export', () => {
     try {
       const summary = await server.request('GET', '/v1/sites/cli-site/reports/summary-v2?from=2026-03-02&to=2026-03-03');
       expect(summary.body.data).toMatchObject({ visitors: 2, visits: 2, pageviews: 3 });
+      expect((await server.request('GET', '/v1/sites/cli-site/reports/summary-v2?from=2026-03-02&to=2026-03-04')).body.data).toMatchObject({ visitors: 3, pageviews: 4 });
       const api = await server.request('GET', '/v1/sites/cli-site/export?from=2026-03-01&to=2026-03-31');
       expect(readFileSync(output, 'utf8')).toBe(api.text);
-      expect(api.text.trimEnd().split('\n')).toHaveLength(3);
+      expect(api.text.trimEnd().split('\n')).toHaveLength(4);
     } finally {
       await server.close();
     }

@@ -78,6 +78,10 @@ describe('Plausible CSV export (daily aggregates)', () => {
     const campaigns = await answer('campaigns-v2');
     expect(campaigns.data.rows.map((row: any) => [row.utm_source, row.utm_medium, row.utm_campaign, row.visitors, row.visits])).toEqual([['newsletter', 'email', 'spring', 5, 6]]);
     expect(pairs((await answer('breakdown-v2', '&by=country')).data.rows)).toEqual([['DE', 11, 14], ['US', 4, 4]]);
+    // Regions and cities as Plausible wrote them (ISO 3166-2, GeoNames ids); its unknowns ('' and 0) count under the country only.
+    expect(pairs((await answer('breakdown-v2', '&by=region')).data.rows)).toEqual([['DE-BE', 6, 8], ['US-CA', 4, 4]]);
+    expect(pairs((await answer('breakdown-v2', '&by=city')).data.rows)).toEqual([['2950159', 6, 8], ['5391959', 4, 4]]);
+    expect((await answer('breakdown-v2', '&by=city')).meta.imported).toBe(true);
     expect(pairs((await answer('breakdown-v2', '&by=device')).data.rows)).toEqual([['desktop', 10, 12], ['mobile', 5, 6]]);
     expect(pairs((await answer('breakdown-v2', '&by=browser')).data.rows)).toEqual([['Chrome', 10, 12], ['Firefox', 5, 6]]);
     expect(pairs((await answer('breakdown-v2', '&by=os')).data.rows)).toEqual([['Mac', 10, 12], ['Windows', 5, 6]]);
@@ -102,6 +106,8 @@ describe('Plausible CSV export (daily aggregates)', () => {
   it.each([
     { name: 'a bad count', files: { ...tables, devices: 'date,device,visitors,visits,visit_duration,bounces,pageviews\n2026-03-01,Desktop,10,12,600,4,30\n2026-03-02,Mobile,five,6,120,2,8\n' }, errors: [{ line: 3, message: 'imported_devices_20260301_20260302.csv: visitors must be a non-negative integer, not "five"' }] },
     { name: 'a bad date', files: { visitors: 'date,visitors,pageviews,bounces,visits,visit_duration\n03/01/2026,1,1,1,1,1\n' }, errors: [{ line: 2, message: 'imported_visitors_20260301_20260302.csv: date must be YYYY-MM-DD, not "03/01/2026"' }] },
+    { name: 'a region that is not ISO 3166-2', files: { ...tables, locations: 'date,country,region,city,visitors,visits,visit_duration,bounces\n2026-03-01,DE,DE-BE,2950159,1,1,0,1\n2026-03-01,DE,Berlin,2950159,1,1,0,1\n' }, errors: [{ line: 3, message: 'imported_locations_20260301_20260302.csv: region must be an ISO 3166-2 code (such as DE-BE) or empty, not "Berlin"' }] },
+    { name: 'a city that is not a GeoNames id', files: { ...tables, locations: 'date,country,region,city,visitors,visits,visit_duration,bounces\n2026-03-01,DE,DE-BE,Berlin,1,1,0,1\n' }, errors: [{ line: 2, message: 'imported_locations_20260301_20260302.csv: city must be a GeoNames id (digits; 0 for unknown) or empty, not "Berlin"' }] },
     { name: 'a missing column', files: { ...tables, browsers: 'date,browser,visitors\n2026-03-01,Chrome,1\n' }, errors: [{ line: 1, message: 'imported_browsers_20260301_20260302.csv: the header lacks the columns visits, visit_duration, bounces' }] },
   ])('fails the whole zip on $name, naming its file and line, and stores nothing', async ({ files, errors }) => {
     const before = await settledTableCounts(server);

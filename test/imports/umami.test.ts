@@ -3,7 +3,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { manualClock } from '../admin/_helpers.ts';
 import { seedWorkspace, settledTableCounts, startTestServer, type TestServer } from '../_setup.ts';
-import { importFile, umamiCsv, type UmamiRow } from './_fixtures.ts';
+import { strToU8, zipSync } from 'fflate';
+import { importFile, umamiCsv, umamiEventDataCsv, type UmamiDataRow, type UmamiRow } from './_fixtures.ts';
 
 const range = 'from=2026-03-02&to=2026-03-03';
 
@@ -20,7 +21,7 @@ let server: TestServer;
 
 beforeAll(async () => {
   server = await startTestServer({ clock: manualClock('2026-03-10T12:00:00.000Z') });
-  await seedWorkspace(server, 'um-a', { sites: ['um-site', 'um-live'] });
+  await seedWorkspace(server, 'um-a', { sites: ['um-site', 'um-live', 'um-props'] });
 });
 afterAll(async () => server.close());
 
@@ -121,5 +122,68 @@ describe('Umami website_event CSV', () => {
     const status = await importFile(server, 'um-site', 'umami-csv', umamiCsv(rows));
     expect(status).toMatchObject({ status: 'done', events_imported: 5, duplicates: 0 });
     expect((await report('um-site', 'summary-v2')).pageviews).toBe(6);
+  });
+});
+
+describe("Umami's event_data CSV, in a zip beside website_event", () => {
+  const [first, , custom] = rows.map((row) => row.event) as [string, string, string];
+  /** Every data_type of Umami's layout: 1 string, 2 number, 3 boolean, 4 date, 5 array. */
+  const data: UmamiDataRow[] = [
+    { event: first, key: 'plan', type: '1', string: 'pro' },
+    { event: first, key: 'cart.total', type: '2', number: '12.5000' },
+    { event: custom, key: 'trial', type: '3', string: 'true' },
+    { event: custom, key: 'renews', type: '4', date: '2026-04-02 10:00:00' },
+    { event: custom, key: 'tags', type: '5', string: '["a","b"]' },
+    // An event the website_event file does not hold (another website's): no event to carry it.
+    { event: 'e9000000-0000-4000-8000-000000000001', key: 'plan', type: '1', string: 'free' },
+  ];
+  const zip = (files: Record<string, string | undefined>) => zipSync(Object.fromEntries(Object.entries(files).map(([name, text]) => [name, strToU8(text ?? '')])));
+  const storedProps = () =>
+    Object.fromEntries(
+      (server.db.prepare("SELECT anon_id, ts, type, json_extract(raw, '$.props') AS props FROM events WHERE site_id = 'um-props' ORDER BY ts").all() as any[]).map((row) => [
+        `${row.type}@${new Date(row.ts).toISOString().slice(11, 19)}`,
+        row.props === null ? null : JSON.parse(row.props),
+      ]),
+    );
+
+  it('joins each event with its properties, of every data type (session data is skipped)', async () => {
+    const status = await importFile(server, 'um-props', 'umami-csv', zip({ 'website_event.csv': umamiCsv(rows), 'event_data.csv': umamiEventDataCsv(data), 'session_data.csv': 'session_id,data_key\ns-1,x\n' }));
+    // rows_read: the 6 event_data rows and the 5 website_event rows.
+    expect(status).toMatchObject({ status: 'done', rows_read: 11, events_imported: 5, duplicates: 0, errors: [] });
+    expect(storedProps()).toEqual({
+      'pageview@10:00:00': { plan: 'pro', 'cart.total': 12.5 },
+      'pageview@10:02:00': null,
+      'Signup_button@10:03:00': { trial: true, renews: '2026-04-02T10:00:00.000Z', tags: ['a', 'b'], name: 'Signup button' },
+      'pageview@11:00:00': null,
+      'pageview@09:00:00': null,
+    });
+    const again = await importFile(server, 'um-props', 'umami-csv', zip({ 'event_data.csv': umamiEventDataCsv(data), 'website_event.csv': umamiCsv(rows) }));
+    expect(again).toMatchObject({ status: 'done', events_imported: 0, duplicates: 5 });
+  });
+
+  it.each([
+    {
+      name: 'bad event_data rows',
+      files: { 'website_event.csv': umamiCsv(rows), 'export/event_data.csv': umamiEventDataCsv([data[0]!, { event: first, key: 'n', type: '2', number: 'many' }, { event: first, key: '', type: '1' }, { event: first, key: 'k', type: '9' }]) },
+      errors: [
+        { line: 3, message: 'export/event_data.csv: number_value must be a number for data_type 2, not "many"' },
+        { line: 4, message: 'export/event_data.csv: data_key is required' },
+        { line: 5, message: 'export/event_data.csv: data_type must be 1 (string), 2 (number), 3 (boolean), 4 (date) or 5 (array), not "9"' },
+      ],
+    },
+    {
+      name: 'a bad website_event row',
+      files: { 'website_event.csv': umamiCsv([{ ...rows[0]!, event: 'e9100000-0000-4000-8000-000000000001', at: 'soon' }]), 'event_data.csv': umamiEventDataCsv(data) },
+      errors: [{ line: 2, message: 'website_event.csv: created_at must be a date and time, not "soon"' }],
+    },
+    { name: 'no website_event file', files: { 'event_data.csv': umamiEventDataCsv(data) }, errors: [{ line: 0, message: 'the zip holds no website_event CSV file' }] },
+    { name: 'another file', files: { 'website_event.csv': umamiCsv(rows), 'notes.txt': 'hello' }, errors: [{ line: 0, message: "notes.txt: is not a CSV file of Umami's website_event or event_data tables" }] },
+  ])('fails on $name, naming the file and line, and stores nothing', async ({ files, errors }) => {
+    const before = await settledTableCounts(server);
+    const status = await importFile(server, 'um-props', 'umami-csv', zip(files));
+    expect(status).toMatchObject({ status: 'failed', events_imported: 0 });
+    expect(status.errors).toEqual(errors);
+    const after = await settledTableCounts(server);
+    expect({ ...after, imports: 0, audit_log: 0 }).toEqual({ ...before, imports: 0, audit_log: 0 });
   });
 });

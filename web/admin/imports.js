@@ -11,9 +11,10 @@ import { useList } from './use-answer.js';
 /** @typedef {Answers['GET /v1/sites/{siteId}/imports/{importId}']} ImportStatus */
 
 const formats = [
-  ['umami-csv', 'Umami (website_event CSV)', 'text/csv'],
+  ['umami-csv', 'Umami (website_event CSV, or a zip with event_data)', 'text/csv'],
   ['goatcounter-csv', 'GoatCounter (CSV export)', 'text/csv'],
   ['ga4-bigquery', 'GA4 (BigQuery NDJSON)', 'application/x-ndjson'],
+  ['plausible-csv', 'Plausible (CSV export zip)', 'application/zip'],
 ];
 
 /** @param {string} siteId */
@@ -57,7 +58,7 @@ export function ImportsPanel({ siteId }) {
     const file = input.files?.[0];
     input.value = '';
     if (!file) return;
-    const type = file.name.endsWith('.gz') ? 'application/gzip' : (formats.find(([name]) => name === format)?.[2] ?? 'text/csv');
+    const type = file.name.endsWith('.gz') ? 'application/gzip' : file.name.endsWith('.zip') ? 'application/zip' : (formats.find(([name]) => name === format)?.[2] ?? 'text/csv');
     setMessage(`Uploading ${file.name}…`);
     try {
       await api(importsPath(siteId), { method: 'POST', text: { type, body: file }, headers: { 'x-import-format': format }, schema: schemaKey('POST', '/sites/{siteId}/imports') });
@@ -85,7 +86,7 @@ export function ImportsPanel({ siteId }) {
       <label>Format <select name="import-format" value=${format} onChange=${onValue(setFormat)}>
         ${formats.map(([name, label]) => html`<option value=${name}>${label}</option>`)}
       </select></label>
-      <label class="upload">Import a file <input type="file" name="import-file" accept=".csv,.ndjson,.json,.gz,text/csv,application/x-ndjson,application/gzip" onChange=${upload} /></label>
+      <label class="upload">Import a file <input type="file" name="import-file" accept=".csv,.ndjson,.json,.gz,.zip,text/csv,application/x-ndjson,application/gzip,application/zip" onChange=${upload} /></label>
     </form>
     ${message ? html`<p class="state" role="status">${message}</p>` : null}
     ${list.status === 'error' ? html`<p class="state error" role="alert">${list.error}</p>` : null}

@@ -28,7 +28,7 @@ type Values = Record<string, string>;
 type Counts = Omit<ImportedFigure, 'day' | 'dimension' | 'value'>;
 
 /** Each table: its columns (Plausible's layout) and the figures of one of its rows. */
-const tables: Record<string, { columns: readonly string[]; figures: (row: Values, counts: Counts) => [ImportedDimension, string, Counts][] }> = {
+const tables: Record<string, { columns: readonly string[]; figures: (row: Values, counts: Counts) => [ImportedDimension, string, Counts][]; check?: (row: Values) => string | undefined }> = {
   visitors: { columns: ['date', 'visitors', 'pageviews', 'bounces', 'visits', 'visit_duration'], figures: (_row, counts) => [['total', '', counts]] },
   pages: { columns: ['date', 'hostname', 'page', 'visits', 'visitors', 'pageviews'], figures: (row, counts) => [['page', row.page!, counts]] },
   entry_pages: { columns: ['date', 'entry_page', 'visitors', 'entrances', 'visit_duration', 'bounces'], figures: (row, counts) => [['entry_page', row.entry_page!, counts]] },
@@ -47,7 +47,18 @@ const tables: Record<string, { columns: readonly string[]; figures: (row: Values
   custom_events: { columns: ['date', 'name', 'visitors', 'events'], figures: (row, counts) => [['event', row.name!, counts]] },
   locations: {
     columns: ['date', 'country', 'region', 'city', 'visitors', 'visits', 'visit_duration', 'bounces'],
-    figures: (row, counts) => [['country', row.country || '', counts]],
+    // Regions (ISO 3166-2) and cities (GeoNames ids) are kept as Plausible wrote them: an empty region and city 0
+    // are its "unknown", counted under the country only.
+    figures: (row, counts) => [
+      ['country', row.country || '', counts],
+      ...(row.region ? [['region', row.region, counts] as [ImportedDimension, string, Counts]] : []),
+      ...(row.city && row.city !== '0' ? [['city', row.city, counts] as [ImportedDimension, string, Counts]] : []),
+    ],
+    check: (row) => {
+      if (row.region && !/^[A-Z]{2}-[A-Z0-9]{1,3}$/.test(row.region)) return `region must be an ISO 3166-2 code (such as DE-BE) or empty, not ${JSON.stringify(row.region)}`;
+      if (row.city && !/^\d{1,10}$/.test(row.city)) return `city must be a GeoNames id (digits; 0 for unknown) or empty, not ${JSON.stringify(row.city)}`;
+      return undefined;
+    },
   },
   devices: { columns: ['date', 'device', 'visitors', 'visits', 'visit_duration', 'bounces'], figures: (row, counts) => [['device', (row.device || '').toLowerCase(), counts]] },
   browsers: { columns: ['date', 'browser', 'visitors', 'visits', 'visit_duration', 'bounces'], figures: (row, counts) => [['browser', row.browser || '', counts]] },
@@ -91,7 +102,7 @@ async function* readTable(name: string, table: (typeof tables)[string], input: N
       yield { line: record.line, file: name, error: `date must be YYYY-MM-DD, not ${JSON.stringify(row.date)}` };
       continue;
     }
-    const counts = countsOf(row);
+    const counts = table.check?.(row) ?? countsOf(row);
     if (typeof counts === 'string') {
       yield { line: record.line, file: name, error: counts };
       continue;

@@ -4,6 +4,8 @@ import { orNull, type ReaderOptions, type SourceRow, toDeviceType, toEventType }
 import { uuidV5 } from '../uuid-v5.ts';
 import { readCsvRecords } from './csv-records.ts';
 import { sourceTimeToIso } from './source-time.ts';
+import { loadUmamiEventData, type UmamiEventData } from './umami-event-data.ts';
+import { readZipEntries } from './zip-entries.ts';
 
 export const umamiColumns = [
   'website_id', 'session_id', 'visit_id', 'event_id', 'hostname', 'browser', 'os', 'device', 'screen', 'language', 'country',
@@ -26,7 +28,12 @@ export function toOsName(os: string): string {
   return os;
 }
 
-export async function* readUmamiCsv(input: NodeJS.ReadableStream, options: ReaderOptions): AsyncGenerator<SourceRow> {
+export interface UmamiOptions extends ReaderOptions {
+  /** The event's properties from its event_data rows (a zip's event_data file). */
+  propsOf?: UmamiEventData['propsOf'];
+}
+
+export async function* readUmamiCsv(input: NodeJS.ReadableStream, options: UmamiOptions): AsyncGenerator<SourceRow> {
   for await (const record of readCsvRecords(input, umamiColumns)) {
     if ('error' in record) {
       yield record;
@@ -50,6 +57,8 @@ export async function* readUmamiCsv(input: NodeJS.ReadableStream, options: Reade
     const url = row.hostname ? `https://${row.hostname}${row.url_path || '/'}${row.url_query ? `?${row.url_query}` : ''}` : null;
     const referrer = row.referrer_domain ? `https://${row.referrer_domain}${row.referrer_path || '/'}${row.referrer_query ? `?${row.referrer_query}` : ''}` : null;
     const screen = /^(\d{1,6})x(\d{1,6})$/.exec(row.screen ?? '');
+    const data = options.propsOf?.(row.event_id!);
+    const props = { ...data, ...(!pageview && row.event_name !== toEventType(row.event_name!) && { name: row.event_name }) };
     const context: Record<string, unknown> = {};
     if (row.language) context.locale = row.language;
     if (row.page_title) context.title = row.page_title;
@@ -63,7 +72,7 @@ export async function* readUmamiCsv(input: NodeJS.ReadableStream, options: Reade
       url,
       referrer,
       ...(Object.keys(context).length > 0 && { context }),
-      ...(!pageview && row.event_name !== toEventType(row.event_name!) && { props: { name: row.event_name } }),
+      ...(Object.keys(props).length > 0 && { props }),
     };
     yield {
       line: record.line,
@@ -82,4 +91,68 @@ export async function* readUmamiCsv(input: NodeJS.ReadableStream, options: Reade
       },
     };
   }
+}
+
+/** What a zip's entry is, by its name: Umami's export names its files after their tables. */
+function umamiEntryKind(name: string): 'event_data' | 'ignored' | 'website_event' | 'unknown' {
+  const base = name.slice(name.lastIndexOf('/') + 1).toLowerCase();
+  if (name.endsWith('/')) return 'ignored';
+  if (!base.endsWith('.csv')) return 'unknown';
+  if (base.includes('event_data')) return 'event_data';
+  // Session properties have no place in an event: they are not carried (docs/import-export.md).
+  if (base.includes('session')) return 'ignored';
+  return 'website_event';
+}
+
+const withFile = (file: string, row: SourceRow): SourceRow => ('error' in row ? { line: row.line, error: `${file}: ${row.error}` } : row);
+
+/**
+ * A zip holding website_event's CSV and optionally event_data's (and session data, skipped): the events of the
+ * website_event file, each with its properties; errors name their file. Any other entry is an error.
+ */
+export async function* readUmamiZip(input: NodeJS.ReadableStream, options: UmamiOptions): AsyncGenerator<SourceRow> {
+  let eventFiles = 0;
+  for await (const entry of readZipEntries(input)) {
+    const kind = umamiEntryKind(entry.name);
+    if (kind === 'unknown') yield { line: 0, error: `${entry.name}: is not a CSV file of Umami's website_event or event_data tables` };
+    if (kind !== 'website_event') {
+      entry.stream.resume();
+      continue;
+    }
+    if (++eventFiles > 1) {
+      entry.stream.resume();
+      yield { line: 0, error: `${entry.name}: the zip holds more than one website_event file` };
+      continue;
+    }
+    for await (const row of readUmamiCsv(entry.stream, options)) yield withFile(entry.name, row);
+  }
+  if (eventFiles === 0) yield { line: 0, error: 'the zip holds no website_event CSV file' };
+}
+
+/**
+ * The first pass over a zip: its event_data file, if any, checked and loaded for lookups (errors name the file).
+ * @example const { errors, lookup } = await loadUmamiZipEventData(stream, 100, () => rows++)
+ */
+export async function loadUmamiZipEventData(
+  input: NodeJS.ReadableStream,
+  maxErrors: number,
+  onRow: () => void,
+): Promise<{ errors: { line: number; message: string }[]; lookup?: UmamiEventData }> {
+  let loaded: Awaited<ReturnType<typeof loadUmamiEventData>> | undefined;
+  const errors: { line: number; message: string }[] = [];
+  for await (const entry of readZipEntries(input)) {
+    if (umamiEntryKind(entry.name) !== 'event_data') {
+      entry.stream.resume();
+      continue;
+    }
+    if (loaded) {
+      entry.stream.resume();
+      errors.push({ line: 0, message: `${entry.name}: the zip holds more than one event_data file` });
+      continue;
+    }
+    loaded = await loadUmamiEventData(entry.stream, maxErrors, onRow);
+    errors.push(...loaded.errors.map((error) => ({ line: error.line, message: `${entry.name}: ${error.message}` })));
+  }
+  if (errors.length > 0) loaded?.lookup?.close();
+  return errors.length > 0 ? { errors: errors.slice(0, maxErrors) } : { errors, lookup: loaded?.lookup };
 }

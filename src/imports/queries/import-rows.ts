@@ -75,3 +75,14 @@ const failing = preparedOnce((db) =>
 export function failInterruptedImports(db: Db, finishedAt: string): number {
   return failing(db).run({ finished_at: finishedAt, errors: JSON.stringify([{ line: 0, message: 'interrupted: the process stopped before the import finished' }]) }).changes;
 }
+
+const failingOne = preparedOnce((db) =>
+  db.prepare<{ id: string; finished_at: string; errors: string }>(
+    `UPDATE imports SET status = 'failed', phase = NULL, finished_at = :finished_at, errors = :errors WHERE id = :id AND status IN ('queued', 'running')`,
+  ),
+);
+
+/** An import whose job ended without finishing it (its thread died): failed with `message`, if it is not over already. */
+export function failUnfinishedImport(db: Db, id: string, finishedAt: string, message: string): void {
+  failingOne(db).run({ id, finished_at: finishedAt, errors: JSON.stringify([{ line: 0, message }]) });
+}

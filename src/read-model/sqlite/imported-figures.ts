@@ -11,6 +11,7 @@ import { type ImportedCountsRow, importedCountsByDay, importedCountsByValue } fr
 /** The rankings imported figures exist for, and the imported dimension each reads. */
 const importedDimensions: Partial<Record<RankDimension, string>> = {
   path: 'page', source: 'source', campaign: 'campaign', device: 'device', browser: 'browser', os: 'os', country: 'country',
+  region: 'region', city: 'city',
 };
 
 /** Whether imported figures apply: no filter at all (they cannot be cross-filtered). */
