@@ -63,6 +63,37 @@ export function bindingsOf(events: readonly ShippedEventRow[]): { site_id: strin
   return [...first.values()];
 }
 
+/**
+ * ClickHouse's partition of an event's ts: its month (schema.sql: toYYYYMM(toDate(intDiv(ts, 1000)))) in the server's
+ * time zone. Time zones move by multiples of 15 minutes, so one answer holds for a 15-minute slot.
+ */
+export function monthPartitions(timeZone: string): (ts: number) => number {
+  const format = new Intl.DateTimeFormat('en-US', { timeZone, year: 'numeric', month: 'numeric' });
+  const bySlot = new Map<number, number>();
+  return (ts) => {
+    const slot = Math.floor(ts / 900_000);
+    let month = bySlot.get(slot);
+    if (month === undefined) {
+      const parts = format.formatToParts(slot * 900_000);
+      month = Number(parts.find((part) => part.type === 'year')!.value) * 100 + Number(parts.find((part) => part.type === 'month')!.value);
+      bySlot.set(slot, month);
+    }
+    return month;
+  };
+}
+
+/**
+ * The events of a batch up to the first of another partition. An insert is atomic within a partition only: a crash
+ * between two of its parts would keep the later seqs without the earlier ones, and resuming after the highest seq
+ * ClickHouse holds would skip the gap. A batch of one partition lands whole or not at all.
+ */
+export function leadingPartition<Event extends { ts: number }>(events: readonly Event[], partitionOf: (ts: number) => number): readonly Event[] {
+  if (events.length === 0) return events;
+  const first = partitionOf(events[0]!.ts);
+  const cut = events.findIndex((event) => partitionOf(event.ts) !== first);
+  return cut === -1 ? events : events.slice(0, cut);
+}
+
 const visitorKey = (visit: { site_id: string; anon_id: string; is_internal: number }) => `${visit.site_id}\u0000${visit.anon_id}\u0000${visit.is_internal}`;
 
 export function createShipper({ db, clickhouse, batchSize = 50_000, beforeEventsInsert }: ShipperOptions): Shipper {
@@ -71,6 +102,16 @@ export function createShipper({ db, clickhouse, batchSize = 50_000, beforeEvents
     if (clickhouse.cluster === undefined) return undefined;
     const cluster = await clusterOf(clickhouse);
     return { cluster, positions: await shardPositions(cluster) };
+  }
+
+  let partitions: ((ts: number) => number) | undefined;
+  /** The server's time zone decides its partitions; asked once (a cluster's hosts share it, docs/clickhouse.md). */
+  async function partitionOf(): Promise<(ts: number) => number> {
+    if (!partitions) {
+      const [row] = await clickhouse.query<{ zone: string }>(sql`SELECT timezone() AS zone`);
+      partitions = monthPartitions(row?.zone ?? 'UTC');
+    }
+    return partitions;
   }
 
   async function shippedThrough(): Promise<number> {
@@ -110,20 +151,22 @@ export function createShipper({ db, clickhouse, batchSize = 50_000, beforeEvents
     const after = sharded ? Math.min(...sharded.positions.values()) : await shippedThrough();
     const batch = readShippingBatch(db, after, batchSize);
     if (batch.events.length === 0) return { events: 0, visits: 0, tombstones: 0, bindings: 0, through: after };
+    // The visits of the events cut off are sent too, and again with their own batch: a newer version replaces them.
+    const events = leadingPartition(batch.events, await partitionOf());
     const version = batch.projectedSeq;
     const tombstones = await tombstonesFor(batch.visits, version);
     const visits = [...batch.visits.map((visit) => ({ ...visit, version, deleted: 0 })), ...tombstones];
-    const bindings = bindingsOf(batch.events);
-    const through = batch.events[batch.events.length - 1]!.seq;
+    const bindings = bindingsOf(events);
+    const through = events[events.length - 1]!.seq;
     if (sharded) {
-      await insertIntoShards(sharded.cluster, sharded.positions, { visits, bindings, events: batch.events, through }, beforeEventsInsert);
+      await insertIntoShards(sharded.cluster, sharded.positions, { visits, bindings, events, through }, beforeEventsInsert);
     } else {
       await clickhouse.insert('visits', visits);
       if (bindings.length > 0) await clickhouse.insert('identity_bindings', bindings);
       await beforeEventsInsert?.();
-      await clickhouse.insert('events', batch.events);
+      await clickhouse.insert('events', events);
     }
-    return { events: batch.events.length, visits: batch.visits.length, tombstones: tombstones.length, bindings: bindings.length, through };
+    return { events: events.length, visits: batch.visits.length, tombstones: tombstones.length, bindings: bindings.length, through };
   }
 
   return {
