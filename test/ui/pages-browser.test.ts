@@ -106,7 +106,23 @@ async function settled(page: Page): Promise<boolean> {
 }
 
 async function noSidewaysScroll(page: Page): Promise<number> {
-  return page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+  // Which elements reach past the screen's edge, to say so when the assertion fails.
+  if (overflow > 0) {
+    const offenders = await page.evaluate(() => {
+      const clipped = (element: Element): boolean => {
+        for (let parent = element.parentElement; parent && parent !== document.body; parent = parent.parentElement) if (getComputedStyle(parent).overflowX !== 'visible') return true;
+        return false;
+      };
+      const width = document.documentElement.clientWidth;
+      return [...document.querySelectorAll('body *')]
+        .filter((element) => element.getBoundingClientRect().right > width + 1 && !clipped(element))
+        .slice(0, 6)
+        .map((element) => `${element.tagName.toLowerCase()}.${[...element.classList].join('.')} (${Math.round(element.getBoundingClientRect().right)}px): ${(element.textContent ?? '').slice(0, 30)}`);
+    });
+    console.log('wider than the screen:', offenders);
+  }
+  return overflow;
 }
 
 describe('the admin UI\'s pages in a browser, on 20,000 events over 60 days', () => {
