@@ -288,7 +288,12 @@ describe('reports equal a naive computation over the raw events', () => {
         const [from, to] = ranges[picks[0]! % ranges.length]!;
         await compareReports(siteIds, { from, to, filters: filterChoices[picks[1]! % filterChoices.length]!, withInternal: true, allSites: (picks[2]! & 1) === 1 });
       }),
-      { numRuns: Number(process.env.DIFFERENTIAL_RUNS ?? 30), endOnFailure: true },
+      {
+        numRuns: Number(process.env.DIFFERENTIAL_RUNS ?? 30),
+        endOnFailure: true,
+        // A failure's report names its seed and path: DIFFERENTIAL_SEED=… DIFFERENTIAL_PATH=… replays exactly that case.
+        ...(process.env.DIFFERENTIAL_SEED ? { seed: Number(process.env.DIFFERENTIAL_SEED), path: process.env.DIFFERENTIAL_PATH } : {}),
+      },
     );
   }, 300_000);
 });
