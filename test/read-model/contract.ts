@@ -194,6 +194,34 @@ export function describeReadModelContract(implementation: string, start: () => P
         expect([...answer.rows[0]!.figures.revenue]).toEqual([['EUR', 1250]]);
       });
 
+      // Revenue is defined for campaigns only: every other answer leaves it empty, from the rollups (a summary, a path
+      // ranking) as from raw events (a source ranking filtered by path), even over the purchase's own page.
+      it.each([
+        ['a summary', async (scope: ReadScope) => (await subject.readModel.summary({ ...selection(scope), visitors: true })).total],
+        ['a day of a summary', async (scope: ReadScope) => (await subject.readModel.summary({ ...selection(scope), visitors: true })).days[0]!],
+        ['a series', async (scope: ReadScope) => (await subject.readModel.series({ ...selection(scope), interval: 'day' })).points[0]!],
+        ['a path ranking', async (scope: ReadScope) => (await subject.readModel.ranking({ ...selection(scope), by: 'path', order: 'events', offset: 0, limit: 10 })).rows.find((row) => row.key === '/thanks')!.figures],
+        [
+          'a source ranking filtered by path',
+          async (scope: ReadScope) => (await subject.readModel.ranking({ ...selection(scope, { filters: { path: ['/thanks'] } }), by: 'source', order: 'events', offset: 0, limit: 10 })).rows[0]!.figures,
+        ],
+      ])('leaves revenue out of %s (campaigns only)', async (_name, figuresOf) => {
+        const figures = await figuresOf(siteBOnly());
+        expect(figures.conversions).toBe(1);
+        expect([...figures.revenue]).toEqual([]);
+      });
+
+      // Exits are defined for pages only: a summary or series filtered by a path has none, though its visits exit there.
+      it.each([
+        ['a summary', async (question: Selection) => { const answer = await subject.readModel.summary({ ...question, visitors: true }); return [answer.total, ...answer.days]; }],
+        ['a series by day', async (question: Selection) => { const answer = await subject.readModel.series({ ...question, interval: 'day' }); return [answer.total, ...answer.points]; }],
+        ['a series by week', async (question: Selection) => { const answer = await subject.readModel.series({ ...question, interval: 'week' }); return [answer.total, ...answer.points]; }],
+      ])('gives %s filtered by path no exits', async (_name, figuresOf) => {
+        const figures = await figuresOf(selection(siteAOnly, { filters: { path: ['/pricing'] } }));
+        expect(figures[0]!.visits).toBe(1);
+        expect(figures.map((shown) => shown.exits)).toEqual(figures.map(() => 0));
+      });
+
       it('ranks pages: the path with its query string, utm_* parameters left out', async () => {
         const answer = await subject.readModel.ranking({ ...selection(siteBOnly()), by: 'page', order: 'pageviews', offset: 0, limit: 10 });
         // v3's landing page came with utm_source, utm_medium and utm_campaign only: its page is the bare path. The

@@ -168,6 +168,8 @@ export function createClickHouseReportReads({ clickhouse, waitForShipping, delet
       const figures = group(row.parts);
       if (!figures) continue;
       Object.assign(figures, { events: row.events, pageviews: row.pageviews, conversions: row.conversions, visitors: row.visitors });
+      // Revenue is a campaign's figure only (report-questions.ts), as SQLite's rollups keep it: none elsewhere.
+      if (grouping.by !== 'campaign') continue;
       const revenue = new Map<string, number>();
       for (const [currency, amount] of row.revenue as [string | null, number | null][]) {
         if (currency !== null && amount !== null) revenue.set(currency, (revenue.get(currency) ?? 0) + amount);

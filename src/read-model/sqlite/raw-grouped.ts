@@ -70,6 +70,8 @@ export function rawGroups(visits: readonly RawVisit[], range: ReportRange, filte
   // A path's visitors are the people with a pageview of it (CONTRACT section 10), as the rollups' path and page sets
   // hold them: grouped by path or page, or filtered by path, only a pageview makes its visitor count.
   const pageviewVisitorsOnly = filters.path !== undefined || (grouping.by === 'value' && countsPageviewVisitorsOnly(grouping.dim));
+  // Revenue is a campaign's figure only (report-questions.ts): the rollups keep it for campaigns, and so does this.
+  const keepsRevenue = grouping.by === 'value' && grouping.dim === Dim.campaign;
   for (const visit of visits) {
     if (!matchesVisitFilters(visit.entry, filters)) continue;
     if (inRange(visit.start_ts)) {
@@ -93,7 +95,7 @@ export function rawGroups(visits: readonly RawVisit[], range: ReportRange, filte
       found.counters[field.events]! += 1;
       if (event.type === 'pageview') found.counters[field.pageviews]! += 1;
       if (event.type === purchaseType) found.counters[field.conversions]! += 1;
-      if (event.revenue_minor !== null && event.revenue_currency !== null) {
+      if (keepsRevenue && event.revenue_minor !== null && event.revenue_currency !== null) {
         found.revenue.set(event.revenue_currency, (found.revenue.get(event.revenue_currency) ?? 0) + event.revenue_minor);
       }
       if (!pageviewVisitorsOnly || event.type === 'pageview') found.visitors.add(visit.anon_id);

@@ -77,6 +77,9 @@ export function readRollups(db: Db, request: RollupRequest): GroupedReport {
     selectedBySite.set(siteId, ids);
     addSiteTotals(db, request, plan, siteId, ids, totalsOf);
   }
+  // Exits belong to a page (report-questions.ts): a path filter reads the path's counters, whose exits are the page's,
+  // not the selection's; a total or a day has none, as the raw read and ClickHouse answer.
+  if (request.grouping !== 'value') for (const found of totals.values()) found.counters[field.exits] = 0;
   dropCancelledGroups(totals);
   return { totals, computedFrom: 'rollups', visitorsOf: (keys) => countVisitors(db, request, plan, { selectedBySite, totals }, keys) };
 }
