@@ -20,12 +20,34 @@ const statements = preparedOnce((db) => ({
      VALUES (:site_id, :dim, :grain, :period, :internal, :shard, :entries)
      ON CONFLICT (site_id, dim, internal, grain, period, shard) DO UPDATE SET entries = excluded.entries`,
   ),
+  // One walk of the primary key for many periods of one (site, dimension, traffic kind, grain).
+  range: db
+    .prepare<ShardRangeParams, [number, number, Buffer]>(
+      `SELECT period, shard, entries FROM report_counters
+        WHERE site_id = :site_id AND dim = :dim AND internal = :internal AND grain = :grain AND period BETWEEN :first AND :last`,
+    )
+    .raw(),
   delete: db.prepare<ShardAddress>(`DELETE FROM report_counters WHERE ${where}`),
   deleteOfSite: db.prepare<[string]>('DELETE FROM report_counters WHERE site_id = ?'),
 }));
 
 export function readCounterShard(db: Db, address: ShardAddress): Buffer | undefined {
   return statements(db).read.get(address) as Buffer | undefined;
+}
+
+export interface ShardRangeParams {
+  site_id: string;
+  dim: number;
+  internal: number;
+  grain: number;
+  /** First and last period, inclusive. */
+  first: number;
+  last: number;
+}
+
+/** Every shard of the periods first..last, as [period, shard, entries], in key order. */
+export function listCounterShards(db: Db, params: ShardRangeParams): [number, number, Buffer][] {
+  return statements(db).range.all(params);
 }
 
 export function writeCounterShard(db: Db, address: ShardAddress, entries: Uint8Array | undefined): void {

@@ -22,12 +22,36 @@ const statements = preparedOnce((db) => ({
      VALUES (:site_id, :dim, :grain, :period, :internal, :value_id, :chunk, :members)
      ON CONFLICT (site_id, dim, value_id, internal, grain, period, chunk) DO UPDATE SET members = excluded.members`,
   ),
+  // One walk of the primary key for many periods of one value's sets.
+  range: db
+    .prepare<ContainerRangeParams, [number, number, Buffer]>(
+      `SELECT period, chunk, members FROM report_visitor_sets
+        WHERE site_id = :site_id AND dim = :dim AND value_id = :value_id AND internal = :internal AND grain = :grain
+          AND period BETWEEN :first AND :last`,
+    )
+    .raw(),
   delete: db.prepare<ContainerAddress>(`DELETE FROM report_visitor_sets WHERE ${where}`),
   deleteOfSite: db.prepare<[string]>('DELETE FROM report_visitor_sets WHERE site_id = ?'),
 }));
 
 export function readVisitorContainer(db: Db, address: ContainerAddress): Buffer | undefined {
   return statements(db).read.get(address) as Buffer | undefined;
+}
+
+export interface ContainerRangeParams {
+  site_id: string;
+  dim: number;
+  value_id: number;
+  internal: number;
+  grain: number;
+  /** First and last period, inclusive. */
+  first: number;
+  last: number;
+}
+
+/** Every container of one value's sets in the periods first..last, as [period, chunk, members], in key order. */
+export function listVisitorContainers(db: Db, params: ContainerRangeParams): [number, number, Buffer][] {
+  return statements(db).range.all(params);
 }
 
 export function writeVisitorContainer(db: Db, address: ContainerAddress, members: Uint8Array | undefined): void {

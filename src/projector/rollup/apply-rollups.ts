@@ -7,11 +7,11 @@ import type { Db } from '../../db/open.ts';
 import { type VisitDim, visitDims, type Dim } from '../../vocabulary/dimensions.ts';
 import { Grain, monthOfDay, periodBounds } from '../../vocabulary/periods.ts';
 import { addRevenue } from '../queries/revenue-rows.ts';
-import { findOrInsertValueId, findValueId } from '../queries/value-rows.ts';
+import { findOrInsertValueId } from '../queries/value-rows.ts';
 import { visitorKeepsValue } from '../queries/visitor-keeps-value.ts';
 import { field, fieldCount } from '../../rollup-format/counter-shard.ts';
 import type { DeltaEntry, RollupDelta, RollupKey } from './rollup-delta.ts';
-import { type PeriodAddress, ShardChanges, updateDaySet } from './shard-changes.ts';
+import { type PeriodAddress, ShardChanges, VisitorSetChanges } from './shard-changes.ts';
 
 function isVisitDim(dim: Dim): dim is VisitDim {
   return (visitDims as readonly Dim[]).includes(dim);
@@ -33,27 +33,30 @@ function stillQualifies(db: Db, key: RollupKey, anonId: string): boolean {
 
 /** Adds an entry's counters (all but visitors, which follow the sets) at its day and its month. */
 function addCounters(entry: DeltaEntry, valueId: number, changes: ShardChanges): void {
+  const source = entry.counters;
   let any = false;
-  for (let index = 0; index < fieldCount && !any; index++) any = index !== field.visitors && entry.counters[index] !== 0;
+  for (let index = 0; index < fieldCount && !any; index++) any = index !== field.visitors && source[index] !== 0;
   if (!any) return;
-  for (const at of [dayAddressOf(entry.key), monthAddressOf(entry.key)]) {
-    const counters = changes.counters(at, valueId);
-    for (let index = 0; index < fieldCount; index++) if (index !== field.visitors) counters[index]! += entry.counters[index]!;
+  const { site, dim, period, internal } = entry.key;
+  const day = changes.countersOf(site, dim, Grain.day, period, internal, valueId);
+  const month = changes.countersOf(site, dim, Grain.month, monthOfDay(period), internal, valueId);
+  for (let index = 0; index < fieldCount; index++) {
+    if (index === field.visitors) continue;
+    day[index]! += source[index]!;
+    month[index]! += source[index]!;
   }
 }
 
-/** Takes the entry's possible leavers out of its day set unless their visits still support the value. */
-function removeLeavers(db: Db, entry: DeltaEntry, changes: ShardChanges): void {
-  const { key, removals, forceRemoval } = entry;
-  if (!removals) return;
-  const valueId = findValueId(db, key.site, key.dim, key.value);
-  if (valueId === undefined) return;
-  const leaving = [...removals].filter(([, anonId]) => forceRemoval || !stillQualifies(db, key, anonId)).map(([vid]) => vid);
-  if (leaving.length > 0) updateDaySet(db, dayAddressOf(key), valueId, [], leaving, changes);
+/** The entry's possible leavers whose visits no longer support its value (all of them for a forced removal). */
+function leaversOf(db: Db, entry: DeltaEntry): number[] {
+  const leaving: number[] = [];
+  for (const [vid, anonId] of entry.removals!) if (entry.forceRemoval || !stillQualifies(db, entry.key, anonId)) leaving.push(vid);
+  return leaving;
 }
 
 /**
- * Writes the delta; call inside the transaction that saves the projector position it brings the rollups to.
+ * Writes the delta; call inside the transaction that saves the projector position it brings the rollups to, after
+ * the batch's visits are written (leavers are checked against them).
  * @example applyRollups(db, delta);
  */
 export function applyRollups(db: Db, delta: RollupDelta): void {
@@ -66,11 +69,17 @@ export function applyRollups(db: Db, delta: RollupDelta): void {
     return id;
   };
   const changes = new ShardChanges();
-  // Additions first: removals are then checked against visits that already hold the whole batch.
+  const sets = new VisitorSetChanges();
   for (const entry of delta.entries()) {
     const valueId = valueIdOf(entry.key);
     addCounters(entry, valueId, changes);
-    if (entry.adds && entry.adds.size > 0) updateDaySet(db, dayAddressOf(entry.key), valueId, entry.adds, [], changes);
+    // Each container is updated once: the additions, then the leavers (checked against the visits, which already
+    // hold the whole batch), so a visitor added and then found leaving ends outside the set, as it must.
+    if (entry.adds && entry.adds.size > 0) sets.add(dayAddressOf(entry.key), valueId, entry.adds);
+    if (entry.removals) {
+      const leaving = leaversOf(db, entry);
+      if (leaving.length > 0) sets.remove(dayAddressOf(entry.key), valueId, leaving);
+    }
     if (!entry.revenue) continue;
     for (const at of [dayAddressOf(entry.key), monthAddressOf(entry.key)]) {
       for (const [currency, amountMinor] of entry.revenue) {
@@ -78,6 +87,6 @@ export function applyRollups(db: Db, delta: RollupDelta): void {
       }
     }
   }
-  for (const entry of delta.entries()) if (entry.removals) removeLeavers(db, entry, changes);
+  sets.write(db, changes);
   changes.write(db);
 }
