@@ -74,17 +74,35 @@ function entryFields(row: VisitRow): ReturnType<typeof entryOf> {
   return { entry_seq, entry_path, source, utm_source, utm_medium, utm_campaign, browser, os, device_type, country, region, city };
 }
 
+/** The visit with the event added: one new object (the batch keeps the old one as the change's `removed`). */
 function extend(visit: VisitRow, event: LoggedEvent): VisitRow {
   const isPageview = event.type === 'pageview';
-  const extended: VisitRow = {
-    ...visit,
-    start_ts: Math.min(visit.start_ts, event.ts),
-    end_ts: Math.max(visit.end_ts, event.ts),
-    events: visit.events + 1,
-    pageviews: visit.pageviews + (isPageview ? 1 : 0),
-  };
-  const withEntry = isBefore(event.ts, event.seq, visit.start_ts, visit.entry_seq) ? { ...extended, ...entryOf(event) } : extended;
-  return isPageview ? { ...withEntry, ...laterExit(withEntry, { exit_ts: event.ts, exit_seq: event.seq, exit_path: event.path }) } : withEntry;
+  const extended: VisitRow = { ...visit };
+  extended.start_ts = Math.min(visit.start_ts, event.ts);
+  extended.end_ts = Math.max(visit.end_ts, event.ts);
+  extended.events = visit.events + 1;
+  if (isPageview) extended.pageviews = visit.pageviews + 1;
+  if (isBefore(event.ts, event.seq, visit.start_ts, visit.entry_seq)) {
+    extended.entry_seq = event.seq;
+    extended.entry_path = event.path;
+    extended.source = event.source;
+    extended.utm_source = event.utm_source;
+    extended.utm_medium = event.utm_medium;
+    extended.utm_campaign = event.utm_campaign;
+    extended.browser = event.browser;
+    extended.os = event.os;
+    extended.device_type = event.device_type;
+    extended.country = event.country;
+    extended.region = event.region;
+    extended.city = event.city;
+  }
+  // The later exit: this pageview unless the visit's exit comes after it.
+  if (isPageview && (extended.exit_ts === null || extended.exit_seq === null || isBefore(extended.exit_ts, extended.exit_seq, event.ts, event.seq))) {
+    extended.exit_ts = event.ts;
+    extended.exit_seq = event.seq;
+    extended.exit_path = event.path;
+  }
+  return extended;
 }
 
 /** The visits an event replaced (`removed`) by the one it is now part of (`added`). */

@@ -158,18 +158,34 @@ function isExtension(before: VisitRow, after: VisitRow): boolean {
   );
 }
 
+/** Adds `amount` of one measure under every value a visit's measures count at (its total, visit dimensions, entry path and page). */
+function addEntryMeasure(delta: RollupDelta, visit: VisitRow, pageOf: PageOfSeq, index: number, amount: number): void {
+  const period = delta.day(visit.site_id, dayOf(visit.start_ts), visit.is_internal);
+  period.entry(Dim.total, '').counters[index]! += amount;
+  for (const dim of visitDims) {
+    const value = visitDimValue(visit, dim);
+    if (value !== null) period.entry(dim, value).counters[index]! += amount;
+  }
+  if (visit.entry_path !== null) period.entry(Dim.path, visit.entry_path).counters[index]! += amount;
+  const page = pageOf(visit.entry_seq);
+  if (page !== null) period.entry(Dim.page, page).counters[index]! += amount;
+}
+
 /** Replaces the measures of the removed visits by those of the added one. */
 export function countVisitChange(delta: RollupDelta, change: VisitChange, pageOf: PageOfSeq): void {
   const [before] = change.removed;
   if (change.removed.length === 1 && isExtension(before!, change.added)) {
-    const old = visitMeasures(before!);
-    const differences = visitMeasures(change.added)
-      .map(([index, amount], position): [number, number] => [index, amount - old[position]![1]])
-      .filter(([, amount]) => amount !== 0);
-    if (differences.length > 0) addMeasures(delta, change.added, entryValuesOf(change.added, pageOf), differences, 1);
-    if (before!.exit_seq !== change.added.exit_seq) {
+    // The common case, without building the measure lists: only what moved is added.
+    const after = change.added;
+    const bounces = (after.pageviews === 1 && after.events === 1 ? 1 : 0) - (before!.pageviews === 1 && before!.events === 1 ? 1 : 0);
+    if (bounces !== 0) addEntryMeasure(delta, after, pageOf, field.bounces, bounces);
+    const duration = after.end_ts - after.start_ts - (before!.end_ts - before!.start_ts);
+    if (duration !== 0) addEntryMeasure(delta, after, pageOf, field.duration_ms, duration);
+    if (after.pageviews !== before!.pageviews) addEntryMeasure(delta, after, pageOf, field.visit_pageviews, after.pageviews - before!.pageviews);
+    if (after.events !== before!.events) addEntryMeasure(delta, after, pageOf, field.visit_events, after.events - before!.events);
+    if (before!.exit_seq !== after.exit_seq) {
       addExit(delta, before!, pageOf, -1);
-      addExit(delta, change.added, pageOf, 1);
+      addExit(delta, after, pageOf, 1);
     }
     return;
   }
@@ -197,10 +213,32 @@ function moveVisitEvents(db: Db, delta: RollupDelta, before: VisitRow, after: Vi
   }
 }
 
+/** Counts one event (sign 1, joining the sets) under its event dimensions and its visit's dimensions, without a closure per event. */
+function countNewEvent(delta: RollupDelta, event: LoggedEvent, visit: VisitRow, vid: number): void {
+  const period = delta.day(event.site_id, dayOf(event.ts), event.is_internal);
+  const isPageview = event.type === 'pageview';
+  const isConversion = event.type === purchaseType ? 1 : 0;
+  const hasRevenue = event.revenue_minor !== null && event.revenue_currency !== null;
+  const count = (dim: Dim, value: string | null) => {
+    if (value === null) return;
+    const entry = period.entry(dim, value);
+    entry.counters[field.events]! += 1;
+    if (isPageview) entry.counters[field.pageviews]! += 1;
+    entry.counters[field.conversions]! += isConversion;
+    if (dim === Dim.campaign && hasRevenue) addRevenue(entry, event.revenue_currency!, event.revenue_minor!);
+    if (!keepsVisitorSets(dim) || (!isPageview && countsPageviewVisitorsOnly(dim))) return;
+    addVisitor(entry, vid);
+  };
+  count(Dim.total, '');
+  count(Dim.type, event.type);
+  count(Dim.path, event.path);
+  count(Dim.page, pageKeyOf(event.path, event.query));
+  for (const dim of visitDims) count(dim, visitDimValue(visit, dim));
+}
+
 /** Everything one projected (non-bot) event changes; `change` is the visit change it caused; `pageOf` the batch's pages. */
 export function addProjectedEvent(db: Db, delta: RollupDelta, event: LoggedEvent, change: VisitChange, vid: number, pageOf: PageOfSeq): void {
-  countEvent(delta, event, eventDims, (dim) => eventDimValue(event, dim as (typeof eventDims)[number]), vid, 1, 'add');
-  countEvent(delta, event, visitDims, (dim) => visitDimValue(change.added, dim as (typeof visitDims)[number]), vid, 1, 'add');
+  countNewEvent(delta, event, change.added, vid);
   countVisitChange(delta, change, pageOf);
   for (const visit of change.removed) moveVisitEvents(db, delta, visit, change.added, vid, event.seq);
 }

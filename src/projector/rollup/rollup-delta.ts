@@ -1,7 +1,7 @@
 // What a batch of events changes in the rollups, accumulated in memory and written once per projector batch
 // (src/projector/rollup/apply-rollups.ts): counter deltas, visitor-set additions and removals, revenue.
-// Entries are found by (site, grain, period, internal) and then (dimension, value): the hot path builds one
-// string per period, not one per counter.
+// Entries are found by site, (grain, period, internal) and then (dimension, value): the hot path builds no key
+// string.
 import type { Dim } from '../../vocabulary/dimensions.ts';
 import { type Grain, Grain as Grains } from '../../vocabulary/periods.ts';
 import { type Counters, emptyCounters, fieldCount } from '../../rollup-format/counter-shard.ts';
@@ -53,16 +53,23 @@ export class PeriodDelta {
 }
 
 export class RollupDelta {
-  readonly periods = new Map<string, PeriodDelta>();
+  /** By site, then by (period, grain, internal) as one number: no key string per counted event. */
+  private readonly sites = new Map<string, Map<number, PeriodDelta>>();
+  private size = 0;
 
   get isEmpty(): boolean {
-    return this.periods.size === 0;
+    return this.size === 0;
   }
 
   period(site: string, grain: Grain, period: number, internal: 0 | 1): PeriodDelta {
-    const text = `${site}|${grain}|${period}|${internal}`;
-    let delta = this.periods.get(text);
-    if (!delta) this.periods.set(text, (delta = new PeriodDelta(site, grain, period, internal)));
+    let periods = this.sites.get(site);
+    if (!periods) this.sites.set(site, (periods = new Map()));
+    const key = (period * 2 + grain) * 2 + internal;
+    let delta = periods.get(key);
+    if (!delta) {
+      periods.set(key, (delta = new PeriodDelta(site, grain, period, internal)));
+      this.size++;
+    }
     return delta;
   }
 
@@ -72,7 +79,7 @@ export class RollupDelta {
   }
 
   *entries(): IterableIterator<DeltaEntry> {
-    for (const period of this.periods.values()) for (const values of period.byDim.values()) yield* values.values();
+    for (const periods of this.sites.values()) for (const period of periods.values()) for (const values of period.byDim.values()) yield* values.values();
   }
 }
 
