@@ -35,16 +35,6 @@ export function emptyCounters(): Counters {
 
 if (emptyCounters().length !== fieldCount) throw new Error('emptyCounters must have one zero per counter field');
 
-function writeVarint(bytes: number[], value: number): void {
-  if (!Number.isSafeInteger(value) || value < 0) throw new Error(`rollup counter out of range: ${value}`);
-  let rest = value;
-  while (rest >= 128) {
-    bytes.push((rest % 128) | 128);
-    rest = Math.floor(rest / 128);
-  }
-  bytes.push(rest);
-}
-
 /**
  * Calls `visit(valueId, offset)` for each entry, with the entry's counters in `scratch` (reused between calls).
  * @example forEachShardEntry(blob, scratch, (id) => { totals[id] += scratch[field.pageviews]; });
@@ -78,6 +68,9 @@ export function forEachShardEntry(blob: Uint8Array, scratch: Counters, visit: (v
   }
 }
 
+/** mergeIntoShard's output buffer, reused from shard to shard (its result is a copy). */
+let scratchBytes = new Uint8Array(4096);
+
 /**
  * Adds `changes` (value id → counter changes) to a stored shard in one merge pass over its sorted entries, without
  * decoding it into a map; values whose counters end at zero are left out. Throws on a negative counter.
@@ -85,14 +78,32 @@ export function forEachShardEntry(blob: Uint8Array, scratch: Counters, visit: (v
  */
 export function mergeIntoShard(blob: Uint8Array | undefined, changes: ReadonlyMap<number, Counters>): Uint8Array | undefined {
   const changedIds = [...changes.keys()].sort((a, b) => a - b);
-  const bytes: number[] = [];
+  // Encoded into one scratch buffer (grown when needed) and copied out once: no array of numbers per shard.
+  let length = 0;
+  const reserve = (bytes: number) => {
+    if (length + bytes <= scratchBytes.length) return;
+    const grown = new Uint8Array(Math.max(scratchBytes.length * 2, length + bytes));
+    grown.set(scratchBytes.subarray(0, length));
+    scratchBytes = grown;
+  };
+  const varint = (value: number) => {
+    if (!Number.isSafeInteger(value) || value < 0) throw new Error(`rollup counter out of range: ${value}`);
+    let rest = value;
+    while (rest >= 128) {
+      scratchBytes[length++] = (rest % 128) | 128;
+      rest = Math.floor(rest / 128);
+    }
+    scratchBytes[length++] = rest;
+  };
   let previous = -1;
   const emit = (id: number, counters: ArrayLike<number>) => {
     let nonZero = false;
     for (let index = 0; index < fieldCount && !nonZero; index++) nonZero = counters[index] !== 0;
     if (!nonZero) return;
-    writeVarint(bytes, id - previous - 1);
-    for (let index = 0; index < fieldCount; index++) writeVarint(bytes, counters[index]!);
+    // A safe integer takes at most 8 varint bytes.
+    reserve((fieldCount + 1) * 8);
+    varint(id - previous - 1);
+    for (let index = 0; index < fieldCount; index++) varint(counters[index]!);
     previous = id;
   };
   let next = 0;
@@ -116,6 +127,5 @@ export function mergeIntoShard(blob: Uint8Array | undefined, changes: ReadonlyMa
     });
   }
   takeChangesBefore(Infinity);
-  return bytes.length === 0 ? undefined : Uint8Array.from(bytes);
+  return length === 0 ? undefined : scratchBytes.slice(0, length);
 }
-
