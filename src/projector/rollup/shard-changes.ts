@@ -165,10 +165,11 @@ export class VisitorSetChanges {
         for (const slot of sorted) {
           const { add, remove } = slots.get(slot)!;
           const updated = updateContainer(stored.get(slot), add, remove);
-          if (updated.change === 0) continue;
+          // Not `change === 0`: a visitor joining and another leaving the same container change its members, not its size.
+          if (updated.container === stored.get(slot)) continue;
           const period = periodOfSlot(slot);
           writeVisitorContainer(db, { site_id, dim, grain, period, internal, value_id, chunk: lowOfSlot(slot) }, updated.container);
-          changes.countersOf(site_id, dim, grain, period, internal, value_id)[field.visitors]! += updated.change;
+          if (updated.change !== 0) changes.countersOf(site_id, dim, grain, period, internal, value_id)[field.visitors]! += updated.change;
         }
       }
     }
