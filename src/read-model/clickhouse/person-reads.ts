@@ -8,7 +8,8 @@ import type { PendingDeletion } from '../../clickhouse/deletions.ts';
 import { sql } from '../../clickhouse/sql-literal.ts';
 import { readUnshippedTimeline, type UnshippedTimelineRow } from '../../clickhouse/unshipped-tail.ts';
 import type { Db } from '../../db/open.ts';
-import type { PersonQuestions, TimelineEvent, TimelinePage } from '../person-questions.ts';
+import type { PersonQuestions, TimelinePage } from '../person-questions.ts';
+import { toTimelineEvent } from '../timeline-event.ts';
 import { listOf } from './common.ts';
 
 export interface ClickHousePersonReadOptions {
@@ -22,22 +23,6 @@ const noLowerBound = Number.MIN_SAFE_INTEGER;
 const noUpperBound = Number.MAX_SAFE_INTEGER;
 
 const newestFirst = (a: UnshippedTimelineRow, b: UnshippedTimelineRow) => b.ts - a.ts || b.seq - a.seq;
-
-function toTimelineEvent(row: UnshippedTimelineRow): TimelineEvent {
-  return {
-    position: row.seq,
-    id: row.id,
-    type: row.type,
-    tsMs: row.ts,
-    anonId: row.anon_id,
-    country: row.country,
-    city: row.city,
-    browser: row.browser,
-    os: row.os,
-    deviceType: row.device_type as TimelineEvent['deviceType'],
-    raw: row.raw,
-  };
-}
 
 export function createClickHousePersonReads({ clickhouse, db, deletionsOf }: ClickHousePersonReadOptions): PersonQuestions {
   return {

@@ -4,7 +4,8 @@
 import type { Db } from '../../db/open.ts';
 import { listUserAnonIds } from '../../projector/queries/user-anon-ids.ts';
 import { listVisitorTimelineEvents, type VisitorTimelineRow } from '../../projector/queries/visitor-events.ts';
-import type { PersonQuestions, TimelineEvent, TimelinePage } from '../person-questions.ts';
+import type { PersonQuestions, TimelinePage } from '../person-questions.ts';
+import { toTimelineEvent } from '../timeline-event.ts';
 import type { SqliteReadOptions } from './report-reads.ts';
 import { inSnapshot } from './snapshot.ts';
 
@@ -39,22 +40,6 @@ function pageOf(db: Db, siteId: string, anonIds: string[], before: number, limit
   const wholeMillisecond = newestEvents(db, siteId, anonIds, { notBefore: firstLeftOut, before: firstLeftOut + 1 }, -1);
   const older = newestEvents(db, siteId, anonIds, { notBefore: noLowerBound, before: firstLeftOut }, 1);
   return { rows: wholeMillisecond, nextBefore: older.length > 0 ? firstLeftOut : null };
-}
-
-function toTimelineEvent(row: VisitorTimelineRow): TimelineEvent {
-  return {
-    position: row.seq,
-    id: row.id,
-    type: row.type,
-    tsMs: row.ts,
-    anonId: row.anon_id,
-    country: row.country,
-    city: row.city,
-    browser: row.browser,
-    os: row.os,
-    deviceType: row.device_type as TimelineEvent['deviceType'],
-    raw: row.raw,
-  };
 }
 
 export function createSqlitePersonReads({ db }: SqliteReadOptions): PersonQuestions {

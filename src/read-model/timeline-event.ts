@@ -1,0 +1,34 @@
+// A stored event's row as every implementation's timelines show it (TimelineEvent): one mapping from the stored
+// columns, whichever store the row came from (the embedded log, or ClickHouse's unshipped tail of it).
+import type { TimelineEvent } from './person-questions.ts';
+
+/** The stored columns a timeline shows. */
+export interface TimelineRow {
+  seq: number;
+  id: string;
+  type: string;
+  ts: number;
+  anon_id: string;
+  country: string | null;
+  city: string | null;
+  browser: string | null;
+  os: string | null;
+  device_type: string | null;
+  raw: string;
+}
+
+export function toTimelineEvent(row: TimelineRow): TimelineEvent {
+  return {
+    position: row.seq,
+    id: row.id,
+    type: row.type,
+    tsMs: row.ts,
+    anonId: row.anon_id,
+    country: row.country,
+    city: row.city,
+    browser: row.browser,
+    os: row.os,
+    deviceType: row.device_type as TimelineEvent['deviceType'],
+    raw: row.raw,
+  };
+}
