@@ -4,21 +4,10 @@
 // (src/projector/queries/user-anon-ids.ts): with ANALYZE statistics the planner would walk every event of the site.
 import type { Db } from '../db/open.ts';
 import { preparedOnce } from '../db/statements.ts';
+import type { VisitorTimelineRow } from '../projector/queries/visitor-events.ts';
 
-/** An unshipped event's columns a timeline shows (never props or the user agent). */
-export interface UnshippedTimelineRow {
-  seq: number;
-  id: string;
-  type: string;
-  ts: number;
-  anon_id: string;
-  country: string | null;
-  city: string | null;
-  browser: string | null;
-  os: string | null;
-  device_type: string | null;
-  raw: string;
-}
+/** An unshipped event's columns a timeline shows: the embedded timeline's own (never props or the user agent). */
+export type UnshippedTimelineRow = VisitorTimelineRow;
 
 const statements = preparedOnce((db) => ({
   anonIds: db.prepare<{ site_id: string; user_id: string; after_seq: number }, string>(

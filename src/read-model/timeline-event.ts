@@ -1,23 +1,9 @@
 // A stored event's row as every implementation's timelines show it (TimelineEvent): one mapping from the stored
 // columns, whichever store the row came from (the embedded log, or ClickHouse's unshipped tail of it).
+import type { VisitorTimelineRow } from '../projector/queries/visitor-events.ts';
 import type { TimelineEvent } from './person-questions.ts';
 
-/** The stored columns a timeline shows. */
-export interface TimelineRow {
-  seq: number;
-  id: string;
-  type: string;
-  ts: number;
-  anon_id: string;
-  country: string | null;
-  city: string | null;
-  browser: string | null;
-  os: string | null;
-  device_type: string | null;
-  raw: string;
-}
-
-export function toTimelineEvent(row: TimelineRow): TimelineEvent {
+export function toTimelineEvent(row: VisitorTimelineRow): TimelineEvent {
   return {
     position: row.seq,
     id: row.id,
