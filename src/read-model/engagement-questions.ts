@@ -10,6 +10,8 @@ export interface PageEngagementQuestion extends Selection {
   by: 'path' | 'page';
   /** The pages to answer for (a report's shown rows). */
   keys: readonly string[];
+  /** Only engagement events at or after this time (epoch ms): a rolling window inside the range (since=). */
+  sinceMs?: number;
 }
 
 export interface PageEngagement {

@@ -6,6 +6,8 @@ import type { GoalFilter } from '../vocabulary/goal-rule.ts';
 export interface GoalsQuestion extends Selection {
   /** The goals to count, each by its id and rule; answered in this order. */
   goals: readonly GoalFilter[];
+  /** Only events at or after this time (epoch ms), and the denominator's visits starting from it: a rolling window (since=). */
+  sinceMs?: number;
 }
 
 export interface GoalFigures {

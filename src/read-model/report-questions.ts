@@ -1,6 +1,6 @@
 // The report questions (summary-v2, pages-v2, sources-v2, campaigns-v2, breakdown-v2, props-v2 and the legacy
 // reports): figures of the visits and events a selection picks, in total, by day, or ranked by a dimension.
-import type { Answer, LogPosition, ReadScope, Selection } from './questions.ts';
+import type { Answer, ComputedFrom, LogPosition, ReadScope, Selection } from './questions.ts';
 import type { ReportRange } from '../vocabulary/report-filters.ts';
 
 /** The figures of a group of visits and events (CONTRACT section 4, docs/reports.md). */
@@ -57,6 +57,26 @@ export interface RankingQuestion extends Selection {
    * their own row.
    */
   groupSources?: boolean;
+  /**
+   * Count only events at or after this time (epoch ms), and visits starting at or after it: a rolling window inside
+   * the range (the dashboard's "last 24 hours"), counted from raw events as summary-v2's since= is.
+   */
+  sinceMs?: number;
+}
+
+/** One ranking of a batch: its first page (offset 0). */
+export type RankingAsk = Pick<RankingQuestion, 'by' | 'order' | 'limit' | 'groupSources'>;
+
+/** Several rankings of one selection (a dashboard's panels), answered together. */
+export interface RankingsQuestion extends Selection {
+  rankings: readonly RankingAsk[];
+  /** As RankingQuestion's: a rolling window, for every ranking of the batch. */
+  sinceMs?: number;
+}
+
+export interface RankingsFigures {
+  /** One answer per ranking asked, in its order, each what ranking() answers for it (offset 0), with its source. */
+  rankings: (RankingFigures & { computedFrom: ComputedFrom })[];
 }
 
 export interface RankingFigures {
@@ -92,6 +112,13 @@ export interface ReportQuestions {
    * @example await readModel.ranking({ ...selection, by: 'source', order: 'visits', offset: 0, limit: 10 })
    */
   ranking(question: RankingQuestion): Promise<Answer<RankingFigures>>;
+  /**
+   * Several rankings of one selection as of one position, each equal to ranking()'s answer for it: a dashboard's
+   * panels after a filter click, read from one scan of the selection's raw events where rollups cannot answer.
+   * `computedFrom` is `events` when any ranking needed raw events.
+   * @example await readModel.rankings({ ...selection, rankings: [{ by: 'path', order: 'pageviews', limit: 10 }, { by: 'country', order: 'visits', limit: 10 }] })
+   */
+  rankings(question: RankingsQuestion): Promise<Answer<RankingsFigures>>;
   /** One event type's events and visitors by the values of one of its props, read from the event log. */
   propValues(question: PropValuesQuestion): Promise<Answer<PropValuesFigures>>;
 }

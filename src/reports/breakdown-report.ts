@@ -9,7 +9,8 @@ import type { CommonParams, QueryValues } from '../reading/common-params.ts';
 import { single } from '../reading/common-params.ts';
 import { reportErrors } from '../reading/common-param-errors.ts';
 import type { ReportScope } from '../reading/scope.ts';
-import { rankByVisits } from './visits-ranking.ts';
+import { rankByVisits, type VisitsRanking } from './visits-ranking.ts';
+import type { Figures } from '../read-model/report-questions.ts';
 
 export const breakdownDimensions = ['device', 'browser', 'os', 'country', 'region', 'city'] as const;
 export type BreakdownDimension = (typeof breakdownDimensions)[number];
@@ -21,12 +22,14 @@ export function parseBreakdownDimension(query: QueryValues): BreakdownDimension 
   return by as BreakdownDimension;
 }
 
-export function breakdownReport(context: AppContext, readModel: ReadModel, scope: ReportScope, params: CommonParams, by: BreakdownDimension, limit: number): Promise<BreakdownAnswer> {
-  return rankByVisits(context, readModel, { scope, params, limit, by, measures: ['visitors', 'visits', 'pageviews', 'bounce_rate'] }, (key, figures) => ({
-    value: key,
-    visitors: figures.visitors,
-    visits: figures.visits,
-    pageviews: figures.pageviews,
-    bounce_rate: ratio(figures.bounces, figures.visits),
-  }));
+export function breakdownRanking(scope: ReportScope, params: CommonParams, by: BreakdownDimension, limit: number, sinceMs?: number): VisitsRanking {
+  return { scope, params, limit, by, measures: ['visitors', 'visits', 'pageviews', 'bounce_rate'], sinceMs };
+}
+
+export function breakdownRow(key: string, figures: Figures) {
+  return { value: key, visitors: figures.visitors, visits: figures.visits, pageviews: figures.pageviews, bounce_rate: ratio(figures.bounces, figures.visits) };
+}
+
+export function breakdownReport(context: AppContext, readModel: ReadModel, scope: ReportScope, params: CommonParams, by: BreakdownDimension, limit: number, sinceMs?: number): Promise<BreakdownAnswer> {
+  return rankByVisits(context, readModel, breakdownRanking(scope, params, by, limit, sinceMs), breakdownRow);
 }

@@ -18,9 +18,10 @@ const goalMeasures = {
   revenue: 'revenue carried by the converting events, per currency, exact',
 };
 
-export async function goalsReport(context: AppContext, readModel: ReadModel, scope: ReportScope, params: CommonParams): Promise<GoalsAnswer> {
+/** sinceMs: since=, a rolling window inside the range. */
+export async function goalsReport(context: AppContext, readModel: ReadModel, scope: ReportScope, params: CommonParams, sinceMs?: number): Promise<GoalsAnswer> {
   const goals = listSiteGoals(context.db, scope.site.id);
-  const answer = await readModel.goals({ ...selectionOf(scope, params), goals: goals.map((goal) => goal.filter) });
+  const answer = await readModel.goals({ ...selectionOf(scope, params), goals: goals.map((goal) => goal.filter), sinceMs });
   return {
     meta: buildMeta({
       scope,

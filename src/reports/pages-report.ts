@@ -9,6 +9,8 @@ import { buildMeta } from '../reading/meta.ts';
 import type { ReportScope } from '../reading/scope.ts';
 import type { PagesAnswer } from './answers.ts';
 import { selectionOf } from './summary-report.ts';
+import type { RankingAsk, RankingFigures } from '../read-model/report-questions.ts';
+import type { Answer } from '../read-model/questions.ts';
 
 /** The engagement figures (CONTRACT section 10), from the tracker's engagement events. */
 const engagementMeasures = {
@@ -20,6 +22,8 @@ export interface PagesOptions {
   includeParams: boolean;
   limit: number;
   cursor: string | undefined;
+  /** since=: a rolling window inside the range (epoch ms). */
+  sinceMs?: number;
 }
 
 /** A time kept in a cursor ('' for none). */
@@ -28,19 +32,41 @@ function msOrNull(value: string | number | undefined): number | null {
 }
 
 export async function pagesReport(context: AppContext, readModel: ReadModel, scope: ReportScope, params: CommonParams, options: PagesOptions): Promise<PagesAnswer> {
-  const fingerprint = fingerprintOf(['pages', scope.meta, params.range, params.filters, params.withInternal, options.includeParams]);
+  const fingerprint = fingerprintOf(['pages', scope.meta, params.range, params.filters, params.withInternal, options.includeParams, options.sinceMs ?? null]);
   const state = options.cursor === undefined ? undefined : verifyCursor(context, options.cursor, 'pages', fingerprint);
   const offset = state ? Number(state.o) : 0;
   const answer = await readModel.ranking({
     ...selectionOf(scope, params),
-    by: options.includeParams ? 'page' : 'path',
-    order: 'pageviews',
+    ...pagesAsk(options),
     offset,
-    limit: options.limit,
     // Later pages answer as of the first page's position, and say so.
     asOf: state ? Number(state.w) : undefined,
+    sinceMs: options.sinceMs,
   });
-  const engagement = await readModel.pageEngagement({ ...selectionOf(scope, params), by: options.includeParams ? 'page' : 'path', keys: answer.rows.map((row) => row.key) });
+  return pagesAnswer(context, readModel, scope, params, options, answer, { fingerprint, state, offset });
+}
+
+/** What the read model is asked for the first page of pages-v2 (alone, or in a dashboard's batch). */
+export function pagesAsk(options: PagesOptions): RankingAsk {
+  return { by: options.includeParams ? 'page' : 'path', order: 'pageviews', limit: options.limit };
+}
+
+/** The first page of pages-v2 from the read model's answer (its engagement figures asked here). */
+export function firstPagesAnswer(context: AppContext, readModel: ReadModel, scope: ReportScope, params: CommonParams, options: PagesOptions, answer: Answer<RankingFigures>): Promise<PagesAnswer> {
+  const fingerprint = fingerprintOf(['pages', scope.meta, params.range, params.filters, params.withInternal, options.includeParams, options.sinceMs ?? null]);
+  return pagesAnswer(context, readModel, scope, params, options, answer, { fingerprint, state: undefined, offset: 0 });
+}
+
+async function pagesAnswer(
+  context: AppContext,
+  readModel: ReadModel,
+  scope: ReportScope,
+  params: CommonParams,
+  options: PagesOptions,
+  answer: Answer<RankingFigures>,
+  { fingerprint, state, offset }: { fingerprint: string; state: Record<string, string | number> | undefined; offset: number },
+): Promise<PagesAnswer> {
+  const engagement = await readModel.pageEngagement({ ...selectionOf(scope, params), by: options.includeParams ? 'page' : 'path', keys: answer.rows.map((row) => row.key), sinceMs: options.sinceMs });
   const asOf = state ? Number(state.w) : answer.freshness.position;
   const freshness = state ? { ...answer.freshness, watermarkMs: msOrNull(state.r), projectedThroughMs: msOrNull(state.p) } : answer.freshness;
   const next = answer.more

@@ -17,7 +17,10 @@ import {
   SourcesAnswer,
   SummaryAnswer,
   GoalsAnswer,
+  DashboardAnswer,
 } from './answers.ts';
+import { dashboardReport } from './dashboard-report.ts';
+import { parseSince, sinceParam } from './since-param.ts';
 import { breakdownDimensions, breakdownReport, parseBreakdownDimension } from './breakdown-report.ts';
 import { campaignsReport } from './campaigns-report.ts';
 import { maxPropNameLength, parsePropsQuery, propsReport } from './props-report.ts';
@@ -75,6 +78,32 @@ const v2Params = [
   { name: 'segment', description: 'Apply the filters of this saved segment (its id), exactly as if they were sent' },
 ];
 
+/** summary-v2's parameters (dashboard-v2 takes them too). */
+const summaryParams = [
+  ...v2Params,
+  {
+    name: 'interval',
+    description: `The series' interval: hour (at most ${maxSeriesPoints / 24} days), day, week (ISO, Monday) or month; default hour for one day, day otherwise`,
+    schema: { enum: [...intervals] },
+  },
+  { name: 'compare', description: 'previous: as many days just before; year: 364 days earlier. A running period is compared with the same part of the other', schema: { enum: [...compareModes] } },
+  {
+    name: 'since',
+    description: 'A whole UTC hour of the range\'s first day (2026-11-26T14:00:00Z): count from it on, by hour (a rolling "last 24 hours": yesterday to today, since the hour 23 hours before this one); the comparison is the window as long just before it',
+    schema: { type: 'string' },
+  },
+];
+
+/** The rows of dashboard-v2's map: every country breakdown-v2 can give (its largest limit). */
+const mapCountries = 200;
+
+/** sources-v2's grouped (dashboard-v2's too). */
+const groupedParam = {
+  name: 'grouped',
+  description: 'true: the sources a published referrer list groups (google.com, google.de, google) share one row named by the group (Google), with exact visitors; false (default): one row per stored source',
+  schema: { enum: ['true', 'false'] },
+};
+
 function legacy(context: AppContext, event: H3Event) {
   const site = resolveReportSite(event, context, { dashboard: true });
   return { site, range: parseDateRange(queryOf(event), maxRangeDays).range };
@@ -127,20 +156,7 @@ export function mountReports(app: H3, context: AppContext, readModel: ReadModel)
     path: '/sites/:siteId/reports/summary-v2',
     refusals: v2Refusals,
     summary: 'Visitors, visits, pageviews, events, bounce rate, duration, a series by interval, and optionally a comparison',
-    query: [
-      ...v2Params,
-      {
-        name: 'interval',
-        description: `The series' interval: hour (at most ${maxSeriesPoints / 24} days), day, week (ISO, Monday) or month; default hour for one day, day otherwise`,
-        schema: { enum: [...intervals] },
-      },
-      { name: 'compare', description: 'previous: as many days just before; year: 364 days earlier. A running period is compared with the same part of the other', schema: { enum: [...compareModes] } },
-      {
-        name: 'since',
-        description: 'A whole UTC hour of the range\'s first day (2026-11-26T14:00:00Z): count from it on, by hour (a rolling "last 24 hours": yesterday to today, since the hour 23 hours before this one); the comparison is the window as long just before it',
-        schema: { type: 'string' },
-      },
-    ],
+    query: summaryParams,
     answer: SummaryAnswer,
     handler: async (event) => {
       const { query, params, scope, ownerId } = v2(context, event);
@@ -166,11 +182,11 @@ export function mountReports(app: H3, context: AppContext, readModel: ReadModel)
     path: '/sites/:siteId/reports/pages-v2',
     refusals: v2Refusals,
     summary: 'Pages ranked by pageviews, paged by an opaque cursor',
-    query: [...v2Params, { name: 'include_params', description: 'true keeps the query string (utm_* removed)', schema: { enum: ['true', 'false'] } }, limitParam(10), cursorParam],
+    query: [...v2Params, { name: 'include_params', description: 'true keeps the query string (utm_* removed)', schema: { enum: ['true', 'false'] } }, limitParam(10), cursorParam, sinceParam],
     answer: PagesAnswer,
     handler: async (event) => {
       const { query, params, scope } = v2(context, event);
-      const options = { includeParams: parseBoolean(query, 'include_params'), limit: parseLimit(query, 10), cursor: single(query, 'cursor') };
+      const options = { includeParams: parseBoolean(query, 'include_params'), limit: parseLimit(query, 10), cursor: single(query, 'cursor'), sinceMs: parseSince(query, params.range) };
       return pagesReport(context, readModel, scope, params, options);
     },
   });
@@ -181,18 +197,15 @@ export function mountReports(app: H3, context: AppContext, readModel: ReadModel)
     summary: 'Acquisition sources ranked by visits',
     query: [
       ...v2Params,
-      {
-        name: 'grouped',
-        description: 'true: the sources a published referrer list groups (google.com, google.de, google) share one row named by the group (Google), with exact visitors; false (default): one row per stored source',
-        schema: { enum: ['true', 'false'] },
-      },
+      groupedParam,
       limitParam(10),
+      sinceParam,
     ],
     answer: SourcesAnswer,
     handler: async (event) => {
       const { query, params, scope } = v2(context, event);
       const limit = parseLimit(query, 10);
-      return sourcesReport(context, readModel, scope, params, limit, parseBoolean(query, 'grouped'));
+      return sourcesReport(context, readModel, scope, params, limit, parseBoolean(query, 'grouped'), parseSince(query, params.range));
     },
   });
   addRoute(app, {
@@ -200,12 +213,12 @@ export function mountReports(app: H3, context: AppContext, readModel: ReadModel)
     path: '/sites/:siteId/reports/campaigns-v2',
     refusals: v2Refusals,
     summary: 'UTM campaigns ranked by visits, with conversions and revenue',
-    query: [...v2Params, limitParam(10)],
+    query: [...v2Params, limitParam(10), sinceParam],
     answer: CampaignsAnswer,
     handler: async (event) => {
       const { query, params, scope } = v2(context, event);
       const limit = parseLimit(query, 10);
-      return campaignsReport(context, readModel, scope, params, limit);
+      return campaignsReport(context, readModel, scope, params, limit, parseSince(query, params.range));
     },
   });
   addRoute(app, {
@@ -214,13 +227,13 @@ export function mountReports(app: H3, context: AppContext, readModel: ReadModel)
     versionedOnly: true,
     refusals: v2Refusals,
     summary: 'Visits by one visit dimension (device, browser, os, country, region or city), ranked by visits',
-    query: [{ name: 'by', description: 'The dimension', required: true, schema: { enum: [...breakdownDimensions] } }, ...v2Params, limitParam(10)],
+    query: [{ name: 'by', description: 'The dimension', required: true, schema: { enum: [...breakdownDimensions] } }, ...v2Params, limitParam(10), sinceParam],
     answer: BreakdownAnswer,
     handler: async (event) => {
       const { query, params, scope } = v2(context, event);
       const by = parseBreakdownDimension(query);
       const limit = parseLimit(query, 10);
-      return breakdownReport(context, readModel, scope, params, by, limit);
+      return breakdownReport(context, readModel, scope, params, by, limit, parseSince(query, params.range));
     },
   });
   addRoute(app, {
@@ -249,11 +262,27 @@ export function mountReports(app: H3, context: AppContext, readModel: ReadModel)
     versionedOnly: true,
     refusals: v2Refusals,
     summary: 'Each goal of the site: unique conversions, conversions, conversion rate and revenue per currency',
-    query: v2Params,
+    query: [...v2Params, sinceParam],
     answer: GoalsAnswer,
     handler: async (event) => {
-      const { params, scope } = v2(context, event);
-      return goalsReport(context, readModel, scope, params);
+      const { query, params, scope } = v2(context, event);
+      return goalsReport(context, readModel, scope, params, parseSince(query, params.range));
+    },
+  });
+  addRoute(app, {
+    method: 'GET',
+    path: '/sites/:siteId/reports/dashboard-v2',
+    versionedOnly: true,
+    refusals: v2Refusals,
+    summary: 'Every panel of the dashboard in one answer (one read of the raw events for all the rankings when a filter needs them): summary-v2, pages-v2, sources-v2, campaigns-v2, goals-v2 and breakdown-v2 by country (twice: the table and the map), device, browser and os, each equal to its own endpoint\'s answer',
+    query: [...summaryParams, limitParam(10), groupedParam],
+    answer: DashboardAnswer,
+    handler: async (event) => {
+      const { query, params, scope, ownerId } = v2(context, event);
+      const summary = parseSummaryOptions(query, params.range);
+      const options = { summary, limit: parseLimit(query, 10), mapLimit: mapCountries, grouped: parseBoolean(query, 'grouped') };
+      const annotations = annotationsInRange(context.db, scope.site.id, ownerId, params.from, params.to);
+      return dashboardReport(context, readModel, scope, params, options, annotations);
     },
   });
 }

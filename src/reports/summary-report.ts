@@ -16,6 +16,7 @@ import { dayMs, toDateText } from '../vocabulary/periods.ts';
 import { defaultInterval, type Interval, intervalLabel, intervals, maxSeriesPoints, seriesLength } from '../vocabulary/periods-interval.ts';
 import type { ReportRange } from '../vocabulary/report-filters.ts';
 import type { SummaryAnswer } from './answers.ts';
+import { parseSince } from './since-param.ts';
 
 export const compareModes = ['previous', 'year'] as const;
 export type CompareMode = (typeof compareModes)[number];
@@ -42,12 +43,8 @@ export function parseSummaryOptions(query: QueryValues, range: ReportRange): Sum
   }
   const compare = single(query, 'compare');
   if (compare !== undefined && !(compareModes as readonly string[]).includes(compare)) throw reportErrors.invalidParam('compare', 'must be previous or year');
-  const since = single(query, 'since');
-  if (since === undefined) return { interval, compare: compare as CompareMode | undefined };
-  const sinceMs = /^\d{4}-\d{2}-\d{2}T\d{2}:00:00Z$/.test(since) ? Date.parse(since) : Number.NaN;
-  if (Number.isNaN(sinceMs) || Math.floor(sinceMs / dayMs) !== range.fromDay) {
-    throw reportErrors.invalidParam('since', 'must be a whole UTC hour of the range\'s first day, like 2026-11-26T14:00:00Z');
-  }
+  const sinceMs = parseSince(query, range);
+  if (sinceMs === undefined) return { interval, compare: compare as CompareMode | undefined };
   if (intervalText !== undefined && intervalText !== 'hour') throw reportErrors.invalidParam('interval', 'must be hour with since');
   return { interval: 'hour', compare: compare as CompareMode | undefined, sinceMs };
 }

@@ -2,7 +2,8 @@
 // (then value), the first `limit` of them with their exact visitors, in the V2 envelope.
 import type { AppContext } from '../context.ts';
 import type { ReadModel } from '../read-model/read-model.ts';
-import type { Figures, RankDimension } from '../read-model/report-questions.ts';
+import type { Figures, RankDimension, RankingAsk, RankingFigures } from '../read-model/report-questions.ts';
+import type { ComputedFrom, Freshness } from '../read-model/questions.ts';
 import type { CommonParams } from '../reading/common-params.ts';
 import { type MeasureName, measuresOf, withPageVisitors } from '../reading/measures.ts';
 import type { ReportMeta } from '../reading/meta-answer.ts';
@@ -18,6 +19,8 @@ export interface VisitsRanking {
   /** Sources by their group (sources-v2 grouped=true). */
   groupSources?: boolean;
   measures: MeasureName[];
+  /** since=: a rolling window inside the range (epoch ms). */
+  sinceMs?: number;
 }
 
 /**
@@ -29,8 +32,23 @@ export async function rankByVisits<Row>(
   ranking: VisitsRanking,
   toRow: (key: string, figures: Figures) => Row,
 ): Promise<{ meta: ReportMeta; data: { rows: Row[] } }> {
+  const answer = await readModel.ranking({ ...selectionOf(ranking.scope, ranking.params), ...visitsRankingAsk(ranking), offset: 0, sinceMs: ranking.sinceMs });
+  return visitsRankingAnswer(context, ranking, answer, toRow);
+}
+
+/** What the read model is asked for a ranking by visits (alone, or in a dashboard's batch). */
+export function visitsRankingAsk(ranking: VisitsRanking): RankingAsk {
+  return { by: ranking.by, order: 'visits', limit: ranking.limit, groupSources: ranking.groupSources };
+}
+
+/** The V2 answer of a ranking by visits from the read model's answer. */
+export function visitsRankingAnswer<Row>(
+  context: AppContext,
+  ranking: VisitsRanking,
+  answer: RankingFigures & { freshness: Freshness; computedFrom: ComputedFrom },
+  toRow: (key: string, figures: Figures) => Row,
+): { meta: ReportMeta; data: { rows: Row[] } } {
   const { scope, params, limit } = ranking;
-  const answer = await readModel.ranking({ ...selectionOf(scope, params), by: ranking.by, order: 'visits', offset: 0, limit, groupSources: ranking.groupSources });
   return {
     meta: buildMeta({
       scope,

@@ -14,6 +14,7 @@ import { createClickHouseGoalReads } from './goal-reads.ts';
 import { createClickHousePersonReads } from './person-reads.ts';
 import { withRetainedDays } from './retained-days.ts';
 import { createClickHouseReportReads } from './report-reads.ts';
+import { composedRankings } from '../composed-rankings.ts';
 
 export interface ClickHouseReadModelOptions {
   clickhouse: ClickHouse;
@@ -42,7 +43,9 @@ export function createClickHouseReadModel({ clickhouse, waitForShipping, deletio
   const summary = goalFiltered(reports.summary, embedded.summary);
   // A later page of a ranking is pinned to its first page's position (asOf), which the embedded model answers exactly
   // (visits as of an earlier position are recomputed from raw events there); ClickHouse's shipped visits are current.
-  const ranking: ReadModel['ranking'] = (question) => (question.asOf === undefined ? goalFiltered(reports.ranking, embedded.ranking)(question) : embedded.ranking(question));
+  // A rolling window (sinceMs) cuts visits at a moment, as a partial comparison does: the embedded model answers it.
+  const ranking: ReadModel['ranking'] = (question) =>
+    question.asOf === undefined && question.sinceMs === undefined ? goalFiltered(reports.ranking, embedded.ranking)(question) : embedded.ranking(question);
   const propValues = goalFiltered(reports.propValues, embedded.propValues);
   // Reports reaching a day a retention purge removed read the embedded rollups, which keep it (retained-days.ts).
   const { summary: embeddedSummary, ranking: embeddedRanking, propValues: embeddedPropValues, series: embeddedSeries } = embedded;
@@ -53,15 +56,22 @@ export function createClickHouseReadModel({ clickhouse, waitForShipping, deletio
   );
   const { listEvents, eventTypeCounts, pathActivity, ...tail } = events;
   const retainedEvents = withRetainedDays(db, answeringUnavailableAs503({ listEvents, eventTypeCounts, pathActivity }));
-  const engagement = withRetainedDays(db, answeringUnavailableAs503(createClickHouseEngagementReads({ clickhouse, waitForShipping, deletionsOf, embedded })));
+  const shippedEngagement = withRetainedDays(db, answeringUnavailableAs503(createClickHouseEngagementReads({ clickhouse, waitForShipping, deletionsOf, embedded })));
+  // A rolling window (sinceMs) is answered where the ranking beside it is: by the embedded model.
+  const engagement: Pick<ReadModel, 'pageEngagement'> = {
+    pageEngagement: (question) => (question.sinceMs === undefined ? shippedEngagement.pageEngagement(question) : embedded.pageEngagement(question)),
+  };
   // Journeys and page flow; retention counts the projector's visitor sets (rollups) and stays embedded.
   const { journeys, pageFlow } = createClickHouseBehaviourReads({ clickhouse, waitForShipping, deletionsOf, embedded });
   const behaviour = withRetainedDays(db, answeringUnavailableAs503({ journeys, pageFlow }), { journeys: embedded.journeys, pageFlow: embedded.pageFlow });
-  const goals = withRetainedDays(
+  const shippedGoals = withRetainedDays(
     db,
     answeringUnavailableAs503(createClickHouseGoalReads({ clickhouse, waitForShipping, deletionsOf, reports, embedded })),
     { goals: embedded.goals },
   );
+  const goals: Pick<ReadModel, 'goals'> = { goals: (question) => (question.sinceMs === undefined ? shippedGoals.goals(question) : embedded.goals(question)) };
   const attribution = withRetainedDays(db, answeringUnavailableAs503(createClickHouseAttributionReads({ clickhouse, waitForShipping, deletionsOf })));
-  return { ...embedded, ...retainedReports, ...retainedEvents, ...tail, ...answeringUnavailableAs503(people), ...engagement, ...behaviour, ...goals, ...attribution };
+  // A dashboard's batch of rankings: each asked of the ranking above (ClickHouse scans per panel anyway).
+  const rankings = composedRankings((question) => retainedReports.ranking(question));
+  return { ...embedded, ...retainedReports, rankings, ...retainedEvents, ...tail, ...answeringUnavailableAs503(people), ...engagement, ...behaviour, ...goals, ...attribution };
 }

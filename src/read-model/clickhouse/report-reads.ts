@@ -102,7 +102,7 @@ function keyOf(parts: (string | null)[]): string | null {
   return parts.length === 3 ? campaignKey(parts[0]!, parts[1]!, parts[2]!) : parts[0]!;
 }
 
-export function createClickHouseReportReads({ clickhouse, waitForShipping, deletionsOf }: ClickHouseReadOptions): ReportQuestions & Pick<TimeQuestions, 'series'> {
+export function createClickHouseReportReads({ clickhouse, waitForShipping, deletionsOf }: ClickHouseReadOptions): Omit<ReportQuestions, 'rankings'> & Pick<TimeQuestions, 'series'> {
   /**
    * Figures by group key for a selection: events (with their visit's entry when needed), visits, exits. With
    * `withTotal`, the whole selection's figures too, under the key '' (no group of a day or an interval has it), from

@@ -32,7 +32,7 @@ export function createSqliteEngagementReads({ db, waitForProjection }: SqliteRea
         }
         const rows = listEngagementEvents(db, {
           site_ids: JSON.stringify(siteIds),
-          start_ms: question.range.fromDay * dayMs,
+          start_ms: Math.max(question.range.fromDay * dayMs, question.sinceMs ?? -Infinity),
           end_ms: (question.range.toDay + 1) * dayMs,
           paths: JSON.stringify(paths),
           only_seqs: onlySeqs,

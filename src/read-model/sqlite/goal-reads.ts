@@ -20,7 +20,7 @@ export function createSqliteGoalReads({ db, waitForProjection }: SqliteReadOptio
         const maxSeq = freshness.projectedSeq;
         const { siteIds } = question.scope;
         const selection = { siteIds, workspaceId: question.scope.workspaceId, range: question.range, filters: question.filters, withInternal: question.withInternal };
-        const whole = groupedReport(db, { selection, grouping: { by: 'all' }, currentSeq: maxSeq });
+        const whole = groupedReport(db, { selection, grouping: { by: 'all' }, currentSeq: maxSeq, sinceMs: question.sinceMs });
         const visitors = whole.visitorsOf(['']).get('')!;
         // A site without goals has nothing to find in its raw events: a dashboard's Goals panel costs one rollup read.
         if (question.goals.length === 0) return { visitors, goals: [], freshness: toAnswerFreshness(freshness, caughtUp), computedFrom: 'events' as const };
@@ -30,7 +30,8 @@ export function createSqliteGoalReads({ db, waitForProjection }: SqliteReadOptio
         visits = visits.filter((visit) => matchesVisitFilters(visit.entry, question.filters));
         if (question.filters.goal) visits = convertedVisits(db, siteIds, visits, question.filters.goal.rule, maxSeq);
         const paths = question.filters.path;
-        const inRange = (ts: number) => dayOf(ts) >= question.range.fromDay && dayOf(ts) <= question.range.toDay;
+        const sinceMs = question.sinceMs ?? -Infinity;
+        const inRange = (ts: number) => ts >= sinceMs && dayOf(ts) >= question.range.fromDay && dayOf(ts) <= question.range.toDay;
         const goals: GoalFigures[] = question.goals.map(({ id, rule }) => {
           const seqs = convertingSeqs(db, siteIds, visits, rule, maxSeq);
           const people = new Set<string>();

@@ -56,52 +56,82 @@ function visitKeys(visit: RawVisit, grouping: RawGrouping): { entry: string | nu
   return { entry: visitValue(visit.entry, grouping), exit: null };
 }
 
-/** The visitor's identity across the scope: an anon_id is one visitor on every site of a workspace. */
-/** sinceMs: only events from it on, and visits starting from it on, count (a rolling window, summary-v2 since=). */
+/**
+ * The raw visits grouped one way; sinceMs: only events from it on, and visits starting from it on, count (a rolling
+ * window: summary-v2 and the ranked reports' since=).
+ */
 export function rawGroups(visits: readonly RawVisit[], range: ReportRange, filters: ReportFilters, grouping: RawGrouping, sinceMs = -Infinity): Map<string, RawGroup> {
-  const groups = new Map<string, RawGroup>();
-  const group = (key: string) => {
+  return rawGroupsMany(visits, range, filters, [grouping], sinceMs)[0]!;
+}
+
+/** What each grouping of a pass keeps, decided once for the pass. */
+interface GroupingPass {
+  grouping: RawGrouping;
+  groups: Map<string, RawGroup>;
+  pageviewVisitorsOnly: boolean;
+  keepsRevenue: boolean;
+}
+
+/**
+ * The raw visits grouped several ways in one pass (a dashboard's panels over one selection): each visit's filters,
+ * range and pageviews are worked out once, whatever the number of groupings; each map equals rawGroups' for its
+ * grouping.
+ */
+export function rawGroupsMany(visits: readonly RawVisit[], range: ReportRange, filters: ReportFilters, groupings: readonly RawGrouping[], sinceMs = -Infinity): Map<string, RawGroup>[] {
+  const passes: GroupingPass[] = groupings.map((grouping) => ({
+    grouping,
+    groups: new Map(),
+    // A path's visitors are the people with a pageview of it (CONTRACT section 10), as the rollups' path and page
+    // sets hold them: grouped by path or page, or filtered by path, only a pageview makes its visitor count.
+    pageviewVisitorsOnly: filters.path !== undefined || (grouping.by === 'value' && countsPageviewVisitorsOnly(grouping.dim)),
+    // Revenue is a campaign's figure only (report-questions.ts): the rollups keep it for campaigns, and so does this.
+    keepsRevenue: grouping.by === 'value' && grouping.dim === Dim.campaign,
+  }));
+  const group = (groups: Map<string, RawGroup>, key: string) => {
     let found = groups.get(key);
     if (!found) groups.set(key, (found = { counters: emptyCounters(), revenue: new Map(), visitors: new Set() }));
     return found;
   };
   const inRange = (ts: number) => ts >= sinceMs && dayOf(ts) >= range.fromDay && dayOf(ts) <= range.toDay;
   const pathPasses = (path: string | null) => !filters.path || (path !== null && filters.path.includes(path));
-  // A path's visitors are the people with a pageview of it (CONTRACT section 10), as the rollups' path and page sets
-  // hold them: grouped by path or page, or filtered by path, only a pageview makes its visitor count.
-  const pageviewVisitorsOnly = filters.path !== undefined || (grouping.by === 'value' && countsPageviewVisitorsOnly(grouping.dim));
-  // Revenue is a campaign's figure only (report-questions.ts): the rollups keep it for campaigns, and so does this.
-  const keepsRevenue = grouping.by === 'value' && grouping.dim === Dim.campaign;
   for (const visit of visits) {
     if (!matchesVisitFilters(visit.entry, filters)) continue;
     if (inRange(visit.start_ts)) {
-      const keys = visitKeys(visit, grouping);
-      if (keys.entry !== null && pathPasses(visit.entry.path)) {
-        const counters = group(keys.entry).counters;
-        const pageviews = visit.events.filter((event) => event.type === 'pageview').length;
-        counters[field.visits]! += 1;
-        counters[field.bounces]! += pageviews === 1 && visit.events.length === 1 ? 1 : 0;
-        counters[field.duration_ms]! += visit.end_ts - visit.start_ts;
-        counters[field.visit_pageviews]! += pageviews;
-        counters[field.visit_events]! += visit.events.length;
+      let pageviews = 0;
+      for (const event of visit.events) if (event.type === 'pageview') pageviews++;
+      const entryPasses = pathPasses(visit.entry.path);
+      const exitPasses = visit.exit !== null && pathPasses(visit.exit.path);
+      for (const pass of passes) {
+        const keys = visitKeys(visit, pass.grouping);
+        if (keys.entry !== null && entryPasses) {
+          const counters = group(pass.groups, keys.entry).counters;
+          counters[field.visits]! += 1;
+          counters[field.bounces]! += pageviews === 1 && visit.events.length === 1 ? 1 : 0;
+          counters[field.duration_ms]! += visit.end_ts - visit.start_ts;
+          counters[field.visit_pageviews]! += pageviews;
+          counters[field.visit_events]! += visit.events.length;
+        }
+        if (keys.exit !== null && exitPasses) group(pass.groups, keys.exit).counters[field.exits]! += 1;
       }
-      if (keys.exit !== null && pathPasses(visit.exit!.path)) group(keys.exit).counters[field.exits]! += 1;
     }
     for (const event of visit.events) {
       if (!inRange(event.ts) || !pathPasses(event.path)) continue;
-      const key = eventKey(visit, event, grouping);
-      if (key === null) continue;
-      const found = group(key);
-      found.counters[field.events]! += 1;
-      if (event.type === 'pageview') found.counters[field.pageviews]! += 1;
-      if (event.type === purchaseType) found.counters[field.conversions]! += 1;
-      if (keepsRevenue && event.revenue_minor !== null && event.revenue_currency !== null) {
-        found.revenue.set(event.revenue_currency, (found.revenue.get(event.revenue_currency) ?? 0) + event.revenue_minor);
+      const isPageview = event.type === 'pageview';
+      for (const pass of passes) {
+        const key = eventKey(visit, event, pass.grouping);
+        if (key === null) continue;
+        const found = group(pass.groups, key);
+        found.counters[field.events]! += 1;
+        if (isPageview) found.counters[field.pageviews]! += 1;
+        if (event.type === purchaseType) found.counters[field.conversions]! += 1;
+        if (pass.keepsRevenue && event.revenue_minor !== null && event.revenue_currency !== null) {
+          found.revenue.set(event.revenue_currency, (found.revenue.get(event.revenue_currency) ?? 0) + event.revenue_minor);
+        }
+        if (!pass.pageviewVisitorsOnly || isPageview) found.visitors.add(visit.anon_id);
       }
-      if (!pageviewVisitorsOnly || event.type === 'pageview') found.visitors.add(visit.anon_id);
     }
   }
-  return groups;
+  return passes.map((pass) => pass.groups);
 }
 
 export function toGroupedReport(groups: Map<string, RawGroup>): GroupedReport {

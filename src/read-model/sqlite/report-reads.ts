@@ -7,9 +7,9 @@ import { Dim } from '../../vocabulary/dimensions.ts';
 import { dayMs } from '../../vocabulary/periods.ts';
 import type { ReportRange } from '../../vocabulary/report-filters.ts';
 import type { Answer, ComputedFrom, Freshness as AnswerFreshness, Selection } from '../questions.ts';
-import type { Figures, RankDimension, ReportQuestions } from '../report-questions.ts';
-import type { GroupTotals, ReportSelection } from './grouping.ts';
-import { groupedReport } from './grouped-report.ts';
+import type { Figures, RankDimension, RankingFigures, RankingQuestion, ReportQuestions } from '../report-questions.ts';
+import type { GroupedReport, GroupTotals, Grouping, ReportSelection } from './grouping.ts';
+import { groupedReport, groupedReports } from './grouped-report.ts';
 import { countPropValues } from './queries/prop-value-counts.ts';
 import { rankRows } from './ranked-rows.ts';
 import { convertedVisits } from './goal-conversions.ts';
@@ -99,6 +99,27 @@ function goalVisitSeqs(db: Db, question: Selection, rule: GoalRule): number[] {
   return convertedVisits(db, siteIds, visits, rule, maxSeq).flatMap((visit) => visit.events.map((event) => event.seq));
 }
 
+/** How a ranking groups: by its dimension, sources by their group when asked. */
+function rankingGrouping(question: RankingQuestion): Grouping {
+  const keyOf = question.groupSources && question.by === 'source' ? groupedSourceKey : undefined;
+  return { by: 'value', dim: dims[question.by], keyOf };
+}
+
+/** A ranking's page of rows from its grouped report, imported figures added (never to a rolling window: they are daily). */
+function rankedFigures(db: Db, question: RankingQuestion, report: GroupedReport): RankingFigures {
+  const keyOf = question.groupSources && question.by === 'source' ? groupedSourceKey : undefined;
+  const imported = takesImported(question) && question.sinceMs === undefined ? addImportedGroups(db, question, question.by, report.totals, keyOf) : undefined;
+  const rows = rankRows(report, counts, field[question.order]);
+  const page = rows.slice(question.offset, question.offset + question.limit);
+  const visitors = report.visitorsOf(page.map((row) => row.key));
+  const visitorsOf = (key: string) => (visitors.get(key) ?? 0) + (imported?.get(key) ?? 0);
+  return {
+    rows: page.map((row) => ({ key: row.key, figures: toFigures(row.totals, visitorsOf(row.key)) })),
+    more: rows.length > question.offset + question.limit,
+    ...(imported && { imported: true }),
+  };
+}
+
 export function createSqliteReportReads({ db, waitForProjection }: SqliteReadOptions): ReportQuestions {
   return {
     async summary(question) {
@@ -134,24 +155,25 @@ export function createSqliteReportReads({ db, waitForProjection }: SqliteReadOpt
       const caughtUp = await waitForProjection();
       return inSnapshot(db, () => {
         const freshness = readFreshness(db, question.scope.siteIds);
-        const keyOf = question.groupSources && question.by === 'source' ? groupedSourceKey : undefined;
         const report = groupedReport(db, {
           selection: toSelection(question),
-          grouping: { by: 'value', dim: dims[question.by], keyOf },
+          grouping: rankingGrouping(question),
           currentSeq: freshness.projectedSeq,
           asOfSeq: question.asOf,
+          sinceMs: question.sinceMs,
         });
-        const imported = takesImported(question) ? addImportedGroups(db, question, question.by, report.totals, keyOf) : undefined;
-        const rows = rankRows(report, counts, field[question.order]);
-        const page = rows.slice(question.offset, question.offset + question.limit);
-        const visitors = report.visitorsOf(page.map((row) => row.key));
-        const visitorsOf = (key: string) => (visitors.get(key) ?? 0) + (imported?.get(key) ?? 0);
-        const figures = {
-          rows: page.map((row) => ({ key: row.key, figures: toFigures(row.totals, visitorsOf(row.key)) })),
-          more: rows.length > question.offset + question.limit,
-          ...(imported && { imported: true }),
-        };
-        return answered(figures, freshness, caughtUp, report.computedFrom);
+        return answered(rankedFigures(db, question, report), freshness, caughtUp, report.computedFrom);
+      });
+    },
+
+    async rankings(question) {
+      const caughtUp = await waitForProjection();
+      return inSnapshot(db, () => {
+        const freshness = readFreshness(db, question.scope.siteIds);
+        const asks = question.rankings.map((ask) => ({ ...question, ...ask, offset: 0 }));
+        const reports = groupedReports(db, { selection: toSelection(question), groupings: asks.map(rankingGrouping), currentSeq: freshness.projectedSeq, sinceMs: question.sinceMs });
+        const rankings = asks.map((ask, index) => ({ ...rankedFigures(db, ask, reports[index]!), computedFrom: reports[index]!.computedFrom }));
+        return answered({ rankings }, freshness, caughtUp, rankings.some((ranking) => ranking.computedFrom === 'events') ? 'events' : 'rollups');
       });
     },
 
