@@ -10,8 +10,8 @@ const clock = manualClock('2026-03-20T12:00:00.000Z');
 const chrome = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36';
 const googlebot = 'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)';
 
-const v2Reports = ['summary-v2', 'pages-v2', 'sources-v2', 'campaigns-v2'] as const;
-const limitedReports = ['pages-v2', 'sources-v2', 'campaigns-v2'] as const;
+const v2Reports = ['summary-v2', 'pages-v2', 'sources-v2', 'campaigns-v2', 'dashboard-v2'] as const;
+const limitedReports = ['pages-v2', 'sources-v2', 'campaigns-v2', 'dashboard-v2'] as const;
 const listFilters = ['device', 'browser', 'os', 'country', 'region', 'city', 'path'] as const;
 const legacyReports = ['pageviews', 'events', 'sessions'] as const;
 const march = { from: '2026-03-01', to: '2026-03-20' };
