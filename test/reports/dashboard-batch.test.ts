@@ -122,11 +122,11 @@ describe('dashboard-v2: every panel in one answer, each equal to its own endpoin
     const query = Object.fromEntries(Object.entries(asked).map(([name, value]) => [name, value === 'GOAL' ? goalId : value]));
     const { limit = '10', compare, since, ...common } = query;
     const batch = await get(`/v1/sites/${siteId}/reports/dashboard-v2?${new URLSearchParams({ ...query, grouped: 'true' })}`);
-    const window = since ? { since } : {};
-    const summary = await get(`/v1/sites/${siteId}/reports/summary-v2?${new URLSearchParams({ ...common, ...window, ...(compare ? { compare } : {}) })}`);
+    const window: Record<string, string> = since ? { since } : {};
+    const summary = await get(`/v1/sites/${siteId}/reports/summary-v2?${new URLSearchParams({ ...common, ...window, ...(compare ? { compare } : {}) } as Record<string, string>)}`);
     expect(batch.summary).toEqual(summary);
     for (const [name, report, own] of panels) {
-      const ownLimit = own.limit === undefined ? {} : { limit: own.limit === '10' ? limit : own.limit };
+      const ownLimit: Record<string, string> = own.limit === undefined ? {} : { limit: own.limit === '10' ? limit : own.limit };
       const alone = await get(`/v1/sites/${siteId}/reports/${report}?${new URLSearchParams({ ...common, ...own, ...ownLimit, ...window })}`);
       expect(batch[name], name).toEqual(alone);
     }
@@ -140,6 +140,10 @@ describe('dashboard-v2: every panel in one answer, each equal to its own endpoin
   });
 
   it.each([
+    ['limit 1 (the smallest)', 'limit=1', 200],
+    ['limit 200 (the largest)', 'limit=200', 200],
+    ['limit 0', 'limit=0', 400],
+    ['limit 201', 'limit=201', 400],
     ['since on another day', 'since=2026-03-05T13:00:00Z', 400],
     ['an unknown compare', 'compare=last', 400],
     ['grouped not a boolean', 'grouped=yes', 400],

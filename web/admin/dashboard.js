@@ -1,7 +1,8 @@
 // @ts-check
 // A site's dashboard: period, comparison, filters as chips (all in the URL), summary cards, the chart (hours for a
-// day), the ranked tables and custom properties. Every panel asks for its report at once: the requests go out
-// together, so a filter click settles as fast as the slowest one.
+// day), the ranked tables and custom properties. The panels' reports are read in one request (dashboard-v2: one
+// scan of the raw events for every ranking when a filter needs them), whose parts each panel takes as the answer
+// of its own report's path; a panel read again on its own (an annotation added, a goal created) asks its report.
 import { useEffect, useState } from 'preact/hooks';
 import { html, onValue } from './html.js';
 import { schemaKey } from './api.js';
@@ -14,7 +15,8 @@ import { PropsPanel } from './props-panel.js';
 import { SnippetLine } from './site-settings.js';
 import { session } from './api.js';
 import { column, formatNumber, formatPercent, TablePanel } from './table.js';
-import { useAnswer } from './use-answer.js';
+import { preloadAnswers, useAnswer } from './use-answer.js';
+import { api } from './api.js';
 import { AnnotationStrip } from './annotations.js';
 import { DetailsButton } from './details.js';
 import { CountryLabel, MoneyLines, countryName, formatDuration, moneyText } from './format.js';
@@ -22,7 +24,7 @@ import { GoalsPanel } from './goals.js';
 import { SegmentBar } from './segments.js';
 import { SourceLabel } from './source-icon.js';
 import { WorldMap } from './world-map.js';
-import { compareModes, periods, rangeOf, reportQuery, updateView, view } from './view-state.js';
+import { compareModes, periods, rangeOf, reportQuery, updateView, view, windowOf } from './view-state.js';
 /** @import { Answers, Column, ReportName, Site } from './types.js' */
 /** @import { Range, View } from './view-state.js' */
 
@@ -123,7 +125,6 @@ function Overview({ site, range, filters, compare, compareLabel, theme, siteInfo
     ${comparison ? html`<p class="hint comparison-note">${comparisonText(comparison, compareLabel)}</p>` : null}
     ${data.events === 0 && data.visits === 0 ? html`<p class="state">No visits in this period yet.</p>` : null}
     ${data.events === 0 && data.visits === 0 && !shared ? html`<${SnippetLine} site=${siteInfo ?? { id: site, cookieless: true }} known=${siteInfo !== undefined} />` : null}
-    ${range.since ? html`<p class="hint window-note">The cards and chart count the last 24 hours; the tables below count yesterday and today (UTC days).</p>` : null}
     <${VisitsChart} series=${series} interval=${current.data.meta.interval} previous=${previousSeries} previousLabel=${`Visitors, ${compareLabel.toLowerCase()}`} theme=${theme} />
     ${shared ? null : html`<${AnnotationStrip} site=${site} days=${[...new Set(series.map((point) => point.date.slice(0, 10)))]} annotations=${current.data.meta.annotations} onAdded=${() => setVersion(version + 1)} />`}
     ${warnings.length > 0 ? html`<ul class="warnings">${warnings.map((warning) => html`<li>${warning}</li>`)}</ul>` : null}
@@ -188,6 +189,38 @@ export function usePeriodKeys() {
   }, []);
 }
 
+/** The batched read the panels of the view shown last were preloaded from (a render of the same view reads nothing). */
+let preloadedView = '';
+
+/**
+ * Reads every panel's report in one dashboard-v2 request and hands each panel its part, under the exact path the
+ * panel asks for (use-answer.js). Called while rendering, so the answers are waiting before any panel's effect asks.
+ * If the batch fails, each panel asks its own report (its own error then shows where it belongs).
+ * @param {string} site @param {Range} range @param {Record<string, string>} filters @param {string} compare
+ * @param {string} grouped
+ */
+function preloadDashboard(site, range, filters, compare, grouped) {
+  const window = windowOf(range);
+  const path = `${reportPath(site, 'dashboard-v2')}?${reportQuery(range, filters, { ...window, ...(compare === 'off' ? {} : { compare }), limit: 10, grouped })}`;
+  if (path === preloadedView) return;
+  preloadedView = path;
+  const batch = api(path, { schema: reportSchema('dashboard-v2') });
+  /** @type {[string, ReportName, (answer: Answers['GET /v1/sites/{siteId}/reports/dashboard-v2']) => unknown][]} */
+  const parts = [
+    [`${reportPath(site, 'summary-v2')}?${reportQuery(range, filters, compare === 'off' ? window : { ...window, compare })}`, 'summary-v2', (answer) => answer.summary],
+    [`${reportPath(site, 'pages-v2')}?${reportQuery(range, filters, { limit: 10, ...window })}`, 'pages-v2', (answer) => answer.pages],
+    [`${reportPath(site, 'sources-v2')}?${reportQuery(range, filters, { limit: 10, grouped, ...window })}`, 'sources-v2', (answer) => answer.sources],
+    [`${reportPath(site, 'campaigns-v2')}?${reportQuery(range, filters, { limit: 10, ...window })}`, 'campaigns-v2', (answer) => answer.campaigns],
+    [`${reportPath(site, 'goals-v2')}?${reportQuery(range, filters, { v: 0, ...window })}`, 'goals-v2', (answer) => answer.goals],
+    [`${reportPath(site, 'breakdown-v2')}?${reportQuery(range, filters, { by: 'country', limit: 10, ...window })}`, 'breakdown-v2', (answer) => answer.countries],
+    [`${reportPath(site, 'breakdown-v2')}?${reportQuery(range, filters, { by: 'device', limit: 10, ...window })}`, 'breakdown-v2', (answer) => answer.devices],
+    [`${reportPath(site, 'breakdown-v2')}?${reportQuery(range, filters, { by: 'browser', limit: 10, ...window })}`, 'breakdown-v2', (answer) => answer.browsers],
+    [`${reportPath(site, 'breakdown-v2')}?${reportQuery(range, filters, { by: 'os', limit: 10, ...window })}`, 'breakdown-v2', (answer) => answer.operating_systems],
+    [`${reportPath(site, 'breakdown-v2')}?${reportQuery(range, filters, { by: 'country', limit: 200, ...window })}`, 'breakdown-v2', (answer) => answer.map],
+  ];
+  preloadAnswers(new Map(parts.map(([part, report, pick]) => [part, batch.then(pick, () => api(part, { schema: reportSchema(report) }))])));
+}
+
 /**
  * siteInfo: the listed site, when the session can read it.
  * @param {{ state: View, theme: string, siteInfo?: Site }} props
@@ -199,12 +232,13 @@ export function Dashboard({ state, theme, siteInfo }) {
   const onFilter = (name, value) => updateView({ filters: { ...filters, [name]: value } });
   usePeriodKeys();
   /** @param {Record<string, string | number>} [extra] */
-  const query = (extra) => reportQuery(range, filters, extra);
+  const query = (extra) => reportQuery(range, filters, { ...extra, ...windowOf(range) });
   const shared = session.value?.kind === 'share';
   // Sources by group (Google, Twitter: docs/reports.md); filtered by a source, its own sources (a group's members).
   const sourcesGrouped = filters.source ? 'false' : 'true';
   // The page whose flow is shown (from a row of Pages); page flow is not shared.
   const [flowPath, setFlowPath] = useState('');
+  preloadDashboard(site, range, filters, state.compare, sourcesGrouped);
   /** @param {string} by @param {string} title @param {string} label */
   const breakdown = (by, title, label) => html`<${TablePanel}
     title=${title}

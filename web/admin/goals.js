@@ -8,7 +8,7 @@ import { api, hasScope, messageOf, schemaKey } from './api.js';
 import { MoneyLines, formatCount, formatShare, moneyText } from './format.js';
 import { html, onValue } from './html.js';
 import { useAnswer, useList } from './use-answer.js';
-import { reportQuery } from './view-state.js';
+import { reportQuery, windowOf } from './view-state.js';
 /** @import { Answers } from './types.js' */
 /** @import { Range } from './view-state.js' */
 
@@ -25,7 +25,7 @@ export const canEditGoals = () => hasScope('query:read') || hasScope('admin');
  * @param {{ site: string, range: Range, filters: Record<string, string>, onFilter: (name: string, value: string) => void, version?: number }} props
  */
 export function GoalsPanel({ site, range, filters, onFilter, version = 0 }) {
-  const answer = useAnswer(`/v1/sites/${encodeURIComponent(site)}/reports/goals-v2?${reportQuery(range, filters, { v: version })}`, schemaKey('GET', '/sites/{siteId}/reports/goals-v2'));
+  const answer = useAnswer(`/v1/sites/${encodeURIComponent(site)}/reports/goals-v2?${reportQuery(range, filters, { v: version, ...windowOf(range) })}`, schemaKey('GET', '/sites/{siteId}/reports/goals-v2'));
   const rows = answer.status === 'ready' ? answer.data.data.rows : [];
   const top = Math.max(1, ...rows.map((row) => row.visitors));
   return html`<section class="panel goals" aria-busy=${answer.status === 'loading'}>

@@ -54,7 +54,7 @@ export type SummaryData = Answers['GET /v1/sites/{siteId}/reports/summary-v2']['
 export type Money = { currency: string; amount: string };
 
 /** The V2 reports of a site the dashboard reads (GET /v1/sites/{siteId}/reports/<name>). */
-export type ReportName = 'summary-v2' | 'pages-v2' | 'sources-v2' | 'campaigns-v2' | 'breakdown-v2' | 'props-v2';
+export type ReportName = 'summary-v2' | 'pages-v2' | 'sources-v2' | 'campaigns-v2' | 'breakdown-v2' | 'props-v2' | 'goals-v2' | 'dashboard-v2';
 /** The events endpoints of a site the explorer reads (GET /v1/sites/{siteId}/events/<name>). */
 export type EventsEndpoint = 'overview-v2' | 'activity-v2' | 'list-v2';
 

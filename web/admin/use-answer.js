@@ -6,6 +6,22 @@ import { api, messageOf } from './api.js';
 /** @import { Answers, Loaded, SchemaKey } from './types.js' */
 
 /**
+ * Answers already on their way for exact paths (a dashboard's panels, read in one batched request): a component
+ * asking for one of them takes it from there instead of sending its own request. Only the latest batch is kept.
+ * @type {Map<string, Promise<unknown>>}
+ */
+let preloaded = new Map();
+
+/**
+ * Replaces the preloaded answers: each entry is a path exactly as a component asks for it, and the promise of its
+ * answer (already checked against its schema by the batch's own check).
+ * @param {Map<string, Promise<unknown>>} answers
+ */
+export function preloadAnswers(answers) {
+  preloaded = answers;
+}
+
+/**
  * @template {SchemaKey} Key
  * @param {string} path the request's path and query ('': nothing is read)
  * @param {Key} schema the catalog key the answer is checked against
@@ -17,7 +33,8 @@ export function useAnswer(path, schema) {
     if (!path) return undefined;
     let current = true;
     setState({ status: 'loading' });
-    api(path, { schema }).then(
+    const pending = /** @type {Promise<Answers[Key]> | undefined} */ (preloaded.get(path));
+    (pending ?? api(path, { schema })).then(
       (data) => current && setState({ status: 'ready', data }),
       (error) => current && setState({ status: 'error', error: messageOf(error) }),
     );

@@ -180,6 +180,13 @@ export function reportQuery(range, filters, extra = {}) {
 }
 
 /**
+ * The rolling window a report counts (the last 24 hours: every panel counts from the same hour), as a query part.
+ * @param {Range} range
+ * @returns {Record<string, string>}
+ */
+export const windowOf = (range) => (range.since ? { since: range.since } : {});
+
+/**
  * The address of the view changed by `change`, for a link's href (a click goes through updateView; a middle click
  * opens the same view in a new tab).
  * @param {Partial<View>} change

@@ -9,7 +9,7 @@ import world from 'world-atlas/countries-110m.json';
 import { countryName, formatCount } from './format.js';
 import { html } from './html.js';
 import { useAnswer } from './use-answer.js';
-import { reportQuery } from './view-state.js';
+import { reportQuery, windowOf } from './view-state.js';
 import { schemaKey } from './api.js';
 /** @import { Range } from './view-state.js' */
 
@@ -53,7 +53,7 @@ const shapes = (() => {
  */
 export function WorldMap({ site, range, filters, onFilter }) {
   const answer = useAnswer(
-    `/v1/sites/${encodeURIComponent(site)}/reports/breakdown-v2?${reportQuery(range, filters, { by: 'country', limit: 200 })}`,
+    `/v1/sites/${encodeURIComponent(site)}/reports/breakdown-v2?${reportQuery(range, filters, { by: 'country', limit: 200, ...windowOf(range) })}`,
     schemaKey('GET', '/sites/{siteId}/reports/breakdown-v2'),
   );
   /** @type {Map<string, number>} */
