@@ -1,14 +1,17 @@
-// npm run bench -- dashboard [--events N] [--days D --visitors V] [--data DIR]: what a filter click on the dashboard
-// costs on a large site. `--events 1550000 --days 62 --visitors 200000` is the 10M set's last 62 days at its density
-// (25,000 events a day, 200,000 visitors): a 30-day dashboard and its comparison read there what they read on the
-// whole set, written and projected in minutes instead of the whole set's 17.
+// npm run bench -- dashboard [--events N] [--days D --visitors V] [--data DIR] [--runs R]: what a filter click on the
+// dashboard costs on a large site. `--events 1550000 --days 62 --visitors 200000` is the 10M set's last 62 days at its
+// density (25,000 events a day, 200,000 visitors): a 30-day dashboard and its comparison read there what they read on
+// the whole set, written and projected in minutes instead of the whole set's 17 or more.
 // The reports benchmark's site (10 million events over 400 days by default; reports.mjs describes it and --data
-// reuses its database) is served by the real server; then the dashboard's requests after a click on a Sources row
+// reuses its database) is served by the real server; then the dashboard's reports after a click on a Sources row
 // (summary-v2 with its comparison, pages, grouped sources, campaigns, goals, four breakdowns and the map's countries
-// over the last 30 days, filtered by the clicked source) go out together, as the UI sends them, and the time until the
-// last answer is printed: median of 10 warm runs, beside the same batch without a filter and one summary-v2 alone (the
-// floor of one request on this machine now). Figures, never a pass/fail; the load average is printed with them.
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+// over the last 30 days, filtered by the clicked source) are asked two ways: as ten requests sent together (what the UI
+// sent before dashboard-v2) and as the one dashboard-v2 request the UI sends now; then the same after a second click
+// (a device too: two filters, which only raw events answer). Printed: the time until the last answer, median of R
+// (default 10) warm runs (min-max), and the server's CPU time per run (user + system, from /proc: far less noisy than
+// wall time when the machine is shared), beside one summary-v2 alone (the floor of one request on this machine now)
+// and the load average before and after. Figures, never a pass/fail.
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,7 +20,7 @@ import { benchLastDayMs, reportsWorkload, runWorkload } from './workload.mjs';
 
 const siteId = 'bench';
 const dayMs = 86_400_000;
-const runs = 10;
+let runs = 10;
 const dateText = (ms) => new Date(ms).toISOString().slice(0, 10);
 
 function option(args, name, fallback) {
@@ -47,19 +50,34 @@ function dashboardPaths(range, filters) {
   ];
 }
 
-/** Median (min-max) ms until every answer of the batch, sent together, has arrived. */
-async function timeBatch(url, paths) {
+/** The one request the dashboard sends instead (dashboard-v2: every panel, the rankings read in one scan). */
+function batchedPath(range, filters) {
+  return `/v1/sites/${siteId}/reports/dashboard-v2?${new URLSearchParams({ ...range, ...filters, compare: 'previous', limit: '10', grouped: 'true' })}`;
+}
+
+/** CPU time (ms, user + system, every thread) the server process has used: far less noisy under load than wall time. */
+function cpuMsOf(pid) {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  // utime and stime, the 14th and 15th fields of the whole line, in clock ticks (100 a second on Linux).
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+/** Median (min-max) ms until every answer of the batch, sent together, has arrived, and the server's CPU ms per run. */
+async function timeBatch(server, paths) {
   const times = [];
+  const cpu = [];
   for (let run = 0; run < runs + 2; run++) {
     const started = performance.now();
-    await Promise.all(paths.map((path) => get(url, path)));
-    if (run >= 2) times.push(performance.now() - started);
+    const cpuBefore = cpuMsOf(server.child.pid);
+    await Promise.all(paths.map((path) => get(server.url, path)));
+    if (run >= 2) (times.push(performance.now() - started), cpu.push(cpuMsOf(server.child.pid) - cpuBefore));
   }
-  return `${fixed(median(times), 0)} ms (${fixed(Math.min(...times), 0)}-${fixed(Math.max(...times), 0)})`;
+  return `${fixed(median(times), 0).padStart(6)} ms (${fixed(Math.min(...times), 0)}-${fixed(Math.max(...times), 0)}), server CPU ${fixed(median(cpu), 0)} ms`;
 }
 
 export async function run(args) {
   const events = Number(option(args, '--events', 10_000_000));
+  runs = Number(option(args, '--runs', runs));
   execFileSync(process.execPath, [join(root, 'build', 'build.mjs'), '--if-stale'], { stdio: 'inherit' });
   const keptDir = option(args, '--data', undefined);
   const dataDir = keptDir ?? mkdtempSync(join(tmpdir(), 'sightline-bench-dashboard-'));
@@ -86,9 +104,15 @@ export async function run(args) {
     const top = (await get(server.url, `/v1/sites/${siteId}/reports/sources-v2?${new URLSearchParams({ ...range, grouped: 'true', limit: '1' })}`)).data.rows[0].source;
     const paths = dashboardPaths(range, { source: top });
     console.log(`load average ${loadavg().map((value) => value.toFixed(2)).join(' ')}; ${events.toLocaleString('en')} events, last 30 days, ${paths.length} requests in parallel:`);
-    console.log(`  one summary-v2 alone (floor)           ${await timeBatch(server.url, [paths[0]])}`);
-    console.log(`  the dashboard unfiltered               ${await timeBatch(server.url, dashboardPaths(range, {}))}`);
-    console.log(`  the dashboard after a click on ${top.padEnd(8)} ${await timeBatch(server.url, paths)}`);
+    console.log(`  one summary-v2 alone (floor)                              ${await timeBatch(server, [paths[0]])}`);
+    console.log(`  the dashboard unfiltered, 10 requests                     ${await timeBatch(server, dashboardPaths(range, {}))}`);
+    console.log(`  the dashboard unfiltered, one dashboard-v2                ${await timeBatch(server, [batchedPath(range, {})])}`);
+    console.log(`  after a click on ${top.padEnd(12)}, 10 requests (before)      ${await timeBatch(server, paths)}`);
+    console.log(`  after a click on ${top.padEnd(12)}, one dashboard-v2 (the UI) ${await timeBatch(server, [batchedPath(range, { source: top })])}`);
+    const two = { source: top, device: 'desktop' };
+    console.log(`  after a second click (device=desktop), 10 requests        ${await timeBatch(server, dashboardPaths(range, two))}`);
+    console.log(`  after a second click (device=desktop), one dashboard-v2   ${await timeBatch(server, [batchedPath(range, two)])}`);
+    console.log(`load average after: ${loadavg().map((value) => value.toFixed(2)).join(' ')}`);
     await stopProcess(server.child);
   } finally {
     if (keptDir === undefined) rmSync(dataDir, { recursive: true, force: true });
