@@ -134,19 +134,22 @@ export type GoalsAnswer = v.InferOutput<typeof GoalsAnswer>;
 
 /**
  * dashboard-v2 (issue 29): every panel of a site's dashboard in one answer, each exactly what its own endpoint
- * answers for the same parameters (summary-v2, pages-v2, sources-v2, campaigns-v2, goals-v2, breakdown-v2).
+ * answers for the same parameters (summary-v2, pages-v2, sources-v2, campaigns-v2, goals-v2, breakdown-v2); the
+ * batch's own meta is that of its rankings' read (their freshness, and events when any needed raw events).
  */
-export const DashboardAnswer = v.strictObject({
-  summary: SummaryAnswer,
-  pages: PagesAnswer,
-  sources: SourcesAnswer,
-  campaigns: CampaignsAnswer,
-  goals: GoalsAnswer,
-  countries: BreakdownAnswer,
-  devices: BreakdownAnswer,
-  browsers: BreakdownAnswer,
-  operating_systems: BreakdownAnswer,
-  /** The world map's countries: breakdown-v2 by country with limit=200. */
-  map: BreakdownAnswer,
-});
+export const DashboardAnswer = reportAnswer(
+  v.strictObject({
+    summary: SummaryAnswer,
+    pages: PagesAnswer,
+    sources: SourcesAnswer,
+    campaigns: CampaignsAnswer,
+    goals: GoalsAnswer,
+    countries: BreakdownAnswer,
+    devices: BreakdownAnswer,
+    browsers: BreakdownAnswer,
+    operating_systems: BreakdownAnswer,
+    /** The world map's countries: breakdown-v2 by country with limit=200. */
+    map: BreakdownAnswer,
+  }),
+);
 export type DashboardAnswer = v.InferOutput<typeof DashboardAnswer>;

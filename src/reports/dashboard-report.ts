@@ -7,6 +7,7 @@ import type { ReadModel } from '../read-model/read-model.ts';
 import type { Figures } from '../read-model/report-questions.ts';
 import type { CommonParams } from '../reading/common-params.ts';
 import type { ReportScope } from '../reading/scope.ts';
+import { buildMeta } from '../reading/meta.ts';
 import type { DashboardAnswer, SummaryAnswer } from './answers.ts';
 import { breakdownRanking, breakdownRow } from './breakdown-report.ts';
 import { campaignRow, campaignsRanking } from './campaigns-report.ts';
@@ -59,7 +60,19 @@ export async function dashboardReport(
   const goals = await goalsReport(context, readModel, scope, params, sinceMs);
   const ranked = <Row>(name: (typeof names)[number], toRow: (key: string, figures: Figures) => Row) =>
     visitsRankingAnswer(context, rankings[name], answerOf(names.indexOf(name) + 1), toRow);
-  return {
+  const meta = buildMeta({
+    scope,
+    params,
+    measures: {},
+    freshness: batch.freshness,
+    caughtUp: batch.freshness.caughtUp,
+    computedFrom: batch.computedFrom,
+    truncated: false,
+    nextCursor: null,
+    limit,
+    now: context.clock.now(),
+  });
+  const data = {
     summary,
     pages,
     sources: ranked('sources', sourceRow),
@@ -71,4 +84,5 @@ export async function dashboardReport(
     operating_systems: ranked('operating_systems', breakdownRow),
     map: ranked('map', breakdownRow),
   };
+  return { meta, data };
 }

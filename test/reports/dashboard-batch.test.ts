@@ -124,19 +124,21 @@ describe('dashboard-v2: every panel in one answer, each equal to its own endpoin
     const batch = await get(`/v1/sites/${siteId}/reports/dashboard-v2?${new URLSearchParams({ ...query, grouped: 'true' })}`);
     const window: Record<string, string> = since ? { since } : {};
     const summary = await get(`/v1/sites/${siteId}/reports/summary-v2?${new URLSearchParams({ ...common, ...window, ...(compare ? { compare } : {}) } as Record<string, string>)}`);
-    expect(batch.summary).toEqual(summary);
+    expect(batch.data.summary).toEqual(summary);
     for (const [name, report, own] of panels) {
       const ownLimit: Record<string, string> = own.limit === undefined ? {} : { limit: own.limit === '10' ? limit : own.limit };
       const alone = await get(`/v1/sites/${siteId}/reports/${report}?${new URLSearchParams({ ...common, ...own, ...ownLimit, ...window })}`);
-      expect(batch[name], name).toEqual(alone);
+      expect(batch.data[name], name).toEqual(alone);
     }
     // The data set answers something in each view: equal empty lists would prove nothing.
-    expect(batch.pages.data.rows.length + batch.sources.data.rows.length).toBeGreaterThan(0);
+    expect(batch.data.pages.data.rows.length + batch.data.sources.data.rows.length).toBeGreaterThan(0);
+    expect(batch.meta.range).toEqual({ from: query.from, to: query.to });
   });
 
   it('reads the rankings from one scan: a filter only raw events answer says so on every ranking', async () => {
     const batch = await get(`/v1/sites/${siteId}/reports/dashboard-v2?from=2026-03-04&to=2026-03-10&source=Google&device=mobile`);
-    for (const name of ['pages', 'sources', 'campaigns', 'countries', 'devices', 'browsers', 'operating_systems', 'map']) expect(batch[name].meta.computed_from, name).toBe('events');
+    for (const name of ['pages', 'sources', 'campaigns', 'countries', 'devices', 'browsers', 'operating_systems', 'map']) expect(batch.data[name].meta.computed_from, name).toBe('events');
+    expect(batch.meta.computed_from).toBe('events');
   });
 
   it.each([

@@ -441,70 +441,89 @@ export interface Answers {
     };
   };
   "GET /v1/sites/{siteId}/reports/dashboard-v2": {
-    summary: {
-      meta: {
-        scope: {
-          site_id: string;
-        } | {
-          workspace: string;
-          all_sites: true;
-        };
-        range: {
-          from: string;
-          to: string;
-        };
-        timezone: "UTC";
-        filters: Record<string, string | string[]>;
-        measures: Record<string, string>;
-        freshness: {
-          watermark: string | null;
-          projected_through: string | null;
-        };
-        completeness: {
-          complete: boolean;
-          reason?: string;
-        };
-        warnings: string[];
-        truncated: boolean;
-        cursor: {
-          next: string | null;
-        };
-        limit: number | null;
-        computed_from: "rollups" | "events" | "event_log";
-        imported?: true;
-        inexact?: string[];
-        annotations: {
-          id: string;
-          site_id: string;
-          date: string;
-          text: string;
-          visibility: "personal" | "site";
-          owner_id: string;
-        }[];
-        interval: "hour" | "day" | "week" | "month";
-        comparison?: {
-          from: string;
-          to: string;
-          partial: boolean;
-          until: string | null;
-          since?: string;
-        };
+    meta: {
+      scope: {
+        site_id: string;
+      } | {
+        workspace: string;
+        all_sites: true;
       };
-      data: {
-        visitors: number;
-        visits: number;
-        pageviews: number;
-        events: number;
-        bounce_rate: number;
-        avg_visit_duration_s: number;
-        views_per_visit: number;
-        series: {
-          date: string;
-          visitors: number;
-          visits: number;
-          pageviews: number;
-        }[];
-        comparison?: {
+      range: {
+        from: string;
+        to: string;
+      };
+      timezone: "UTC";
+      filters: Record<string, string | string[]>;
+      measures: Record<string, string>;
+      freshness: {
+        watermark: string | null;
+        projected_through: string | null;
+      };
+      completeness: {
+        complete: boolean;
+        reason?: string;
+      };
+      warnings: string[];
+      truncated: boolean;
+      cursor: {
+        next: string | null;
+      };
+      limit: number | null;
+      computed_from: "rollups" | "events" | "event_log";
+      imported?: true;
+      inexact?: string[];
+    };
+    data: {
+      summary: {
+        meta: {
+          scope: {
+            site_id: string;
+          } | {
+            workspace: string;
+            all_sites: true;
+          };
+          range: {
+            from: string;
+            to: string;
+          };
+          timezone: "UTC";
+          filters: Record<string, string | string[]>;
+          measures: Record<string, string>;
+          freshness: {
+            watermark: string | null;
+            projected_through: string | null;
+          };
+          completeness: {
+            complete: boolean;
+            reason?: string;
+          };
+          warnings: string[];
+          truncated: boolean;
+          cursor: {
+            next: string | null;
+          };
+          limit: number | null;
+          computed_from: "rollups" | "events" | "event_log";
+          imported?: true;
+          inexact?: string[];
+          annotations: {
+            id: string;
+            site_id: string;
+            date: string;
+            text: string;
+            visibility: "personal" | "site";
+            owner_id: string;
+          }[];
+          interval: "hour" | "day" | "week" | "month";
+          comparison?: {
+            from: string;
+            to: string;
+            partial: boolean;
+            until: string | null;
+            since?: string;
+          };
+        };
+        data: {
           visitors: number;
           visits: number;
           pageviews: number;
@@ -518,405 +537,420 @@ export interface Answers {
             visits: number;
             pageviews: number;
           }[];
+          comparison?: {
+            visitors: number;
+            visits: number;
+            pageviews: number;
+            events: number;
+            bounce_rate: number;
+            avg_visit_duration_s: number;
+            views_per_visit: number;
+            series: {
+              date: string;
+              visitors: number;
+              visits: number;
+              pageviews: number;
+            }[];
+          };
         };
       };
-    };
-    pages: {
-      meta: {
-        scope: {
-          site_id: string;
-        } | {
-          workspace: string;
-          all_sites: true;
+      pages: {
+        meta: {
+          scope: {
+            site_id: string;
+          } | {
+            workspace: string;
+            all_sites: true;
+          };
+          range: {
+            from: string;
+            to: string;
+          };
+          timezone: "UTC";
+          filters: Record<string, string | string[]>;
+          measures: Record<string, string>;
+          freshness: {
+            watermark: string | null;
+            projected_through: string | null;
+          };
+          completeness: {
+            complete: boolean;
+            reason?: string;
+          };
+          warnings: string[];
+          truncated: boolean;
+          cursor: {
+            next: string | null;
+          };
+          limit: number | null;
+          computed_from: "rollups" | "events" | "event_log";
+          imported?: true;
+          inexact?: string[];
         };
-        range: {
-          from: string;
-          to: string;
-        };
-        timezone: "UTC";
-        filters: Record<string, string | string[]>;
-        measures: Record<string, string>;
-        freshness: {
-          watermark: string | null;
-          projected_through: string | null;
-        };
-        completeness: {
-          complete: boolean;
-          reason?: string;
-        };
-        warnings: string[];
-        truncated: boolean;
-        cursor: {
-          next: string | null;
-        };
-        limit: number | null;
-        computed_from: "rollups" | "events" | "event_log";
-        imported?: true;
-        inexact?: string[];
-      };
-      data: {
-        rows: {
-          path: string;
-          visitors: number;
-          pageviews: number;
-          entries: number;
-          exits: number;
-          scroll_depth?: number;
-          time_on_page_s?: number;
-        }[];
-      };
-    };
-    sources: {
-      meta: {
-        scope: {
-          site_id: string;
-        } | {
-          workspace: string;
-          all_sites: true;
-        };
-        range: {
-          from: string;
-          to: string;
-        };
-        timezone: "UTC";
-        filters: Record<string, string | string[]>;
-        measures: Record<string, string>;
-        freshness: {
-          watermark: string | null;
-          projected_through: string | null;
-        };
-        completeness: {
-          complete: boolean;
-          reason?: string;
-        };
-        warnings: string[];
-        truncated: boolean;
-        cursor: {
-          next: string | null;
-        };
-        limit: number | null;
-        computed_from: "rollups" | "events" | "event_log";
-        imported?: true;
-        inexact?: string[];
-      };
-      data: {
-        rows: {
-          source: string;
-          visitors: number;
-          visits: number;
-          pageviews: number;
-          bounce_rate: number;
-        }[];
-      };
-    };
-    campaigns: {
-      meta: {
-        scope: {
-          site_id: string;
-        } | {
-          workspace: string;
-          all_sites: true;
-        };
-        range: {
-          from: string;
-          to: string;
-        };
-        timezone: "UTC";
-        filters: Record<string, string | string[]>;
-        measures: Record<string, string>;
-        freshness: {
-          watermark: string | null;
-          projected_through: string | null;
-        };
-        completeness: {
-          complete: boolean;
-          reason?: string;
-        };
-        warnings: string[];
-        truncated: boolean;
-        cursor: {
-          next: string | null;
-        };
-        limit: number | null;
-        computed_from: "rollups" | "events" | "event_log";
-        imported?: true;
-        inexact?: string[];
-      };
-      data: {
-        rows: {
-          utm_source: string | null;
-          utm_medium: string | null;
-          utm_campaign: string | null;
-          visitors: number;
-          visits: number;
-          conversions: number;
-          revenue: {
-            currency: string;
-            amount: string;
+        data: {
+          rows: {
+            path: string;
+            visitors: number;
+            pageviews: number;
+            entries: number;
+            exits: number;
+            scroll_depth?: number;
+            time_on_page_s?: number;
           }[];
-        }[];
+        };
       };
-    };
-    goals: {
-      meta: {
-        scope: {
-          site_id: string;
-        } | {
-          workspace: string;
-          all_sites: true;
+      sources: {
+        meta: {
+          scope: {
+            site_id: string;
+          } | {
+            workspace: string;
+            all_sites: true;
+          };
+          range: {
+            from: string;
+            to: string;
+          };
+          timezone: "UTC";
+          filters: Record<string, string | string[]>;
+          measures: Record<string, string>;
+          freshness: {
+            watermark: string | null;
+            projected_through: string | null;
+          };
+          completeness: {
+            complete: boolean;
+            reason?: string;
+          };
+          warnings: string[];
+          truncated: boolean;
+          cursor: {
+            next: string | null;
+          };
+          limit: number | null;
+          computed_from: "rollups" | "events" | "event_log";
+          imported?: true;
+          inexact?: string[];
         };
-        range: {
-          from: string;
-          to: string;
-        };
-        timezone: "UTC";
-        filters: Record<string, string | string[]>;
-        measures: Record<string, string>;
-        freshness: {
-          watermark: string | null;
-          projected_through: string | null;
-        };
-        completeness: {
-          complete: boolean;
-          reason?: string;
-        };
-        warnings: string[];
-        truncated: boolean;
-        cursor: {
-          next: string | null;
-        };
-        limit: number | null;
-        computed_from: "rollups" | "events" | "event_log";
-        imported?: true;
-        inexact?: string[];
-      };
-      data: {
-        rows: {
-          goal_id: string;
-          name: string;
-          visitors: number;
-          conversions: number;
-          conversion_rate: number;
-          revenue: {
-            currency: string;
-            amount: string;
+        data: {
+          rows: {
+            source: string;
+            visitors: number;
+            visits: number;
+            pageviews: number;
+            bounce_rate: number;
           }[];
-        }[];
+        };
       };
-    };
-    countries: {
-      meta: {
-        scope: {
-          site_id: string;
-        } | {
-          workspace: string;
-          all_sites: true;
+      campaigns: {
+        meta: {
+          scope: {
+            site_id: string;
+          } | {
+            workspace: string;
+            all_sites: true;
+          };
+          range: {
+            from: string;
+            to: string;
+          };
+          timezone: "UTC";
+          filters: Record<string, string | string[]>;
+          measures: Record<string, string>;
+          freshness: {
+            watermark: string | null;
+            projected_through: string | null;
+          };
+          completeness: {
+            complete: boolean;
+            reason?: string;
+          };
+          warnings: string[];
+          truncated: boolean;
+          cursor: {
+            next: string | null;
+          };
+          limit: number | null;
+          computed_from: "rollups" | "events" | "event_log";
+          imported?: true;
+          inexact?: string[];
         };
-        range: {
-          from: string;
-          to: string;
+        data: {
+          rows: {
+            utm_source: string | null;
+            utm_medium: string | null;
+            utm_campaign: string | null;
+            visitors: number;
+            visits: number;
+            conversions: number;
+            revenue: {
+              currency: string;
+              amount: string;
+            }[];
+          }[];
         };
-        timezone: "UTC";
-        filters: Record<string, string | string[]>;
-        measures: Record<string, string>;
-        freshness: {
-          watermark: string | null;
-          projected_through: string | null;
-        };
-        completeness: {
-          complete: boolean;
-          reason?: string;
-        };
-        warnings: string[];
-        truncated: boolean;
-        cursor: {
-          next: string | null;
-        };
-        limit: number | null;
-        computed_from: "rollups" | "events" | "event_log";
-        imported?: true;
-        inexact?: string[];
       };
-      data: {
-        rows: {
-          value: string;
-          visitors: number;
-          visits: number;
-          pageviews: number;
-          bounce_rate: number;
-        }[];
+      goals: {
+        meta: {
+          scope: {
+            site_id: string;
+          } | {
+            workspace: string;
+            all_sites: true;
+          };
+          range: {
+            from: string;
+            to: string;
+          };
+          timezone: "UTC";
+          filters: Record<string, string | string[]>;
+          measures: Record<string, string>;
+          freshness: {
+            watermark: string | null;
+            projected_through: string | null;
+          };
+          completeness: {
+            complete: boolean;
+            reason?: string;
+          };
+          warnings: string[];
+          truncated: boolean;
+          cursor: {
+            next: string | null;
+          };
+          limit: number | null;
+          computed_from: "rollups" | "events" | "event_log";
+          imported?: true;
+          inexact?: string[];
+        };
+        data: {
+          rows: {
+            goal_id: string;
+            name: string;
+            visitors: number;
+            conversions: number;
+            conversion_rate: number;
+            revenue: {
+              currency: string;
+              amount: string;
+            }[];
+          }[];
+        };
       };
-    };
-    devices: {
-      meta: {
-        scope: {
-          site_id: string;
-        } | {
-          workspace: string;
-          all_sites: true;
+      countries: {
+        meta: {
+          scope: {
+            site_id: string;
+          } | {
+            workspace: string;
+            all_sites: true;
+          };
+          range: {
+            from: string;
+            to: string;
+          };
+          timezone: "UTC";
+          filters: Record<string, string | string[]>;
+          measures: Record<string, string>;
+          freshness: {
+            watermark: string | null;
+            projected_through: string | null;
+          };
+          completeness: {
+            complete: boolean;
+            reason?: string;
+          };
+          warnings: string[];
+          truncated: boolean;
+          cursor: {
+            next: string | null;
+          };
+          limit: number | null;
+          computed_from: "rollups" | "events" | "event_log";
+          imported?: true;
+          inexact?: string[];
         };
-        range: {
-          from: string;
-          to: string;
+        data: {
+          rows: {
+            value: string;
+            visitors: number;
+            visits: number;
+            pageviews: number;
+            bounce_rate: number;
+          }[];
         };
-        timezone: "UTC";
-        filters: Record<string, string | string[]>;
-        measures: Record<string, string>;
-        freshness: {
-          watermark: string | null;
-          projected_through: string | null;
-        };
-        completeness: {
-          complete: boolean;
-          reason?: string;
-        };
-        warnings: string[];
-        truncated: boolean;
-        cursor: {
-          next: string | null;
-        };
-        limit: number | null;
-        computed_from: "rollups" | "events" | "event_log";
-        imported?: true;
-        inexact?: string[];
       };
-      data: {
-        rows: {
-          value: string;
-          visitors: number;
-          visits: number;
-          pageviews: number;
-          bounce_rate: number;
-        }[];
+      devices: {
+        meta: {
+          scope: {
+            site_id: string;
+          } | {
+            workspace: string;
+            all_sites: true;
+          };
+          range: {
+            from: string;
+            to: string;
+          };
+          timezone: "UTC";
+          filters: Record<string, string | string[]>;
+          measures: Record<string, string>;
+          freshness: {
+            watermark: string | null;
+            projected_through: string | null;
+          };
+          completeness: {
+            complete: boolean;
+            reason?: string;
+          };
+          warnings: string[];
+          truncated: boolean;
+          cursor: {
+            next: string | null;
+          };
+          limit: number | null;
+          computed_from: "rollups" | "events" | "event_log";
+          imported?: true;
+          inexact?: string[];
+        };
+        data: {
+          rows: {
+            value: string;
+            visitors: number;
+            visits: number;
+            pageviews: number;
+            bounce_rate: number;
+          }[];
+        };
       };
-    };
-    browsers: {
-      meta: {
-        scope: {
-          site_id: string;
-        } | {
-          workspace: string;
-          all_sites: true;
+      browsers: {
+        meta: {
+          scope: {
+            site_id: string;
+          } | {
+            workspace: string;
+            all_sites: true;
+          };
+          range: {
+            from: string;
+            to: string;
+          };
+          timezone: "UTC";
+          filters: Record<string, string | string[]>;
+          measures: Record<string, string>;
+          freshness: {
+            watermark: string | null;
+            projected_through: string | null;
+          };
+          completeness: {
+            complete: boolean;
+            reason?: string;
+          };
+          warnings: string[];
+          truncated: boolean;
+          cursor: {
+            next: string | null;
+          };
+          limit: number | null;
+          computed_from: "rollups" | "events" | "event_log";
+          imported?: true;
+          inexact?: string[];
         };
-        range: {
-          from: string;
-          to: string;
+        data: {
+          rows: {
+            value: string;
+            visitors: number;
+            visits: number;
+            pageviews: number;
+            bounce_rate: number;
+          }[];
         };
-        timezone: "UTC";
-        filters: Record<string, string | string[]>;
-        measures: Record<string, string>;
-        freshness: {
-          watermark: string | null;
-          projected_through: string | null;
-        };
-        completeness: {
-          complete: boolean;
-          reason?: string;
-        };
-        warnings: string[];
-        truncated: boolean;
-        cursor: {
-          next: string | null;
-        };
-        limit: number | null;
-        computed_from: "rollups" | "events" | "event_log";
-        imported?: true;
-        inexact?: string[];
       };
-      data: {
-        rows: {
-          value: string;
-          visitors: number;
-          visits: number;
-          pageviews: number;
-          bounce_rate: number;
-        }[];
+      operating_systems: {
+        meta: {
+          scope: {
+            site_id: string;
+          } | {
+            workspace: string;
+            all_sites: true;
+          };
+          range: {
+            from: string;
+            to: string;
+          };
+          timezone: "UTC";
+          filters: Record<string, string | string[]>;
+          measures: Record<string, string>;
+          freshness: {
+            watermark: string | null;
+            projected_through: string | null;
+          };
+          completeness: {
+            complete: boolean;
+            reason?: string;
+          };
+          warnings: string[];
+          truncated: boolean;
+          cursor: {
+            next: string | null;
+          };
+          limit: number | null;
+          computed_from: "rollups" | "events" | "event_log";
+          imported?: true;
+          inexact?: string[];
+        };
+        data: {
+          rows: {
+            value: string;
+            visitors: number;
+            visits: number;
+            pageviews: number;
+            bounce_rate: number;
+          }[];
+        };
       };
-    };
-    operating_systems: {
-      meta: {
-        scope: {
-          site_id: string;
-        } | {
-          workspace: string;
-          all_sites: true;
+      map: {
+        meta: {
+          scope: {
+            site_id: string;
+          } | {
+            workspace: string;
+            all_sites: true;
+          };
+          range: {
+            from: string;
+            to: string;
+          };
+          timezone: "UTC";
+          filters: Record<string, string | string[]>;
+          measures: Record<string, string>;
+          freshness: {
+            watermark: string | null;
+            projected_through: string | null;
+          };
+          completeness: {
+            complete: boolean;
+            reason?: string;
+          };
+          warnings: string[];
+          truncated: boolean;
+          cursor: {
+            next: string | null;
+          };
+          limit: number | null;
+          computed_from: "rollups" | "events" | "event_log";
+          imported?: true;
+          inexact?: string[];
         };
-        range: {
-          from: string;
-          to: string;
+        data: {
+          rows: {
+            value: string;
+            visitors: number;
+            visits: number;
+            pageviews: number;
+            bounce_rate: number;
+          }[];
         };
-        timezone: "UTC";
-        filters: Record<string, string | string[]>;
-        measures: Record<string, string>;
-        freshness: {
-          watermark: string | null;
-          projected_through: string | null;
-        };
-        completeness: {
-          complete: boolean;
-          reason?: string;
-        };
-        warnings: string[];
-        truncated: boolean;
-        cursor: {
-          next: string | null;
-        };
-        limit: number | null;
-        computed_from: "rollups" | "events" | "event_log";
-        imported?: true;
-        inexact?: string[];
-      };
-      data: {
-        rows: {
-          value: string;
-          visitors: number;
-          visits: number;
-          pageviews: number;
-          bounce_rate: number;
-        }[];
-      };
-    };
-    map: {
-      meta: {
-        scope: {
-          site_id: string;
-        } | {
-          workspace: string;
-          all_sites: true;
-        };
-        range: {
-          from: string;
-          to: string;
-        };
-        timezone: "UTC";
-        filters: Record<string, string | string[]>;
-        measures: Record<string, string>;
-        freshness: {
-          watermark: string | null;
-          projected_through: string | null;
-        };
-        completeness: {
-          complete: boolean;
-          reason?: string;
-        };
-        warnings: string[];
-        truncated: boolean;
-        cursor: {
-          next: string | null;
-        };
-        limit: number | null;
-        computed_from: "rollups" | "events" | "event_log";
-        imported?: true;
-        inexact?: string[];
-      };
-      data: {
-        rows: {
-          value: string;
-          visitors: number;
-          visits: number;
-          pageviews: number;
-          bounce_rate: number;
-        }[];
       };
     };
   };

@@ -207,16 +207,16 @@ function preloadDashboard(site, range, filters, compare, grouped) {
   const batch = api(path, { schema: reportSchema('dashboard-v2') });
   /** @type {[string, ReportName, (answer: Answers['GET /v1/sites/{siteId}/reports/dashboard-v2']) => unknown][]} */
   const parts = [
-    [`${reportPath(site, 'summary-v2')}?${reportQuery(range, filters, compare === 'off' ? window : { ...window, compare })}`, 'summary-v2', (answer) => answer.summary],
-    [`${reportPath(site, 'pages-v2')}?${reportQuery(range, filters, { limit: 10, ...window })}`, 'pages-v2', (answer) => answer.pages],
-    [`${reportPath(site, 'sources-v2')}?${reportQuery(range, filters, { limit: 10, grouped, ...window })}`, 'sources-v2', (answer) => answer.sources],
-    [`${reportPath(site, 'campaigns-v2')}?${reportQuery(range, filters, { limit: 10, ...window })}`, 'campaigns-v2', (answer) => answer.campaigns],
-    [`${reportPath(site, 'goals-v2')}?${reportQuery(range, filters, { v: 0, ...window })}`, 'goals-v2', (answer) => answer.goals],
-    [`${reportPath(site, 'breakdown-v2')}?${reportQuery(range, filters, { by: 'country', limit: 10, ...window })}`, 'breakdown-v2', (answer) => answer.countries],
-    [`${reportPath(site, 'breakdown-v2')}?${reportQuery(range, filters, { by: 'device', limit: 10, ...window })}`, 'breakdown-v2', (answer) => answer.devices],
-    [`${reportPath(site, 'breakdown-v2')}?${reportQuery(range, filters, { by: 'browser', limit: 10, ...window })}`, 'breakdown-v2', (answer) => answer.browsers],
-    [`${reportPath(site, 'breakdown-v2')}?${reportQuery(range, filters, { by: 'os', limit: 10, ...window })}`, 'breakdown-v2', (answer) => answer.operating_systems],
-    [`${reportPath(site, 'breakdown-v2')}?${reportQuery(range, filters, { by: 'country', limit: 200, ...window })}`, 'breakdown-v2', (answer) => answer.map],
+    [`${reportPath(site, 'summary-v2')}?${reportQuery(range, filters, compare === 'off' ? window : { ...window, compare })}`, 'summary-v2', (answer) => answer.data.summary],
+    [`${reportPath(site, 'pages-v2')}?${reportQuery(range, filters, { limit: 10, ...window })}`, 'pages-v2', (answer) => answer.data.pages],
+    [`${reportPath(site, 'sources-v2')}?${reportQuery(range, filters, { limit: 10, grouped, ...window })}`, 'sources-v2', (answer) => answer.data.sources],
+    [`${reportPath(site, 'campaigns-v2')}?${reportQuery(range, filters, { limit: 10, ...window })}`, 'campaigns-v2', (answer) => answer.data.campaigns],
+    [`${reportPath(site, 'goals-v2')}?${reportQuery(range, filters, { v: 0, ...window })}`, 'goals-v2', (answer) => answer.data.goals],
+    [`${reportPath(site, 'breakdown-v2')}?${reportQuery(range, filters, { by: 'country', limit: 10, ...window })}`, 'breakdown-v2', (answer) => answer.data.countries],
+    [`${reportPath(site, 'breakdown-v2')}?${reportQuery(range, filters, { by: 'device', limit: 10, ...window })}`, 'breakdown-v2', (answer) => answer.data.devices],
+    [`${reportPath(site, 'breakdown-v2')}?${reportQuery(range, filters, { by: 'browser', limit: 10, ...window })}`, 'breakdown-v2', (answer) => answer.data.browsers],
+    [`${reportPath(site, 'breakdown-v2')}?${reportQuery(range, filters, { by: 'os', limit: 10, ...window })}`, 'breakdown-v2', (answer) => answer.data.operating_systems],
+    [`${reportPath(site, 'breakdown-v2')}?${reportQuery(range, filters, { by: 'country', limit: 200, ...window })}`, 'breakdown-v2', (answer) => answer.data.map],
   ];
   preloadAnswers(new Map(parts.map(([part, report, pick]) => [part, batch.then(pick, () => api(part, { schema: reportSchema(report) }))])));
 }
