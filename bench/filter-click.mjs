@@ -1,6 +1,5 @@
 // npm run bench -- dashboard [--events N] [--days D --visitors V] [--data DIR] [--runs R] [--batched-only]: what a filter
-// click on the
-// dashboard costs on a large site. `--events 1550000 --days 62 --visitors 200000` is the 10M set's last 62 days at its
+// click on the dashboard costs on a large site. `--events 1550000 --days 62 --visitors 200000` is the 10M set's last 62 days at its
 // density (25,000 events a day, 200,000 visitors): a 30-day dashboard and its comparison read there what they read on
 // the whole set, written and projected in minutes instead of the whole set's 17 or more.
 // The reports benchmark's site (10 million events over 400 days by default; reports.mjs describes it and --data

@@ -7,10 +7,12 @@ import { Dim, visitDimByFilter } from '../../vocabulary/dimensions.ts';
 import type { GroupedReport, GroupTotals, Grouping, ReportSelection } from './grouping.ts';
 import type { ReportFilters } from '../../vocabulary/report-filters.ts';
 import { listVisitorsNewerThan } from '../../event-store/queries/raw-window-events.ts';
-import { rawGroups, rawGroupsMany, toGroupedReport } from './raw-grouped.ts';
-import { loadRawVisits } from './raw-visits.ts';
+import { type RawGroup, rawGrouper, toGroupedReport } from './raw-grouped.ts';
+import { loadRawVisits, streamRawVisits } from './raw-visits.ts';
+import { countWindowEvents } from './queries/raw-window-stream.ts';
+import { dayMs } from '../../vocabulary/periods.ts';
 import { convertedVisits } from './goal-conversions.ts';
-import { cachedRawVisits } from './raw-visits-cache.ts';
+import { cachedRawVisits, maxCachedEvents } from './raw-visits-cache.ts';
 import { emptyCounters, fieldCount } from '../../rollup-format/counter-shard.ts';
 import { readRollups, type RollupRequest } from './rollup-grouped.ts';
 
@@ -68,7 +70,29 @@ function selectedRawVisits(db: Db, selection: ReportSelection, maxSeq: number, v
 }
 
 function rawReport(db: Db, selection: ReportSelection, grouping: Grouping, maxSeq: number, visitors?: Map<string, string[]>, sinceMs?: number) {
-  return rawGroups(selectedRawVisits(db, selection, maxSeq, visitors), selection.range, selection.filters, grouping, sinceMs);
+  return rawGroupsOf(db, selection, maxSeq, [grouping], sinceMs, visitors)[0]!;
+}
+
+/** Whether the selection's window (its range and a day each side, as a load reads it) holds more events than a cache entry may. */
+function isLargeWindow(db: Db, selection: ReportSelection): boolean {
+  const window = { start_ms: (selection.range.fromDay - 1) * dayMs, end_ms: (selection.range.toDay + 2) * dayMs };
+  let events = 0;
+  for (const siteId of selection.siteIds) events += countWindowEvents(db, { ...window, site_id: siteId });
+  return events > maxCachedEvents;
+}
+
+/**
+ * The selection's raw visits grouped: a window too large to keep (a month of a 10M-event site) is streamed, its
+ * visits grouped as they are cut and let go; a smaller one is loaded (and kept for the next report, raw-visits-cache.ts).
+ * A goal filter needs the visits together (which converted), and a visitor restriction is small: both are loaded.
+ */
+function rawGroupsOf(db: Db, selection: ReportSelection, maxSeq: number, groupings: readonly Grouping[], sinceMs?: number, visitors?: Map<string, string[]>): Map<string, RawGroup>[] {
+  const grouper = rawGrouper(selection.range, selection.filters, groupings, sinceMs);
+  if (!visitors && selection.filters.goal === undefined && isLargeWindow(db, selection)) {
+    const input = { siteIds: selection.siteIds, fromDay: selection.range.fromDay, toDay: selection.range.toDay, withInternal: selection.withInternal, maxSeq };
+    streamRawVisits(db, input, grouper.add);
+  } else for (const visit of selectedRawVisits(db, selection, maxSeq, visitors)) grouper.add(visit);
+  return grouper.groups();
 }
 
 /**
@@ -85,8 +109,7 @@ export function groupedReports(db: Db, query: Omit<GroupedQuery, 'grouping' | 'a
   });
   const rawIndexes = reports.flatMap((report, index) => (report ? [] : [index]));
   if (rawIndexes.length > 0) {
-    const visits = selectedRawVisits(db, query.selection, query.currentSeq);
-    const groups = rawGroupsMany(visits, query.selection.range, query.selection.filters, rawIndexes.map((index) => query.groupings[index]!), query.sinceMs);
+    const groups = rawGroupsOf(db, query.selection, query.currentSeq, rawIndexes.map((index) => query.groupings[index]!), query.sinceMs);
     rawIndexes.forEach((index, at) => (reports[index] = toGroupedReport(groups[at]!)));
   }
   return reports as GroupedReport[];

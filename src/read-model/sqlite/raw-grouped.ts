@@ -78,6 +78,16 @@ interface GroupingPass {
  * grouping.
  */
 export function rawGroupsMany(visits: readonly RawVisit[], range: ReportRange, filters: ReportFilters, groupings: readonly RawGrouping[], sinceMs = -Infinity): Map<string, RawGroup>[] {
+  const grouper = rawGrouper(range, filters, groupings, sinceMs);
+  for (const visit of visits) grouper.add(visit);
+  return grouper.groups();
+}
+
+/**
+ * rawGroupsMany fed one visit at a time (streamRawVisits hands them over as it cuts them, never holding them all).
+ * @example const grouper = rawGrouper(range, filters, groupings); streamRawVisits(db, input, grouper.add); grouper.groups();
+ */
+export function rawGrouper(range: ReportRange, filters: ReportFilters, groupings: readonly RawGrouping[], sinceMs = -Infinity): { add: (visit: RawVisit) => void; groups: () => Map<string, RawGroup>[] } {
   const passes: GroupingPass[] = groupings.map((grouping) => ({
     grouping,
     groups: new Map(),
@@ -94,8 +104,8 @@ export function rawGroupsMany(visits: readonly RawVisit[], range: ReportRange, f
   };
   const inRange = (ts: number) => ts >= sinceMs && dayOf(ts) >= range.fromDay && dayOf(ts) <= range.toDay;
   const pathPasses = (path: string | null) => !filters.path || (path !== null && filters.path.includes(path));
-  for (const visit of visits) {
-    if (!matchesVisitFilters(visit.entry, filters)) continue;
+  const add = (visit: RawVisit) => {
+    if (!matchesVisitFilters(visit.entry, filters)) return;
     if (inRange(visit.start_ts)) {
       let pageviews = 0;
       for (const event of visit.events) if (event.type === 'pageview') pageviews++;
@@ -130,8 +140,8 @@ export function rawGroupsMany(visits: readonly RawVisit[], range: ReportRange, f
         if (!pass.pageviewVisitorsOnly || isPageview) found.visitors.add(visit.anon_id);
       }
     }
-  }
-  return passes.map((pass) => pass.groups);
+  };
+  return { add, groups: () => passes.map((pass) => pass.groups) };
 }
 
 export function toGroupedReport(groups: Map<string, RawGroup>): GroupedReport {

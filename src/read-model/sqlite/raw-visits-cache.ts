@@ -10,7 +10,7 @@ import type { RawVisit, RawVisitsInput } from './raw-visits.ts';
 /** Entries kept: the current selection and the one before it (a filter click and its undo). */
 const maxEntries = 2;
 /** A window with more events than this is not kept: its visits would hold too much memory for too little gain. */
-const maxCachedEvents = 200_000;
+export const maxCachedEvents = 200_000;
 
 interface Entry {
   key: string;

@@ -9,7 +9,7 @@ import type { ReportRange } from '../../vocabulary/report-filters.ts';
 import type { Figures } from '../report-questions.ts';
 import type { RealtimeFigures, SeriesQuestion, TimeQuestions } from '../time-questions.ts';
 import type { ReportSelection } from './grouping.ts';
-import { groupedReport } from './grouped-report.ts';
+import { groupedReport, groupedReports } from './grouped-report.ts';
 import { listRecentEvents } from './queries/recent-events.ts';
 import { rawGroups, type RawGroup } from './raw-grouped.ts';
 import { loadRawVisits, visitsBefore } from './raw-visits.ts';
@@ -30,21 +30,21 @@ function intervalDays(startMs: number, next: number | undefined, range: ReportRa
 
 /** Totals and points from the rollups (whole days): the day grouping, or one grouped read per week or month. */
 function seriesFromRollups(db: Db, selection: ReportSelection, interval: Exclude<Interval, 'hour'>, currentSeq: number) {
-  const whole = groupedReport(db, { selection, grouping: { by: 'all' }, currentSeq });
-  const total = toFigures(whole.totals.get(''), whole.visitorsOf(['']).get('')!);
-  if (interval === 'day') {
-    const byDay = groupedReport(db, { selection, grouping: { by: 'day' }, currentSeq });
+  // The totals and the days together: one scan of the raw events when no rollup carries the filters.
+  const [whole, byDay] = groupedReports(db, { selection, groupings: interval === 'day' ? [{ by: 'all' }, { by: 'day' }] : [{ by: 'all' }], currentSeq });
+  const total = toFigures(whole!.totals.get(''), whole!.visitorsOf(['']).get('')!);
+  if (interval === 'day' && byDay) {
     const days = daysOf(selection.range);
     const visitors = byDay.visitorsOf(days.map(String));
     const points = days.map((day) => ({ startMs: day * dayMs, ...toFigures(byDay.totals.get(String(day)), visitors.get(String(day))!) }));
-    return { total, points, computedFrom: whole.computedFrom };
+    return { total, points, computedFrom: whole!.computedFrom };
   }
   const starts = intervalStarts(selection.range, interval);
   const points = starts.map((startMs, index) => {
     const part = groupedReport(db, { selection: { ...selection, range: intervalDays(startMs, starts[index + 1], selection.range) }, grouping: { by: 'all' }, currentSeq });
     return { startMs, ...toFigures(part.totals.get(''), part.visitorsOf(['']).get('')!) };
   });
-  return { total, points, computedFrom: whole.computedFrom };
+  return { total, points, computedFrom: whole!.computedFrom };
 }
 
 /** Points (and totals) counted from raw events, optionally only up to a moment. */
