@@ -90,7 +90,8 @@ function rawGroupsOf(db: Db, selection: ReportSelection, maxSeq: number, groupin
   const grouper = rawGrouper(selection.range, selection.filters, groupings, sinceMs);
   if (!visitors && selection.filters.goal === undefined && isLargeWindow(db, selection)) {
     const input = { siteIds: selection.siteIds, fromDay: selection.range.fromDay, toDay: selection.range.toDay, withInternal: selection.withInternal, maxSeq };
-    streamRawVisits(db, input, grouper.add);
+    // The query string only for pages with their query (include_params): reading it parses each row's raw JSON.
+    streamRawVisits(db, { ...input, withQuery: groupings.some((grouping) => grouping.by === 'value' && grouping.dim === Dim.page) }, grouper.add);
   } else for (const visit of selectedRawVisits(db, selection, maxSeq, visitors)) grouper.add(visit);
   return grouper.groups();
 }

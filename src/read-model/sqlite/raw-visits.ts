@@ -5,7 +5,7 @@ import { sessionGapMs } from '../../vocabulary/visit-rule.ts';
 import { dayMs } from '../../vocabulary/periods.ts';
 import { listWindowEvents, type RawEventRow } from '../../event-store/queries/raw-window-events.ts';
 import { listVisitorWindowEvents } from '../../projector/queries/visitor-events.ts';
-import { iterateWindowEvents } from './queries/raw-window-stream.ts';
+import { iterateWindowEvents, type StreamedEventRow } from './queries/raw-window-stream.ts';
 
 export interface RawVisit {
   site_id: string;
@@ -135,45 +135,53 @@ export function visitsBefore(visits: readonly RawVisit[], untilMs: number): RawV
  * the whole window: a month of a 10M-event site is 750,000 rows, whose objects a load held all at once (and which
  * the server's heap could not). A visit touching the window's edges may continue beyond it: those few are extended
  * after the iteration, when the connection is free for the visitor's other events.
+ * A visit's `anon_id` is its visitor's identity in the scope: `#` and the visitor number where the projector gave one
+ * (the same number on every site of a workspace), else the anon_id; `query` is null unless withQuery.
  */
-export function streamRawVisits(db: Db, input: Omit<RawVisitsInput, 'visitors'>, onVisit: (visit: RawVisit) => void): void {
+export function streamRawVisits(db: Db, input: Omit<RawVisitsInput, 'visitors'> & { withQuery?: boolean }, onVisit: (visit: RawVisit) => void): void {
   const startMs = input.fromDay * dayMs;
   const endMs = (input.toDay + 1) * dayMs;
   const window = { start_ms: startMs - dayMs, end_ms: endMs + dayMs, with_internal: input.withInternal ? 1 : 0, max_seq: input.maxSeq };
-  const emit = (visit: RawVisit) => {
-    if (visit.start_ts < endMs && visit.end_ts >= startMs) onVisit(visit);
+  const edges = { inner_start_ms: window.start_ms + sessionGapMs, inner_end_ms: window.end_ms - sessionGapMs };
+  const emit = (identity: string, events: RawEventRow[]) => {
+    for (const visit of toVisits(events)) if (visit.start_ts < endMs && visit.end_ts >= startMs) onVisit({ ...visit, anon_id: identity });
   };
   for (const siteId of input.siteIds) {
-    const open = new Map<string, RawEventRow[]>();
-    const atEdges: RawEventRow[][] = [];
-    const close = (events: RawEventRow[]) => {
-      if (events[0]!.ts - sessionGapMs < window.start_ms || events[events.length - 1]!.ts + sessionGapMs > window.end_ms) atEdges.push(events);
-      else for (const visit of toVisits(events)) emit(visit);
+    const open = new Map<string, { identity: string; events: StreamedEventRow[] }>();
+    const atEdges: { identity: string; events: StreamedEventRow[] }[] = [];
+    const close = (visit: { identity: string; events: StreamedEventRow[] }) => {
+      const { events } = visit;
+      if (events[0]!.ts < edges.inner_start_ms || events[events.length - 1]!.ts >= edges.inner_end_ms) atEdges.push(visit);
+      else emit(visit.identity, events as RawEventRow[]);
     };
     let sweepAt = -Infinity;
-    for (const row of iterateWindowEvents(db, { ...window, site_id: siteId })) {
-      const key = `${row.is_internal}|${row.anon_id}`;
+    for (const row of iterateWindowEvents(db, { ...window, ...edges, site_id: siteId }, input.withQuery ?? false)) {
+      const identity = row.vid !== null ? `#${row.vid}` : row.anon_id!;
+      const key = `${row.is_internal}|${identity}`;
       const current = open.get(key);
-      if (current && row.ts - current[current.length - 1]!.ts < sessionGapMs) current.push(row);
+      if (current && row.ts - current.events[current.events.length - 1]!.ts < sessionGapMs) current.events.push(row);
       else {
         if (current) close(current);
-        open.set(key, [row]);
+        open.set(key, { identity, events: [row] });
       }
       // Now and then, the visits whose visitor has been away 30 minutes are over: closed and let go.
       if (row.ts >= sweepAt) {
-        for (const [openKey, events] of open) {
-          if (row.ts - events[events.length - 1]!.ts >= sessionGapMs) {
-            close(events);
+        for (const [openKey, visit] of open) {
+          if (row.ts - visit.events[visit.events.length - 1]!.ts >= sessionGapMs) {
+            close(visit);
             open.delete(openKey);
           }
         }
         sweepAt = row.ts + sessionGapMs / 6;
       }
     }
-    for (const events of open.values()) close(events);
-    for (const events of atEdges) {
-      extendGroup(db, events, siteId, window);
-      for (const visit of toVisits(events)) emit(visit);
+    for (const visit of open.values()) close(visit);
+    for (const { identity, events } of atEdges) {
+      // A row near an edge carries its anon_id: the visitor's other events are found by it.
+      const anonId = events.find((event) => event.anon_id !== null)!.anon_id!;
+      const group = events.map((event) => ({ ...event, anon_id: anonId })) as RawEventRow[];
+      extendGroup(db, group, siteId, window);
+      emit(identity, group);
     }
   }
 }

@@ -128,8 +128,8 @@ export function createSqliteReportReads({ db, waitForProjection }: SqliteReadOpt
         const freshness = readFreshness(db, question.scope.siteIds);
         const selection = toSelection(question);
         const currentSeq = freshness.projectedSeq;
-        const byDay = groupedReport(db, { selection, grouping: { by: 'day' }, currentSeq });
-        const whole = groupedReport(db, { selection, grouping: { by: 'all' }, currentSeq });
+        // The days and the totals together: one scan of the raw events when no rollup carries the filters.
+        const [byDay, whole] = groupedReports(db, { selection, groupings: [{ by: 'day' }, { by: 'all' }], currentSeq }) as [GroupedReport, GroupedReport];
         const days = daysOf(question.range);
         const dayVisitors = question.visitors ? byDay.visitorsOf(days.map(String)) : undefined;
         const imported = takesImported(question) ? importedDays(db, question) : new Map<number, ImportedCountsRow>();
