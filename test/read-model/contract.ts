@@ -170,6 +170,24 @@ export function describeReadModelContract(implementation: string, start: () => P
         expect(second.more).toBe(false);
       });
 
+      it('answers a batch of rankings (a dashboard\'s panels) each as ranking() answers it, with and without filters', async () => {
+        const asks = [
+          { by: 'path', order: 'pageviews', limit: 10 },
+          { by: 'source', order: 'visits', limit: 1 },
+          { by: 'device', order: 'visits', limit: 10 },
+          { by: 'campaign', order: 'visits', limit: 10 },
+        ] as const;
+        for (const filters of [{}, { source: ['google.com'] }, { source: ['google.com', 'direct'], device: ['desktop'] }]) {
+          const batch = await subject.readModel.rankings({ ...selection(siteAOnly, { filters }), rankings: asks });
+          expect(batch.rankings).toHaveLength(asks.length);
+          for (const [index, ask] of asks.entries()) {
+            const alone = await subject.readModel.ranking({ ...selection(siteAOnly, { filters }), ...ask, offset: 0 });
+            const { rows, more } = batch.rankings[index]!;
+            expect({ rows, more }, `${JSON.stringify(filters)} ${ask.by}`).toEqual({ rows: alone.rows, more: alone.more });
+          }
+        }
+      });
+
       it('ranks sources by visits (a visit takes its first event\'s source) and filters by one', async () => {
         const answer = await subject.readModel.ranking({ ...selection(siteAOnly), by: 'source', order: 'visits', offset: 0, limit: 10 });
         expect(answer.rows.map((row) => ({ key: row.key, ...pick(row.figures, ['visitors', 'visits', 'bounces']) }))).toEqual([
