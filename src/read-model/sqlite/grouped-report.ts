@@ -7,8 +7,8 @@ import { Dim, visitDimByFilter } from '../../vocabulary/dimensions.ts';
 import type { GroupedReport, GroupTotals, Grouping, ReportSelection } from './grouping.ts';
 import type { ReportFilters } from '../../vocabulary/report-filters.ts';
 import { listVisitorsNewerThan } from '../../event-store/queries/raw-window-events.ts';
-import { type RawGroup, rawGrouper, toGroupedReport } from './raw-grouped.ts';
-import { loadRawVisits, streamRawVisits } from './raw-visits.ts';
+import { type RawGroup, type RawGrouping, rawGrouper, toGroupedReport } from './raw-grouped.ts';
+import { loadRawVisits, type RawVisit, streamRawVisits, visitBefore } from './raw-visits.ts';
 import { countWindowEvents } from './queries/raw-window-stream.ts';
 import { dayMs } from '../../vocabulary/periods.ts';
 import { convertedVisits } from './goal-conversions.ts';
@@ -87,12 +87,36 @@ function isLargeWindow(db: Db, selection: ReportSelection): boolean {
  * A goal filter needs the visits together (which converted), and a visitor restriction is small: both are loaded.
  */
 function rawGroupsOf(db: Db, selection: ReportSelection, maxSeq: number, groupings: readonly Grouping[], sinceMs?: number, visitors?: Map<string, string[]>): Map<string, RawGroup>[] {
-  const grouper = rawGrouper(selection.range, selection.filters, groupings, sinceMs);
-  if (!visitors && selection.filters.goal === undefined && isLargeWindow(db, selection)) {
+  return rawGroupsCut(db, selection, maxSeq, groupings, { sinceMs, visitors, withGoal: true });
+}
+
+/**
+ * rawGroupsOf with a moment to cut the visits at (untilMs: a partial period's comparison, visitBefore), for any raw
+ * grouping. withGoal false leaves a goal filter out (the raw series never applied one).
+ */
+export function rawGroupsCut(
+  db: Db,
+  selection: ReportSelection,
+  maxSeq: number,
+  groupings: readonly RawGrouping[],
+  options: { sinceMs?: number; untilMs?: number; visitors?: Map<string, string[]>; withGoal: boolean },
+): Map<string, RawGroup>[] {
+  const grouper = rawGrouper(selection.range, selection.filters, groupings, options.sinceMs);
+  const { untilMs } = options;
+  const add = untilMs === undefined ? grouper.add : (visit: RawVisit) => {
+    const before = visitBefore(visit, untilMs);
+    if (before) grouper.add(before);
+  };
+  const goal = options.withGoal ? selection.filters.goal : undefined;
+  if (!options.visitors && goal === undefined && isLargeWindow(db, selection)) {
     const input = { siteIds: selection.siteIds, fromDay: selection.range.fromDay, toDay: selection.range.toDay, withInternal: selection.withInternal, maxSeq };
     // The query string only for pages with their query (include_params): reading it parses each row's raw JSON.
-    streamRawVisits(db, { ...input, withQuery: groupings.some((grouping) => grouping.by === 'value' && grouping.dim === Dim.page) }, grouper.add);
-  } else for (const visit of selectedRawVisits(db, selection, maxSeq, visitors)) grouper.add(visit);
+    streamRawVisits(db, { ...input, withQuery: groupings.some((grouping) => grouping.by === 'value' && grouping.dim === Dim.page) }, add);
+  } else {
+    const input = { siteIds: selection.siteIds, fromDay: selection.range.fromDay, toDay: selection.range.toDay, withInternal: selection.withInternal, maxSeq, visitors: options.visitors };
+    const visits = cachedRawVisits(db, input, () => loadRawVisits(db, input));
+    for (const visit of goal ? convertedVisits(db, selection.siteIds, visits, goal.rule, maxSeq) : visits) add(visit);
+  }
   return grouper.groups();
 }
 

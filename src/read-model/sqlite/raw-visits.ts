@@ -117,16 +117,19 @@ function extendGroup(db: Db, group: RawEventRow[], siteId: string, window: { sta
 export function visitsBefore(visits: readonly RawVisit[], untilMs: number): RawVisit[] {
   const cut: RawVisit[] = [];
   for (const visit of visits) {
-    if (visit.end_ts < untilMs) {
-      cut.push(visit);
-      continue;
-    }
-    const events = visit.events.filter((event) => event.ts < untilMs);
-    if (events.length === 0) continue;
-    const pageviews = events.filter((event) => event.type === 'pageview');
-    cut.push({ ...visit, events, end_ts: events[events.length - 1]!.ts, exit: pageviews[pageviews.length - 1] ?? null });
+    const before = visitBefore(visit, untilMs);
+    if (before) cut.push(before);
   }
   return cut;
+}
+
+/** One visit as it was at `untilMs` (visitsBefore's rule), or null when it had not started. */
+export function visitBefore(visit: RawVisit, untilMs: number): RawVisit | null {
+  if (visit.end_ts < untilMs) return visit;
+  const events = visit.events.filter((event) => event.ts < untilMs);
+  if (events.length === 0) return null;
+  const pageviews = events.filter((event) => event.type === 'pageview');
+  return { ...visit, events, end_ts: events[events.length - 1]!.ts, exit: pageviews[pageviews.length - 1] ?? null };
 }
 
 /**

@@ -9,11 +9,9 @@ import type { ReportRange } from '../../vocabulary/report-filters.ts';
 import type { Figures } from '../report-questions.ts';
 import type { RealtimeFigures, SeriesQuestion, TimeQuestions } from '../time-questions.ts';
 import type { ReportSelection } from './grouping.ts';
-import { groupedReport, groupedReports } from './grouped-report.ts';
+import { groupedReport, groupedReports, rawGroupsCut } from './grouped-report.ts';
 import { listRecentEvents } from './queries/recent-events.ts';
-import { rawGroups, type RawGroup } from './raw-grouped.ts';
-import { loadRawVisits, visitsBefore } from './raw-visits.ts';
-import { cachedRawVisits } from './raw-visits-cache.ts';
+import type { RawGroup } from './raw-grouped.ts';
 import { answered, daysOf, toFigures, toSelection, type SqliteReadOptions } from './report-reads.ts';
 import { inSnapshot, readFreshness } from './snapshot.ts';
 import { importedDays, takesImported } from './imported-figures.ts';
@@ -50,11 +48,9 @@ function seriesFromRollups(db: Db, selection: ReportSelection, interval: Exclude
 /** Points (and totals) counted from raw events, optionally only up to a moment. */
 function rawSeries(db: Db, selection: ReportSelection, interval: Interval, currentSeq: number, untilMs: number | undefined, sinceMs?: number) {
   const { range, filters } = selection;
-  const input = { siteIds: selection.siteIds, fromDay: range.fromDay, toDay: range.toDay, withInternal: selection.withInternal, maxSeq: currentSeq };
-  const loaded = cachedRawVisits(db, input, () => loadRawVisits(db, input));
-  const visits = untilMs === undefined ? loaded : visitsBefore(loaded, untilMs);
-  const byInterval = rawGroups(visits, range, filters, { by: 'bucket', bucketOf: (ms) => String(intervalStartOf(ms, interval, range)) }, sinceMs);
-  const whole = rawGroups(visits, range, filters, { by: 'all' }, sinceMs);
+  // One scan for the points and the totals, streamed over a large window (grouped-report.ts); no goal, as before.
+  const bucket = { by: 'bucket' as const, bucketOf: (ms: number) => String(intervalStartOf(ms, interval, range)) };
+  const [byInterval, whole] = rawGroupsCut(db, selection, currentSeq, [bucket, { by: 'all' }], { sinceMs, untilMs, withGoal: false }) as [Map<string, RawGroup>, Map<string, RawGroup>];
   // A window's points start at the interval holding its start.
   const firstStart = sinceMs === undefined ? -Infinity : intervalStartOf(sinceMs, interval, range);
   const figuresOf = (group: RawGroup | undefined): Figures => toFigures(group, group?.visitors.size ?? 0);
