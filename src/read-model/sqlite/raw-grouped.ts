@@ -5,7 +5,7 @@
 import { countsPageviewVisitorsOnly, Dim, pageKeyOf, purchaseType, type VisitDim, visitDims, visitDimValue } from '../../vocabulary/dimensions.ts';
 import type { GroupedReport, GroupTotals, Grouping } from './grouping.ts';
 import { type ReportFilters, type ReportRange, visitFilterColumns } from '../../vocabulary/report-filters.ts';
-import { dayOf } from '../../vocabulary/periods.ts';
+import { dayMs, dayOf } from '../../vocabulary/periods.ts';
 import type { RawEventRow } from '../../event-store/queries/raw-window-events.ts';
 import { emptyCounters, field } from '../../rollup-format/counter-shard.ts';
 import type { RawVisit } from './raw-visits.ts';
@@ -102,8 +102,14 @@ export function rawGrouper(range: ReportRange, filters: ReportFilters, groupings
     if (!found) groups.set(key, (found = { counters: emptyCounters(), revenue: new Map(), visitors: new Set() }));
     return found;
   };
-  const inRange = (ts: number) => ts >= sinceMs && dayOf(ts) >= range.fromDay && dayOf(ts) <= range.toDay;
+  // The range in epoch ms (a day is in it when its first millisecond is): no day arithmetic per event.
+  const fromMs = Math.max(sinceMs, range.fromDay * dayMs);
+  const toMs = (range.toDay + 1) * dayMs;
+  const inRange = (ts: number) => ts >= fromMs && ts < toMs;
   const pathPasses = (path: string | null) => !filters.path || (path !== null && filters.path.includes(path));
+  // Groupings by a visit dimension give every event of a visit the same key: its events are summed once per visit.
+  const byVisit = passes.filter((pass) => pass.grouping.by === 'value' && (visitDims as readonly Dim[]).includes(pass.grouping.dim));
+  const byEvent = passes.filter((pass) => !byVisit.includes(pass));
   const add = (visit: RawVisit) => {
     if (!matchesVisitFilters(visit.entry, filters)) return;
     if (inRange(visit.start_ts)) {
@@ -124,10 +130,22 @@ export function rawGrouper(range: ReportRange, filters: ReportFilters, groupings
         if (keys.exit !== null && exitPasses) group(pass.groups, keys.exit).counters[field.exits]! += 1;
       }
     }
+    // The visit's counted events, once: what every grouping by a visit dimension adds to the visit's group.
+    let events = 0;
+    let pageviewEvents = 0;
+    let conversions = 0;
+    let revenue: Map<string, number> | undefined;
     for (const event of visit.events) {
       if (!inRange(event.ts) || !pathPasses(event.path)) continue;
       const isPageview = event.type === 'pageview';
-      for (const pass of passes) {
+      events++;
+      if (isPageview) pageviewEvents++;
+      if (event.type === purchaseType) conversions++;
+      if (event.revenue_minor !== null && event.revenue_currency !== null) {
+        revenue ??= new Map();
+        revenue.set(event.revenue_currency, (revenue.get(event.revenue_currency) ?? 0) + event.revenue_minor);
+      }
+      for (const pass of byEvent) {
         const key = eventKey(visit, event, pass.grouping);
         if (key === null) continue;
         const found = group(pass.groups, key);
@@ -139,6 +157,17 @@ export function rawGrouper(range: ReportRange, filters: ReportFilters, groupings
         }
         if (!pass.pageviewVisitorsOnly || isPageview) found.visitors.add(visit.anon_id);
       }
+    }
+    if (events === 0) return;
+    for (const pass of byVisit) {
+      const key = visitValue(visit.entry, pass.grouping as Grouping);
+      if (key === null) continue;
+      const found = group(pass.groups, key);
+      found.counters[field.events]! += events;
+      found.counters[field.pageviews]! += pageviewEvents;
+      found.counters[field.conversions]! += conversions;
+      if (pass.keepsRevenue && revenue) for (const [currency, amount] of revenue) found.revenue.set(currency, (found.revenue.get(currency) ?? 0) + amount);
+      if (!pass.pageviewVisitorsOnly || pageviewEvents > 0) found.visitors.add(visit.anon_id);
     }
   };
   return { add, groups: () => passes.map((pass) => pass.groups) };

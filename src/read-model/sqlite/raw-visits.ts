@@ -150,22 +150,24 @@ export function streamRawVisits(db: Db, input: Omit<RawVisitsInput, 'visitors'> 
     for (const visit of toVisits(events)) if (visit.start_ts < endMs && visit.end_ts >= startMs) onVisit({ ...visit, anon_id: identity });
   };
   for (const siteId of input.siteIds) {
-    const open = new Map<string, { identity: string; events: StreamedEventRow[] }>();
-    const atEdges: { identity: string; events: StreamedEventRow[] }[] = [];
-    const close = (visit: { identity: string; events: StreamedEventRow[] }) => {
+    // Keyed by visitor and traffic kind: a number (the visitor number, negative for internal traffic) where the row
+    // has one, which costs no string per row.
+    const open = new Map<number | string, { first: StreamedEventRow; events: StreamedEventRow[] }>();
+    const atEdges: { first: StreamedEventRow; events: StreamedEventRow[] }[] = [];
+    const identityOf = (row: StreamedEventRow) => (row.vid !== null ? `#${row.vid}` : row.anon_id!);
+    const close = (visit: { first: StreamedEventRow; events: StreamedEventRow[] }) => {
       const { events } = visit;
       if (events[0]!.ts < edges.inner_start_ms || events[events.length - 1]!.ts >= edges.inner_end_ms) atEdges.push(visit);
-      else emit(visit.identity, events as RawEventRow[]);
+      else emit(identityOf(visit.first), events as RawEventRow[]);
     };
     let sweepAt = -Infinity;
     for (const row of iterateWindowEvents(db, { ...window, ...edges, site_id: siteId }, input.withQuery ?? false)) {
-      const identity = row.vid !== null ? `#${row.vid}` : row.anon_id!;
-      const key = `${row.is_internal}|${identity}`;
+      const key = row.vid !== null ? (row.is_internal ? -1 - row.vid : row.vid) : `${row.is_internal}|${row.anon_id}`;
       const current = open.get(key);
       if (current && row.ts - current.events[current.events.length - 1]!.ts < sessionGapMs) current.events.push(row);
       else {
         if (current) close(current);
-        open.set(key, { identity, events: [row] });
+        open.set(key, { first: row, events: [row] });
       }
       // Now and then, the visits whose visitor has been away 30 minutes are over: closed and let go.
       if (row.ts >= sweepAt) {
@@ -179,7 +181,8 @@ export function streamRawVisits(db: Db, input: Omit<RawVisitsInput, 'visitors'> 
       }
     }
     for (const visit of open.values()) close(visit);
-    for (const { identity, events } of atEdges) {
+    for (const { first, events } of atEdges) {
+      const identity = identityOf(first);
       // A row near an edge carries its anon_id: the visitor's other events are found by it.
       const anonId = events.find((event) => event.anon_id !== null)!.anon_id!;
       const group = events.map((event) => ({ ...event, anon_id: anonId })) as RawEventRow[];
