@@ -9,7 +9,7 @@ import { listEventsAfter } from '../event-store/queries/events-after.ts';
 import { highestSeqIssued } from '../event-store/queries/newest-events.ts';
 import type { LoggedEvent } from '../event-store/stored-event.ts';
 import { bindIdentity } from './queries/identity-rows.ts';
-import { indexVisitorEvent } from './queries/visitor-events.ts';
+import { VisitorIndexRows } from './queries/visitor-events.ts';
 import { readProjectorPosition, saveProjectorPosition, touchProjectorState } from './queries/projector-state.ts';
 import { applyRollups } from './rollup/apply-rollups.ts';
 import { addProjectedEvent, batchPageLookup } from './rollup/event-contributions.ts';
@@ -77,7 +77,9 @@ export function projectBatch(db: Db, options: BatchOptions): BatchResult {
       );
       const visitorNumbers = new Map<string, number | undefined>();
       const pageOf = batchPageLookup(db, events);
-      events.forEach((event, index) => {
+      const index = new VisitorIndexRows();
+      const writeIndex = () => index.flush(db);
+      events.forEach((event, position) => {
         if (siteExists.get(event.site_id)) {
           if (event.user_id !== null) bindIdentity(db, { site_id: event.site_id, anon_id: event.anon_id, user_id: event.user_id, ts: event.ts });
           // Every visitor gets a number, bots too: the visitor index (a timeline's read) is keyed by it.
@@ -85,12 +87,14 @@ export function projectBatch(db: Db, options: BatchOptions): BatchResult {
           if (!visitorNumbers.has(visitorKey)) visitorNumbers.set(visitorKey, visitorNumberOf(db, event.site_id, event.anon_id));
           const vid = visitorNumbers.get(visitorKey);
           if (vid !== undefined) {
-            indexVisitorEvent(db, vid, event);
-            if (!event.is_bot) addProjectedEvent(db, delta, event, visits.assign(event), vid, pageOf);
+            index.add(vid, event);
+            if (!event.is_bot) addProjectedEvent(db, delta, event, visits.assign(event), vid, pageOf, writeIndex);
           }
         }
-        options.afterEvent?.(index + 1);
+        options.afterEvent?.(position + 1);
       });
+      // Before anything else reads the index: the leavers' checks, the subscribers.
+      writeIndex();
       // Before the rollups: they check leavers against the visits as the batch left them.
       visits.write(db);
       applyRollups(db, delta);

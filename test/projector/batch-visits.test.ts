@@ -118,4 +118,20 @@ describe('visits assigned in memory, batch by batch', () => {
       bounce_rate: Math.round((10_000 * visits.filter(([, , , events]) => events === 1).length) / visits.length) / 10_000,
     });
   });
+
+  it('moves an event to the source of its visit\'s new first event, which came later in the same batch', async () => {
+    const site = 'bv-moved';
+    await seedWorkspace(server, `ws-${site}`, { sites: [site] });
+    server.app.projection.projectNow();
+    const at = (ms: number) => new Date(start + ms).toISOString();
+    await send(server, site, [
+      wireEvent(site, { anon_id: 'a', ts: at(10 * minute), url: 'https://s.example/2', referrer: 'https://www.google.com/search' }),
+      wireEvent(site, { anon_id: 'a', ts: at(0), url: 'https://s.example/1', referrer: 'https://news.example/x' }),
+    ]);
+    // One batch: the second event reads the first's row of the visitor index, written in the same batch.
+    expect(server.app.projection.projectNow({ maxEvents: 2 })).toMatchObject({ events: 2 });
+    const day = at(0).slice(0, 10);
+    const sources = await server.request('GET', `/v1/sites/${site}/reports/sources-v2?from=${day}&to=${day}`);
+    expect(sources.body.data.rows.map((row: { source: string; pageviews: number }) => [row.source, row.pageviews])).toEqual([['news.example', 2]]);
+  });
 });

@@ -12,14 +12,17 @@ export interface ContainerAddress {
   chunk: number;
 }
 
-const where =
-  'site_id = :site_id AND dim = :dim AND grain = :grain AND period = :period AND internal = :internal AND value_id = :value_id AND chunk = :chunk';
+// Positional parameters, in the primary key's order: binding by name costs about 1.5 µs per statement with this
+// many parameters, and the projector runs several of these per event.
+const where = 'site_id = ? AND dim = ? AND value_id = ? AND internal = ? AND grain = ? AND period = ? AND chunk = ?';
+type KeyArgs = [site_id: string, dim: number, value_id: number, internal: number, grain: number, period: number, chunk: number];
+const keyArgs = (a: ContainerAddress): KeyArgs => [a.site_id, a.dim, a.value_id, a.internal, a.grain, a.period, a.chunk];
 
 const statements = preparedOnce((db) => ({
-  read: db.prepare<ContainerAddress, Buffer>(`SELECT members FROM report_visitor_sets WHERE ${where}`).pluck(),
-  write: db.prepare<ContainerAddress & { members: Uint8Array }>(
-    `INSERT INTO report_visitor_sets (site_id, dim, grain, period, internal, value_id, chunk, members)
-     VALUES (:site_id, :dim, :grain, :period, :internal, :value_id, :chunk, :members)
+  read: db.prepare<KeyArgs, Buffer>(`SELECT members FROM report_visitor_sets WHERE ${where}`).pluck(),
+  write: db.prepare<[...KeyArgs, members: Uint8Array]>(
+    `INSERT INTO report_visitor_sets (site_id, dim, value_id, internal, grain, period, chunk, members)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?)
      ON CONFLICT (site_id, dim, value_id, internal, grain, period, chunk) DO UPDATE SET members = excluded.members`,
   ),
   // One walk of the primary key for many periods of one value's sets.
@@ -30,12 +33,12 @@ const statements = preparedOnce((db) => ({
           AND period BETWEEN :first AND :last`,
     )
     .raw(),
-  delete: db.prepare<ContainerAddress>(`DELETE FROM report_visitor_sets WHERE ${where}`),
+  delete: db.prepare<KeyArgs>(`DELETE FROM report_visitor_sets WHERE ${where}`),
   deleteOfSite: db.prepare<[string]>('DELETE FROM report_visitor_sets WHERE site_id = ?'),
 }));
 
 export function readVisitorContainer(db: Db, address: ContainerAddress): Buffer | undefined {
-  return statements(db).read.get(address) as Buffer | undefined;
+  return statements(db).read.get(...keyArgs(address)) as Buffer | undefined;
 }
 
 export interface ContainerRangeParams {
@@ -55,8 +58,8 @@ export function listVisitorContainers(db: Db, params: ContainerRangeParams): [nu
 }
 
 export function writeVisitorContainer(db: Db, address: ContainerAddress, members: Uint8Array | undefined): void {
-  if (members) statements(db).write.run({ ...address, members });
-  else statements(db).delete.run(address);
+  if (members) statements(db).write.run(...keyArgs(address), members);
+  else statements(db).delete.run(...keyArgs(address));
 }
 
 export function deleteVisitorSetsOfSite(db: Db, siteId: string): void {

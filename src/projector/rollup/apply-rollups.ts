@@ -32,12 +32,12 @@ function stillQualifies(db: Db, key: RollupKey, anonId: string): boolean {
 }
 
 /** Adds an entry's counters (all but visitors, which follow the sets) at its day and its month. */
-function addCounters(entry: DeltaEntry, valueId: number, changes: ShardChanges): void {
+function addCounters(entry: DeltaEntry, key: RollupKey, valueId: number, changes: ShardChanges): void {
   const source = entry.counters;
   let any = false;
   for (let index = 0; index < fieldCount && !any; index++) any = index !== field.visitors && source[index] !== 0;
   if (!any) return;
-  const { site, dim, period, internal } = entry.key;
+  const { site, dim, period, internal } = key;
   const day = changes.countersOf(site, dim, Grain.day, period, internal, valueId);
   const month = changes.countersOf(site, dim, Grain.month, monthOfDay(period), internal, valueId);
   for (let index = 0; index < fieldCount; index++) {
@@ -48,9 +48,9 @@ function addCounters(entry: DeltaEntry, valueId: number, changes: ShardChanges):
 }
 
 /** The entry's possible leavers whose visits no longer support its value (all of them for a forced removal). */
-function leaversOf(db: Db, entry: DeltaEntry): number[] {
+function leaversOf(db: Db, entry: DeltaEntry, key: RollupKey): number[] {
   const leaving: number[] = [];
-  for (const [vid, anonId] of entry.removals!) if (entry.forceRemoval || !stillQualifies(db, entry.key, anonId)) leaving.push(vid);
+  for (const [vid, anonId] of entry.removals!) if (entry.forceRemoval || !stillQualifies(db, key, anonId)) leaving.push(vid);
   return leaving;
 }
 
@@ -71,17 +71,18 @@ export function applyRollups(db: Db, delta: RollupDelta): void {
   const changes = new ShardChanges();
   const sets = new VisitorSetChanges();
   for (const entry of delta.entries()) {
-    const valueId = valueIdOf(entry.key);
-    addCounters(entry, valueId, changes);
+    const key = entry.key;
+    const valueId = valueIdOf(key);
+    addCounters(entry, key, valueId, changes);
     // Each container is updated once: the additions, then the leavers (checked against the visits, which already
     // hold the whole batch), so a visitor added and then found leaving ends outside the set, as it must.
-    if (entry.adds && entry.adds.size > 0) sets.add(dayAddressOf(entry.key), valueId, entry.adds);
+    if (entry.adds && entry.adds.length > 0) sets.add(dayAddressOf(key), valueId, entry.adds);
     if (entry.removals) {
-      const leaving = leaversOf(db, entry);
-      if (leaving.length > 0) sets.remove(dayAddressOf(entry.key), valueId, leaving);
+      const leaving = leaversOf(db, entry, key);
+      if (leaving.length > 0) sets.remove(dayAddressOf(key), valueId, leaving);
     }
     if (!entry.revenue) continue;
-    for (const at of [dayAddressOf(entry.key), monthAddressOf(entry.key)]) {
+    for (const at of [dayAddressOf(key), monthAddressOf(key)]) {
       for (const [currency, amountMinor] of entry.revenue) {
         if (amountMinor !== 0) addRevenue(db, { ...at, value_id: valueId, currency, amount_minor: amountMinor });
       }

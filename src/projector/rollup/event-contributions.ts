@@ -194,9 +194,10 @@ export function countVisitChange(delta: RollupDelta, change: VisitChange, pageOf
 }
 
 /** A replaced visit whose values differ from its successor's: its other events now count under the new values. */
-function moveVisitEvents(db: Db, delta: RollupDelta, before: VisitRow, after: VisitRow, vid: number, currentSeq: number): void {
+function moveVisitEvents(db: Db, delta: RollupDelta, before: VisitRow, after: VisitRow, vid: number, currentSeq: number, beforeIndexRead?: () => void): void {
   const changed = visitDims.filter((dim) => visitDimValue(before, dim) !== visitDimValue(after, dim));
   if (changed.length === 0) return;
+  beforeIndexRead?.();
   const events = listVisitEvents(db, {
     site_id: before.site_id,
     anon_id: before.anon_id,
@@ -236,9 +237,12 @@ function countNewEvent(delta: RollupDelta, event: LoggedEvent, visit: VisitRow, 
   for (const dim of visitDims) count(dim, visitDimValue(visit, dim));
 }
 
-/** Everything one projected (non-bot) event changes; `change` is the visit change it caused; `pageOf` the batch's pages. */
-export function addProjectedEvent(db: Db, delta: RollupDelta, event: LoggedEvent, change: VisitChange, vid: number, pageOf: PageOfSeq): void {
+/**
+ * Everything one projected (non-bot) event changes; `change` is the visit change it caused; `pageOf` the batch's
+ * pages; `beforeIndexRead` writes the batch's pending visitor index before a visit's other events are read from it.
+ */
+export function addProjectedEvent(db: Db, delta: RollupDelta, event: LoggedEvent, change: VisitChange, vid: number, pageOf: PageOfSeq, beforeIndexRead?: () => void): void {
   countNewEvent(delta, event, change.added, vid);
   countVisitChange(delta, change, pageOf);
-  for (const visit of change.removed) moveVisitEvents(db, delta, visit, change.added, vid, event.seq);
+  for (const visit of change.removed) moveVisitEvents(db, delta, visit, change.added, vid, event.seq, beforeIndexRead);
 }

@@ -16,18 +16,36 @@ export interface RollupKey {
   value: string;
 }
 
-/** Everything accumulated for one key. */
-export interface DeltaEntry {
-  key: RollupKey;
-  counters: Counters;
-  /** Visitor numbers joining the key's set. */
-  adds: Set<number> | undefined;
+/**
+ * Everything accumulated for one key. A batch of spread-out history makes about one per event and dimension and
+ * keeps them all until it writes (tens of thousands, which the young-generation collector copies until the batch
+ * ends): the key is built only when asked for, and the visitors joining are a plain array.
+ */
+export class DeltaEntry {
+  readonly counters: Counters = emptyCounters();
+  /**
+   * Visitor numbers joining the key's set, in the order counted; a number may repeat (not twice in a row): the
+   * container update ignores members already in it.
+   */
+  adds: number[] | undefined = undefined;
   /** Visitors that may have left it (vid → anon_id): checked against the visits when written. */
-  removals: Map<number, string> | undefined;
+  removals: Map<number, string> | undefined = undefined;
   /** Remove without checking (GDPR deletion of the whole visitor). */
-  forceRemoval: boolean;
+  forceRemoval = false;
   /** Revenue by currency (minor units). */
-  revenue: Map<string, number> | undefined;
+  revenue: Map<string, number> | undefined = undefined;
+
+  constructor(
+    private readonly at: PeriodDelta,
+    readonly dim: Dim,
+    readonly value: string,
+  ) {}
+
+  /** A new object each time: callers take it once. */
+  get key(): RollupKey {
+    const { site, grain, period, internal } = this.at;
+    return { site, dim: this.dim, grain, period, internal, value: this.value };
+  }
 }
 
 /** The entries of one (site, grain, period, internal), by dimension and value. */
@@ -44,10 +62,7 @@ export class PeriodDelta {
     let values = this.byDim.get(dim);
     if (!values) this.byDim.set(dim, (values = new Map()));
     let entry = values.get(value);
-    if (!entry) {
-      const key: RollupKey = { site: this.site, dim, grain: this.grain, period: this.period, internal: this.internal, value };
-      values.set(value, (entry = { key, counters: emptyCounters(), adds: undefined, removals: undefined, forceRemoval: false, revenue: undefined }));
-    }
+    if (!entry) values.set(value, (entry = new DeltaEntry(this, dim, value)));
     return entry;
   }
 }
@@ -84,7 +99,9 @@ export class RollupDelta {
 }
 
 export function addVisitor(entry: DeltaEntry, vid: number): void {
-  (entry.adds ??= new Set()).add(vid);
+  const adds = (entry.adds ??= []);
+  // A visitor's events of one day usually follow each other: most repeats end here.
+  if (adds[adds.length - 1] !== vid) adds.push(vid);
 }
 
 export function removeVisitor(entry: DeltaEntry, vid: number, anonId: string, force = false): void {
