@@ -12,7 +12,7 @@ import { manualClock } from '../admin/_helpers.ts';
 import { contractNow, describeReadModelContract } from '../read-model/contract.ts';
 
 /** The families ClickHouse answers today; a family moved to ClickHouse is added here (and to differential.test.ts). */
-export const clickHouseFamilies = ['report', 'event', 'time', 'person', 'engagement', 'behaviour', 'goal', 'attribution'] as const;
+export const clickHouseFamilies = ['report', 'event', 'time', 'person', 'engagement', 'behaviour', 'goal', 'attribution', 'funnel'] as const;
 
 export interface ClickHouseTarget {
   /** CLICKHOUSE_URL (on a cluster: the entry node) and CLICKHOUSE_CLUSTER. */

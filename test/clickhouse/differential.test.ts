@@ -15,7 +15,7 @@ import { dayOf } from '../../src/vocabulary/periods.ts';
 import { seedWorkspace, startTestServer, type TestServer } from '../_setup.ts';
 import { manualClock } from '../admin/_helpers.ts';
 import { sitesAcrossShards } from './_contract-target.ts';
-import { eventQuestions, reportQuestions, timeQuestions, type DifferentialFamily, type DifferentialWorld } from './_differential-questions.ts';
+import { eventQuestions, funnelQuestions, reportQuestions, timeQuestions, type DifferentialFamily, type DifferentialWorld } from './_differential-questions.ts';
 import { startClickHouse, startClickHouseCluster, until, type ClickHouseTestCluster, type ClickHouseTestServer } from './_server.ts';
 
 /** The families ClickHouse answers: one line each. */
@@ -23,6 +23,7 @@ const families: Record<string, DifferentialFamily> = {
   report: reportQuestions,
   event: eventQuestions,
   time: timeQuestions,
+  funnel: funnelQuestions,
 };
 
 const seed = Number(process.env.DIFFERENTIAL_SEED ?? 27);

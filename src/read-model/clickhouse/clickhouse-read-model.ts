@@ -1,5 +1,5 @@
 // The read model when CLICKHOUSE_URL is set: the families ClickHouse answers (reports; event lists, counts and
-// activity; timelines; page engagement; journeys and page flow; goals; attribution's conversions) come from it, the rest (a live tail, funnels, attribution, …) from the embedded implementation
+// activity; timelines; page engagement; journeys and page flow; goals; attribution's conversions; funnels and their panels) come from it, the rest (a live tail, …) from the embedded implementation
 // until they move too (docs/clickhouse.md lists which). An unreachable ClickHouse answers 503 backend_unavailable.
 import type { ClickHouse } from '../../clickhouse/client.ts';
 import type { PendingDeletion } from '../../clickhouse/deletions.ts';
@@ -10,6 +10,7 @@ import { createClickHouseAttributionReads } from './attribution-reads.ts';
 import { createClickHouseBehaviourReads } from './behaviour-reads.ts';
 import { createClickHouseEngagementReads } from './engagement-reads.ts';
 import { createClickHouseEventReads } from './event-reads.ts';
+import { createClickHouseFunnelReads } from './funnel-reads.ts';
 import { createClickHouseGoalReads } from './goal-reads.ts';
 import { createClickHousePersonReads } from './person-reads.ts';
 import { withRetainedDays } from './retained-days.ts';
@@ -63,5 +64,7 @@ export function createClickHouseReadModel({ clickhouse, waitForShipping, deletio
     { goals: embedded.goals },
   );
   const attribution = withRetainedDays(db, answeringUnavailableAs503(createClickHouseAttributionReads({ clickhouse, waitForShipping, deletionsOf })));
-  return { ...embedded, ...retainedReports, ...retainedEvents, ...tail, ...answeringUnavailableAs503(people), ...engagement, ...behaviour, ...goals, ...attribution };
+  // Funnels read raw events only, which a retention purge removes from both stores alike: no embedded fallback.
+  const funnels = withRetainedDays(db, answeringUnavailableAs503(createClickHouseFunnelReads({ clickhouse, waitForShipping, deletionsOf, db })));
+  return { ...embedded, ...retainedReports, ...retainedEvents, ...tail, ...answeringUnavailableAs503(people), ...engagement, ...behaviour, ...goals, ...attribution, ...funnels };
 }
