@@ -15,6 +15,7 @@ import { createClickHouseGoalReads } from './goal-reads.ts';
 import { createClickHousePersonReads } from './person-reads.ts';
 import { withRetainedDays } from './retained-days.ts';
 import { createClickHouseReportReads } from './report-reads.ts';
+import { storedSources } from '../sqlite/stored-sources.ts';
 
 export interface ClickHouseReadModelOptions {
   clickhouse: ClickHouse;
@@ -29,7 +30,8 @@ export interface ClickHouseReadModelOptions {
 }
 
 export function createClickHouseReadModel({ clickhouse, waitForShipping, deletionsOf, embedded, db }: ClickHouseReadModelOptions): ReadModel {
-  const reports = createClickHouseReportReads({ clickhouse, waitForShipping, deletionsOf });
+  // Grouped sources group the scope's stored sources: the projector's dictionary, in the embedded database.
+  const reports = createClickHouseReportReads({ clickhouse, waitForShipping, deletionsOf, knownSources: (siteIds) => storedSources(db, siteIds) });
   const events = createClickHouseEventReads({ clickhouse, waitForShipping, deletionsOf, tail: embedded });
   // A partial period's comparison cuts visits at a moment, which the shipped visits cannot: the embedded database
   // answers it (it holds every event until trimming exists). Realtime reads the newest events, which are there first.
