@@ -64,6 +64,7 @@ import { withSourceGroups } from './read-model/source-groups.ts';
 import { storedSources } from './read-model/sqlite/stored-sources.ts';
 import { forgetDeletionsOfSite, pendingDeletionsOf, recordSiteDeletion } from './clickhouse/deletions.ts';
 import { type ShippingLoop, type ShippingLoopOptions, startShippingLoop } from './clickhouse/shipping-loop.ts';
+import { type LogTrimming, startLogTrimming } from './clickhouse/log-trimming.ts';
 // The context's parts: who owns each credential the access resolver looks up, and each remover of a site's data.
 import type { Scope } from './access/caller.ts';
 import type { SiteDataRemover } from './tenants/site-data.ts';
@@ -150,6 +151,8 @@ export interface SightlineApp {
   deliveries: DeliveryWorker;
   /** The background shipper to ClickHouse, when CLICKHOUSE_URL is set (src/clickhouse/shipping-loop.ts). */
   clickhouseShipping: ShippingLoop | undefined;
+  /** Trimming the SQLite log of what ClickHouse holds (LOG_RETAIN_DAYS, src/clickhouse/log-trimming.ts); tests run trimNow. */
+  logTrimming: LogTrimming | undefined;
   /** Outbound mail: the outbox worker (tests drive it with sendDue after moving the clock) and whether SMTP is set. */
   mailer: Mailer;
   /** The e-mail report schedule; runDue() runs a pass now. */
@@ -322,7 +325,7 @@ export function createApp(options: CreateAppOptions): SightlineApp {
   const reportSchedule = startReportSchedule(context, readModel, mailer, options.mail?.reportSchedule);
   const alerts = startAlertChecker(context, readModel, mailer, () => deliveries.wake(), options.mail?.alerts);
   return assembleApp(
-    { h3, context, metrics, ingest, projection, readModel, analysis, retention, deliveries, clickhouseShipping: clickhouseShipping?.loop, mailer, reportSchedule, alerts, imports },
+    { h3, context, metrics, ingest, projection, readModel, analysis, retention, deliveries, clickhouseShipping: clickhouseShipping?.loop, logTrimming: clickhouseShipping?.trimming, mailer, reportSchedule, alerts, imports },
     checkpointer,
   );
 }
@@ -347,7 +350,7 @@ function createAppReadModel(context: AppContext, projection: Projection, shippin
 }
 
 /** With CLICKHOUSE_URL set, ships in the background, woken by each projector batch (docs/clickhouse.md). */
-function startClickHouseShipping(options: CreateAppOptions, context: AppContext, metrics: AppMetrics, projection: Projection): { loop: ShippingLoop; clickhouse: ClickHouse } | undefined {
+function startClickHouseShipping(options: CreateAppOptions, context: AppContext, metrics: AppMetrics, projection: Projection): { loop: ShippingLoop; clickhouse: ClickHouse; trimming: LogTrimming } | undefined {
   const settings = context.config.clickhouse;
   if (!settings) return undefined;
   const connection = { url: settings.url, database: settings.database, user: settings.user, password: settings.password, cluster: settings.cluster };
@@ -364,7 +367,15 @@ function startClickHouseShipping(options: CreateAppOptions, context: AppContext,
     onError: (error) => consola.warn('shipping to ClickHouse failed (retrying with backoff):', error instanceof Error ? error.message : error),
   });
   projection.watchProgress(() => loop.wake());
-  return { loop, clickhouse };
+  const trimming = startLogTrimming({
+    db: context.db,
+    retainDays: settings.logRetainDays,
+    now: () => context.clock.now(),
+    heldPosition: () => loop.heldPosition(),
+    registry: metrics.registry,
+    onError: (error) => consola.warn('trimming the SQLite log failed (retried next round):', error instanceof Error ? error.message : error),
+  });
+  return { loop, clickhouse, trimming };
 }
 
 /** The h3 app before any route: how what no route handled is answered, and how an unread body ends the connection. */
@@ -404,7 +415,7 @@ type AppParts = Omit<SightlineApp, 'fetch' | 'nodeListener' | 'close'>;
 
 /** The app's ways in (fetch; the Node listener with the ingest fast path) and its orderly stop. */
 function assembleApp(parts: AppParts, checkpointer: Checkpointer): SightlineApp {
-  const { h3, context, metrics, ingest, projection, analysis, retention, deliveries, clickhouseShipping, mailer, reportSchedule, alerts, imports } = parts;
+  const { h3, context, metrics, ingest, projection, analysis, retention, deliveries, clickhouseShipping, logTrimming, mailer, reportSchedule, alerts, imports } = parts;
   const ingestFastPath = createIngestFastPath(context, ingest, metrics);
   const h3Listener = toNodeHandler(h3);
   return {
@@ -430,6 +441,7 @@ function assembleApp(parts: AppParts, checkpointer: Checkpointer): SightlineApp 
       await deliveries.close();
       await mailer.outbox.close();
       // After the projector: what it projected last may still go out in the batch in flight.
+      logTrimming?.close();
       await clickhouseShipping?.close();
       await checkpointer.stop();
     },
