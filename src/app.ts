@@ -58,8 +58,9 @@ import { newestEventSeq } from './event-store/queries/newest-events.ts';
 import { builtWorkerFile } from './ingest/committer.ts';
 import { type Projection, type ProjectionOptions, projectionWaitMs, startProjection } from './projector/projection.ts';
 import { batchSubscribers } from './batch-subscribers.ts';
-import { createClickHouse, type ClickHouse } from './clickhouse/client.ts';
+import { createClickHouse, type ClickHouse, type ClickHouseOptions } from './clickhouse/client.ts';
 import { createClickHouseReadModel } from './read-model/clickhouse/clickhouse-read-model.ts';
+import { analysisReadModelFor } from './read-model/clickhouse/analysis-read-model.ts';
 import { withSourceGroups } from './read-model/source-groups.ts';
 import { storedSources } from './read-model/sqlite/stored-sources.ts';
 import { forgetDeletionsOfSite, pendingDeletionsOf, recordSiteDeletion } from './clickhouse/deletions.ts';
@@ -295,18 +296,21 @@ export function createApp(options: CreateAppOptions): SightlineApp {
   projection.watchProgress(() => deliveries.wake());
   mountIntegrations(h3, context, deliveries);
   const analysisJobCount = metrics.registry.counter('sightline_analysis_jobs_total', 'Analysis jobs (funnels, correlation, explanation, attribution, ROI, journeys, page flow, retention) by outcome');
-  // Inline, a job's read model answers with the outcome of the wait its route already ran.
-  const readModelFor = (caughtUp: boolean) => createSqliteReadModel({ db: context.db, waitForProjection: async () => caughtUp });
+  // Inline, a job's read model answers with the outcome of the wait its route already ran; with ClickHouse, history
+  // is read there (on the thread too: it gets the connection).
+  const readModelFor = analysisReadModelFor(context.db, clickhouseShipping?.clickhouse);
   const analysis = createAnalysisRunner<AnyAnalysisJob>({
     context,
     mode: analysisMode(options.analysis?.mode, context.db, { kind: 'inline', jobs: analysisJobs, readModelFor }),
     limits: { ...defaultAnalysisLimits, ...options.analysis?.limits },
     maxWaiting: options.analysis?.maxWaiting,
     gate: options.analysis?.gate,
+    clickhouse: clickhouseShipping?.connection,
     count: (outcome) => analysisJobCount.inc({ outcome }),
   });
   metrics.registry.gauge('sightline_analysis_queue_depth', 'Analysis jobs waiting behind the running one', () => analysis.waiting());
-  const waitForProjection = () => projection.catchUp();
+  // A job reads ClickHouse when it is configured: its route waits for the shipper too, as the read model's reads do.
+  const waitForProjection = clickhouseShipping ? () => waitForShippedRead(projection, clickhouseShipping.loop, options.projectionWaitMs ?? projectionWaitMs) : () => projection.catchUp();
   mountAnalysis(h3, context, waitForProjection, analysis);
   mountAttribution(h3, context, waitForProjection, analysis);
   mountBehaviour(h3, context, waitForProjection, analysis);
@@ -338,19 +342,22 @@ export function createApp(options: CreateAppOptions): SightlineApp {
 function createAppReadModel(context: AppContext, projection: Projection, shipping: { loop: ShippingLoop; clickhouse: ClickHouse } | undefined, waitMs: number): ReadModel {
   const embedded = createSqliteReadModel({ db: context.db, waitForProjection: () => projection.catchUp() });
   if (!shipping) return embedded;
-  const waitForShipping = async () => {
-    const started = performance.now();
-    const projected = await projection.catchUp();
-    const shipped = await shipping.loop.waitForShipped(projection.position(), Math.max(0, waitMs - (performance.now() - started)));
-    return projected && shipped;
-  };
+  const waitForShipping = () => waitForShippedRead(projection, shipping.loop, waitMs);
   // source=<group> on what ClickHouse answers too: the group's stored sources, from the embedded dictionary.
   const clickhouse = createClickHouseReadModel({ clickhouse: shipping.clickhouse, waitForShipping, deletionsOf: (siteIds) => pendingDeletionsOf(context.db, siteIds), embedded, db: context.db });
   return withSourceGroups(clickhouse, (siteIds) => storedSources(context.db, siteIds));
 }
 
+/** Waits, bounded by waitMs in all, for the projector and then the shipper to pass every event committed before the call. */
+async function waitForShippedRead(projection: Projection, loop: ShippingLoop, waitMs: number): Promise<boolean> {
+  const started = performance.now();
+  const projected = await projection.catchUp();
+  const shipped = await loop.waitForShipped(projection.position(), Math.max(0, waitMs - (performance.now() - started)));
+  return projected && shipped;
+}
+
 /** With CLICKHOUSE_URL set, ships in the background, woken by each projector batch (docs/clickhouse.md). */
-function startClickHouseShipping(options: CreateAppOptions, context: AppContext, metrics: AppMetrics, projection: Projection): { loop: ShippingLoop; clickhouse: ClickHouse; trimming: LogTrimming } | undefined {
+function startClickHouseShipping(options: CreateAppOptions, context: AppContext, metrics: AppMetrics, projection: Projection): { loop: ShippingLoop; clickhouse: ClickHouse; connection: ClickHouseOptions; trimming: LogTrimming } | undefined {
   const settings = context.config.clickhouse;
   if (!settings) return undefined;
   const connection = { url: settings.url, database: settings.database, user: settings.user, password: settings.password, cluster: settings.cluster };
@@ -375,7 +382,7 @@ function startClickHouseShipping(options: CreateAppOptions, context: AppContext,
     registry: metrics.registry,
     onError: (error) => consola.warn('trimming the SQLite log failed (retried next round):', error instanceof Error ? error.message : error),
   });
-  return { loop, clickhouse, trimming };
+  return { loop, clickhouse, connection, trimming };
 }
 
 /** The h3 app before any route: how what no route handled is answered, and how an unread body ends the connection. */
