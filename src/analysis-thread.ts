@@ -13,6 +13,7 @@ import { cryptoRandom } from './clock.ts';
 import { openDatabase } from './db/open.ts';
 import { createClickHouse } from './clickhouse/client.ts';
 import { analysisReadModelFor } from './read-model/clickhouse/analysis-read-model.ts';
+import { trimCutDay } from './clickhouse/log-trimming.ts';
 import { adoptCursorSecret } from './reading/cursor.ts';
 
 /** From the HTTP thread: a job as JSON text, or 'close'. To it: 'ready', 'held' (the test gate), an outcome as JSON text. */
@@ -27,7 +28,13 @@ const db = openDatabase(data.databasePath, { readonly: true, cacheMiB: 16, logCa
 adoptCursorSecret(db, Buffer.from(data.cursorSecret));
 // The HTTP thread waited for the projector (and the shipper) before handing a job over: the read model reports that
 // wait. With ClickHouse configured, history is read there (the embedded log may have been trimmed).
-const side = { db, random: cryptoRandom, limits: data.limits, readModelFor: analysisReadModelFor(db, data.clickhouse ? createClickHouse(data.clickhouse) : undefined) };
+const side = { db, random: cryptoRandom, limits: data.limits, readModelFor: analysisReadModelFor(db, historyOf(data.clickhouse)) };
+
+/** ClickHouse and the days LOG_RETAIN_DAYS may have trimmed, by this thread's clock (the HTTP thread uses the app's). */
+function historyOf(settings: AnalysisThreadData['clickhouse']) {
+  if (!settings) return undefined;
+  return { clickhouse: createClickHouse(settings.connection), trimmedThroughDay: () => trimCutDay(Date.now(), settings.logRetainDays) - 1 };
+}
 
 parentPort!.on('message', (text: string) => {
   if (text === 'close') {

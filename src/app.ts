@@ -65,7 +65,8 @@ import { withSourceGroups } from './read-model/source-groups.ts';
 import { storedSources } from './read-model/sqlite/stored-sources.ts';
 import { forgetDeletionsOfSite, pendingDeletionsOf, recordSiteDeletion } from './clickhouse/deletions.ts';
 import { type ShippingLoop, type ShippingLoopOptions, startShippingLoop } from './clickhouse/shipping-loop.ts';
-import { type LogTrimming, startLogTrimming } from './clickhouse/log-trimming.ts';
+import { type LogTrimming, startLogTrimming, trimCutDay } from './clickhouse/log-trimming.ts';
+import type { TrimmedThroughDay } from './read-model/clickhouse/trimmed-log.ts';
 // The context's parts: who owns each credential the access resolver looks up, and each remover of a site's data.
 import type { Scope } from './access/caller.ts';
 import type { SiteDataRemover } from './tenants/site-data.ts';
@@ -298,14 +299,14 @@ export function createApp(options: CreateAppOptions): SightlineApp {
   const analysisJobCount = metrics.registry.counter('sightline_analysis_jobs_total', 'Analysis jobs (funnels, correlation, explanation, attribution, ROI, journeys, page flow, retention) by outcome');
   // Inline, a job's read model answers with the outcome of the wait its route already ran; with ClickHouse, history
   // is read there (on the thread too: it gets the connection).
-  const readModelFor = analysisReadModelFor(context.db, clickhouseShipping?.clickhouse);
+  const readModelFor = analysisReadModelFor(context.db, clickhouseShipping && { clickhouse: clickhouseShipping.clickhouse, trimmedThroughDay: clickhouseShipping.trimmedThroughDay });
   const analysis = createAnalysisRunner<AnyAnalysisJob>({
     context,
     mode: analysisMode(options.analysis?.mode, context.db, { kind: 'inline', jobs: analysisJobs, readModelFor }),
     limits: { ...defaultAnalysisLimits, ...options.analysis?.limits },
     maxWaiting: options.analysis?.maxWaiting,
     gate: options.analysis?.gate,
-    clickhouse: clickhouseShipping?.connection,
+    clickhouse: clickhouseShipping && { connection: clickhouseShipping.connection, logRetainDays: context.config.clickhouse!.logRetainDays },
     count: (outcome) => analysisJobCount.inc({ outcome }),
   });
   metrics.registry.gauge('sightline_analysis_queue_depth', 'Analysis jobs waiting behind the running one', () => analysis.waiting());
@@ -339,12 +340,19 @@ export function createApp(options: CreateAppOptions): SightlineApp {
  * (bounded, as the projector's wait is) until the projector and then the shipper have passed every event committed
  * before the read, so a read right after a 202 counts the event there too.
  */
-function createAppReadModel(context: AppContext, projection: Projection, shipping: { loop: ShippingLoop; clickhouse: ClickHouse } | undefined, waitMs: number): ReadModel {
+function createAppReadModel(context: AppContext, projection: Projection, shipping: { loop: ShippingLoop; clickhouse: ClickHouse; trimmedThroughDay: TrimmedThroughDay } | undefined, waitMs: number): ReadModel {
   const embedded = createSqliteReadModel({ db: context.db, waitForProjection: () => projection.catchUp() });
   if (!shipping) return embedded;
   const waitForShipping = () => waitForShippedRead(projection, shipping.loop, waitMs);
   // source=<group> on what ClickHouse answers too: the group's stored sources, from the embedded dictionary.
-  const clickhouse = createClickHouseReadModel({ clickhouse: shipping.clickhouse, waitForShipping, deletionsOf: (siteIds) => pendingDeletionsOf(context.db, siteIds), embedded, db: context.db });
+  const clickhouse = createClickHouseReadModel({
+    clickhouse: shipping.clickhouse,
+    waitForShipping,
+    deletionsOf: (siteIds) => pendingDeletionsOf(context.db, siteIds),
+    embedded,
+    db: context.db,
+    trimmedThroughDay: shipping.trimmedThroughDay,
+  });
   return withSourceGroups(clickhouse, (siteIds) => storedSources(context.db, siteIds));
 }
 
@@ -357,7 +365,7 @@ async function waitForShippedRead(projection: Projection, loop: ShippingLoop, wa
 }
 
 /** With CLICKHOUSE_URL set, ships in the background, woken by each projector batch (docs/clickhouse.md). */
-function startClickHouseShipping(options: CreateAppOptions, context: AppContext, metrics: AppMetrics, projection: Projection): { loop: ShippingLoop; clickhouse: ClickHouse; connection: ClickHouseOptions; trimming: LogTrimming } | undefined {
+function startClickHouseShipping(options: CreateAppOptions, context: AppContext, metrics: AppMetrics, projection: Projection): { loop: ShippingLoop; clickhouse: ClickHouse; connection: ClickHouseOptions; trimming: LogTrimming; trimmedThroughDay: TrimmedThroughDay } | undefined {
   const settings = context.config.clickhouse;
   if (!settings) return undefined;
   const connection = { url: settings.url, database: settings.database, user: settings.user, password: settings.password, cluster: settings.cluster };
@@ -382,7 +390,9 @@ function startClickHouseShipping(options: CreateAppOptions, context: AppContext,
     registry: metrics.registry,
     onError: (error) => consola.warn('trimming the SQLite log failed (retried next round):', error instanceof Error ? error.message : error),
   });
-  return { loop, clickhouse, connection, trimming };
+  // The last day trimming may have taken from the log (the day before its cut), by the app's clock.
+  const trimmedThroughDay = () => trimCutDay(context.clock.now(), settings.logRetainDays) - 1;
+  return { loop, clickhouse, connection, trimming, trimmedThroughDay };
 }
 
 /** The h3 app before any route: how what no route handled is answered, and how an unread body ends the connection. */

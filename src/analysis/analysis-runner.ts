@@ -27,8 +27,11 @@ export interface AnalysisThreadData {
   /** Tests only (src/analysis/analysis-gate.ts). */
   gate?: SharedArrayBuffer;
   nativeBinding?: string;
-  /** With CLICKHOUSE_URL set: the thread's jobs read history from ClickHouse (read-model/clickhouse/analysis-read-model.ts). */
-  clickhouse?: ClickHouseOptions;
+  /**
+   * With CLICKHOUSE_URL set: the thread's jobs read history from ClickHouse (read-model/clickhouse/analysis-read-model.ts);
+   * LOG_RETAIN_DAYS says which days the embedded log may have lost (by this thread's clock).
+   */
+  clickhouse?: { connection: ClickHouseOptions; logRetainDays: number };
 }
 
 /**
@@ -50,8 +53,8 @@ export interface AnalysisRunnerOptions {
   /** Tests only: holds every job on the thread until released (src/analysis/analysis-gate.ts). */
   gate?: AnalysisGate;
   nativeBinding?: string;
-  /** ClickHouse's connection, for the thread's read model (CLICKHOUSE_URL set). */
-  clickhouse?: ClickHouseOptions;
+  /** ClickHouse's connection and LOG_RETAIN_DAYS, for the thread's read model (CLICKHOUSE_URL set). */
+  clickhouse?: { connection: ClickHouseOptions; logRetainDays: number };
 }
 
 export interface AnalysisRunner<Job extends AnalysisJob = AnalysisJob> {

@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedWorkspace, startTestServer, type TestServer } from '../_setup.ts';
 import { manualClock } from '../admin/_helpers.ts';
+import { dayOf } from '../../src/vocabulary/periods.ts';
 import { startClickHouse, until, type ClickHouseTestServer } from './_server.ts';
 
 const chrome = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36';
@@ -71,6 +72,8 @@ describe('trimming the SQLite log of what ClickHouse holds (LOG_RETAIN_DAYS)', (
   let clickhouseServer: ClickHouseTestServer;
   let plain: TestServer;
   let trimmed: TestServer;
+  let plainWorkspace: string;
+  let trimmedWorkspace: string;
 
   beforeAll(async () => {
     clickhouseServer = await startClickHouse();
@@ -82,7 +85,9 @@ describe('trimming the SQLite log of what ClickHouse holds (LOG_RETAIN_DAYS)', (
         clickhouseShipping: { intervalMs: 200, backoffMs: 50, maxBackoffMs: 400 },
       }),
     ]);
-    await Promise.all([seedWorkspace(plain, 'trim', { sites: [site] }), seedWorkspace(trimmed, 'trim', { sites: [site] })]);
+    const [plainSeeded, trimmedSeeded] = await Promise.all([seedWorkspace(plain, 'trim', { sites: [site] }), seedWorkspace(trimmed, 'trim', { sites: [site] })]);
+    plainWorkspace = plainSeeded.id;
+    trimmedWorkspace = trimmedSeeded.id;
   }, 120_000);
   afterAll(async () => {
     await Promise.all([plain?.close(), trimmed?.close()]);
@@ -157,6 +162,23 @@ describe('trimming the SQLite log of what ClickHouse holds (LOG_RETAIN_DAYS)', (
     const metrics = await trimmed.request('GET', '/metrics');
     expect(metrics.text).toMatch(/^sightline_log_trimmed_total 8$/m);
   }, 180_000);
+
+  it('refuses what the embedded log would answer from trimmed days (a series cut at a moment, a goal filter), from the first kept day on answers it', async () => {
+    const day = (iso: string) => dayOf(Date.parse(`${iso}T00:00:00.000Z`));
+    const question = (fromDay: number) => ({ scope: { siteIds: [site], workspaceId: trimmedWorkspace }, range: { fromDay, toDay: day('2026-03-20') }, filters: {}, withInternal: false });
+    // LOG_RETAIN_DAYS 7 at 2026-03-20: March 13 is the first day kept whole, but a visit crossing into it may have lost
+    // its first event, so it is refused too; March 14 is the first day answered.
+    const cutAt = (fromDay: number) => trimmed.app.readModel.series({ ...question(fromDay), interval: 'day', untilMs: Date.parse(now) });
+    await expect(cutAt(day('2026-03-13'))).rejects.toMatchObject({ status: 400, code: 'range_too_large', message: expect.stringContaining('2026-03-14') });
+    const answered = await cutAt(day('2026-03-14'));
+    const expected = await plain.app.readModel.series({ ...question(day('2026-03-14')), scope: { siteIds: [site], workspaceId: plainWorkspace }, interval: 'day', untilMs: Date.parse(now) });
+    expect(answered.total).toEqual(expected.total);
+    const goal = { goal: { id: 'signup', rule: { kind: 'event' as const, eventType: 'signup' } } };
+    await expect(trimmed.app.readModel.summary({ ...question(day('2026-03-01')), filters: goal, visitors: true })).rejects.toMatchObject({ code: 'range_too_large' });
+    // The same questions without the cut at a moment or the goal are answered by ClickHouse over every day.
+    const whole = await trimmed.app.readModel.series({ ...question(day('2026-03-01')), interval: 'day' });
+    expect(whole.total.events).toBe(expected.total.events + 7);
+  });
 
   it('pauses while ClickHouse is down (the old event stays in the log) and trims it once ClickHouse holds it', async () => {
     await clickhouseServer.kill();

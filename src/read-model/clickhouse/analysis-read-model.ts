@@ -11,13 +11,15 @@ import { withSourceGroups } from '../source-groups.ts';
 import { createSqliteReadModel } from '../sqlite/sqlite-read-model.ts';
 import { storedSources } from '../sqlite/stored-sources.ts';
 import { createClickHouseReadModel } from './clickhouse-read-model.ts';
+import type { TrimmedThroughDay } from './trimmed-log.ts';
 
-/** @example const readModelFor = analysisReadModelFor(db, clickhouse); readModelFor(true).funnelPopulation(question) */
-export function analysisReadModelFor(db: Db, clickhouse: ClickHouse | undefined): (caughtUp: boolean) => ReadModel {
+/** @example const readModelFor = analysisReadModelFor(db, { clickhouse, trimmedThroughDay }); readModelFor(true).funnelPopulation(question) */
+export function analysisReadModelFor(db: Db, history: { clickhouse: ClickHouse; trimmedThroughDay: TrimmedThroughDay } | undefined): (caughtUp: boolean) => ReadModel {
   return (caughtUp) => {
     const embedded = createSqliteReadModel({ db, waitForProjection: async () => caughtUp });
-    if (!clickhouse) return embedded;
-    const composed = createClickHouseReadModel({ clickhouse, waitForShipping: async () => caughtUp, deletionsOf: (siteIds) => pendingDeletionsOf(db, siteIds), embedded, db });
+    if (!history) return embedded;
+    const { clickhouse, trimmedThroughDay } = history;
+    const composed = createClickHouseReadModel({ clickhouse, waitForShipping: async () => caughtUp, deletionsOf: (siteIds) => pendingDeletionsOf(db, siteIds), embedded, db, trimmedThroughDay });
     return withSourceGroups(composed, (siteIds) => storedSources(db, siteIds));
   };
 }

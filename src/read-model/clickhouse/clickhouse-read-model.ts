@@ -14,6 +14,7 @@ import { createClickHouseFunnelReads } from './funnel-reads.ts';
 import { createClickHouseGoalReads } from './goal-reads.ts';
 import { createClickHousePersonReads } from './person-reads.ts';
 import { withRetainedDays } from './retained-days.ts';
+import { reachesTrimmedDays, refusingTrimmedDays, type TrimmedThroughDay } from './trimmed-log.ts';
 import { createClickHouseReportReads } from './report-reads.ts';
 import { storedSources } from '../sqlite/stored-sources.ts';
 
@@ -27,12 +28,21 @@ export interface ClickHouseReadModelOptions {
   embedded: ReadModel;
   /** The embedded database: the log's tail ClickHouse does not hold yet (a timeline shows it at once). */
   db: Db;
+  /** The last day LOG_RETAIN_DAYS may have trimmed from the embedded log (trimmed-log.ts); absent: nothing trimmed. */
+  trimmedThroughDay?: TrimmedThroughDay;
 }
 
-export function createClickHouseReadModel({ clickhouse, waitForShipping, deletionsOf, embedded, db }: ClickHouseReadModelOptions): ReadModel {
+export function createClickHouseReadModel({ clickhouse, waitForShipping, deletionsOf, embedded: whole, db, trimmedThroughDay = () => undefined }: ClickHouseReadModelOptions): ReadModel {
+  // What the embedded model still answers from raw events is refused over trimmed days (never a partial figure);
+  // unfiltered reports it answers from the rollups, which trimming keeps.
+  const embedded = refusingTrimmedDays(trimmedThroughDay, whole);
+  const readsRawEvents = (name: string, question: { filters?: object; untilMs?: number; sinceMs?: number }) =>
+    name === 'propValues' || Object.keys(question.filters ?? {}).length > 0 || question.untilMs !== undefined || question.sinceMs !== undefined;
+  const embeddedRollups = refusingTrimmedDays(trimmedThroughDay, whole, readsRawEvents as (name: string, question: never) => boolean);
   // Grouped sources group the scope's stored sources: the projector's dictionary, in the embedded database.
   const reports = createClickHouseReportReads({ clickhouse, waitForShipping, deletionsOf, knownSources: (siteIds) => storedSources(db, siteIds) });
-  const events = createClickHouseEventReads({ clickhouse, waitForShipping, deletionsOf, tail: embedded });
+  // The newest events (a live tail, the newest position, recent visitors) are in the log whatever it trimmed.
+  const events = createClickHouseEventReads({ clickhouse, waitForShipping, deletionsOf, tail: whole });
   // A partial period's comparison cuts visits at a moment, which the shipped visits cannot: the embedded database
   // answers it (it holds every event until trimming exists). Realtime reads the newest events, which are there first.
   // A rolling window (sinceMs) is cut at a moment too.
@@ -45,10 +55,14 @@ export function createClickHouseReadModel({ clickhouse, waitForShipping, deletio
   const summary = goalFiltered(reports.summary, embedded.summary);
   // A later page of a ranking is pinned to its first page's position (asOf), which the embedded model answers exactly
   // (visits as of an earlier position are recomputed from raw events there); ClickHouse's shipped visits are current.
-  const ranking: ReadModel['ranking'] = (question) => (question.asOf === undefined ? goalFiltered(reports.ranking, embedded.ranking)(question) : embedded.ranking(question));
+  // Over trimmed days the embedded model cannot recompute the pin: ClickHouse answers the page as of now instead.
+  const ranking: ReadModel['ranking'] = (question) =>
+    question.asOf === undefined || (question.filters.goal === undefined && reachesTrimmedDays(question, trimmedThroughDay()))
+      ? goalFiltered(reports.ranking, embedded.ranking)({ ...question, asOf: undefined })
+      : embedded.ranking(question);
   const propValues = goalFiltered(reports.propValues, embedded.propValues);
   // Reports reaching a day a retention purge removed read the embedded rollups, which keep it (retained-days.ts).
-  const { summary: embeddedSummary, ranking: embeddedRanking, propValues: embeddedPropValues, series: embeddedSeries } = embedded;
+  const { summary: embeddedSummary, ranking: embeddedRanking, propValues: embeddedPropValues, series: embeddedSeries } = embeddedRollups;
   const retainedReports = withRetainedDays(
     db,
     answeringUnavailableAs503({ summary, ranking, propValues, series }),
@@ -68,5 +82,5 @@ export function createClickHouseReadModel({ clickhouse, waitForShipping, deletio
   const attribution = withRetainedDays(db, answeringUnavailableAs503(createClickHouseAttributionReads({ clickhouse, waitForShipping, deletionsOf })));
   // Funnels read raw events only, which a retention purge removes from both stores alike: no embedded fallback.
   const funnels = withRetainedDays(db, answeringUnavailableAs503(createClickHouseFunnelReads({ clickhouse, waitForShipping, deletionsOf, db })));
-  return { ...embedded, ...retainedReports, ...retainedEvents, ...tail, ...answeringUnavailableAs503(people), ...engagement, ...behaviour, ...goals, ...attribution, ...funnels };
+  return { ...whole, ...retainedReports, ...retainedEvents, ...tail, ...answeringUnavailableAs503(people), ...engagement, ...behaviour, ...goals, ...attribution, ...funnels };
 }
