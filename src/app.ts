@@ -16,6 +16,7 @@ import { createIngestFastPath } from './ingest/node-fast-path.ts';
 import { mountDlq } from './dlq/routes.ts';
 import { replayQuarantinedEvent } from './ingest/replay-quarantined.ts';
 import { mountGdpr } from './gdpr/routes.ts';
+import { shippedSubjectEvents } from './clickhouse/subject-events.ts';
 import { type RetentionPurgeOptions, type RetentionPurger, startRetentionPurge } from './retention/purge-runner.ts';
 import { createAppMetrics, type AppMetrics } from './metrics/app-metrics.ts';
 import { mountMetrics } from './metrics/routes.ts';
@@ -274,7 +275,7 @@ export function createApp(options: CreateAppOptions): SightlineApp {
   mountAdmin(h3, context);
   mountIngest(h3, context, ingest, metrics);
   mountDlq(h3, context, (row) => replayQuarantinedEvent(ingest.pipeline, row));
-  mountGdpr(h3, context);
+  mountGdpr(h3, context, clickhouseShipping && shippedSubjectEvents(clickhouseShipping.clickhouse, context.db));
   mountMetrics(h3, context, metrics);
   mountReports(h3, context, readModel);
   mountEvents(h3, context, readModel, ingest, projection, metrics.registry);

@@ -10,14 +10,19 @@ import { addRoute } from '../http/routes.ts';
 import { parseBody } from '../http/validate.ts';
 import { GdprDeleteAnswer, GdprExportAnswer } from './answers.ts';
 import { deleteSubject, exportSubject } from './gdpr-actions.ts';
+import type { ShippedSubjectEvents } from '../clickhouse/subject-events.ts';
 import { GdprBody, subjectOf } from './subject.ts';
 import { pathParam } from '../http/path-params.ts';
 
 const noStore = { 'cache-control': 'no-store' };
 
-export function mountGdpr(app: H3, context: AppContext): void {
+/** `shippedEventsOf`: with ClickHouse, the subject's events it holds (the log may have been trimmed of them). */
+export function mountGdpr(app: H3, context: AppContext, shippedEventsOf?: ShippedSubjectEvents): void {
   const routes = [
-    { action: 'export', run: exportSubject, answer: GdprExportAnswer, summary: 'Export everything stored of a subject ({ user_id } or { anon_id }): its anon_ids, events and quarantined events' },
+    {
+      action: 'export',
+      run: (...args: Parameters<typeof deleteSubject>) => exportSubject(...args, shippedEventsOf),
+      answer: GdprExportAnswer, summary: 'Export everything stored of a subject ({ user_id } or { anon_id }): its anon_ids, events and quarantined events' },
     { action: 'delete', run: deleteSubject, answer: GdprDeleteAnswer, summary: 'Delete a subject ({ user_id } or { anon_id }): its events, identities, visits, DLQ rows and its share of every report' },
   ] as const;
   for (const { action, run, answer, summary } of routes) {

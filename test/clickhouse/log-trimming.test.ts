@@ -1,7 +1,7 @@
 // LOG_RETAIN_DAYS (docs/clickhouse.md, "Trimming the SQLite log"): with ClickHouse configured, events older than the
 // retention that ClickHouse holds leave the SQLite log, and the answers stay what they were: a SQLite-only server
 // given the same events answers every read below identically before and after the trim (reports, filtered reports,
-// event lists, a funnel with its correlation and explanation, a user's timeline). While ClickHouse is down trimming
+// event lists, a funnel with its correlation and explanation, a user's timeline, GDPR exports). While ClickHouse is down trimming
 // pauses (nothing leaves the log), and it resumes once ClickHouse answers again. Rounds are run by the test
 // (app.logTrimming.trimNow), never by a timer; every wait is for a state, bounded.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -119,6 +119,14 @@ describe('trimming the SQLite log of what ClickHouse holds (LOG_RETAIN_DAYS)', (
       expect(expected.status, `${when}, ${name}: ${expected.text}`).toBe(200);
       expect(actual.status, `${when}, ${name}: ${actual.text}`).toBe(200);
       expect(comparable(actual.body), `${when}, ${name}`).toEqual(comparable(expected.body));
+    }
+    // GDPR exports: the subject's events the log lost come from ClickHouse.
+    for (const subject of [{ user_id: 'alice' }, { anon_id: 'ben' }]) {
+      const [expected, actual] = await Promise.all([plain, trimmed].map((server) => server.request('POST', `/sites/${site}/gdpr/export`, { body: subject })));
+      expect(expected!.status, expected!.text).toBe(200);
+      expect(actual!.status, actual!.text).toBe(200);
+      expect(expected!.body.events.length, JSON.stringify(subject)).toBeGreaterThan(1);
+      expect(comparable(actual!.body), `${when}, GDPR export of ${JSON.stringify(subject)}`).toEqual(comparable(expected!.body));
     }
     const [expectedRun, actualRun] = await Promise.all([plain, trimmed].map((server) => server.request('POST', '/workspaces/trim/analysis/funnels-v2', { body: funnel })));
     expect(expectedRun!.status, expectedRun!.text).toBe(200);
