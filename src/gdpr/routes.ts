@@ -6,6 +6,7 @@ import { actorOf } from '../audit/record-audit.ts';
 import { resolveSite } from '../access/resolve-access.ts';
 import { readJsonBody } from '../http/body.ts';
 import { jsonBody, namedInPath, needsCredential, refusals } from '../http/refusals.ts';
+import { readStoreRefusals } from '../reading/common-param-errors.ts';
 import { addRoute } from '../http/routes.ts';
 import { parseBody } from '../http/validate.ts';
 import { GdprDeleteAnswer, GdprExportAnswer } from './answers.ts';
@@ -30,7 +31,8 @@ export function mountGdpr(app: H3, context: AppContext, shippedEventsOf?: Shippe
       method: 'POST',
       path: `/sites/:siteId/gdpr/${action}`,
       headers: noStore,
-      refusals: refusals(needsCredential, namedInPath, jsonBody),
+      // An export reads ClickHouse when it is configured (the log may have been trimmed): 503 while it is unreachable.
+      refusals: action === 'export' ? refusals(needsCredential, namedInPath, jsonBody, readStoreRefusals) : refusals(needsCredential, namedInPath, jsonBody),
       summary,
       body: GdprBody,
       answer,
