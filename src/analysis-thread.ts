@@ -11,7 +11,9 @@ import { type AnalysisJob, runAnalysisJob } from './analysis/analysis-job.ts';
 import type { AnalysisThreadData } from './analysis/analysis-runner.ts';
 import { cryptoRandom } from './clock.ts';
 import { openDatabase } from './db/open.ts';
-import { createSqliteReadModel } from './read-model/sqlite/sqlite-read-model.ts';
+import { createClickHouse } from './clickhouse/client.ts';
+import { analysisReadModelFor } from './read-model/clickhouse/analysis-read-model.ts';
+import { trimmedThroughDayOf } from './clickhouse/log-trimming.ts';
 import { adoptCursorSecret } from './reading/cursor.ts';
 
 /** From the HTTP thread: a job as JSON text, or 'close'. To it: 'ready', 'held' (the test gate), an outcome as JSON text. */
@@ -24,8 +26,15 @@ try {
 }
 const db = openDatabase(data.databasePath, { readonly: true, cacheMiB: 16, logCacheMiB: 8, nativeBinding: data.nativeBinding });
 adoptCursorSecret(db, Buffer.from(data.cursorSecret));
-// The HTTP thread waited for the projector before handing a job over: the read model reports that wait.
-const side = { db, random: cryptoRandom, limits: data.limits, readModelFor: (caughtUp: boolean) => createSqliteReadModel({ db, waitForProjection: async () => caughtUp }) };
+// The HTTP thread waited for the projector (and the shipper) before handing a job over: the read model reports that
+// wait. With ClickHouse configured, history is read there (the embedded log may have been trimmed).
+const side = { db, random: cryptoRandom, limits: data.limits, readModelFor: analysisReadModelFor(db, historyOf(data.clickhouse)) };
+
+/** ClickHouse and the days LOG_RETAIN_DAYS may have trimmed, by this thread's clock (the HTTP thread uses the app's). */
+function historyOf(settings: AnalysisThreadData['clickhouse']) {
+  if (!settings) return undefined;
+  return { clickhouse: createClickHouse(settings.connection), trimmedThroughDay: trimmedThroughDayOf(() => Date.now(), settings.logRetainDays) };
+}
 
 parentPort!.on('message', (text: string) => {
   if (text === 'close') {

@@ -16,6 +16,7 @@ import { createIngestFastPath } from './ingest/node-fast-path.ts';
 import { mountDlq } from './dlq/routes.ts';
 import { replayQuarantinedEvent } from './ingest/replay-quarantined.ts';
 import { mountGdpr } from './gdpr/routes.ts';
+import { shippedSubjectEvents } from './clickhouse/subject-events.ts';
 import { type RetentionPurgeOptions, type RetentionPurger, startRetentionPurge } from './retention/purge-runner.ts';
 import { createAppMetrics, type AppMetrics } from './metrics/app-metrics.ts';
 import { mountMetrics } from './metrics/routes.ts';
@@ -58,12 +59,15 @@ import { newestEventSeq } from './event-store/queries/newest-events.ts';
 import { builtWorkerFile } from './ingest/committer.ts';
 import { type Projection, type ProjectionOptions, projectionWaitMs, startProjection } from './projector/projection.ts';
 import { batchSubscribers } from './batch-subscribers.ts';
-import { createClickHouse, type ClickHouse } from './clickhouse/client.ts';
+import { createClickHouse, type ClickHouse, type ClickHouseOptions } from './clickhouse/client.ts';
 import { createClickHouseReadModel } from './read-model/clickhouse/clickhouse-read-model.ts';
+import { analysisReadModelFor } from './read-model/clickhouse/analysis-read-model.ts';
 import { withSourceGroups } from './read-model/source-groups.ts';
 import { storedSources } from './read-model/sqlite/stored-sources.ts';
 import { forgetDeletionsOfSite, pendingDeletionsOf, recordSiteDeletion } from './clickhouse/deletions.ts';
 import { type ShippingLoop, type ShippingLoopOptions, startShippingLoop } from './clickhouse/shipping-loop.ts';
+import { type LogTrimming, startLogTrimming, trimmedThroughDayOf } from './clickhouse/log-trimming.ts';
+import type { TrimmedThroughDay } from './read-model/clickhouse/trimmed-log.ts';
 // The context's parts: who owns each credential the access resolver looks up, and each remover of a site's data.
 import type { Scope } from './access/caller.ts';
 import type { SiteDataRemover } from './tenants/site-data.ts';
@@ -150,6 +154,8 @@ export interface SightlineApp {
   deliveries: DeliveryWorker;
   /** The background shipper to ClickHouse, when CLICKHOUSE_URL is set (src/clickhouse/shipping-loop.ts). */
   clickhouseShipping: ShippingLoop | undefined;
+  /** Trimming the SQLite log of what ClickHouse holds (LOG_RETAIN_DAYS, src/clickhouse/log-trimming.ts); tests run trimNow. */
+  logTrimming: LogTrimming | undefined;
   /** Outbound mail: the outbox worker (tests drive it with sendDue after moving the clock) and whether SMTP is set. */
   mailer: Mailer;
   /** The e-mail report schedule; runDue() runs a pass now. */
@@ -269,7 +275,7 @@ export function createApp(options: CreateAppOptions): SightlineApp {
   mountAdmin(h3, context);
   mountIngest(h3, context, ingest, metrics);
   mountDlq(h3, context, (row) => replayQuarantinedEvent(ingest.pipeline, row));
-  mountGdpr(h3, context);
+  mountGdpr(h3, context, clickhouseShipping && shippedSubjectEvents(clickhouseShipping.clickhouse, context.db));
   mountMetrics(h3, context, metrics);
   mountReports(h3, context, readModel);
   mountEvents(h3, context, readModel, ingest, projection, metrics.registry);
@@ -292,18 +298,21 @@ export function createApp(options: CreateAppOptions): SightlineApp {
   projection.watchProgress(() => deliveries.wake());
   mountIntegrations(h3, context, deliveries);
   const analysisJobCount = metrics.registry.counter('sightline_analysis_jobs_total', 'Analysis jobs (funnels, correlation, explanation, attribution, ROI, journeys, page flow, retention) by outcome');
-  // Inline, a job's read model answers with the outcome of the wait its route already ran.
-  const readModelFor = (caughtUp: boolean) => createSqliteReadModel({ db: context.db, waitForProjection: async () => caughtUp });
+  // Inline, a job's read model answers with the outcome of the wait its route already ran; with ClickHouse, history
+  // is read there (on the thread too: it gets the connection).
+  const readModelFor = analysisReadModelFor(context.db, clickhouseShipping && { clickhouse: clickhouseShipping.clickhouse, trimmedThroughDay: clickhouseShipping.trimmedThroughDay });
   const analysis = createAnalysisRunner<AnyAnalysisJob>({
     context,
     mode: analysisMode(options.analysis?.mode, context.db, { kind: 'inline', jobs: analysisJobs, readModelFor }),
     limits: { ...defaultAnalysisLimits, ...options.analysis?.limits },
     maxWaiting: options.analysis?.maxWaiting,
     gate: options.analysis?.gate,
+    clickhouse: clickhouseShipping && { connection: clickhouseShipping.connection, logRetainDays: context.config.clickhouse!.logRetainDays },
     count: (outcome) => analysisJobCount.inc({ outcome }),
   });
   metrics.registry.gauge('sightline_analysis_queue_depth', 'Analysis jobs waiting behind the running one', () => analysis.waiting());
-  const waitForProjection = () => projection.catchUp();
+  // A job reads ClickHouse when it is configured: its route waits for the shipper too, as the read model's reads do.
+  const waitForProjection = clickhouseShipping ? () => waitForShippedRead(projection, clickhouseShipping.loop, options.projectionWaitMs ?? projectionWaitMs) : () => projection.catchUp();
   mountAnalysis(h3, context, waitForProjection, analysis);
   mountAttribution(h3, context, waitForProjection, analysis);
   mountBehaviour(h3, context, waitForProjection, analysis);
@@ -322,7 +331,7 @@ export function createApp(options: CreateAppOptions): SightlineApp {
   const reportSchedule = startReportSchedule(context, readModel, mailer, options.mail?.reportSchedule);
   const alerts = startAlertChecker(context, readModel, mailer, () => deliveries.wake(), options.mail?.alerts);
   return assembleApp(
-    { h3, context, metrics, ingest, projection, readModel, analysis, retention, deliveries, clickhouseShipping: clickhouseShipping?.loop, mailer, reportSchedule, alerts, imports },
+    { h3, context, metrics, ingest, projection, readModel, analysis, retention, deliveries, clickhouseShipping: clickhouseShipping?.loop, logTrimming: clickhouseShipping?.trimming, mailer, reportSchedule, alerts, imports },
     checkpointer,
   );
 }
@@ -332,22 +341,32 @@ export function createApp(options: CreateAppOptions): SightlineApp {
  * (bounded, as the projector's wait is) until the projector and then the shipper have passed every event committed
  * before the read, so a read right after a 202 counts the event there too.
  */
-function createAppReadModel(context: AppContext, projection: Projection, shipping: { loop: ShippingLoop; clickhouse: ClickHouse } | undefined, waitMs: number): ReadModel {
+function createAppReadModel(context: AppContext, projection: Projection, shipping: { loop: ShippingLoop; clickhouse: ClickHouse; trimmedThroughDay: TrimmedThroughDay } | undefined, waitMs: number): ReadModel {
   const embedded = createSqliteReadModel({ db: context.db, waitForProjection: () => projection.catchUp() });
   if (!shipping) return embedded;
-  const waitForShipping = async () => {
-    const started = performance.now();
-    const projected = await projection.catchUp();
-    const shipped = await shipping.loop.waitForShipped(projection.position(), Math.max(0, waitMs - (performance.now() - started)));
-    return projected && shipped;
-  };
+  const waitForShipping = () => waitForShippedRead(projection, shipping.loop, waitMs);
   // source=<group> on what ClickHouse answers too: the group's stored sources, from the embedded dictionary.
-  const clickhouse = createClickHouseReadModel({ clickhouse: shipping.clickhouse, waitForShipping, deletionsOf: (siteIds) => pendingDeletionsOf(context.db, siteIds), embedded, db: context.db });
+  const clickhouse = createClickHouseReadModel({
+    clickhouse: shipping.clickhouse,
+    waitForShipping,
+    deletionsOf: (siteIds) => pendingDeletionsOf(context.db, siteIds),
+    embedded,
+    db: context.db,
+    trimmedThroughDay: shipping.trimmedThroughDay,
+  });
   return withSourceGroups(clickhouse, (siteIds) => storedSources(context.db, siteIds));
 }
 
+/** Waits, bounded by waitMs in all, for the projector and then the shipper to pass every event committed before the call. */
+async function waitForShippedRead(projection: Projection, loop: ShippingLoop, waitMs: number): Promise<boolean> {
+  const started = performance.now();
+  const projected = await projection.catchUp();
+  const shipped = await loop.waitForShipped(projection.position(), Math.max(0, waitMs - (performance.now() - started)));
+  return projected && shipped;
+}
+
 /** With CLICKHOUSE_URL set, ships in the background, woken by each projector batch (docs/clickhouse.md). */
-function startClickHouseShipping(options: CreateAppOptions, context: AppContext, metrics: AppMetrics, projection: Projection): { loop: ShippingLoop; clickhouse: ClickHouse } | undefined {
+function startClickHouseShipping(options: CreateAppOptions, context: AppContext, metrics: AppMetrics, projection: Projection): { loop: ShippingLoop; clickhouse: ClickHouse; connection: ClickHouseOptions; trimming: LogTrimming | undefined; trimmedThroughDay: TrimmedThroughDay } | undefined {
   const settings = context.config.clickhouse;
   if (!settings) return undefined;
   const connection = { url: settings.url, database: settings.database, user: settings.user, password: settings.password, cluster: settings.cluster };
@@ -364,7 +383,18 @@ function startClickHouseShipping(options: CreateAppOptions, context: AppContext,
     onError: (error) => consola.warn('shipping to ClickHouse failed (retrying with backoff):', error instanceof Error ? error.message : error),
   });
   projection.watchProgress(() => loop.wake());
-  return { loop, clickhouse };
+  // Trimming is opt-in: without LOG_RETAIN_DAYS the log keeps every event (docs/clickhouse.md says what trimming gives up).
+  const retainDays = settings.logRetainDays;
+  const trimming = retainDays === undefined ? undefined : startLogTrimming({
+    db: context.db,
+    retainDays,
+    now: () => context.clock.now(),
+    heldPosition: () => loop.heldPosition(),
+    registry: metrics.registry,
+    onError: (error) => consola.warn('trimming the SQLite log failed (retried next round):', error instanceof Error ? error.message : error),
+  });
+  const trimmedThroughDay = trimmedThroughDayOf(() => context.clock.now(), retainDays);
+  return { loop, clickhouse, connection, trimming, trimmedThroughDay };
 }
 
 /** The h3 app before any route: how what no route handled is answered, and how an unread body ends the connection. */
@@ -404,7 +434,7 @@ type AppParts = Omit<SightlineApp, 'fetch' | 'nodeListener' | 'close'>;
 
 /** The app's ways in (fetch; the Node listener with the ingest fast path) and its orderly stop. */
 function assembleApp(parts: AppParts, checkpointer: Checkpointer): SightlineApp {
-  const { h3, context, metrics, ingest, projection, analysis, retention, deliveries, clickhouseShipping, mailer, reportSchedule, alerts, imports } = parts;
+  const { h3, context, metrics, ingest, projection, analysis, retention, deliveries, clickhouseShipping, logTrimming, mailer, reportSchedule, alerts, imports } = parts;
   const ingestFastPath = createIngestFastPath(context, ingest, metrics);
   const h3Listener = toNodeHandler(h3);
   return {
@@ -430,6 +460,7 @@ function assembleApp(parts: AppParts, checkpointer: Checkpointer): SightlineApp 
       await deliveries.close();
       await mailer.outbox.close();
       // After the projector: what it projected last may still go out in the batch in flight.
+      logTrimming?.close();
       await clickhouseShipping?.close();
       await checkpointer.stop();
     },

@@ -14,6 +14,8 @@ const proxyCountText = v.pipe(
   v.transform((text) => (text === 'true' || text === 'yes' ? 1 : text === 'false' || text === 'no' ? 0 : Number(text))),
 );
 
+/** CONTRACT 12: events older than this many days that ClickHouse holds leave the SQLite log. */
+
 const ConfigSchema = v.object({
   HOST: v.optional(v.pipe(v.string(), v.minLength(1)), '127.0.0.1'),
   PORT: v.optional(integerText(0, 65535), '8787'),
@@ -50,6 +52,7 @@ const ConfigSchema = v.object({
   CLICKHOUSE_PASSWORD: v.optional(v.string()),
   // A cluster's name as the servers' remote_servers config spells it (an XML element name).
   CLICKHOUSE_CLUSTER: v.optional(v.pipe(v.string(), v.regex(/^[A-Za-z_][A-Za-z0-9_.-]{0,63}$/, 'must be a cluster name from the servers\' remote_servers (letters, digits, _ . -, at most 64)'))),
+  LOG_RETAIN_DAYS: v.optional(integerText(1, 3650)),
   PUBLIC_URL: v.optional(v.pipe(v.string(), v.regex(/^https?:\/\/[^\s/?#]+\/?$/, 'must be an http:// or https:// origin without a path, e.g. https://analytics.example.com'))),
   OIDC_ISSUER: v.optional(v.pipe(v.string(), v.regex(/^https?:\/\/[^\s?#]+$/, 'must be an http:// or https:// URL without a query, e.g. https://accounts.google.com'))),
   OIDC_CLIENT_ID: v.optional(v.pipe(v.string(), v.minLength(1))),
@@ -145,7 +148,17 @@ export interface Config {
    * Where history is shipped (CONTRACT 12, docs/clickhouse.md); undefined (CLICKHOUSE_URL unset) keeps everything in
    * SQLite. The password is given only with a user.
    */
-  clickhouse: { url: string; database: string; user: string | undefined; password: string | undefined; cluster: string | undefined } | undefined;
+  clickhouse:
+    | {
+        url: string;
+        database: string;
+        user: string | undefined;
+        password: string | undefined;
+        cluster: string | undefined;
+        /** LOG_RETAIN_DAYS: shipped events older than this many days leave the SQLite log (docs/clickhouse.md, "Trimming"). */
+        logRetainDays?: number;
+      }
+    | undefined;
   /**
    * The origin people reach the server at (PUBLIC_URL), for links it hands out (invitations, the OpenID Connect
    * redirect_uri); undefined takes the origin of the request.
@@ -191,6 +204,10 @@ export function loadConfig(env: Record<string, string | undefined>, flags: Recor
   if (parsed.CLICKHOUSE_URL === undefined && (parsed.CLICKHOUSE_USER !== undefined || parsed.CLICKHOUSE_PASSWORD !== undefined || parsed.CLICKHOUSE_CLUSTER !== undefined)) {
     throw new ConfigError('invalid configuration: CLICKHOUSE_URL: must be set when CLICKHOUSE_USER, CLICKHOUSE_PASSWORD or CLICKHOUSE_CLUSTER is');
   }
+  // Trimming keeps what ClickHouse holds: without ClickHouse the log is the only copy, so the variable would mislead.
+  if (parsed.CLICKHOUSE_URL === undefined && parsed.LOG_RETAIN_DAYS !== undefined) {
+    throw new ConfigError('invalid configuration: CLICKHOUSE_URL: must be set when LOG_RETAIN_DAYS is (the SQLite log is trimmed only of what ClickHouse holds)');
+  }
   if (parsed.CLICKHOUSE_PASSWORD !== undefined && parsed.CLICKHOUSE_USER === undefined) {
     throw new ConfigError('invalid configuration: CLICKHOUSE_USER: must be set when CLICKHOUSE_PASSWORD is');
   }
@@ -234,7 +251,7 @@ export function loadConfig(env: Record<string, string | undefined>, flags: Recor
     clickhouse:
       parsed.CLICKHOUSE_URL === undefined
         ? undefined
-        : { url: parsed.CLICKHOUSE_URL.replace(/\/+$/, ''), database: parsed.CLICKHOUSE_DATABASE, user: parsed.CLICKHOUSE_USER, password: parsed.CLICKHOUSE_PASSWORD, cluster: parsed.CLICKHOUSE_CLUSTER },
+        : { url: parsed.CLICKHOUSE_URL.replace(/\/+$/, ''), database: parsed.CLICKHOUSE_DATABASE, user: parsed.CLICKHOUSE_USER, password: parsed.CLICKHOUSE_PASSWORD, cluster: parsed.CLICKHOUSE_CLUSTER, logRetainDays: parsed.LOG_RETAIN_DAYS },
     publicUrl: parsed.PUBLIC_URL?.replace(/\/+$/, ''),
     oidc,
     smtp: parsed.SMTP_URL === undefined ? undefined : { url: parsed.SMTP_URL, from: parsed.SMTP_FROM! },

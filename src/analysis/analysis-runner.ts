@@ -2,6 +2,7 @@
 // again if it exits), one at a time, with at most `maxWaiting` jobs waiting behind the running one; or inline on
 // the HTTP thread where no bundle exists (a vitest run from src/ without a build, an in-memory database). It runs
 // whatever jobs it is given: their handlers are the domains' (src/analysis-jobs.ts), never known here.
+import type { ClickHouseOptions } from '../clickhouse/client.ts';
 import { Worker } from 'node:worker_threads';
 import { overloaded } from '../ingest/write-queue.ts';
 import { type CursorContext, cursorSecretOf } from '../reading/cursor.ts';
@@ -26,6 +27,11 @@ export interface AnalysisThreadData {
   /** Tests only (src/analysis/analysis-gate.ts). */
   gate?: SharedArrayBuffer;
   nativeBinding?: string;
+  /**
+   * With CLICKHOUSE_URL set: the thread's jobs read history from ClickHouse (read-model/clickhouse/analysis-read-model.ts);
+   * LOG_RETAIN_DAYS says which days the embedded log may have lost (by this thread's clock).
+   */
+  clickhouse?: { connection: ClickHouseOptions; logRetainDays?: number };
 }
 
 /**
@@ -47,6 +53,8 @@ export interface AnalysisRunnerOptions {
   /** Tests only: holds every job on the thread until released (src/analysis/analysis-gate.ts). */
   gate?: AnalysisGate;
   nativeBinding?: string;
+  /** ClickHouse's connection and LOG_RETAIN_DAYS, for the thread's read model (CLICKHOUSE_URL set). */
+  clickhouse?: { connection: ClickHouseOptions; logRetainDays?: number };
 }
 
 export interface AnalysisRunner<Job extends AnalysisJob = AnalysisJob> {
@@ -117,6 +125,7 @@ function startThread(file: string, options: AnalysisRunnerOptions, events: Threa
     niceness: analysisNiceness,
     gate: options.gate?.buffer,
     nativeBinding: options.nativeBinding,
+    clickhouse: options.clickhouse,
   };
   // The process's small young generation (bin/sightline): a 48 MiB one gained the funnel nothing once it read plain
   // values into typed arrays (docs/analysis.md, "Cost"), and would only hold more memory.

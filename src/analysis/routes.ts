@@ -5,7 +5,7 @@ import { type H3, type H3Event } from 'h3';
 import type { AppContext } from '../context.ts';
 import { resolveWorkspace } from '../access/resolve-access.ts';
 import { readJsonBody } from '../http/body.ts';
-import { dateRangeRefusals } from '../reading/common-param-errors.ts';
+import { dateRangeRefusals, readStoreRefusals } from '../reading/common-param-errors.ts';
 import { jsonBody, namedInPath, needsCredential, refusals } from '../http/refusals.ts';
 import { jsonText } from '../http/respond.ts';
 import { addRoute } from '../http/routes.ts';
@@ -18,7 +18,8 @@ import { checkTransition, prepareTransition, type TransitionRequest } from './ru
 import { pathParam } from '../http/path-params.ts';
 
 // 503 overloaded: more analysis requests wait for the analysis thread than its queue holds (Retry-After).
-const queryRefusals = refusals(needsCredential, namedInPath, jsonBody, dateRangeRefusals, { 400: ['too_many_values'], 503: ['overloaded'] });
+// readStoreRefusals: with ClickHouse configured a job reads it, and an unreachable one answers 503 backend_unavailable.
+const queryRefusals = refusals(needsCredential, namedInPath, jsonBody, dateRangeRefusals, readStoreRefusals, { 400: ['too_many_values'], 503: ['overloaded'] });
 const transitionRefusals = refusals(queryRefusals, { 409: ['execution_mismatch'] });
 
 function access(event: H3Event, context: AppContext) {

@@ -7,6 +7,7 @@ import { resolveWorkspace } from '../access/resolve-access.ts';
 import { parseDateRange, type QueryValues, single } from '../reading/common-params.ts';
 import { ApiError } from '../http/errors.ts';
 import { namedInPath, needsCredential, refusals } from '../http/refusals.ts';
+import { readStoreRefusals } from '../reading/common-param-errors.ts';
 import { jsonText } from '../http/respond.ts';
 import { addRoute } from '../http/routes.ts';
 import { AttributionResultsAnswer, RoiAnswer, RoiCompareAnswer } from './answers.ts';
@@ -18,7 +19,8 @@ import { type AttributionModel, attributionModels } from './models.ts';
 import { pathParam } from '../http/path-params.ts';
 
 
-export const attributionRefusals = refusals(needsCredential, namedInPath, {
+// readStoreRefusals: with ClickHouse configured a job reads it, and an unreachable one answers 503 backend_unavailable.
+export const attributionRefusals = refusals(needsCredential, namedInPath, readStoreRefusals, {
   400: ['invalid_param', 'unknown_model', 'invalid_date_param', 'invalid_date_range', 'range_too_large'],
   503: ['overloaded'],
 });
@@ -41,7 +43,7 @@ function parseRoiRange(query: QueryValues, fromName: string, toName: string, mod
   }
 }
 
-const roiRefusals = refusals(needsCredential, namedInPath, { 400: ['invalid_param', 'unknown_model', 'invalid_date_param', 'invalid_date_range', 'range_too_large'], 503: ['overloaded'] });
+const roiRefusals = refusals(needsCredential, namedInPath, readStoreRefusals, { 400: ['invalid_param', 'unknown_model', 'invalid_date_param', 'invalid_date_range', 'range_too_large'], 503: ['overloaded'] });
 const dayParams = [
   { name: 'from', description: 'First day, YYYY-MM-DD (UTC), inclusive', required: true, schema: { type: 'string', format: 'date' } },
   { name: 'to', description: 'Last day, YYYY-MM-DD (UTC), inclusive; at most 366 days in all', required: true, schema: { type: 'string', format: 'date' } },

@@ -28,7 +28,7 @@ const init = defineCommand({
 });
 
 const status = defineCommand({
-  meta: { name: 'status', description: 'Shipping lag, rows, bytes per event and the server version' },
+  meta: { name: 'status', description: 'Shipping lag, rows, bytes per event and the server version (per shard on a cluster)' },
   args: { ...commonArgs, ...connectionArgs },
   run: ({ args }) =>
     runCommandSafely(args, () =>
@@ -45,6 +45,11 @@ const status = defineCommand({
             ['visit rows', String(report.visit_rows)],
             ['bytes on disk', `${report.events_bytes + report.visits_bytes} (events ${report.events_bytes}, visits ${report.visits_bytes})`],
             ['bytes per event', report.bytes_per_event === null ? '-' : String(report.bytes_per_event)],
+            // On a cluster, one line per shard (the figures above are their totals).
+            ...(report.shards ?? []).map((shard): [string, string] => [
+              `shard ${shard.shard} (${shard.host})`,
+              `version ${shard.server_version}, through seq ${shard.shipped_through}, lag ${shard.lag_events}, ${shard.event_rows} events, ${shard.visit_rows} visits, ${shard.events_bytes + shard.visits_bytes} bytes (${shard.bytes_per_event ?? '-'} per event)`,
+            ]),
           ]),
         );
       }),

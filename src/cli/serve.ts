@@ -42,6 +42,7 @@ export const serveCommand = defineCommand({
     'clickhouse-user': { type: 'string', description: 'ClickHouse user (CLICKHOUSE_USER)' },
     'clickhouse-password': { type: 'string', description: 'ClickHouse password (CLICKHOUSE_PASSWORD; prefer the variable: a flag shows in ps)' },
     'clickhouse-cluster': { type: 'string', description: 'ClickHouse cluster from remote_servers: local tables per shard plus Distributed ones (CLICKHOUSE_CLUSTER)' },
+    'log-retain-days': { type: 'string', description: 'With ClickHouse: shipped events older than this many days leave the SQLite log, 1 to 3650 (LOG_RETAIN_DAYS; unset: never trim)' },
     'public-url': { type: 'string', description: 'The origin people reach the server at, for links (invitations, mails) and the SSO redirect_uri (PUBLIC_URL; default: the request\'s origin, in mails http://HOST:PORT)' },
     'oidc-issuer': { type: 'string', description: 'OpenID Connect issuer URL; set: single sign-on is on (OIDC_ISSUER)' },
     'oidc-client-id': { type: 'string', description: 'OpenID Connect client id (OIDC_CLIENT_ID)' },

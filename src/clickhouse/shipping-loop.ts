@@ -51,6 +51,11 @@ export interface ShippingLoop {
    * or on close: a read's bounded wait, as the projector's catchUp is.
    */
   waitForShipped(seq: number, timeoutMs: number): Promise<boolean>;
+  /**
+   * The position ClickHouse holds (on a cluster: every shard), as its last answer said; undefined before its first
+   * answer and after a failure until it answers again, so what depends on it (trimming the log) pauses meanwhile.
+   */
+  heldPosition(): number | undefined;
   /** Stops: the request in flight finishes or fails (each is bounded by the client's timeout), none starts after. */
   close(): Promise<void>;
 }
@@ -203,11 +208,13 @@ export function startShippingLoop(options: ShippingLoopOptions): ShippingLoop {
 
   let stopped = false;
   let knowsPosition = false;
+  let failedSinceShipped = false;
   const waiters = new Set<{ seq: number; resolve: (shipped: boolean) => void }>();
   const reports: ShippingReports = {
     shipped(through, events) {
       shippedThrough = through;
       knowsPosition = true;
+      failedSinceShipped = false;
       if (events > 0) shipped.inc(undefined, events);
       for (const waiter of waiters) {
         if (waiter.seq <= through) {
@@ -217,6 +224,7 @@ export function startShippingLoop(options: ShippingLoopOptions): ShippingLoop {
       }
     },
     failed(error) {
+      failedSinceShipped = true;
       errors.inc();
       options.onError?.(error);
     },
@@ -229,6 +237,7 @@ export function startShippingLoop(options: ShippingLoopOptions): ShippingLoop {
     kind: options.thread ? 'thread' : 'inline',
     wake: () => run.wake(),
     lagEvents: () => countEventsAfter(db, shippedThrough),
+    heldPosition: () => (knowsPosition && !failedSinceShipped ? shippedThrough : undefined),
     waitForShipped(seq, timeoutMs) {
       if (seq <= 0 || (knowsPosition && shippedThrough >= seq)) return Promise.resolve(true);
       if (stopped) return Promise.resolve(false);

@@ -14,6 +14,7 @@ import { deleteEventsBySeq } from '../event-store/queries/event-rows.ts';
 import { ApiError, type ErrorDetail } from '../http/errors.ts';
 import { forgetVisitor } from '../projector/forget-visitor.ts';
 import { recordSubjectDeletion } from '../clickhouse/deletions.ts';
+import type { ShippedSubjectEvents } from '../clickhouse/subject-events.ts';
 import { forgetSubjectWebhooks } from '../integrations/forget-subject.ts';
 import { listVisitorLogEvents, listVisitorLogSeqs, type VisitorLogEventRow } from '../projector/queries/visitor-log-events.ts';
 import type { ExportedEventAnswer, GdprDeleteAnswer, GdprExportAnswer } from './answers.ts';
@@ -51,16 +52,27 @@ function toExportedEvent(row: VisitorLogEventRow): ExportedEvent {
 const userIdOf = (subject: GdprSubject) => ('user_id' in subject ? subject.user_id : null);
 
 /** Everything stored of the subject on the site; audited (gdpr.export) in the transaction that reads it. */
-export function exportSubject(context: AppContext, actor: Actor, site: SiteRow, subject: GdprSubject): v.InferOutput<typeof GdprExportAnswer> {
+export async function exportSubject(
+  context: AppContext,
+  actor: Actor,
+  site: SiteRow,
+  subject: GdprSubject,
+  shippedEventsOf?: ShippedSubjectEvents,
+): Promise<v.InferOutput<typeof GdprExportAnswer>> {
+  // With ClickHouse, the events LOG_RETAIN_DAYS trimmed from the log are only there: read first (no transaction
+  // waits on the network), then added to the log's by seq (an event in both counts once).
+  const shipped = shippedEventsOf ? await shippedEventsOf(site.id, anonIdsOfSubject(context.db, site.id, subject), gdprExportMaxEvents + 1) : [];
   return inWriteTransaction(context.db, () => {
     const anonIds = anonIdsOfSubject(context.db, site.id, subject);
     const rows: VisitorLogEventRow[] = [];
+    const tooMany = () => new ApiError(413, 'payload_too_large', `The subject has more than ${gdprExportMaxEvents} events: too many for one export`);
     for (const anonId of anonIds) {
       rows.push(...listVisitorLogEvents(context.db, { site_id: site.id, anon_id: anonId }, gdprExportMaxEvents + 1 - rows.length));
-      if (rows.length > gdprExportMaxEvents) {
-        throw new ApiError(413, 'payload_too_large', `The subject has more than ${gdprExportMaxEvents} events: too many for one export`);
-      }
+      if (rows.length > gdprExportMaxEvents) throw tooMany();
     }
+    const inLog = new Set(rows.map((row) => row.seq));
+    for (const row of shipped) if (!inLog.has(row.seq) && anonIds.includes(row.anon_id)) rows.push(row);
+    if (rows.length > gdprExportMaxEvents) throw tooMany();
     const events = rows.sort((a, b) => a.ts - b.ts || a.seq - b.seq).map(toExportedEvent);
     const quarantined = listDlqRowsOfSubject(context.db, site.id, anonIds, userIdOf(subject)).map((row) => ({
       id: row.id,

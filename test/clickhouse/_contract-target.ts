@@ -7,12 +7,14 @@ import { applyClickHouseSchema } from '../../src/clickhouse/schema.ts';
 import { createShipper } from '../../src/clickhouse/shipper.ts';
 import { createClickHouseReadModel } from '../../src/read-model/clickhouse/clickhouse-read-model.ts';
 import type { ReadModel } from '../../src/read-model/read-model.ts';
+import { withSourceGroups } from '../../src/read-model/source-groups.ts';
+import { storedSources } from '../../src/read-model/sqlite/stored-sources.ts';
 import { seedWorkspace, startTestServer } from '../_setup.ts';
 import { manualClock } from '../admin/_helpers.ts';
 import { contractNow, describeReadModelContract } from '../read-model/contract.ts';
 
 /** The families ClickHouse answers today; a family moved to ClickHouse is added here (and to differential.test.ts). */
-export const clickHouseFamilies = ['report', 'event', 'time', 'person', 'engagement', 'behaviour', 'goal', 'attribution'] as const;
+export const clickHouseFamilies = ['report', 'event', 'time', 'person', 'engagement', 'behaviour', 'goal', 'attribution', 'funnel'] as const;
 
 export interface ClickHouseTarget {
   /** CLICKHOUSE_URL (on a cluster: the entry node) and CLICKHOUSE_CLUSTER. */
@@ -59,7 +61,11 @@ export function describeContractOverClickHouse(title: string, startTarget: () =>
       };
       // Composed as the app composes it: what ClickHouse answers comes from it (a partial period's cut and realtime
       // stay on the embedded database by design, docs/clickhouse.md); only the families below are asked.
-      const readModel: ReadModel = createClickHouseReadModel({ clickhouse, waitForShipping, deletionsOf: () => [], embedded: server.app.readModel, db: server.db });
+      // Wrapped as the app wraps it: a group's name in a source filter names its stored sources.
+      const readModel: ReadModel = withSourceGroups(
+        createClickHouseReadModel({ clickhouse, waitForShipping, deletionsOf: () => [], embedded: server.app.readModel, db: server.db }),
+        (siteIds) => storedSources(server.db, siteIds),
+      );
       return {
         readModel,
         siteA: siteA!,

@@ -2,6 +2,11 @@
 // asking of a random world (its sites and days), and the test asks each of them of SQLite alone, of a single
 // ClickHouse node and of a cluster, and compares the answers. A family moved to ClickHouse adds its builder here and
 // one line to `families` in differential.test.ts.
+import { correlate } from '../../src/analysis/correlation.ts';
+import { explain } from '../../src/analysis/explanation.ts';
+import { funnelReport } from '../../src/analysis/funnel-report.ts';
+import type { FunnelQuery, FunnelStep } from '../../src/analysis/funnel-query.ts';
+import { readPopulation } from '../../src/analysis/population.ts';
 import type { ReadModel } from '../../src/read-model/read-model.ts';
 import type { ReadScope, Selection } from '../../src/read-model/questions.ts';
 import type { RankDimension } from '../../src/read-model/report-questions.ts';
@@ -132,4 +137,56 @@ export const timeQuestions: DifferentialFamily = (world) =>
       name: `series by ${interval}: ${selection.name}`,
       ask: (readModel, scopeOf) => readModel.series({ ...of(scopeOf), interval }),
     }));
+  });
+
+/** A funnel query as the API builds it (toFunnelQuery), for the analysis to run over a read model. */
+function funnelQueryOf(selection: { siteIds: string[]; range: ReportRange; filters: ReportFilters; withInternal: boolean }, steps: FunnelStep[], shape: { windowMs: number; dateMode: FunnelQuery['dateMode']; breakdown: FunnelQuery['breakdown'] }): FunnelQuery {
+  const day = (value: number) => new Date(value * dayMs).toISOString().slice(0, 10);
+  return {
+    siteId: selection.siteIds.length === 1 ? selection.siteIds[0]! : null,
+    from: day(selection.range.fromDay),
+    to: day(selection.range.toDay),
+    range: selection.range,
+    steps,
+    window: { value: shape.windowMs / 60_000, unit: 'minutes' },
+    windowMs: shape.windowMs,
+    dateMode: shape.dateMode,
+    filters: selection.filters,
+    withInternal: selection.withInternal,
+    breakdown: shape.breakdown,
+  };
+}
+
+const funnelStep = (type: string, path: string | null = null, props: FunnelStep['props'] = null, prefix = false): FunnelStep => ({ type, path, prefix, props, label: type });
+
+/**
+ * Funnels as the API answers them (the analysis's matching over each read model's population): the report with and
+ * without a breakdown, both date modes, props and prefix steps, and the correlation and explanation panels of the
+ * first transition (which ask the read model's attempts question).
+ */
+export const funnelQuestions: DifferentialFamily = (world) =>
+  grid(world).flatMap((selection): DifferentialQuestion[] => {
+    const shapes = [
+      { name: 'first_step, 30 minutes', windowMs: 30 * 60_000, dateMode: 'first_step' as const, breakdown: null },
+      { name: 'all_steps, 2 days, by device', windowMs: 2 * dayMs, dateMode: 'all_steps' as const, breakdown: 'device' as const },
+    ];
+    const funnels = [
+      { name: `${world.paths[0]} → /blog* → purchase`, steps: [funnelStep('pageview', world.paths[0]!), funnelStep('pageview', '/blog', null, true), funnelStep('purchase')] },
+      { name: 'pageview → plan_chosen pro → signup', steps: [funnelStep('pageview'), funnelStep('plan_chosen', null, { plan: 'pro' }), funnelStep('signup')] },
+    ];
+    return funnels.flatMap((funnel) =>
+      shapes.map(
+        (shape): DifferentialQuestion => ({
+          name: `funnel ${funnel.name}, ${shape.name}: ${selection.name}`,
+          ask: async (readModel, scopeOf) => {
+            const scope = scopeOf(selection.siteIds);
+            const query = funnelQueryOf(selection, funnel.steps, shape);
+            const population = await readPopulation(readModel, { scope, query, withSeq: true });
+            const transition = { fromStep: 1, toStep: 2 };
+            const panels = { scope, query, transition, population, watermarkSeq: population.asOf };
+            return { report: funnelReport(query, population.people), correlation: await correlate(readModel, panels), explanation: await explain(readModel, panels) };
+          },
+        }),
+      ),
+    );
   });

@@ -246,3 +246,9 @@ export async function startClickHouseCluster(options: { startTimeoutMs?: number 
   )) as [ClickHouseTestServer, ClickHouseTestServer];
   return { name, shards, close: async () => void (await Promise.all(shards.map((shard) => shard.close()))) };
 }
+
+/**
+ * LOG_RETAIN_DAYS for servers whose events are weeks older than their manual clock and whose test is not about
+ * trimming: the longest retention, so the whole log stays (trimming is tested in log-trimming.test.ts).
+ */
+export const keepWholeLog = '3650';

@@ -8,7 +8,7 @@ import { sql } from '../../src/clickhouse/sql-literal.ts';
 import { rmSync } from 'node:fs';
 import { makeTempDir, seedWorkspace, startTestServer, type TestServer } from '../_setup.ts';
 import { manualClock } from '../admin/_helpers.ts';
-import { startClickHouse, until, type ClickHouseTestServer } from './_server.ts';
+import { keepWholeLog, startClickHouse, until, type ClickHouseTestServer } from './_server.ts';
 
 const chrome = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36';
 const base = Date.parse('2026-03-02T08:00:00.000Z');
@@ -40,7 +40,7 @@ describe('background shipping to ClickHouse (CLICKHOUSE_URL set)', () => {
     server = await startTestServer({
       dataDir,
       clock: manualClock('2026-03-20T12:00:00.000Z'),
-      env: { CLICKHOUSE_URL: clickhouseServer.url, CLICKHOUSE_DATABASE: 'background' },
+      env: { CLICKHOUSE_URL: clickhouseServer.url, CLICKHOUSE_DATABASE: 'background', LOG_RETAIN_DAYS: keepWholeLog },
       // Short waits keep the test quick; none of them decides an assertion.
       clickhouseShipping: { intervalMs: 200, backoffMs: 50, maxBackoffMs: 400, batchSize: 70 },
     });
@@ -115,7 +115,7 @@ describe('background shipping to ClickHouse (CLICKHOUSE_URL set)', () => {
     server = await startTestServer({
       dataDir,
       clock: manualClock('2026-03-20T12:00:00.000Z'),
-      env: { CLICKHOUSE_URL: clickhouseServer.url, CLICKHOUSE_DATABASE: 'background' },
+      env: { CLICKHOUSE_URL: clickhouseServer.url, CLICKHOUSE_DATABASE: 'background', LOG_RETAIN_DAYS: keepWholeLog },
       clickhouseShipping: { intervalMs: 200, backoffMs: 50, maxBackoffMs: 400 },
     });
     await expectEveryEventOnce();

@@ -21,7 +21,9 @@ describe('ClickHouse configuration', () => {
     ],
     ['a 64-character cluster name, the longest', { CLICKHOUSE_URL: 'http://ch:8123', CLICKHOUSE_CLUSTER: 'c'.repeat(64) }, { url: 'http://ch:8123', database: 'sightline', cluster: 'c'.repeat(64) }],
     ['a 64-character database name, the longest', { CLICKHOUSE_URL: 'http://ch:8123', CLICKHOUSE_DATABASE: 'd'.repeat(64) }, { url: 'http://ch:8123', database: 'd'.repeat(64), user: undefined, password: undefined }],
-  ])('%s', (_name, env, expected) => {
+      ['LOG_RETAIN_DAYS 1, the fewest', { CLICKHOUSE_URL: 'http://ch:8123', LOG_RETAIN_DAYS: '1' }, { url: 'http://ch:8123', database: 'sightline', user: undefined, password: undefined, logRetainDays: 1 }],
+    ['LOG_RETAIN_DAYS 3650, the most', { CLICKHOUSE_URL: 'http://ch:8123', LOG_RETAIN_DAYS: '3650' }, { url: 'http://ch:8123', database: 'sightline', user: undefined, password: undefined, logRetainDays: 3650 }],
+])('%s', (_name, env, expected) => {
     expect(loadConfig(env).clickhouse).toEqual(expected);
   });
 
@@ -37,6 +39,10 @@ describe('ClickHouse configuration', () => {
     ['a 65-character cluster name', { CLICKHOUSE_URL: 'http://ch:8123', CLICKHOUSE_CLUSTER: 'c'.repeat(65) }, 'CLICKHOUSE_CLUSTER: must be a cluster name'],
     ['a cluster name with a quote', { CLICKHOUSE_URL: 'http://ch:8123', CLICKHOUSE_CLUSTER: "c', 'x" }, 'CLICKHOUSE_CLUSTER: must be a cluster name'],
     ['a cluster name starting with a digit', { CLICKHOUSE_URL: 'http://ch:8123', CLICKHOUSE_CLUSTER: '2shards' }, 'CLICKHOUSE_CLUSTER: must be a cluster name'],
+    ['LOG_RETAIN_DAYS 0', { CLICKHOUSE_URL: 'http://ch:8123', LOG_RETAIN_DAYS: '0' }, 'LOG_RETAIN_DAYS'],
+    ['LOG_RETAIN_DAYS 3651', { CLICKHOUSE_URL: 'http://ch:8123', LOG_RETAIN_DAYS: '3651' }, 'LOG_RETAIN_DAYS'],
+    ['LOG_RETAIN_DAYS not a number', { CLICKHOUSE_URL: 'http://ch:8123', LOG_RETAIN_DAYS: '7d' }, 'LOG_RETAIN_DAYS: must be a whole number'],
+    ['LOG_RETAIN_DAYS without a URL', { LOG_RETAIN_DAYS: '7' }, 'CLICKHOUSE_URL: must be set when LOG_RETAIN_DAYS is'],
     ['a password without a user', { CLICKHOUSE_URL: 'http://ch:8123', CLICKHOUSE_PASSWORD: 'p' }, 'CLICKHOUSE_USER: must be set when CLICKHOUSE_PASSWORD is'],
   ])('refuses %s', (_name, env, message) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
@@ -46,8 +52,8 @@ describe('ClickHouse configuration', () => {
   it('a flag wins over the variable', () => {
     const config = loadConfig(
       { CLICKHOUSE_URL: 'http://from-env:8123', CLICKHOUSE_DATABASE: 'env', CLICKHOUSE_CLUSTER: 'env' },
-      { 'clickhouse-url': 'http://from-flag:8123', 'clickhouse-database': 'flag', 'clickhouse-cluster': 'flag' },
+      { 'clickhouse-url': 'http://from-flag:8123', 'clickhouse-database': 'flag', 'clickhouse-cluster': 'flag', 'log-retain-days': '30' },
     );
-    expect(config.clickhouse).toMatchObject({ url: 'http://from-flag:8123', database: 'flag', cluster: 'flag' });
+    expect(config.clickhouse).toMatchObject({ url: 'http://from-flag:8123', database: 'flag', cluster: 'flag', logRetainDays: 30 });
   });
 });

@@ -13,7 +13,7 @@ import { createClickHouseReportReads } from '../../src/read-model/clickhouse/rep
 import { dayOf } from '../../src/vocabulary/periods.ts';
 import { seedWorkspace, startTestServer, type TestServer } from '../_setup.ts';
 import { manualClock } from '../admin/_helpers.ts';
-import { startClickHouse, until, type ClickHouseTestServer } from './_server.ts';
+import { keepWholeLog, startClickHouse, until, type ClickHouseTestServer } from './_server.ts';
 
 const chrome = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36';
 const day = '2026-03-02';
@@ -42,7 +42,7 @@ describe('deletion reaches ClickHouse', () => {
     clickhouseServer = await startClickHouse();
     server = await startTestServer({
       clock: manualClock('2026-03-20T12:00:00.000Z'),
-      env: { CLICKHOUSE_URL: clickhouseServer.url, CLICKHOUSE_DATABASE: 'deletion' },
+      env: { CLICKHOUSE_URL: clickhouseServer.url, CLICKHOUSE_DATABASE: 'deletion', LOG_RETAIN_DAYS: keepWholeLog },
       clickhouseShipping: { intervalMs: 200, backoffMs: 50, maxBackoffMs: 400 },
     });
     await seedWorkspace(server, 'del', { sites: ['del-a', 'del-b'] });

@@ -15,14 +15,15 @@ import { dayOf } from '../../src/vocabulary/periods.ts';
 import { seedWorkspace, startTestServer, type TestServer } from '../_setup.ts';
 import { manualClock } from '../admin/_helpers.ts';
 import { sitesAcrossShards } from './_contract-target.ts';
-import { eventQuestions, reportQuestions, timeQuestions, type DifferentialFamily, type DifferentialWorld } from './_differential-questions.ts';
-import { startClickHouse, startClickHouseCluster, until, type ClickHouseTestCluster, type ClickHouseTestServer } from './_server.ts';
+import { eventQuestions, funnelQuestions, reportQuestions, timeQuestions, type DifferentialFamily, type DifferentialWorld } from './_differential-questions.ts';
+import { keepWholeLog, startClickHouse, startClickHouseCluster, until, type ClickHouseTestCluster, type ClickHouseTestServer } from './_server.ts';
 
 /** The families ClickHouse answers: one line each. */
 const families: Record<string, DifferentialFamily> = {
   report: reportQuestions,
   event: eventQuestions,
   time: timeQuestions,
+  funnel: funnelQuestions,
 };
 
 const seed = Number(process.env.DIFFERENTIAL_SEED ?? 27);
@@ -134,8 +135,8 @@ describe(`differential: SQLite, one ClickHouse node and a two-shard cluster give
     const clock = () => manualClock('2026-03-20T12:00:00.000Z');
     const servers = await Promise.all([
       startTestServer({ clock: clock() }),
-      startTestServer({ clock: clock(), env: { CLICKHOUSE_URL: single.url }, clickhouseShipping: shipping }),
-      startTestServer({ clock: clock(), env: { CLICKHOUSE_URL: cluster.shards[0].url, CLICKHOUSE_CLUSTER: cluster.name }, clickhouseShipping: shipping }),
+      startTestServer({ clock: clock(), env: { CLICKHOUSE_URL: single.url, LOG_RETAIN_DAYS: keepWholeLog }, clickhouseShipping: shipping }),
+      startTestServer({ clock: clock(), env: { CLICKHOUSE_URL: cluster.shards[0].url, CLICKHOUSE_CLUSTER: cluster.name, LOG_RETAIN_DAYS: keepWholeLog }, clickhouseShipping: shipping }),
     ]);
     // Three sites, placed round robin over the two shards.
     sites = await sitesAcrossShards(createClickHouse({ url: cluster.shards[0].url, database: 'sightline', cluster: cluster.name }), 'diff', 3);

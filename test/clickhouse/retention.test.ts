@@ -14,7 +14,7 @@ import { dayOf } from '../../src/vocabulary/periods.ts';
 import { seedWorkspace, startTestServer, type TestServer } from '../_setup.ts';
 import { manualClock } from '../admin/_helpers.ts';
 import { reportUrls } from '../gdpr/_reports.ts';
-import { startClickHouse, until, type ClickHouseTestServer } from './_server.ts';
+import { keepWholeLog, startClickHouse, until, type ClickHouseTestServer } from './_server.ts';
 
 // Today is 2026-03-20: with 10 days, 2026-03-10 is the first day kept.
 const now = '2026-03-20T12:00:00.000Z';
@@ -93,7 +93,7 @@ describe('retention reaches ClickHouse', () => {
       startTestServer({
         clock: manualClock(now),
         retentionPurge: { firstAfterMs: 3_600_000 },
-        env: { CLICKHOUSE_URL: clickhouseServer.url, CLICKHOUSE_DATABASE: 'retention' },
+        env: { CLICKHOUSE_URL: clickhouseServer.url, CLICKHOUSE_DATABASE: 'retention', LOG_RETAIN_DAYS: keepWholeLog },
         clickhouseShipping: { intervalMs: 200, backoffMs: 50, maxBackoffMs: 400 },
       }),
     ]);

@@ -198,6 +198,37 @@ export function describeReadModelContract(implementation: string, start: () => P
         expect(pick(filtered.total, ['visitors', 'visits', 'pageviews', 'events'])).toEqual({ visitors: 1, visits: 1, pageviews: 2, events: 3 });
       });
 
+      it('groups sources (groupSources): google.com and google.de are one Google row whose visitors are their union', async () => {
+        // A day of its own: g1 comes from google.com, then (40 minutes later, a new visit) from google.de; g2 from
+        // google.de; g3 from t.co (Twitter); g4 from a host no list names.
+        const day = '2026-03-06';
+        const referred = (anonId: string, time: string, host: string) => event(subject.siteA, anonId, `${day}T${time}:00.000Z`, 'pageview', '/', { referrer: `https://${host}/x` });
+        await subject.store(subject.siteA, [
+          referred('g1', '09:00', 'www.google.com'),
+          referred('g1', '09:40', 'www.google.de'),
+          referred('g2', '10:00', 'www.google.de'),
+          referred('g3', '11:00', 't.co'),
+          referred('g4', '12:00', 'shop-news.example'),
+        ]);
+        const dayRange = { fromDay: dayOf(Date.parse(`${day}T00:00:00.000Z`)), toDay: dayOf(Date.parse(`${day}T00:00:00.000Z`)) };
+        const ranked = (groupSources: boolean) => subject.readModel.ranking({ ...selection(siteAOnly, { range: dayRange }), by: 'source', order: 'visits', offset: 0, limit: 10, groupSources });
+        const rowsOf = (answer: Awaited<ReturnType<typeof ranked>>) => answer.rows.map((row) => ({ key: row.key, ...pick(row.figures, ['visitors', 'visits', 'pageviews']) }));
+        expect(rowsOf(await ranked(true))).toEqual([
+          { key: 'Google', visitors: 2, visits: 3, pageviews: 3 },
+          { key: 'Twitter', visitors: 1, visits: 1, pageviews: 1 },
+          { key: 'shop-news.example', visitors: 1, visits: 1, pageviews: 1 },
+        ]);
+        expect(rowsOf(await ranked(false))).toEqual([
+          { key: 'google.de', visitors: 2, visits: 2, pageviews: 2 },
+          { key: 'google.com', visitors: 1, visits: 1, pageviews: 1 },
+          { key: 'shop-news.example', visitors: 1, visits: 1, pageviews: 1 },
+          { key: 't.co', visitors: 1, visits: 1, pageviews: 1 },
+        ]);
+        // A group's name as a source filter selects exactly its stored sources.
+        const google = await subject.readModel.summary({ ...selection(siteAOnly, { range: dayRange, filters: { source: ['Google'] } }), visitors: true });
+        expect(pick(google.total, ['visitors', 'visits', 'pageviews'])).toEqual({ visitors: 2, visits: 3, pageviews: 3 });
+      });
+
       it('answers combined filters from raw events with the same figures', async () => {
         const answer = await subject.readModel.summary({ ...selection(siteAOnly, { filters: { source: ['direct'], device: ['mobile'] } }), visitors: true });
         expect(answer.computedFrom).toBe('events');

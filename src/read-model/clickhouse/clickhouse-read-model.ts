@@ -1,5 +1,5 @@
 // The read model when CLICKHOUSE_URL is set: the families ClickHouse answers (reports; event lists, counts and
-// activity; timelines; page engagement; journeys and page flow; goals; attribution's conversions) come from it, the rest (a live tail, funnels, attribution, …) from the embedded implementation
+// activity; timelines; page engagement; journeys and page flow; goals; attribution's conversions; funnels and their panels) come from it, the rest (a live tail, …) from the embedded implementation
 // until they move too (docs/clickhouse.md lists which). An unreachable ClickHouse answers 503 backend_unavailable.
 import type { ClickHouse } from '../../clickhouse/client.ts';
 import type { PendingDeletion } from '../../clickhouse/deletions.ts';
@@ -10,11 +10,14 @@ import { createClickHouseAttributionReads } from './attribution-reads.ts';
 import { createClickHouseBehaviourReads } from './behaviour-reads.ts';
 import { createClickHouseEngagementReads } from './engagement-reads.ts';
 import { createClickHouseEventReads } from './event-reads.ts';
+import { createClickHouseFunnelReads } from './funnel-reads.ts';
 import { createClickHouseGoalReads } from './goal-reads.ts';
 import { createClickHousePersonReads } from './person-reads.ts';
 import { withRetainedDays } from './retained-days.ts';
+import { reachesTrimmedDays, refusingTrimmedDays, type TrimmedThroughDay } from './trimmed-log.ts';
 import { createClickHouseReportReads } from './report-reads.ts';
 import { composedRankings } from '../composed-rankings.ts';
+import { storedSources } from '../sqlite/stored-sources.ts';
 
 export interface ClickHouseReadModelOptions {
   clickhouse: ClickHouse;
@@ -26,11 +29,21 @@ export interface ClickHouseReadModelOptions {
   embedded: ReadModel;
   /** The embedded database: the log's tail ClickHouse does not hold yet (a timeline shows it at once). */
   db: Db;
+  /** The last day LOG_RETAIN_DAYS may have trimmed from the embedded log (trimmed-log.ts); absent: nothing trimmed. */
+  trimmedThroughDay?: TrimmedThroughDay;
 }
 
-export function createClickHouseReadModel({ clickhouse, waitForShipping, deletionsOf, embedded, db }: ClickHouseReadModelOptions): ReadModel {
-  const reports = createClickHouseReportReads({ clickhouse, waitForShipping, deletionsOf });
-  const events = createClickHouseEventReads({ clickhouse, waitForShipping, deletionsOf, tail: embedded });
+export function createClickHouseReadModel({ clickhouse, waitForShipping, deletionsOf, embedded: whole, db, trimmedThroughDay = () => undefined }: ClickHouseReadModelOptions): ReadModel {
+  // What the embedded model still answers from raw events is refused over trimmed days (never a partial figure);
+  // unfiltered reports it answers from the rollups, which trimming keeps.
+  const embedded = refusingTrimmedDays(trimmedThroughDay, whole);
+  const readsRawEvents = (name: string, question: { filters?: object; untilMs?: number; sinceMs?: number }) =>
+    name === 'propValues' || Object.keys(question.filters ?? {}).length > 0 || question.untilMs !== undefined || question.sinceMs !== undefined;
+  const embeddedRollups = refusingTrimmedDays(trimmedThroughDay, whole, readsRawEvents as (name: string, question: never) => boolean);
+  // Grouped sources group the scope's stored sources: the projector's dictionary, in the embedded database.
+  const reports = createClickHouseReportReads({ clickhouse, waitForShipping, deletionsOf, knownSources: (siteIds) => storedSources(db, siteIds) });
+  // The newest events (a live tail, the newest position, recent visitors) are in the log whatever it trimmed.
+  const events = createClickHouseEventReads({ clickhouse, waitForShipping, deletionsOf, tail: whole });
   // A partial period's comparison cuts visits at a moment, which the shipped visits cannot: the embedded database
   // answers it (it holds every event until trimming exists). Realtime reads the newest events, which are there first.
   // A rolling window (sinceMs) is cut at a moment too.
@@ -44,11 +57,16 @@ export function createClickHouseReadModel({ clickhouse, waitForShipping, deletio
   // A later page of a ranking is pinned to its first page's position (asOf), which the embedded model answers exactly
   // (visits as of an earlier position are recomputed from raw events there); ClickHouse's shipped visits are current.
   // A rolling window (sinceMs) cuts visits at a moment, as a partial comparison does: the embedded model answers it.
+  // Over trimmed days the embedded model cannot recompute the pin: ClickHouse answers the page as of now instead.
   const ranking: ReadModel['ranking'] = (question) =>
-    question.asOf === undefined && question.sinceMs === undefined ? goalFiltered(reports.ranking, embedded.ranking)(question) : embedded.ranking(question);
+    question.sinceMs !== undefined
+      ? embedded.ranking(question)
+      : question.asOf === undefined || (question.filters.goal === undefined && reachesTrimmedDays(question, trimmedThroughDay()))
+        ? goalFiltered(reports.ranking, embedded.ranking)({ ...question, asOf: undefined })
+        : embedded.ranking(question);
   const propValues = goalFiltered(reports.propValues, embedded.propValues);
   // Reports reaching a day a retention purge removed read the embedded rollups, which keep it (retained-days.ts).
-  const { summary: embeddedSummary, ranking: embeddedRanking, propValues: embeddedPropValues, series: embeddedSeries } = embedded;
+  const { summary: embeddedSummary, ranking: embeddedRanking, propValues: embeddedPropValues, series: embeddedSeries } = embeddedRollups;
   const retainedReports = withRetainedDays(
     db,
     answeringUnavailableAs503({ summary, ranking, propValues, series }),
@@ -71,7 +89,9 @@ export function createClickHouseReadModel({ clickhouse, waitForShipping, deletio
   );
   const goals: Pick<ReadModel, 'goals'> = { goals: (question) => (question.sinceMs === undefined ? shippedGoals.goals(question) : embedded.goals(question)) };
   const attribution = withRetainedDays(db, answeringUnavailableAs503(createClickHouseAttributionReads({ clickhouse, waitForShipping, deletionsOf })));
+  // Funnels read raw events only, which a retention purge removes from both stores alike: no embedded fallback.
+  const funnels = withRetainedDays(db, answeringUnavailableAs503(createClickHouseFunnelReads({ clickhouse, waitForShipping, deletionsOf, db })));
   // A dashboard's batch of rankings: each asked of the ranking above (ClickHouse scans per panel anyway).
   const rankings = composedRankings((question) => retainedReports.ranking(question));
-  return { ...embedded, ...retainedReports, rankings, ...retainedEvents, ...tail, ...answeringUnavailableAs503(people), ...engagement, ...behaviour, ...goals, ...attribution };
+  return { ...whole, ...retainedReports, rankings, ...retainedEvents, ...tail, ...answeringUnavailableAs503(people), ...engagement, ...behaviour, ...goals, ...attribution, ...funnels };
 }

@@ -16,6 +16,7 @@ import type { ComputedFrom, Selection } from '../questions.ts';
 import type { Figures, RankDimension, ReportQuestions } from '../report-questions.ts';
 import { planRollupRead } from '../sqlite/grouped-report.ts';
 import { freshnessOf, isIn, listOf, liveVisits, sqlName, visitFilterSql } from './common.ts';
+import { groupedSourceSql } from './source-group-key.ts';
 
 export interface ClickHouseReadOptions {
   clickhouse: ClickHouse;
@@ -23,10 +24,12 @@ export interface ClickHouseReadOptions {
   waitForShipping: () => Promise<boolean>;
   /** What reads of these sites leave out now: deletions ClickHouse has not carried out yet (clickhouse/deletions.ts). */
   deletionsOf: (siteIds: readonly string[]) => PendingDeletion[];
+  /** The scope's stored sources, for a ranking of grouped sources (source-group-key.ts); without it, sources stay ungrouped. */
+  knownSources?: (siteIds: readonly string[]) => Iterable<string>;
 }
 
 /** How a question groups: nothing, days, or the columns of a dimension (campaign: its three utm columns). */
-type Grouping = { by: 'all' } | { by: 'day' } | { by: 'interval'; interval: Interval; fromDay: number } | { by: RankDimension };
+type Grouping = { by: 'all' } | { by: 'day' } | { by: 'interval'; interval: Interval; fromDay: number } | { by: RankDimension; knownSources?: Iterable<string> };
 
 /**
  * The start (epoch ms) of the interval holding a time column, as intervalStartOf computes it (periods-interval.ts):
@@ -82,6 +85,13 @@ function keyColumns(grouping: Grouping): { events: SqlText; visits: SqlText | nu
       return { events: columns('v_utm_source', 'v_utm_medium', 'v_utm_campaign'), visits: columns('utm_source', 'utm_medium', 'utm_campaign'), exits: null };
     case 'page':
       return { events: sql`[${pageKey('path', 'query')}]`, visits: sql`[${pageKey('entry_path', 'entry_query')}]`, exits: sql`[${pageKey('exit_path', 'exit_query')}]` };
+    case 'source':
+      // Grouped sources: each stored source's group (its knownSources), the visitors of a group exact.
+      if ('knownSources' in grouping && grouping.knownSources) {
+        const known = [...grouping.knownSources];
+        return { events: sql`[${groupedSourceSql(sql`v_source`, known)}]`, visits: sql`[${groupedSourceSql(sql`source`, known)}]`, exits: null };
+      }
+      return { events: columns('v_source'), visits: columns('source'), exits: null };
     default:
       return { events: columns(`v_${visitColumn[grouping.by]!}`), visits: columns(visitColumn[grouping.by]!), exits: null };
   }
@@ -102,7 +112,7 @@ function keyOf(parts: (string | null)[]): string | null {
   return parts.length === 3 ? campaignKey(parts[0]!, parts[1]!, parts[2]!) : parts[0]!;
 }
 
-export function createClickHouseReportReads({ clickhouse, waitForShipping, deletionsOf }: ClickHouseReadOptions): Omit<ReportQuestions, 'rankings'> & Pick<TimeQuestions, 'series'> {
+export function createClickHouseReportReads({ clickhouse, waitForShipping, deletionsOf, knownSources }: ClickHouseReadOptions): Omit<ReportQuestions, 'rankings'> & Pick<TimeQuestions, 'series'> {
   /**
    * Figures by group key for a selection: events (with their visit's entry when needed), visits, exits. With
    * `withTotal`, the whole selection's figures too, under the key '' (no group of a day or an interval has it), from
@@ -229,7 +239,8 @@ export function createClickHouseReportReads({ clickhouse, waitForShipping, delet
 
     async ranking(question) {
       const caughtUp = await waitForShipping();
-      const groups = await grouped(question, { by: question.by });
+      const grouping = question.groupSources && question.by === 'source' && knownSources ? { by: question.by, knownSources: knownSources(question.scope.siteIds) } : { by: question.by };
+      const groups = await grouped(question, grouping);
       const rows = [...groups]
         .filter(([, figures]) => figures.events + figures.visits + figures.exits > 0)
         .sort(([aKey, a], [bKey, b]) => b[question.order] - a[question.order] || (aKey < bKey ? -1 : aKey > bKey ? 1 : 0));
