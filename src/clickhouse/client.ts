@@ -50,8 +50,11 @@ export interface ClickHouse {
   exec(statement: SqlText, options?: { database?: string | null }): Promise<void>;
   /** Runs a SELECT and gives its rows (FORMAT JSON is added; 64-bit integers come as numbers). */
   query<Row>(statement: SqlText, settings?: Record<string, string | number>): Promise<Row[]>;
-  /** Inserts rows into a table of the database as JSONEachRow, in one request (one block). */
-  insert(table: string, rows: readonly object[]): Promise<void>;
+  /**
+   * Inserts rows into a table of the database as JSONEachRow, in one request (one block). `queryId` names the insert
+   * in system.processes; the server refuses a second query with an id already running (the shipper's use of it).
+   */
+  insert(table: string, rows: readonly object[], options?: { queryId?: string }): Promise<void>;
   /** The server's version, e.g. "18.16.1". */
   version(): Promise<string>;
 }
@@ -112,11 +115,12 @@ export function createClickHouse(options: ClickHouseOptions): ClickHouse {
       const text = await request(params, `${statement.text}\nFORMAT JSON`, 1);
       return (JSON.parse(text) as { data: Row[] }).data;
     },
-    async insert(table, rows) {
+    async insert(table, rows, insertOptions = {}) {
       if (rows.length === 0) return;
       const name = identifier(table).text;
       const body = rows.map((row) => JSON.stringify(row)).join('\n');
-      await request({ database, query: `INSERT INTO ${name} FORMAT JSONEachRow` }, body);
+      const named: Record<string, string> = insertOptions.queryId === undefined ? {} : { query_id: insertOptions.queryId };
+      await request({ database, ...named, query: `INSERT INTO ${name} FORMAT JSONEachRow` }, body);
     },
     async version() {
       const text = await request({}, 'SELECT version() FORMAT TabSeparated');

@@ -39,17 +39,17 @@ export async function readClickHouseStatus(clickhouse: ClickHouse, db: Db): Prom
   let visit_rows = 0;
   if (schema_version > 0) {
     const [events] = await clickhouse.query<{ through: number; rows: number }>(sql`SELECT max(seq) AS through, count() AS rows FROM events`);
-    const [visits] = await clickhouse.query<{ rows: number }>(sql`SELECT count() AS rows FROM visits`);
+    const [visits] = await clickhouse.query<{ rows: number }>(sql`SELECT count() AS rows FROM signed_visits`);
     shipped_through = events!.through;
     event_rows = events!.rows;
     visit_rows = visits!.rows;
   }
   const parts = await clickhouse.query<{ table: string; bytes: number }>(
-    sql`SELECT table, sum(bytes_on_disk) AS bytes FROM system.parts WHERE database = ${clickhouse.database} AND active AND table IN ('events', 'visits') GROUP BY table`,
+    sql`SELECT table, sum(bytes_on_disk) AS bytes FROM system.parts WHERE database = ${clickhouse.database} AND active AND table IN ('events', 'signed_visits') GROUP BY table`,
   );
   const bytesOf = (table: string) => parts.find((part) => part.table === table)?.bytes ?? 0;
   const events_bytes = bytesOf('events');
-  const visits_bytes = bytesOf('visits');
+  const visits_bytes = bytesOf('signed_visits');
   return {
     server_version,
     database: clickhouse.database,
