@@ -177,7 +177,11 @@ export function createShipper({ db, clickhouse, batchSize = 50_000, beforeEvents
         tombstones++;
       }
     }
-    const added = visits.filter((visit) => !live.some((row) => visitorKey(row) === visitorKey(visit) && sameVisit(row, visit))).map((visit): SignedVisitRow => ({ ...visit, sign: 1 }));
+    const liveByVisitor = new Map<string, ShippedVisitRow[]>();
+    for (const row of live) liveByVisitor.set(visitorKey(row), [...(liveByVisitor.get(visitorKey(row)) ?? []), row]);
+    const added = visits
+      .filter((visit) => !(liveByVisitor.get(visitorKey(visit)) ?? []).some((row) => sameVisit(row, visit)))
+      .map((visit): SignedVisitRow => ({ ...visit, sign: 1 }));
     // Only the columns of signed_visits, in any order (JSONEachRow names them).
     const rows = [...cancelled, ...added].map((row) => Object.fromEntries([...visitColumns, 'sign'].map((column) => [column, row[column as keyof SignedVisitRow]])) as unknown as SignedVisitRow);
     return { rows, tombstones };
