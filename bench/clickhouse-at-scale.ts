@@ -64,13 +64,13 @@ if (command === 'ship') {
     Object.fromEntries(
       (
         await clickhouse.query<{ table: string; bytes: number; rows: number }>(
-          sql`SELECT table, sum(bytes_on_disk) AS bytes, sum(rows) AS rows FROM system.parts WHERE database = ${database!} AND active AND table IN ('events', 'visits') GROUP BY table`,
+          sql`SELECT table, sum(bytes_on_disk) AS bytes, sum(rows) AS rows FROM system.parts WHERE database = ${database!} AND active AND table IN ('events', 'signed_visits') GROUP BY table`,
         )
       ).map((row) => [row.table, { bytes: row.bytes, rows: row.rows }]),
     );
   const afterShipping = await bytes();
   await clickhouse.exec(sql`OPTIMIZE TABLE events FINAL`);
-  await clickhouse.exec(sql`OPTIMIZE TABLE visits FINAL`);
+  await clickhouse.exec(sql`OPTIMIZE TABLE signed_visits FINAL`);
   const afterOptimize = await bytes();
   db.close();
   console.log(JSON.stringify({ events, batches, elapsedMs, shipperCpuMs: (cpu.user + cpu.system) / 1000, syncBatchMs, syncBatchEvents: first.events.length, jsonBytes, afterShipping, afterOptimize, version: await clickhouse.version() }));
@@ -167,7 +167,7 @@ if (command === 'reads') {
     progress(`${name}: ClickHouse ${clickhouseTiming.median.toFixed(0)} ms (${how}), SQLite ${sqliteTiming.median.toFixed(0)} ms`);
   }
   clearInterval(sampler);
-  const [counts] = await clickhouse.query<{ events: number; visits: number }>(sql`SELECT (SELECT count() FROM events) AS events, (SELECT count() FROM visits) AS visits`);
+  const [counts] = await clickhouse.query<{ events: number; visits: number }>(sql`SELECT (SELECT count() FROM events) AS events, (SELECT sum(sign) FROM signed_visits) AS visits`);
   const sqliteEvents = db ? (db.prepare('SELECT count(*) FROM events').pluck().get() as number) : 0;
   db?.close();
   console.log(JSON.stringify({ rows, peakRssMiB, clickhouseEvents: counts!.events, clickhouseVisits: counts!.visits, sqliteEvents }));
@@ -178,7 +178,7 @@ function funnelSql(siteId: string, startMs: number, endMs: number): SqlText {
   return sql`SELECT level, count() AS people FROM (
       SELECT anon_id, windowFunnel(86400)(toDateTime(intDiv(ts, 1000)), type = 'pageview' AND path = '/pricing', type = 'signup_started',
         type = 'signup_completed', type = 'purchase') AS level
-      FROM events FINAL WHERE site_id = ${siteId} AND ts >= ${startMs} AND ts < ${endMs} AND is_bot = 0 AND is_internal = 0
+      FROM events WHERE site_id = ${siteId} AND ts >= ${startMs} AND ts < ${endMs} AND is_bot = 0 AND is_internal = 0
         AND type IN ('pageview', 'signup_started', 'signup_completed', 'purchase')
       GROUP BY anon_id) GROUP BY level ORDER BY level`;
 }
@@ -187,9 +187,9 @@ function funnelSql(siteId: string, startMs: number, endMs: number): SqlText {
 function lastTouchSql(siteId: string, startMs: number, endMs: number, lookbackMs: number): SqlText {
   return sql`SELECT source, count() AS conversions FROM (
       SELECT anon_id, ts, argMax(source, start_ts) AS source FROM (
-        SELECT anon_id, ts FROM events FINAL WHERE site_id = ${siteId} AND type = 'purchase' AND ts >= ${startMs} AND ts < ${endMs} AND is_bot = 0)
+        SELECT anon_id, ts FROM events WHERE site_id = ${siteId} AND type = 'purchase' AND ts >= ${startMs} AND ts < ${endMs} AND is_bot = 0)
       ALL INNER JOIN (
-        SELECT anon_id, start_ts, source FROM (SELECT * FROM visits FINAL WHERE site_id = ${siteId})
-        WHERE deleted = 0 AND start_ts >= ${startMs - lookbackMs} AND start_ts < ${endMs}) USING anon_id
+        SELECT anon_id, start_ts, source FROM signed_visits WHERE site_id = ${siteId} AND start_ts >= ${startMs - lookbackMs} AND start_ts < ${endMs}
+        GROUP BY anon_id, is_internal, start_ts, end_ts, source HAVING sum(sign) > 0) USING anon_id
       WHERE start_ts <= ts GROUP BY anon_id, ts) GROUP BY source ORDER BY conversions DESC`;
 }

@@ -107,10 +107,10 @@ function eventsInsert(shape: BulkShape, visits: number, part: number, parts: num
 }
 
 function visitsInsert(shape: BulkShape, visits: number, part: number, parts: number): SqlText {
-  return new SqlText(`INSERT INTO visits (site_id, anon_id, is_internal, visit_id, version, deleted, start_ts, end_ts, events, pageviews, entry_seq,
+  return new SqlText(`INSERT INTO signed_visits (site_id, anon_id, is_internal, visit_id, sign, start_ts, end_ts, events, pageviews, entry_seq,
       entry_path, entry_query, source, utm_source, utm_medium, utm_campaign, browser, os, device_type, country, region, city,
       exit_ts, exit_seq, exit_path, exit_query)
-  SELECT '${shape.siteId}', anon_id, toUInt8(is_internal), v, 1, 0, start_ts, toInt64(${stepTs('(len - 1)')}), len,
+  SELECT '${shape.siteId}', anon_id, toUInt8(is_internal), v, 1, start_ts, toInt64(${stepTs('(len - 1)')}), len,
     toUInt32(base_len + if(funnel, 1, 0)), v * 64 + 1, ${stepPath('0')}, if(campaign, ${campaignQuery}, NULL), visit_source,
     if(campaign, 'news', NULL), if(campaign, 'email', NULL), if(campaign, campaign_name, NULL), browser, os, device_type, country, NULL, NULL,
     toInt64(${stepTs('(len - 1)')}), v * 64 + len, ${stepPath('(len - 1)')}, NULL
@@ -140,6 +140,6 @@ export async function loadBulk(clickhouse: ClickHouse, shape: BulkShape, onProgr
     onProgress(row!.n, done.size, parts);
   }
   const [events] = await clickhouse.query<{ n: number }>(new SqlText('SELECT count() AS n FROM events'));
-  const [visitRows] = await clickhouse.query<{ n: number }>(new SqlText('SELECT count() AS n FROM visits'));
+  const [visitRows] = await clickhouse.query<{ n: number }>(new SqlText('SELECT sum(sign) AS n FROM signed_visits'));
   return { events: events!.n, visits: visitRows!.n, complete: done.size === parts };
 }

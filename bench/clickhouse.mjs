@@ -95,16 +95,16 @@ export async function run(args) {
       const shipped = inChild('ship', clickhouse.url, 'ship_rate', join(sqlite.dataDir, 'sightline.db'), backlog, batchSize);
       // CPU time, which a shared machine stretches far less than elapsed time (it includes the OPTIMIZE at the end).
       const clickhouseCpuMs = processCpuMs(clickhouse.pid) - clickhouseCpuBefore;
-      const perEvent = (parts) => (parts.events.bytes + (parts.visits?.bytes ?? 0)) / shipped.events;
+      const perEvent = (parts) => (parts.events.bytes + (parts.signed_visits?.bytes ?? 0)) / shipped.events;
       console.log(`  ${count(shipped.events)} events in ${shipped.batches} batches, ${fixed(shipped.elapsedMs / 1000, 1)} s: ${fixed(shipped.events / (shipped.elapsedMs / 1000), 0)} events/s (target 100,000); the shipper's own CPU ${fixed(shipped.shipperCpuMs / 1000, 1)} s; load average ${loadAverage()}`);
       console.log(
         `  CPU: the shipper ${fixed(shipped.shipperCpuMs / 1000, 1)} s, ClickHouse ${fixed(clickhouseCpuMs / 1000, 1)} s (with the OPTIMIZE after): ${fixed(shipped.events / ((shipped.shipperCpuMs + clickhouseCpuMs) / 1000), 0)} events per CPU-second, an upper bound of ${fixed((2 * shipped.events) / ((shipped.shipperCpuMs + clickhouseCpuMs) / 1000), 0)} events/s on 2 free cores (batches ship one at a time)`,
       );
       console.log(`  one batch's SQLite read and JSON (on the shipping thread in the server): ${fixed(shipped.syncBatchMs, 0)} ms for ${count(shipped.syncBatchEvents)} events (${fixed(shipped.jsonBytes / 2 ** 20, 1)} MiB)`);
       for (const [label, parts] of [['right after shipping', shipped.afterShipping], ['after OPTIMIZE FINAL', shipped.afterOptimize]]) {
-        console.log(`  bytes on disk ${label}: ${fixed(perEvent(parts), 1)} per event (events ${fixed(parts.events.bytes / shipped.events, 1)}, visits ${fixed((parts.visits?.bytes ?? 0) / shipped.events, 1)}); target at most 80, raw kept`);
+        console.log(`  bytes on disk ${label}: ${fixed(perEvent(parts), 1)} per event (events ${fixed(parts.events.bytes / shipped.events, 1)}, visits ${fixed((parts.signed_visits?.bytes ?? 0) / shipped.events, 1)}); target at most 80, raw kept`);
     }
-    const bulkBytes = execFileSync('curl', ['-s', `${clickhouse.url}/`, '--data-binary', "SELECT sum(bytes_on_disk) FROM system.parts WHERE database = 'bench100m' AND active AND table IN ('events', 'visits')"], { encoding: 'utf8' }).trim();
+    const bulkBytes = execFileSync('curl', ['-s', `${clickhouse.url}/`, '--data-binary', "SELECT sum(bytes_on_disk) FROM system.parts WHERE database = 'bench100m' AND active AND table IN ('events', 'signed_visits')"], { encoding: 'utf8' }).trim();
     console.log(`  the generated data set: ${fixed(Number(bulkBytes) / loaded.events, 1)} bytes per event (${fixed(Number(bulkBytes) / 2 ** 30, 2)} GiB, parts as merged so far)`);
 
     }

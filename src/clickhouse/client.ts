@@ -47,11 +47,14 @@ export interface ClickHouse {
   /** A single-node client of another host (a shard of the cluster) with the same credentials, database and timeout. */
   forHost(url: string): ClickHouse;
   /** Runs a statement whose answer is not read (DDL, ALTER). */
-  exec(statement: SqlText, options?: { database?: string | null }): Promise<void>;
+  exec(statement: SqlText, options?: { database?: string | null; timeoutMs?: number }): Promise<void>;
   /** Runs a SELECT and gives its rows (FORMAT JSON is added; 64-bit integers come as numbers). */
   query<Row>(statement: SqlText, settings?: Record<string, string | number>): Promise<Row[]>;
-  /** Inserts rows into a table of the database as JSONEachRow, in one request (one block). */
-  insert(table: string, rows: readonly object[]): Promise<void>;
+  /**
+   * Inserts rows into a table of the database as JSONEachRow, in one request (one block). `queryId` names the insert
+   * in system.processes; the server refuses a second query with an id already running (the shipper's use of it).
+   */
+  insert(table: string, rows: readonly object[], options?: { queryId?: string }): Promise<void>;
   /** The server's version, e.g. "18.16.1". */
   version(): Promise<string>;
 }
@@ -68,20 +71,20 @@ export function createClickHouse(options: ClickHouseOptions): ClickHouse {
   // refuses such queries ('deny'); 'local' would give each shard's partial answer.
   const clusterSettings: Record<string, string> = options.cluster === undefined ? {} : { distributed_product_mode: 'global' };
 
-  async function request(params: Record<string, string>, body: string, retriesOnClosedSocket = 0): Promise<string> {
+  async function request(params: Record<string, string>, body: string, retriesOnClosedSocket = 0, requestTimeoutMs = timeoutMs): Promise<string> {
     // wait_end_of_query: the answer is buffered, so an error late in a query still gives an error status.
     const search = new URLSearchParams({ wait_end_of_query: '1', ...params });
     let response: Response;
     try {
-      response = await fetch(`${options.url}/?${search}`, { method: 'POST', headers, body, signal: AbortSignal.timeout(timeoutMs) });
+      response = await fetch(`${options.url}/?${search}`, { method: 'POST', headers, body, signal: AbortSignal.timeout(requestTimeoutMs) });
     } catch (error) {
       // A kept-alive connection the server closed (its keep_alive_timeout, 3 s by default) as the request went out:
       // a read or a DDL statement is sent again once; an insert never is (the shipper decides from ClickHouse's
       // position whether a batch landed).
       if (retriesOnClosedSocket > 0 && ((error as Error)?.cause as { code?: string } | undefined)?.code === 'UND_ERR_SOCKET') {
-        return request(params, body, retriesOnClosedSocket - 1);
+        return request(params, body, retriesOnClosedSocket - 1, requestTimeoutMs);
       }
-      const reason = error instanceof Error && error.name === 'TimeoutError' ? `no answer within ${timeoutMs} ms` : String((error as Error)?.cause ?? error);
+      const reason = error instanceof Error && error.name === 'TimeoutError' ? `no answer within ${requestTimeoutMs} ms` : String((error as Error)?.cause ?? error);
       throw new ClickHouseUnavailableError(`ClickHouse at ${options.url}: ${reason}`, { cause: error });
     }
     let text: string;
@@ -104,7 +107,7 @@ export function createClickHouse(options: ClickHouseOptions): ClickHouse {
     forHost: (url) => createClickHouse({ ...options, url, cluster: undefined }),
     async exec(statement, execOptions = {}) {
       const target = execOptions.database === undefined ? database : execOptions.database;
-      await request(target === null ? {} : { database: target }, statement.text, 1);
+      await request(target === null ? {} : { database: target }, statement.text, 1, execOptions.timeoutMs ?? timeoutMs);
     },
     async query<Row>(statement: SqlText, settings: Record<string, string | number> = {}) {
       // A `database` among the settings reads another database (system tables before Sightline's database exists).
@@ -112,11 +115,12 @@ export function createClickHouse(options: ClickHouseOptions): ClickHouse {
       const text = await request(params, `${statement.text}\nFORMAT JSON`, 1);
       return (JSON.parse(text) as { data: Row[] }).data;
     },
-    async insert(table, rows) {
+    async insert(table, rows, insertOptions = {}) {
       if (rows.length === 0) return;
       const name = identifier(table).text;
       const body = rows.map((row) => JSON.stringify(row)).join('\n');
-      await request({ database, query: `INSERT INTO ${name} FORMAT JSONEachRow` }, body);
+      const named: Record<string, string> = insertOptions.queryId === undefined ? {} : { query_id: insertOptions.queryId };
+      await request({ database, ...named, query: `INSERT INTO ${name} FORMAT JSONEachRow` }, body);
     },
     async version() {
       const text = await request({}, 'SELECT version() FORMAT TabSeparated');

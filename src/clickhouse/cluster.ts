@@ -148,6 +148,9 @@ export function clusterStatements(statement: string, clusterName: string, databa
   // Filling such a view from the rows already there: each host from its own local tables.
   const fill = /^INSERT INTO (\w+) SELECT\b/.exec(statement);
   if (fill) return [onLocalTables(statement.replace(fill[0], `INSERT INTO ${localTableOf(fill[1]!)} SELECT`))];
+  // A table dropped: the Distributed table over it first, then the local one.
+  const drop = /^DROP TABLE IF EXISTS (\w+)$/.exec(statement);
+  if (drop) return [statement, `DROP TABLE IF EXISTS ${localTableOf(drop[1]!)}`];
   const alter = /^ALTER TABLE (\w+)\s/.exec(statement);
   if (alter) {
     const onLocal = statement.replace(alter[0], `ALTER TABLE ${localTableOf(alter[1]!)} `);
@@ -197,27 +200,33 @@ export interface ShardedBatch {
  * events above its position (the commit of its part), then the mark. A crash between two shards leaves the first
  * one ahead; the next batch starts at the lowest position and each shard takes only what it lacks.
  */
-export async function insertIntoShards(cluster: ClickHouseCluster, positions: Map<ClusterShard, number>, batch: ShardedBatch, beforeEventsInsert?: () => void | Promise<void>): Promise<void> {
+export async function insertIntoShards(
+  cluster: ClickHouseCluster,
+  positions: Map<ClusterShard, number>,
+  batch: ShardedBatch,
+  beforeEventsInsert?: () => void | Promise<void>,
+  queryIdOf: (table: string) => string | undefined = () => undefined,
+): Promise<void> {
   const siteIds = [...new Set([...batch.visits.map((visit) => visit.site_id), ...batch.events.map((event) => event.site_id)])];
   const shardOf = await cluster.shardsOfSites(siteIds);
   for (const shard of cluster.shards) {
     const position = positions.get(shard) ?? 0;
     // Its part of this batch landed already (visits go before events, the mark after them).
     if (position >= batch.through) continue;
-    await shard.client.insert(localTableOf('visits'), batch.visits.filter((visit) => shardOf.get(visit.site_id) === shard));
+    await shard.client.insert(localTableOf('signed_visits'), batch.visits.filter((visit) => shardOf.get(visit.site_id) === shard), { queryId: queryIdOf('signed_visits') });
     const bindings = batch.bindings.filter((binding) => shardOf.get(binding.site_id) === shard);
-    if (bindings.length > 0) await shard.client.insert(localTableOf('identity_bindings'), bindings);
+    if (bindings.length > 0) await shard.client.insert(localTableOf('identity_bindings'), bindings, { queryId: queryIdOf('identity_bindings') });
     const events = batch.events.filter((event) => event.seq > position && shardOf.get(event.site_id) === shard);
     if (events.length > 0) {
       await beforeEventsInsert?.();
-      await shard.client.insert(localTableOf('events'), events);
+      await shard.client.insert(localTableOf('events'), events, { queryId: queryIdOf('events') });
     }
     await shard.client.insert(localTableOf('shipping_marks'), [{ through: batch.through }]);
   }
 }
 
 /** `ALTER TABLE … DELETE WHERE` on a table: on a single node as is, on a cluster on every shard's local table. */
-export async function deleteRowsEverywhere(clickhouse: ClickHouse, table: 'events' | 'visits' | 'identity_bindings', where: SqlText): Promise<void> {
+export async function deleteRowsEverywhere(clickhouse: ClickHouse, table: 'events' | 'signed_visits' | 'identity_bindings', where: SqlText): Promise<void> {
   if (clickhouse.cluster === undefined) {
     await clickhouse.exec(sql`ALTER TABLE ${identifier(table)} DELETE WHERE ${where}`);
     return;

@@ -19,12 +19,12 @@ export async function carryDeletions(db: Db, clickhouse: ClickHouse, shippedThro
       if (countEventsBetween(db, shippedThrough, deletion.throughSeq) > 0) continue;
       // On a cluster, on every shard's local tables (a Distributed table takes no mutation).
       await deleteRowsEverywhere(clickhouse, 'events', deletedRows(deletion, 'events'));
-      await deleteRowsEverywhere(clickhouse, 'visits', deletedRows(deletion, 'visits'));
+      await deleteRowsEverywhere(clickhouse, 'signed_visits', deletedRows(deletion, 'visits'));
       await deleteRowsEverywhere(clickhouse, 'identity_bindings', deletedRows(deletion, 'identity_bindings'));
       markMutationSent(db, deletion.id, nowMs);
     }
     const [left] = await clickhouse.query<{ events: number; visits: number; bindings: number }>(
-      sql`SELECT (SELECT count() FROM events WHERE ${deletedRows(deletion, 'events')}) AS events, (SELECT count() FROM visits WHERE ${deletedRows(deletion, 'visits')}) AS visits,
+      sql`SELECT (SELECT count() FROM events WHERE ${deletedRows(deletion, 'events')}) AS events, (SELECT count() FROM signed_visits WHERE ${deletedRows(deletion, 'visits')}) AS visits,
         (SELECT count() FROM identity_bindings WHERE ${deletedRows(deletion, 'identity_bindings')}) AS bindings`,
     );
     if (left && left.events === 0 && left.visits === 0 && left.bindings === 0) {

@@ -17,6 +17,12 @@ function statementsOf(sectionSql: string): string[] {
     .filter((statement) => statement.length > 0);
 }
 
+/**
+ * A schema statement may copy a table (version 5 copies the visits): it gets hours, not the client's 30 s. A copy cut
+ * off by a timeout could go on in the server while a retry starts; its NOT IN guard would then not see its rows.
+ */
+const schemaStatementTimeoutMs = 4 * 3600_000;
+
 /** The version the database holds (0 when new). */
 export async function clickHouseSchemaVersion(clickhouse: ClickHouse): Promise<number> {
   const exists = await clickhouse.query<{ n: number }>(sql`SELECT count() AS n FROM system.tables WHERE database = ${clickhouse.database} AND name = 'schema_versions'`);
@@ -82,7 +88,7 @@ async function applyOnHost(clickhouse: ClickHouse, statementsFor: (statement: st
     if (section.version <= current) continue;
     // The statements are constants of schema.sql, never input.
     for (const statement of statementsOf(section.sql)) {
-      for (const onHost of statementsFor(statement)) await clickhouse.exec(new SqlText(onHost));
+      for (const onHost of statementsFor(statement)) await clickhouse.exec(new SqlText(onHost), { timeoutMs: schemaStatementTimeoutMs });
     }
     await clickhouse.exec(sql`INSERT INTO schema_versions (version, applied_at) VALUES (${section.version}, now())`);
     applied.push(section.version);

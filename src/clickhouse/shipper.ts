@@ -3,13 +3,20 @@
 // crash anywhere (after an insert and before anything else, between the visits' insert and the events', while
 // ClickHouse restarts) neither loses nor doubles an event: an insert that landed moves the position, one that did not
 // is sent again. Within a batch, visits and bindings go first and events last: the events' insert is the batch's commit.
-// Visits are versioned (the projector's position when read): a visit sent again replaces its older versions, and
-// a visit a late event merged away gets a tombstone. docs/clickhouse.md has the whole argument.
-// On a cluster (CLICKHOUSE_CLUSTER) the position is per shard and a batch starts at the lowest (cluster.ts).
+// No row is ever stored twice, so reads need no FINAL: every insert carries this database's fixed query_id (the
+// server refuses a second one while it runs), and before its first batch and after any failure the shipper waits
+// until none of its inserts is still running on the server (a timed-out insert can still land), then reads the
+// position. Visits are signed rows (schema.sql version 5): the shipper reads what ClickHouse counts live for the
+// batch's visitors and sends only the difference, -1 for a row that changed or was merged away, +1 for the new one.
+// docs/clickhouse.md has the whole argument. On a cluster (CLICKHOUSE_CLUSTER) the position is per shard and a batch
+// starts at the lowest (cluster.ts).
 import type { Db } from '../db/open.ts';
 import type { ClickHouse } from './client.ts';
+import { ClickHouseUnavailableError } from './client.ts';
 import { clusterOf, insertIntoShards, shardPositions, type ClusterShard } from './cluster.ts';
-import { joinSql, sql } from './sql-literal.ts';
+import { withoutDeleted } from './deletion-sql.ts';
+import { pendingDeletionsOf } from './deletions.ts';
+import { joinSql, sql, SqlText } from './sql-literal.ts';
 import { readShippingBatch, type ShippedEventRow, type ShippedVisitRow } from './sqlite-source.ts';
 
 export interface ShipperOptions {
@@ -19,12 +26,18 @@ export interface ShipperOptions {
   batchSize?: number;
   /** Tests only: runs between a batch's visits insert and its events insert (throw to simulate a crash there). */
   beforeEventsInsert?: () => void | Promise<void>;
+  /** How long a batch waits for an earlier insert still running on the server before failing (default 60 s). */
+  settleTimeoutMs?: number;
 }
 
 export interface ShippedBatch {
   events: number;
+  /** The current visits of the batch's visitors (read from SQLite). */
   visits: number;
+  /** Visits a merge took away: sent as a -1 row alone. */
   tombstones: number;
+  /** Signed visit rows sent (-1 and +1): only what differs from what ClickHouse counted live. */
+  visitRows: number;
   /** Identity binding rows (one per binding the batch's events made). */
   bindings: number;
   /** The highest seq ClickHouse holds after the batch. */
@@ -40,14 +53,17 @@ export interface Shipper {
   shipAll(): Promise<{ events: number; batches: number; through: number }>;
 }
 
-interface LiveVisit {
-  site_id: string;
-  anon_id: string;
-  is_internal: number;
-  visit_id: number;
-  start_ts: number;
-  end_ts: number;
-}
+/** A visit row of signed_visits: a visit's values with +1 (counted) or -1 (cancelling an earlier +1 of the same values). */
+export type SignedVisitRow = ShippedVisitRow & { sign: 1 | -1 };
+
+/** signed_visits' columns besides sign, in schema order: a live row is one whose values net a sum(sign) of 1. */
+export const visitColumns = [
+  'site_id', 'anon_id', 'is_internal', 'visit_id', 'start_ts', 'end_ts', 'events', 'pageviews', 'entry_seq', 'entry_path', 'entry_query',
+  'source', 'utm_source', 'utm_medium', 'utm_campaign', 'browser', 'os', 'device_type', 'country', 'region', 'city', 'exit_ts',
+  'exit_seq', 'exit_path', 'exit_query',
+] as const satisfies readonly (keyof ShippedVisitRow)[];
+
+const sameVisit = (a: ShippedVisitRow, b: ShippedVisitRow) => visitColumns.every((column) => a[column] === b[column]);
 
 /**
  * The identity bindings a batch's events make (an event naming a user binds its anon_id, as the projector binds
@@ -96,7 +112,7 @@ export function leadingPartition<Event extends { ts: number }>(events: readonly 
 
 const visitorKey = (visit: { site_id: string; anon_id: string; is_internal: number }) => `${visit.site_id}\u0000${visit.anon_id}\u0000${visit.is_internal}`;
 
-export function createShipper({ db, clickhouse, batchSize = 50_000, beforeEventsInsert }: ShipperOptions): Shipper {
+export function createShipper({ db, clickhouse, batchSize = 50_000, beforeEventsInsert, settleTimeoutMs = 60_000 }: ShipperOptions): Shipper {
   /** A cluster's shards and where each stands, or undefined on a single node. */
   async function shards(): Promise<{ cluster: Awaited<ReturnType<typeof clusterOf>>; positions: Map<ClusterShard, number> } | undefined> {
     if (clickhouse.cluster === undefined) return undefined;
@@ -122,51 +138,107 @@ export function createShipper({ db, clickhouse, batchSize = 50_000, beforeEvents
     return row?.through ?? 0;
   }
 
-  /** Visits ClickHouse counts now that a shipped visit of the same visitor overlaps but does not name: merged away. */
-  async function tombstonesFor(visits: readonly ShippedVisitRow[], version: number): Promise<(LiveVisit & Record<string, unknown>)[]> {
-    if (visits.length === 0) return [];
+  /**
+   * The signed rows that make ClickHouse count exactly `visits` for their visitors: it reads the rows it counts live
+   * now (values whose sum(sign) is positive), then a -1 for each such row that a shipped visit changed (same visit_id)
+   * or that overlaps one without being named (merged away), and a +1 for each shipped visit not live as it is. Sent
+   * again (a batch retried), the same visits give no row at all. A live row of an earlier version starts within the
+   * shipped visit (a visit only grows: a late event extends it or merges two), so the read covers, per site, starts
+   * from the batch's first visit start to its last visit end: a range of the sorting key. Rows a pending deletion names
+   * are left out, as reads leave them out: they get no -1, and the deletion's mutation removes them.
+   */
+  async function visitChanges(visits: readonly ShippedVisitRow[]): Promise<{ rows: SignedVisitRow[]; tombstones: number }> {
+    if (visits.length === 0) return { rows: [], tombstones: 0 };
     const byVisitor = new Map<string, ShippedVisitRow[]>();
-    for (const visit of visits) byVisitor.set(visitorKey(visit), [...(byVisitor.get(visitorKey(visit)) ?? []), visit]);
-    const visitors = [...byVisitor.values()].map(([first]) => [first!.site_id, first!.anon_id, first!.is_internal] as const);
-    const tuples = joinSql(visitors.map(([siteId, anonId, internal]) => sql`(${siteId}, ${anonId}, ${internal})`), ', ');
-    // Key columns only inside FINAL (every version of a visit shares them); `deleted` is tested after it.
-    const live = await clickhouse.query<LiveVisit>(
-      sql`SELECT site_id, anon_id, is_internal, visit_id, start_ts, end_ts FROM (
-            SELECT site_id, anon_id, is_internal, visit_id, start_ts, end_ts, deleted FROM visits FINAL
-            WHERE (site_id, anon_id, is_internal) IN (${tuples})) WHERE deleted = 0`,
+    const spans = new Map<string, { from: number; to: number }>();
+    for (const visit of visits) {
+      byVisitor.set(visitorKey(visit), [...(byVisitor.get(visitorKey(visit)) ?? []), visit]);
+      const span = spans.get(visit.site_id);
+      spans.set(visit.site_id, { from: Math.min(span?.from ?? visit.start_ts, visit.start_ts), to: Math.max(span?.to ?? visit.end_ts, visit.end_ts) });
+    }
+    const visitors = [...byVisitor.values()].map(([first]) => sql`(${first!.site_id}, ${first!.anon_id}, ${first!.is_internal})`);
+    const ranges = [...spans].map(([siteId, span]) => sql`(site_id = ${siteId} AND start_ts >= ${span.from} AND start_ts <= ${span.to})`);
+    const columns = new SqlText(visitColumns.join(', '));
+    const live = await clickhouse.query<ShippedVisitRow>(
+      sql`SELECT ${columns} FROM signed_visits
+          WHERE (${joinSql(ranges, ' OR ')}) AND (site_id, anon_id, is_internal) IN (${joinSql(visitors, ', ')})${withoutDeleted(pendingDeletionsOf(db, [...spans.keys()]), 'visits')}
+          GROUP BY ${columns} HAVING sum(sign) > 0`,
       { max_query_size: 256 * 2 ** 20 },
     );
-    const tombstones: (LiveVisit & Record<string, unknown>)[] = [];
-    for (const visit of live) {
-      const current = byVisitor.get(visitorKey(visit)) ?? [];
-      if (current.some((shipped) => shipped.visit_id === visit.visit_id)) continue;
-      if (!current.some((shipped) => shipped.start_ts <= visit.end_ts && visit.start_ts <= shipped.end_ts)) continue;
-      tombstones.push({ ...visit, version, deleted: 1, source: '' });
+    const cancelled: SignedVisitRow[] = [];
+    let tombstones = 0;
+    for (const row of live) {
+      const current = byVisitor.get(visitorKey(row)) ?? [];
+      const named = current.find((shipped) => shipped.visit_id === row.visit_id);
+      if (named) {
+        if (!sameVisit(named, row)) cancelled.push({ ...row, sign: -1 });
+      } else if (current.some((shipped) => shipped.start_ts <= row.end_ts && row.start_ts <= shipped.end_ts)) {
+        cancelled.push({ ...row, sign: -1 });
+        tombstones++;
+      }
     }
-    return tombstones;
+    const liveByVisitor = new Map<string, ShippedVisitRow[]>();
+    for (const row of live) liveByVisitor.set(visitorKey(row), [...(liveByVisitor.get(visitorKey(row)) ?? []), row]);
+    const added = visits
+      .filter((visit) => !(liveByVisitor.get(visitorKey(visit)) ?? []).some((row) => sameVisit(row, visit)))
+      .map((visit): SignedVisitRow => ({ ...visit, sign: 1 }));
+    // Only the columns of signed_visits, in any order (JSONEachRow names them).
+    const rows = [...cancelled, ...added].map((row) => Object.fromEntries([...visitColumns, 'sign'].map((column) => [column, row[column as keyof SignedVisitRow]])) as unknown as SignedVisitRow);
+    return { rows, tombstones };
+  }
+
+  /** This database's inserts, by table: a fixed id, so the server runs at most one of each at a time. */
+  const queryIdOf = (table: string) => `sightline_ship_${clickhouse.database}_${table}`;
+  let unsettled = true;
+  /**
+   * Before the first batch and after a failed one: waits until no insert of this database's shipper runs on any host.
+   * An insert whose request failed (a timeout, a dropped connection, a thread that died) may still be running and land
+   * later; reading the position before it ends could send its rows again. Once none runs, the position is final: an
+   * insert either landed or never will.
+   */
+  async function settle(): Promise<void> {
+    const hosts = clickhouse.cluster === undefined ? [clickhouse] : (await clusterOf(clickhouse)).shards.map((shard) => shard.client);
+    const deadline = Date.now() + settleTimeoutMs;
+    for (const host of hosts) {
+      for (;;) {
+        const [row] = await host.query<{ running: number }>(sql`SELECT count() AS running FROM system.processes WHERE startsWith(query_id, ${queryIdOf('')})`);
+        if (!row || row.running === 0) break;
+        if (Date.now() > deadline) throw new ClickHouseUnavailableError(`ClickHouse at ${host.url}: an earlier insert of the shipper is still running`);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    }
+    unsettled = false;
   }
 
   async function shipBatch(): Promise<ShippedBatch> {
+    try {
+      if (unsettled) await settle();
+      return await shipOneBatch();
+    } catch (error) {
+      unsettled = true;
+      throw error;
+    }
+  }
+
+  async function shipOneBatch(): Promise<ShippedBatch> {
     const sharded = await shards();
     const after = sharded ? Math.min(...sharded.positions.values()) : await shippedThrough();
     const batch = readShippingBatch(db, after, batchSize);
-    if (batch.events.length === 0) return { events: 0, visits: 0, tombstones: 0, bindings: 0, through: after };
-    // The visits of the events cut off are sent too, and again with their own batch: a newer version replaces them.
+    if (batch.events.length === 0) return { events: 0, visits: 0, tombstones: 0, visitRows: 0, bindings: 0, through: after };
+    // The visits of the events cut off are sent too; with their own batch they are then live as they are: no row.
     const events = leadingPartition(batch.events, await partitionOf());
-    const version = batch.projectedSeq;
-    const tombstones = await tombstonesFor(batch.visits, version);
-    const visits = [...batch.visits.map((visit) => ({ ...visit, version, deleted: 0 })), ...tombstones];
+    const { rows: visits, tombstones } = await visitChanges(batch.visits);
     const bindings = bindingsOf(events);
     const through = events[events.length - 1]!.seq;
     if (sharded) {
-      await insertIntoShards(sharded.cluster, sharded.positions, { visits, bindings, events, through }, beforeEventsInsert);
+      await insertIntoShards(sharded.cluster, sharded.positions, { visits, bindings, events, through }, beforeEventsInsert, queryIdOf);
     } else {
-      await clickhouse.insert('visits', visits);
-      if (bindings.length > 0) await clickhouse.insert('identity_bindings', bindings);
+      await clickhouse.insert('signed_visits', visits, { queryId: queryIdOf('signed_visits') });
+      if (bindings.length > 0) await clickhouse.insert('identity_bindings', bindings, { queryId: queryIdOf('identity_bindings') });
       await beforeEventsInsert?.();
-      await clickhouse.insert('events', events);
+      await clickhouse.insert('events', events, { queryId: queryIdOf('events') });
     }
-    return { events: events.length, visits: batch.visits.length, tombstones: tombstones.length, bindings: bindings.length, through };
+    return { events: events.length, visits: batch.visits.length, tombstones, visitRows: visits.length, bindings: bindings.length, through };
   }
 
   return {

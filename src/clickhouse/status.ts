@@ -56,7 +56,7 @@ const statements = preparedOnce((db) => ({
 
 const perEvent = (bytes: number, rows: number) => (rows === 0 ? null : Math.round((bytes / rows) * 10) / 10);
 
-/** Rows and bytes of a host's tables (`events`, `visits`, or their `_local` forms on a cluster). */
+/** Rows and bytes of a host's tables (`events`, `signed_visits`, or their `_local` forms on a cluster). */
 async function tableFigures(client: ClickHouse, database: string, events: string, visits: string) {
   const [eventRows] = await client.query<{ through: number; rows: number }>(sql`SELECT max(seq) AS through, count() AS rows FROM ${identifier(events)}`);
   const [visitRows] = await client.query<{ rows: number }>(sql`SELECT count() AS rows FROM ${identifier(visits)}`);
@@ -84,7 +84,7 @@ async function readShards(clickhouse: ClickHouse, db: Db): Promise<ShardStatus[]
   return Promise.all(
     cluster.shards.map(async (shard): Promise<ShardStatus> => {
       const through = positions.get(shard) ?? 0;
-      const figures = await tableFigures(shard.client, clickhouse.database, localTableOf('events'), localTableOf('visits'));
+      const figures = await tableFigures(shard.client, clickhouse.database, localTableOf('events'), localTableOf('signed_visits'));
       return {
         shard: shard.num,
         host: shard.host,
@@ -131,7 +131,7 @@ export async function readClickHouseStatus(clickhouse: ClickHouse, db: Db): Prom
   }
   const figures =
     schema_version > 0
-      ? await tableFigures(clickhouse, clickhouse.database, 'events', 'visits')
+      ? await tableFigures(clickhouse, clickhouse.database, 'events', 'signed_visits')
       : { through: 0, event_rows: 0, visit_rows: 0, events_bytes: 0, visits_bytes: 0 };
   return {
     server_version,

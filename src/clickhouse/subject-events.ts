@@ -20,7 +20,7 @@ export function shippedSubjectEvents(clickhouse: ClickHouse, db: Db): ShippedSub
     try {
       return await clickhouse.query<VisitorLogEventRow>(
         sql`SELECT seq, id, type, ts, received_at, anon_id, path, source, country, region, city, browser, os, device_type, raw, user_id, is_bot, is_internal
-            FROM events FINAL
+            FROM events
             WHERE site_id = ${siteId} AND anon_id IN (${joinSql(anonIds.map((anonId) => sql`${anonId}`), ', ')})${withoutDeleted(pendingDeletionsOf(db, [siteId]), 'events')}
             ORDER BY ts, seq LIMIT ${limit}`,
       );

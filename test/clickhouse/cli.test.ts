@@ -60,7 +60,7 @@ describe('sightline clickhouse', () => {
     expect(again).toMatchObject({ code: 0, stdout: `ClickHouse database cli_init is up to date (schema version ${latest})\n` });
     const clickhouse = createClickHouse({ url: clickhouseServer.url, database: 'cli_init' });
     const tables = await clickhouse.query<{ name: string }>(sql`SELECT name FROM system.tables WHERE database = 'cli_init' ORDER BY name`);
-    expect(tables.map((table) => table.name)).toEqual(expect.arrayContaining(['events', 'identity_bindings', 'schema_versions', 'visits']));
+    expect(tables.map((table) => table.name)).toEqual(expect.arrayContaining(['events', 'identity_bindings', 'schema_versions', 'signed_visits']));
     expect(await clickhouse.query(sql`SELECT version FROM schema_versions ORDER BY version`)).toEqual(every.map((version) => ({ version })));
   });
 

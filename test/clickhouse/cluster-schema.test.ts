@@ -29,6 +29,7 @@ describe('the schema on a cluster', () => {
       const tables = await host.query<{ name: string; engine: string }>(sql`SELECT name, engine FROM system.tables WHERE database = 'sightline' ORDER BY name`);
       expect(tables).toEqual([
         { name: '.inner.event_marks_local', engine: 'AggregatingMergeTree' },
+        { name: '.inner.visit_spans_local', engine: 'AggregatingMergeTree' },
         { name: 'event_marks', engine: 'Distributed' },
         { name: 'event_marks_local', engine: 'MaterializedView' },
         { name: 'events', engine: 'Distributed' },
@@ -38,8 +39,10 @@ describe('the schema on a cluster', () => {
         { name: 'schema_versions', engine: 'TinyLog' },
         { name: 'shipping_marks', engine: 'Distributed' },
         { name: 'shipping_marks_local', engine: 'MergeTree' },
-        { name: 'visits', engine: 'Distributed' },
-        { name: 'visits_local', engine: 'ReplacingMergeTree' },
+        { name: 'signed_visits', engine: 'Distributed' },
+        { name: 'signed_visits_local', engine: 'CollapsingMergeTree' },
+        { name: 'visit_spans', engine: 'Distributed' },
+        { name: 'visit_spans_local', engine: 'MaterializedView' },
       ]);
       const [version] = await host.query<{ version: number }>(sql`SELECT max(version) AS version FROM schema_versions`);
       expect(version!.version).toBe(latestClickHouseSchemaVersion);
@@ -100,6 +103,12 @@ describe('the schema on a cluster', () => {
       ],
     ],
     ['filling a view from the rows there: host by host', 'INSERT INTO marks SELECT site_id FROM events GROUP BY site_id', ['INSERT INTO marks_local SELECT site_id FROM events_local GROUP BY site_id']],
+    [
+      'copying a table into another: host by host, every table read its local one',
+      'INSERT INTO signed_visits SELECT a FROM (SELECT * FROM visits FINAL) WHERE a NOT IN (SELECT a FROM signed_visits)',
+      ['INSERT INTO signed_visits_local SELECT a FROM (SELECT * FROM visits_local FINAL) WHERE a NOT IN (SELECT a FROM signed_visits_local)'],
+    ],
+    ['a table dropped: its Distributed table, then the local one', 'DROP TABLE IF EXISTS visits', ['DROP TABLE IF EXISTS visits', 'DROP TABLE IF EXISTS visits_local']],
   ])('rewrites %s', (_name, statement, expected) => {
     expect(clusterStatements(statement, 'two', 'db')).toEqual(expected);
   });

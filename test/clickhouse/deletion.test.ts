@@ -63,7 +63,7 @@ describe('deletion reaches ClickHouse', () => {
     return answer.body.data as { visitors: number; pageviews: number };
   };
   // Physical rows, without FINAL: what ClickHouse still holds on disk.
-  const rowsIn = async (table: 'events' | 'visits', condition: ReturnType<typeof sql>) =>
+  const rowsIn = async (table: 'events' | 'signed_visits', condition: ReturnType<typeof sql>) =>
     (await clickhouse.query<{ n: number }>(sql`SELECT count() AS n FROM ${sql([table] as unknown as TemplateStringsArray)} WHERE ${condition}`))[0]!.n;
 
   it('a pending deletion is left out of every read before ClickHouse deleted anything', async () => {
@@ -107,7 +107,7 @@ describe('deletion reaches ClickHouse', () => {
     expect(await summary('del-a')).toMatchObject({ visitors: 1, pageviews: 2 });
     await until('ClickHouse holds none of alice\'s rows and the record is gone', async () => {
       const events = await rowsIn('events', sql`anon_id = 'alice'`);
-      const visits = await rowsIn('visits', sql`anon_id = 'alice'`);
+      const visits = await rowsIn('signed_visits', sql`anon_id = 'alice'`);
       return events === 0 && visits === 0 && allPendingDeletions(server.db).length === 0 ? true : undefined;
     });
     expect(await summary('del-a')).toMatchObject({ visitors: 1, pageviews: 2 });

@@ -5,11 +5,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ClickHouseUnavailableError, createClickHouse, type ClickHouse } from '../../src/clickhouse/client.ts';
 import { applyClickHouseSchema } from '../../src/clickhouse/schema.ts';
-import { createShipper } from '../../src/clickhouse/shipper.ts';
-import { sql } from '../../src/clickhouse/sql-literal.ts';
+import { createShipper, visitColumns } from '../../src/clickhouse/shipper.ts';
+import { sql, SqlText } from '../../src/clickhouse/sql-literal.ts';
 import { seedWorkspace, startTestServer, type TestServer } from '../_setup.ts';
 import { manualClock } from '../admin/_helpers.ts';
-import { startClickHouse, type ClickHouseTestServer } from './_server.ts';
+import { startClickHouse, until, type ClickHouseTestServer } from './_server.ts';
 
 const chrome = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36';
 const googlebot = 'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)';
@@ -29,6 +29,7 @@ function wire(siteId: string, anonId: string, at: number, extra: Record<string, 
 }
 
 const base = Date.parse('2026-03-02T08:00:00.000Z');
+const visitColumnsSql = new SqlText(visitColumns.join(', '));
 const minute = 60_000;
 
 describe('shipping to ClickHouse exactly once', () => {
@@ -59,9 +60,13 @@ describe('shipping to ClickHouse exactly once', () => {
       .prepare('SELECT id AS visit_id, site_id, anon_id, is_internal, start_ts, end_ts, events, pageviews, entry_seq, exit_seq FROM sessions ORDER BY site_id, anon_id, is_internal, id')
       .all();
     const live = await clickhouse.query(
-      sql`SELECT visit_id, site_id, anon_id, is_internal, start_ts, end_ts, events, pageviews, entry_seq, exit_seq FROM (SELECT * FROM visits FINAL) WHERE deleted = 0 ORDER BY site_id, anon_id, is_internal, visit_id`,
+      sql`SELECT visit_id, site_id, anon_id, is_internal, start_ts, end_ts, events, pageviews, entry_seq, exit_seq FROM signed_visits
+          GROUP BY visit_id, site_id, anon_id, is_internal, start_ts, end_ts, events, pageviews, entry_seq, exit_seq HAVING sum(sign) = 1 ORDER BY site_id, anon_id, is_internal, visit_id`,
     );
     expect(live).toEqual(visits);
+    // No value counted twice or below zero: every visit row's values net 0 (cancelled) or 1 (live).
+    const [netted] = await clickhouse.query<{ wrong: number }>(sql`SELECT count() AS wrong FROM (SELECT sum(sign) AS net FROM signed_visits GROUP BY ${visitColumnsSql}) WHERE net NOT IN (0, 1)`);
+    expect(netted!.wrong).toBe(0);
   }
 
   beforeAll(async () => {
@@ -109,7 +114,12 @@ describe('shipping to ClickHouse exactly once', () => {
     });
     await expect(crashing.shipAll()).rejects.toThrow('crash');
     expect(await crashing.shippedThrough()).toBeGreaterThan(0);
-    await createShipper({ db: server.db, clickhouse, batchSize: 100 }).shipAll();
+    const resumed = createShipper({ db: server.db, clickhouse, batchSize: 100 });
+    // The crashed batch again: its visits are live in ClickHouse as they are, so not one visit row is sent.
+    const again = await resumed.shipBatch();
+    expect(again).toMatchObject({ events: 100, visitRows: 0 });
+    expect(again.visits).toBeGreaterThan(0);
+    await resumed.shipAll();
     await expectExactlyOnce(clickhouse);
   });
 
@@ -124,15 +134,36 @@ describe('shipping to ClickHouse exactly once', () => {
     await expectExactlyOnce(clickhouse);
   });
 
-  it('counts a batch sent twice (an insert that landed though its request failed) once when read with FINAL', async () => {
+  it('never stores a batch twice: an insert still running when a new shipper starts is waited for, not sent again', async () => {
     const clickhouse = await freshDatabase();
-    await createShipper({ db: server.db, clickhouse, batchSize: 1000 }).shipAll();
-    const rows = server.db.prepare('SELECT seq, site_id, id, type, ts, received_at, anon_id, source, is_bot, is_internal, raw FROM events WHERE seq <= (SELECT min(seq) + 99 FROM events)').all();
-    await clickhouse.insert('events', rows as object[]);
-    const [counts] = await clickhouse.query<{ physical: number }>(sql`SELECT count() AS physical FROM events`);
-    expect(counts!.physical).toBe(700);
-    const [final] = await clickhouse.query<{ counted: number }>(sql`SELECT count() AS counted FROM events FINAL`);
-    expect(final!.counted).toBe(600);
+    await createShipper({ db: server.db, clickhouse, batchSize: 100 }).shipBatch();
+    // The next batch of 200 events: its visits land, then its events insert is sent and its request fails while the
+    // server still runs it (a timeout, a process that died); here it runs slowly under the shipper's own query id.
+    const interrupted = createShipper({
+      db: server.db,
+      clickhouse,
+      batchSize: 200,
+      beforeEventsInsert: () => {
+        throw new Error('the request failed');
+      },
+    });
+    await expect(interrupted.shipBatch()).rejects.toThrow('the request failed');
+    await clickhouse.exec(sql`CREATE TABLE staged AS events ENGINE = Memory`);
+    const next = server.db
+      .prepare('SELECT seq, site_id, id, type, ts, received_at, anon_id, source, is_bot, is_internal, raw FROM events ORDER BY seq LIMIT 200 OFFSET 100')
+      .all() as object[];
+    await clickhouse.insert('staged', next);
+    const queryId = `sightline_ship_${clickhouse.database}_events`;
+    const search = new URLSearchParams({ database: clickhouse.database, query_id: queryId });
+    const slow = fetch(`${clickhouseServer.url}/?${search}`, { method: 'POST', body: 'INSERT INTO events SELECT * FROM staged WHERE sleepEachRow(0.014) = 0' });
+    await until('the slow insert runs', async () => {
+      const [row] = await clickhouse.query<{ n: number }>(sql`SELECT count() AS n FROM system.processes WHERE query_id = ${queryId}`);
+      return row!.n > 0 ? true : undefined;
+    });
+    const restarted = createShipper({ db: server.db, clickhouse, batchSize: 1000 });
+    expect((await restarted.shipAll()).events).toBe(300);
+    expect((await slow).status).toBe(200);
+    await expectExactlyOnce(clickhouse);
   });
 
   it('survives ClickHouse killed mid-way: the batch fails as unavailable, and after a restart the rest ships once', async () => {
@@ -154,7 +185,7 @@ describe('shipping to ClickHouse exactly once', () => {
     await shipper.shipAll();
     const liveOf = async () =>
       clickhouse.query<{ start_ts: number; end_ts: number; events: number }>(
-        sql`SELECT start_ts, end_ts, events FROM (SELECT * FROM visits FINAL WHERE site_id = 'ship-a' AND anon_id = 'late') WHERE deleted = 0 ORDER BY start_ts`,
+        sql`SELECT start_ts, end_ts, events FROM signed_visits WHERE site_id = 'ship-a' AND anon_id = 'late' GROUP BY start_ts, end_ts, events HAVING sum(sign) = 1 ORDER BY start_ts`,
       );
     expect(await liveOf()).toEqual([
       { start_ts: at, end_ts: at, events: 1 },

@@ -9,7 +9,7 @@ import { withoutDeleted } from '../../clickhouse/deletion-sql.ts';
 import type { PendingDeletion } from '../../clickhouse/deletions.ts';
 import { joinSql, sql } from '../../clickhouse/sql-literal.ts';
 import type { AttributionQuestions, Conversion, ConversionRange } from '../attribution-questions.ts';
-import { freshnessOf, listOf } from './common.ts';
+import { freshnessOf, listOf, signedVisits } from './common.ts';
 
 export interface ClickHouseAttributionReadOptions {
   clickhouse: ClickHouse;
@@ -52,7 +52,7 @@ export function createClickHouseAttributionReads({ clickhouse, waitForShipping, 
     const after = range.page?.after ?? { ts: -1, seq: -1 };
     const limit = range.page ? sql` LIMIT ${range.page.limit + 1}` : sql``;
     const rows = await clickhouse.query<PurchaseRow>(
-      sql`SELECT seq, id, site_id, anon_id, user_id, ts, revenue_minor, revenue_currency FROM events FINAL
+      sql`SELECT seq, id, site_id, anon_id, user_id, ts, revenue_minor, revenue_currency FROM events
           WHERE site_id IN ${listOf(siteIds)} AND ts >= ${range.startMs} AND ts <= ${range.endMs}
             AND type = 'purchase' AND is_bot = 0 AND is_internal = 0 AND seq <= ${maxSeq}
             AND (ts > ${after.ts} OR (ts = ${after.ts} AND seq > ${after.seq}))${range.eventId === null ? sql`` : sql` AND id = ${range.eventId}`}
@@ -74,13 +74,13 @@ export function createClickHouseAttributionReads({ clickhouse, waitForShipping, 
     // Two steps: the users of the anon_ids (and the purchases' own users), then every anon_id of those users.
     // Aliases differ from column names: in ClickHouse an alias named like a column replaces it in WHERE too.
     const usersOfAnons = await clickhouse.query<{ site_id: string; bound_user: string }>(
-      sql`SELECT DISTINCT site_id, assumeNotNull(user_id) AS bound_user FROM events FINAL
+      sql`SELECT DISTINCT site_id, assumeNotNull(user_id) AS bound_user FROM events
           WHERE user_id IS NOT NULL AND ((site_id, anon_id) IN (${anonTuples}) OR (site_id, assumeNotNull(user_id)) IN (${userTuples}))${withoutDeleted(deletions, 'events')}`,
       { max_query_size: 256 * 2 ** 20 },
     );
     const allUsers = joinSql([...usersOfAnons.map((row) => sql`(${row.site_id}, ${row.bound_user})`), sql`('', '')`], ', ');
     const rows = await clickhouse.query<Omit<BindingRow, 'user_id'> & { bound_user: string }>(
-      sql`SELECT site_id, anon_id, assumeNotNull(user_id) AS bound_user, min(ts) AS first_seen, max(ts) AS last_seen FROM events FINAL
+      sql`SELECT site_id, anon_id, assumeNotNull(user_id) AS bound_user, min(ts) AS first_seen, max(ts) AS last_seen FROM events
           WHERE user_id IS NOT NULL AND (site_id, assumeNotNull(user_id)) IN (${allUsers})${withoutDeleted(deletions, 'events')}
           GROUP BY site_id, anon_id, bound_user`,
       { max_query_size: 256 * 2 ** 20 },
@@ -119,11 +119,11 @@ export function createClickHouseAttributionReads({ clickhouse, waitForShipping, 
             visitors.length === 0
               ? []
               : await clickhouse.query<VisitRow>(
-                  sql`SELECT site_id, anon_id, start_ts, source, utm_medium, utm_campaign FROM (
-                        SELECT * FROM visits FINAL WHERE (site_id, anon_id) IN (${joinSql(visitors.map(([siteId, anonId]) => sql`(${siteId}, ${anonId})`), ', ')}))
-                      WHERE deleted = 0 AND is_internal = 0
-                        AND start_ts >= ${Math.min(...rows.map((row) => row.ts)) - question.lookbackMs} AND start_ts < ${Math.max(...rows.map((row) => row.ts))}
-                        ${withoutDeleted(deletions, 'visits')}
+                  sql`SELECT site_id, anon_id, start_ts, source, utm_medium, utm_campaign FROM ${signedVisits(
+                    sql`(site_id, anon_id) IN (${joinSql(visitors.map(([siteId, anonId]) => sql`(${siteId}, ${anonId})`), ', ')}) AND is_internal = 0
+                        AND start_ts >= ${Math.min(...rows.map((row) => row.ts)) - question.lookbackMs} AND start_ts < ${Math.max(...rows.map((row) => row.ts))}`,
+                    deletions,
+                  )}
                       ORDER BY start_ts, anon_id`,
                   { max_query_size: 256 * 2 ** 20 },
                 );

@@ -40,7 +40,7 @@ async function readVisitSequences(clickhouse: ClickHouse, selection: Selection, 
   // A visit's events lie in [start_ts, end_ts]: the scan is bounded by the range's start and its visits' last end.
   const rows = await clickhouse.query<PageRow>(
     sql`SELECT site_id, anon_id, is_internal, visit_id, path FROM (
-          SELECT site_id, anon_id, is_internal, ts, seq, path FROM events FINAL
+          SELECT site_id, anon_id, is_internal, ts, seq, path FROM events
           WHERE site_id IN ${listOf(selection.scope.siteIds)} AND type = 'pageview' AND path IS NOT NULL AND is_bot = 0
             AND (is_internal = 0 OR ${selection.withInternal ? 1 : 0} = 1) AND ts >= ${startMs}
             AND ts <= (SELECT max(v_end) FROM (${visits}))${withoutDeleted(deletions, 'events')})

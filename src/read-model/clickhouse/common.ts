@@ -25,13 +25,36 @@ export function visitFilterSql(filters: ReportFilters, prefix = ''): SqlText {
   );
 }
 
+/** signed_visits' columns besides sign (schema.sql version 5): what a live visit row shows. */
+export const visitRowColumns = sql`site_id, anon_id, is_internal, visit_id, start_ts, end_ts, events, pageviews, entry_seq, entry_path, entry_query,
+  source, utm_source, utm_medium, utm_campaign, browser, os, device_type, country, region, city, exit_ts, exit_seq, exit_path, exit_query`;
+
 /**
- * The scope's live visits (newest version, not merged away, not deleted) that overlap [startMs, endMs). Deletions are
- * tested outside FINAL, like `deleted`: a non-key column tested inside it could drop a newer version before a merge.
+ * Visits as ClickHouse counts them, without FINAL: the visit rows matching `where` whose values net a sum(sign) of 1
+ * (a changed visit's old row and its -1 cancel; schema.sql version 5). `where` may test any of a row's own columns:
+ * both rows of a pair carry the same values, so it keeps or drops both. Pending deletions are such a condition too.
+ * The one FROM-expression of live visits every read family uses. `columns` may be fewer than all when they include
+ * site_id, anon_id, is_internal, start_ts and end_ts (one visitor's visits are disjoint, so these name one visit).
  */
-export function liveVisits(question: Pick<Selection, 'scope' | 'withInternal'>, startMs: number, endMs: number, deletions: readonly PendingDeletion[]): SqlText {
-  return sql`(SELECT * FROM (SELECT * FROM visits FINAL WHERE site_id IN ${listOf(question.scope.siteIds)})
-    WHERE deleted = 0 AND start_ts < ${endMs} AND end_ts >= ${startMs} AND (is_internal = 0 OR ${question.withInternal ? 1 : 0} = 1)${withoutDeleted(deletions, 'visits')})`;
+export function signedVisits(where: SqlText, deletions: readonly PendingDeletion[], columns: SqlText = visitRowColumns): SqlText {
+  return sql`(SELECT ${columns} FROM signed_visits WHERE ${where}${withoutDeleted(deletions, 'visits')} GROUP BY ${columns} HAVING sum(sign) > 0)`;
+}
+
+/**
+ * The condition on signed_visits for the scope's visits that overlap [startMs, endMs): those start before endMs and
+ * end at or after startMs, and no earlier than the site's longest visit before startMs (visit_spans keeps that bound
+ * as rows arrive), so the read is a range of the sorting key (site_id, start_ts) rather than every earlier visit.
+ */
+export function overlappingVisits(question: Pick<Selection, 'scope' | 'withInternal'>, startMs: number, endMs: number): SqlText {
+  const sites = listOf(question.scope.siteIds);
+  return sql`site_id IN ${sites} AND start_ts < ${endMs} AND end_ts >= ${startMs}
+    AND start_ts >= ${startMs} - (SELECT maxMerge(longest) FROM visit_spans WHERE site_id IN ${sites})
+    AND (is_internal = 0 OR ${question.withInternal ? 1 : 0} = 1)`;
+}
+
+/** The scope's live visits (not merged away, not deleted) that overlap [startMs, endMs), one row each. */
+export function liveVisits(question: Pick<Selection, 'scope' | 'withInternal'>, startMs: number, endMs: number, deletions: readonly PendingDeletion[], columns?: SqlText): SqlText {
+  return signedVisits(overlappingVisits(question, startMs, endMs), deletions, columns);
 }
 
 /**

@@ -39,7 +39,7 @@ const hasVisitFilter = (filters: ReportFilters) => ['source', 'device', 'browser
  * visit filter, an event counts when the visit holding it (same visitor, start_ts <= ts <= end_ts) matches.
  */
 export function selectedEvents(question: Pick<Selection, 'scope' | 'filters' | 'withInternal'>, deletions: readonly PendingDeletion[], startMs: number, endMs: number, columns: SqlText, extra: SqlText = sql``): SqlText {
-  const events = sql`SELECT * FROM events FINAL
+  const events = sql`SELECT * FROM events
     WHERE site_id IN ${listOf(question.scope.siteIds)} AND ts >= ${startMs} AND ts < ${endMs} AND is_bot = 0
       AND (is_internal = 0 OR ${question.withInternal ? 1 : 0} = 1)${isIn('path', question.filters.path)}${withoutDeleted(deletions, 'events')}${extra}`;
   if (!hasVisitFilter(question.filters)) return sql`SELECT ${columns} FROM (${events})`;

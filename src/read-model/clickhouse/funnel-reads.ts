@@ -215,7 +215,7 @@ export function createClickHouseFunnelReads({ clickhouse, waitForShipping, delet
     const fromTs = Math.min(...events.map((event) => event.ts));
     const toTs = Math.max(...events.map((event) => event.ts));
     const details = await clickhouse.query<DetailsRow>(
-      sql`SELECT seq, site_id, anon_id, is_internal, ts, path, source, utm_campaign, device_type, browser, os, country FROM events FINAL
+      sql`SELECT seq, site_id, anon_id, is_internal, ts, path, source, utm_campaign, device_type, browser, os, country FROM events
           WHERE site_id IN ${listOf(siteIds)} AND ts >= ${fromTs} AND ts <= ${toTs} AND seq IN ${numbers(events.map((event) => event.seq))}
             ${withoutDeleted(deletions, 'events')}`,
     );
@@ -263,7 +263,7 @@ export function createClickHouseFunnelReads({ clickhouse, waitForShipping, delet
       const startValue = question.breakdown === null ? sql`CAST(NULL AS Nullable(String))` : sql`if(${tests[0]!}, ${sqlName(breakdownColumns[question.breakdown])}, NULL)`;
       const rows = await clickhouse.query<PopulationRow>(
         sql`SELECT ts, seq, mask, anon_id, props_raw, start_value, users FROM (
-              SELECT ts, seq, anon_id, ${mask} AS mask, ${raw} AS props_raw, ${startValue} AS start_value FROM events FINAL
+              SELECT ts, seq, anon_id, ${mask} AS mask, ${raw} AS props_raw, ${startValue} AS start_value FROM events
               WHERE site_id IN ${listOf(siteIds)} AND ts >= ${startMs} AND ts < ${rangeEndMs + question.afterRangeMs} AND seq <= ${watermark}
                 AND is_bot = 0 AND (is_internal = 0 OR ${question.withInternal ? 1 : 0} = 1)${withoutDeleted(deletions, 'events')} AND mask != 0)
             ALL LEFT JOIN (${bindingsAsOf(siteIds, watermark, deletions)}) USING (anon_id)
@@ -312,7 +312,7 @@ export function createClickHouseFunnelReads({ clickhouse, waitForShipping, delet
         starts.length === 0 || anonIds.length === 0
           ? []
           : await clickhouse.query<SpanRow>(
-              sql`SELECT site_id, anon_id, ts, seq, type, path FROM events FINAL
+              sql`SELECT site_id, anon_id, ts, seq, type, path FROM events
                   WHERE site_id IN ${listOf(siteIds)} AND anon_id IN ${listOf(anonIds)} AND ts >= ${Math.min(...starts)} AND ts < ${endMs}
                     AND seq <= ${question.asOf} AND is_bot = 0 AND (is_internal = 0 OR ${question.withInternal ? 1 : 0} = 1)
                     ${withoutDeleted(deletions, 'events')}

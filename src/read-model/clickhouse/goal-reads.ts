@@ -62,7 +62,7 @@ export function createClickHouseGoalReads({ clickhouse, waitForShipping, deletio
           ? []
           : await clickhouse.query<CandidateRow>(
               sql`SELECT anon_id, type, path, revenue_minor, revenue_currency, raw FROM (
-                    SELECT site_id, anon_id, is_internal, ts, type, path, revenue_minor, revenue_currency, raw FROM events FINAL
+                    SELECT site_id, anon_id, is_internal, ts, type, path, revenue_minor, revenue_currency, raw FROM events
                     WHERE site_id IN ${listOf(siteIds)} AND type IN ${listOf(types)} AND ts >= ${startMs} AND ts < ${endMs} AND is_bot = 0
                       ${withoutDeleted(deletions, 'events')})
                   ALL INNER JOIN (${visits}) USING (site_id, anon_id, is_internal)

@@ -41,7 +41,7 @@ export function createClickHousePersonReads({ clickhouse, db, deletionsOf }: Cli
       /** The newest `count` events (all with -1) with notBefore <= ts < before. */
       const newestEvents = async (notBefore: number, before: number, count: number): Promise<UnshippedTimelineRow[]> => {
         const shipped = await clickhouse.query<UnshippedTimelineRow>(
-          sql`SELECT seq, id, type, ts, anon_id, country, city, browser, os, device_type, raw FROM events FINAL
+          sql`SELECT seq, id, type, ts, anon_id, country, city, browser, os, device_type, raw FROM events
               WHERE site_id = ${question.siteId} AND anon_id IN ${listOf(tail.anonIds)} AND seq <= ${through}
                 AND ts >= ${notBefore} AND ts < ${before}${withoutDeleted(deletions, 'events')}
               ORDER BY ts DESC, seq DESC${count < 0 ? sql`` : sql` LIMIT ${count}`}`,
