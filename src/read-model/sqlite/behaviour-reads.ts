@@ -1,11 +1,12 @@
 // The behaviour questions answered over the embedded database: journeys and page flow count the page sequences of
-// the range's visits (visit-sequences.ts), retention the projector's daily visitor sets (retention-cohorts.ts), each
+// the range's visits (visit-sequences.ts: the projector's stored sequences when the filters allow, else the events), retention the projector's daily visitor sets (retention-cohorts.ts), each
 // in one read snapshot with its freshness. Ties are broken so that an answer never depends on read order.
 import type { BehaviourQuestions, Journeys, JourneysQuestion, PageFlow, PathVisits } from '../behaviour-questions.ts';
+import type { Selection } from '../questions.ts';
 import { readRetention } from './retention-cohorts.ts';
 import { type SqliteReadOptions, toAnswerFreshness } from './report-reads.ts';
 import { inSnapshot, readFreshness } from './snapshot.ts';
-import { readVisitSequences, type VisitSequences } from './visit-sequences.ts';
+import { readStoredVisitSequences, readVisitSequences, storedSequencesAnswer, type VisitSequences } from './visit-sequences.ts';
 
 /** Code-unit order of two paths, as JavaScript compares strings (and SQLite's BINARY collation). */
 const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
@@ -80,6 +81,11 @@ export function countPageFlow(visits: VisitSequences, path: string, limit: numbe
   return { previous: ranked(previous, visits.paths, limit), next: ranked(next, visits.paths, limit), exits };
 }
 
+/** The range's visit sequences: stored ones when the question allows, else cut from the events (same answer). */
+function sequencesOf(db: SqliteReadOptions['db'], selection: Selection, maxSeq: number): VisitSequences {
+  return storedSequencesAnswer(db, selection) ? readStoredVisitSequences(db, selection) : readVisitSequences(db, selection, maxSeq);
+}
+
 export function createSqliteBehaviourReads({ db, waitForProjection }: SqliteReadOptions): BehaviourQuestions {
   /** Visits are derived: every question waits, bounded, for the projector, then reads up to its position. */
   const answer = async <Figures>(siteIds: readonly string[], read: (projectedSeq: number) => Figures) => {
@@ -90,8 +96,8 @@ export function createSqliteBehaviourReads({ db, waitForProjection }: SqliteRead
     });
   };
   return {
-    journeys: (question) => answer(question.scope.siteIds, (seq) => countJourneys(readVisitSequences(db, question, seq), question)),
-    pageFlow: (question) => answer(question.scope.siteIds, (seq) => countPageFlow(readVisitSequences(db, question, seq), question.path, question.limit)),
+    journeys: (question) => answer(question.scope.siteIds, (seq) => countJourneys(sequencesOf(db, question, seq), question)),
+    pageFlow: (question) => answer(question.scope.siteIds, (seq) => countPageFlow(sequencesOf(db, question, seq), question.path, question.limit)),
     retention: async (question) => {
       const figures = await answer(question.scope.siteIds, (seq) => ({ cohorts: readRetention(db, question, seq) }));
       return { ...figures, computedFrom: 'rollups' as const };

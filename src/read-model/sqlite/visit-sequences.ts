@@ -4,9 +4,14 @@
 // visits, whose table has no index by time: one scan of the range through (site_id, ts) does it, starting 30
 // minutes before the range (a visit whose first event in the scan is later than that truly starts there) and ending a
 // day after it (a visit still going then is followed through the visitor index).
+// When the question allows it (no visit filter: the stored rows keep no visit attributes) and the upgrade's backfill
+// has finished, the projector's visit_sequences table answers instead (readStoredVisitSequences): one narrow row per
+// visit with a pageview, kept equal to this computation (src/projector/visit-sequences.ts).
 import type { Db } from '../../db/open.ts';
 import { listVisitorWindowEvents } from '../../projector/queries/visitor-events.ts';
 import { listAnonIdsOfVisitorNumbers } from '../../projector/queries/visitor-number-rows.ts';
+import { listPathTexts, listVisitSequences } from '../../projector/queries/visit-sequence-rows.ts';
+import { unpackPages, visitSequencesReady } from '../../projector/visit-sequences.ts';
 import { dayMs } from '../../vocabulary/periods.ts';
 import { visitFilterColumns } from '../../vocabulary/report-filters.ts';
 import { sessionGapMs } from '../../vocabulary/visit-rule.ts';
@@ -147,6 +152,67 @@ export function readVisitSequences(db: Db, selection: Selection, maxSeq: number)
         visitStart = index;
       }
     });
+  }
+  return result;
+}
+
+/** Whether the stored page sequences can answer: no visit filter or goal, and the upgrade's backfill done. */
+export function storedSequencesAnswer(db: Db, selection: Selection): boolean {
+  const { path, goal, ...visitFilters } = selection.filters;
+  if (goal) return false;
+  if (Object.values(visitFilters).some((values) => values !== undefined)) return false;
+  return visitSequencesReady(db);
+}
+
+/**
+ * readVisitSequences's answer from the stored page sequences (see storedSequencesAnswer). Call inside one snapshot:
+ * the table is at the projector's position there. Path ids of each site map to dense ids of the answer.
+ * @example readStoredVisitSequences(db, selection).sequences.length
+ */
+export function readStoredVisitSequences(db: Db, selection: Selection): VisitSequences {
+  const startMs = selection.range.fromDay * dayMs;
+  const endMs = (selection.range.toDay + 1) * dayMs;
+  const result: VisitSequences = { paths: [], visitors: [], sequences: [] };
+  const textIds = new Map<string, number>();
+  const scratch: number[] = [];
+  for (const siteId of selection.scope.siteIds) {
+    const rows = listVisitSequences(db, siteId, startMs, endMs);
+    // The site's path ids → the answer's, filled once the ids the rows use are known (-1: not yet).
+    let local = new Int32Array(64).fill(-1);
+    const used: number[] = [];
+    const kept: { vid: number; pages: number[] }[] = [];
+    for (const [visitor, blob] of rows) {
+      if (!selection.withInternal && visitor % 2 === 1) continue;
+      const pages = unpackPages(blob, scratch).slice();
+      for (const id of pages) {
+        if (id >= local.length) {
+          const grown = new Int32Array(Math.max(id + 1, local.length * 2)).fill(-1);
+          grown.set(local);
+          local = grown;
+        }
+        if (local[id] === -1) {
+          local[id] = -2;
+          used.push(id);
+        }
+      }
+      kept.push({ vid: Math.floor(visitor / 2), pages });
+    }
+    for (const [id, text] of listPathTexts(db, siteId, used)) {
+      let answerId = textIds.get(text);
+      if (answerId === undefined) {
+        answerId = result.paths.length;
+        textIds.set(text, answerId);
+        result.paths.push(text);
+      }
+      local[id] = answerId;
+    }
+    const pathFilter = selection.filters.path ? new Set(selection.filters.path.map((path) => textIds.get(path)).filter((id) => id !== undefined)) : null;
+    for (const { vid, pages } of kept) {
+      for (let index = 0; index < pages.length; index++) pages[index] = local[pages[index]!]!;
+      if (pathFilter && !pages.some((id) => pathFilter.has(id))) continue;
+      result.visitors.push(vid);
+      result.sequences.push(pages);
+    }
   }
   return result;
 }
