@@ -178,31 +178,40 @@ export function visitSequencesReady(db: Db): boolean {
 /** Stored visits per backfill transaction: a short write lock each. */
 const backfillChunk = 5_000;
 
+export interface BackfillOptions {
+  /** Stored visits per transaction. */
+  chunk?: number;
+  /** Stop after this many transactions (a test's crash midway); the rest is done at the next start. */
+  maxChunks?: number;
+}
+
 /**
  * Fills the table from the visits stored before schema version 30, at start before the projector; returns the
  * visits backfilled (0 when none was pending). Resumable: each chunk commits with its cursor.
  * @example backfillVisitSequences(db); // in startProjection, after the reconciliation and the repairs
  */
-export function backfillVisitSequences(db: Db): number {
+export function backfillVisitSequences(db: Db, options: BackfillOptions = {}): number {
   const pending = readBackfillState(db);
   if (!pending) return 0;
+  const chunk = options.chunk ?? backfillChunk;
   const started = performance.now();
   // On stderr, as the upgrade's other lines: stdout may be --json.
   process.stderr.write(`Schema 30: filling visit_sequences from the stored visits (ids ${pending.after_visit + 1} to ${pending.last_visit})\n`);
   let visits = 0;
-  for (let done = false; !done; ) {
+  let chunks = 0;
+  for (let done = false; !done && chunks < (options.maxChunks ?? Number.POSITIVE_INFINITY); chunks++) {
     done = inWriteTransaction(db, () => {
       const state = readBackfillState(db);
       if (!state) return true;
       const maxSeq = readProjectorPosition(db);
       const pathIds = new PathIds(db);
-      const rows = listVisitsAfter(db, state.after_visit, state.last_visit, backfillChunk);
+      const rows = listVisitsAfter(db, state.after_visit, state.last_visit, chunk);
       for (const visit of rows) {
         const vid = findVisitorNumber(db, visit.site_id, visit.anon_id);
         if (vid !== undefined) rebuildVisit(db, visit, vid, maxSeq, pathIds);
       }
       visits += rows.length;
-      if (rows.length < backfillChunk) {
+      if (rows.length < chunk) {
         finishBackfill(db);
         return true;
       }
@@ -210,6 +219,6 @@ export function backfillVisitSequences(db: Db): number {
       return false;
     });
   }
-  process.stderr.write(`Schema 30: done, ${visits} visit(s) in ${((performance.now() - started) / 1000).toFixed(1)} s\n`);
+  process.stderr.write(`Schema 30: ${visitSequencesReady(db) ? 'done' : 'paused'}, ${visits} visit(s) in ${((performance.now() - started) / 1000).toFixed(1)} s\n`);
   return visits;
 }
