@@ -10,6 +10,7 @@ import type { StoredEventInput } from '../src/event-store/stored-event.ts';
 import { enrichEvent } from '../src/ingest/enrich.ts';
 import { EventDedup } from '../src/ingest/event-dedup.ts';
 import { storeGroup, type WriteBatch } from '../src/ingest/store-group.ts';
+import { batchSubscribers } from '../src/batch-subscribers.ts';
 import { projectBatch } from '../src/projector/project-batch.ts';
 import { nextBatchSize } from '../src/projector/projector-loop.ts';
 
@@ -275,7 +276,8 @@ export function projectAll(
   let size = batchEvents;
   for (;;) {
     const before = performance.now();
-    const batch = projectBatch(db, { maxEvents: size, now: Date.now() });
+    // With the app's subscribers, as the projector thread runs them (visit_sequences among them).
+    const batch = projectBatch(db, { maxEvents: size, now: Date.now(), subscribers: batchSubscribers });
     if (batch.events === 0) break;
     batchMs.push(performance.now() - before);
     // Sized as the projector thread sizes them (projector-loop.ts): larger while the backlog lasts.
