@@ -11,10 +11,13 @@
 // scan of the range's events with their visitor numbers (what journeys read before grouping them). Load averages
 // before and after. A database from before schema 30 is upgraded at the server's start: its visit_sequences backfill
 // prints its own time (stderr, "Schema 30: done, …"), and the start's time is printed beside it; then the table's
-// bytes per event (dbstat). --data DIR keeps the database and, when it already holds one, skips the writing; --only WORD times
-// only the requests whose label holds WORD (e.g. retention), beside the references.
+// bytes per event (dbstat). --data DIR keeps the database and, when it already holds one, skips the writing; --only WORD[,WORD…] times
+// only the requests whose label holds one of the words (e.g. retention, or journeys,page-flow), beside the references.
+// --projector-cost [--events N] instead writes N events (default 200,000, same density) once and projects two copies,
+// without and with visit_sequences' batch subscriber: the CPU time per event of each (process.cpuUsage in the
+// projecting child, far steadier than elapsed time on a shared machine), and the table's bytes per event.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -90,7 +93,39 @@ function tableBytes(dataDir) {
 const line = (label, timing, target) =>
   `  ${label.padEnd(40)} ${fixed(timing.median, 1).padStart(9)}  (${fixed(timing.min, 1)}-${fixed(timing.max, 1)})${target ? `  target < ${target}${timing.median < target ? '' : '  MISSED'}` : ''}`;
 
+/** What the visit_sequences subscriber costs the projector: two copies of one database, projected without and with it. */
+async function projectorCost(args) {
+  const events = Number(option(args, '--events', 200_000));
+  const days = Math.max(1, Math.round(events / 25_000));
+  const visitors = Math.max(1000, Math.round((200_000 * events) / 2_100_000));
+  execFileSync(process.execPath, [join(root, 'build', 'build.mjs'), '--if-stale'], { stdio: 'inherit' });
+  const dirs = [mkdtempSync(join(tmpdir(), 'sightline-bench-seq-a-')), mkdtempSync(join(tmpdir(), 'sightline-bench-seq-b-'))];
+  try {
+    const server = await startProcess(join(root, 'bin', 'sightline'), ['serve', '--port', '0'], { DATA_DIR: dirs[0], ADMIN_TOKEN: adminToken });
+    await call(`${server.url}/workspaces`, 'POST', { name: 'Bench', slug: 'bench' });
+    await call(`${server.url}/workspaces/bench/sites`, 'POST', { id: siteId, name: 'Bench' });
+    await stopProcess(server.child);
+    const workload = { ...reportsWorkload(join(dirs[0], 'sightline.db'), siteId, events), days, visitors, analysis: true };
+    await runWorkload('write', workload);
+    for (const name of ['sightline.db', 'sightline.db-wal', 'events.db', 'events.db-wal', 'secrets.key']) {
+      if (existsSync(join(dirs[0], name))) copyFileSync(join(dirs[0], name), join(dirs[1], name));
+    }
+    console.log(`Projector cost of visit_sequences: ${events.toLocaleString('en')} events over ${days} days, ${visitors.toLocaleString('en')} visitors, batches of 5,000; load average ${loadAverage()}`);
+    for (const [index, without] of [[0, true], [1, false]]) {
+      const result = await runWorkload('project', { databasePath: join(dirs[index], 'sightline.db'), batchEvents: 5000, withoutVisitSequences: without });
+      console.log(
+        `  ${without ? 'without the subscriber' : 'with the subscriber   '}  ${fixed((result.cpuMs * 1000) / result.events, 1).padStart(7)} µs CPU per event  (${fixed(result.cpuMs / 1000, 1)} s CPU, ${fixed(result.elapsedMs / 1000, 1)} s elapsed)`,
+      );
+    }
+    console.log(`  ${tableBytes(dirs[1])}`);
+    console.log(`Load average after: ${loadAverage()}`);
+  } finally {
+    for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 export async function run(args) {
+  if (args.includes('--projector-cost')) return projectorCost(args);
   const events = Number(option(args, '--events', 2_100_000));
   const days = Number(option(args, '--days', 84));
   const visitors = Number(option(args, '--visitors', 200_000));
@@ -147,7 +182,7 @@ export async function run(args) {
         ['retention-v2 weekly on a purchase goal, 12 weeks', `/v1/sites/${siteId}/reports/retention-v2?${weeks12}&period=week&goal=${goal.id}`],
         ['retention-v2 weekly on a /pricing goal, 12 weeks', `/v1/sites/${siteId}/reports/retention-v2?${weeks12}&period=week&goal=${pageGoal.id}`],
       ]) {
-        if (!label.includes(only)) continue;
+        if (!only.split(',').some((word) => label.includes(word))) continue;
         console.log(line(label, await timeGet(server.url, path), 1000));
       }
     } finally {
