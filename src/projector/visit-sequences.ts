@@ -47,23 +47,6 @@ export function packPages(ids: readonly number[]): Buffer {
   return Buffer.from(bytes);
 }
 
-/** The path ids of a packed row, appended to `into` (cleared first). */
-export function unpackPages(blob: Uint8Array, into: number[]): number[] {
-  into.length = 0;
-  let value = 0;
-  let scale = 1;
-  for (const byte of blob) {
-    value += (byte & 0x7f) * scale;
-    if (byte & 0x80) scale *= 0x80;
-    else {
-      into.push(value);
-      value = 0;
-      scale = 1;
-    }
-  }
-  return into;
-}
-
 /** A visit's row key: internal traffic has visits of its own. */
 export const visitorOf = (vid: number, isInternal: number) => vid * 2 + isInternal;
 

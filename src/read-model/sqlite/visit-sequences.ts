@@ -10,8 +10,8 @@
 import type { Db } from '../../db/open.ts';
 import { listVisitorWindowEvents } from '../../projector/queries/visitor-events.ts';
 import { listAnonIdsOfVisitorNumbers } from '../../projector/queries/visitor-number-rows.ts';
-import { listPathTexts, listVisitSequences } from '../../projector/queries/visit-sequence-rows.ts';
-import { unpackPages, visitSequencesReady } from '../../projector/visit-sequences.ts';
+import { listPathTexts, readVisitSequencesText } from '../../projector/queries/visit-sequence-rows.ts';
+import { visitSequencesReady } from '../../projector/visit-sequences.ts';
 import { dayMs } from '../../vocabulary/periods.ts';
 import { visitFilterColumns } from '../../vocabulary/report-filters.ts';
 import { sessionGapMs } from '../../vocabulary/visit-rule.ts';
@@ -164,9 +164,14 @@ export function storedSequencesAnswer(db: Db, selection: Selection): boolean {
   return visitSequencesReady(db);
 }
 
+/** A hex digit's value (upper case, as SQLite's hex() writes them). */
+const hexDigit = (code: number) => (code <= 57 ? code - 48 : code - 55);
+
 /**
  * readVisitSequences's answer from the stored page sequences (see storedSequencesAnswer). Call inside one snapshot:
- * the table is at the projector's position there. Path ids of each site map to dense ids of the answer.
+ * the table is at the projector's position there. The range arrives as one text (readVisitSequencesText) decoded
+ * here: the packed path ids (unsigned LEB128) read straight from the hex; each site's path ids map to dense ids of
+ * the answer.
  * @example readStoredVisitSequences(db, selection).sequences.length
  */
 export function readStoredVisitSequences(db: Db, selection: Selection): VisitSequences {
@@ -174,45 +179,60 @@ export function readStoredVisitSequences(db: Db, selection: Selection): VisitSeq
   const endMs = (selection.range.toDay + 1) * dayMs;
   const result: VisitSequences = { paths: [], visitors: [], sequences: [] };
   const textIds = new Map<string, number>();
-  const scratch: number[] = [];
   for (const siteId of selection.scope.siteIds) {
-    const rows = listVisitSequences(db, siteId, startMs, endMs);
-    // The site's path ids → the answer's, filled once the ids the rows use are known (-1: not yet).
+    const text = readVisitSequencesText(db, siteId, startMs, endMs);
+    // The site's path ids → the answer's, filled once the ids the rows use are known (-1: unused so far).
     let local = new Int32Array(64).fill(-1);
     const used: number[] = [];
-    const kept: { vid: number; pages: number[] }[] = [];
-    for (const [visitor, blob] of rows) {
-      if (!selection.withInternal && visitor % 2 === 1) continue;
-      const pages = unpackPages(blob, scratch).slice();
-      for (const id of pages) {
-        if (id >= local.length) {
-          const grown = new Int32Array(Math.max(id + 1, local.length * 2)).fill(-1);
+    const visitors: number[] = [];
+    const sequences: number[][] = [];
+    for (let at = 0; at < text.length; ) {
+      let visitor = 0;
+      for (let code = text.charCodeAt(at++); code !== 32; code = text.charCodeAt(at++)) visitor = visitor * 10 + code - 48;
+      const pages: number[] = [];
+      let value = 0;
+      let scale = 1;
+      for (; at < text.length && text.charCodeAt(at) !== 32; at += 2) {
+        const byte = hexDigit(text.charCodeAt(at)) * 16 + hexDigit(text.charCodeAt(at + 1));
+        value += (byte & 0x7f) * scale;
+        if (byte & 0x80) {
+          scale *= 0x80;
+          continue;
+        }
+        if (value >= local.length) {
+          const grown = new Int32Array(Math.max(value + 1, local.length * 2)).fill(-1);
           grown.set(local);
           local = grown;
         }
-        if (local[id] === -1) {
-          local[id] = -2;
-          used.push(id);
+        if (local[value] === -1) {
+          local[value] = -2;
+          used.push(value);
         }
+        pages.push(value);
+        value = 0;
+        scale = 1;
       }
-      kept.push({ vid: Math.floor(visitor / 2), pages });
+      at++;
+      if (!selection.withInternal && visitor % 2 === 1) continue;
+      visitors.push(Math.floor(visitor / 2));
+      sequences.push(pages);
     }
-    for (const [id, text] of listPathTexts(db, siteId, used)) {
-      let answerId = textIds.get(text);
+    for (const [id, path] of listPathTexts(db, siteId, used)) {
+      let answerId = textIds.get(path);
       if (answerId === undefined) {
         answerId = result.paths.length;
-        textIds.set(text, answerId);
-        result.paths.push(text);
+        textIds.set(path, answerId);
+        result.paths.push(path);
       }
       local[id] = answerId;
     }
     const pathFilter = selection.filters.path ? new Set(selection.filters.path.map((path) => textIds.get(path)).filter((id) => id !== undefined)) : null;
-    for (const { vid, pages } of kept) {
+    sequences.forEach((pages, visit) => {
       for (let index = 0; index < pages.length; index++) pages[index] = local[pages[index]!]!;
-      if (pathFilter && !pages.some((id) => pathFilter.has(id))) continue;
-      result.visitors.push(vid);
+      if (pathFilter && !pages.some((id) => pathFilter.has(id))) return;
+      result.visitors.push(visitors[visit]!);
       result.sequences.push(pages);
-    }
+    });
   }
   return result;
 }
