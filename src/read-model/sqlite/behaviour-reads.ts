@@ -1,7 +1,7 @@
 // The behaviour questions answered over the embedded database: journeys and page flow count the page sequences of
 // the range's visits (visit-sequences.ts: the projector's stored sequences when the filters allow, else the events), retention the projector's daily visitor sets (retention-cohorts.ts), each
 // in one read snapshot with its freshness. Ties are broken so that an answer never depends on read order.
-import type { BehaviourQuestions, Journeys, JourneysQuestion, PageFlow, PathVisits } from '../behaviour-questions.ts';
+import type { BehaviourQuestions, JourneyPath, Journeys, JourneysQuestion, PageFlow, PathVisits } from '../behaviour-questions.ts';
 import type { Selection } from '../questions.ts';
 import { readRetention } from './retention-cohorts.ts';
 import { type SqliteReadOptions, toAnswerFreshness } from './report-reads.ts';
@@ -20,29 +20,20 @@ function bySteps(a: readonly string[], b: readonly string[]): number {
   return a.length - b.length;
 }
 
-/** Where in a visit's sequence its journey lies ([from, to)), or undefined when the anchor is not in it. */
-function journeyOf(sequence: readonly number[], anchorId: number | undefined, question: JourneysQuestion): [number, number] | undefined {
-  if (question.anchor === null) return [0, Math.min(sequence.length, question.steps)];
-  if (anchorId === undefined) return undefined;
-  if (question.anchor.at === 'start') {
-    const first = sequence.indexOf(anchorId);
-    return first < 0 ? undefined : [first, Math.min(sequence.length, first + question.steps)];
-  }
-  const last = sequence.lastIndexOf(anchorId);
-  return last < 0 ? undefined : [Math.max(0, last + 1 - question.steps), last + 1];
-}
-
 /** Above any visitor number: node × visitorSpan + vid stays an exact double for a million journeys' nodes. */
 const visitorSpan = 2 ** 32;
+/** Above any count of visits or visitors of one journey. */
+const countSpan = 2 ** 24;
 
 /**
- * Journeys are counted in a trie of their steps (a node per distinct prefix), each visit at its journey's last node;
- * distinct visitors per node come from one sort of (node, visitor) pairs: no string key or Set per journey.
+ * Journeys are counted in a trie of their steps (a node per distinct prefix, in one map keyed by node × paths + step),
+ * each visit at its journey's last node; distinct visitors per node come from one sort of (node, visitor) pairs; only
+ * the journeys that can make the first `limit` (by visits, then visitors) get their steps spelled and sorted.
  */
 export function countJourneys(visits: VisitSequences, question: JourneysQuestion): Journeys {
-  const anchorIndex = question.anchor === null ? -1 : visits.paths.indexOf(question.anchor.path);
-  const anchorId = anchorIndex === -1 ? undefined : anchorIndex;
-  // One map for the whole trie: (node × paths + step) → child node.
+  const { anchor, steps } = question;
+  const anchorId = anchor === null ? -1 : visits.paths.indexOf(anchor.path);
+  if (anchor !== null && anchorId < 0) return { paths: [] };
   const childOf = new Map<number, number>();
   const pathCount = visits.paths.length;
   const parentOf: number[] = [-1];
@@ -50,11 +41,25 @@ export function countJourneys(visits: VisitSequences, question: JourneysQuestion
   const visitsOf: number[] = [0];
   const pairs = new Float64Array(visits.sequences.length);
   let counted = 0;
-  visits.sequences.forEach((sequence, visit) => {
-    const span = journeyOf(sequence, anchorId, question);
-    if (!span) return;
+  const { sequences } = visits;
+  for (let visit = 0; visit < sequences.length; visit++) {
+    const sequence = sequences[visit]!;
+    // The part a journey counts: the first steps, from the anchor's first pageview, or up to its last one.
+    let from = 0;
+    let to = Math.min(sequence.length, steps);
+    if (anchor !== null) {
+      if (anchor.at === 'start') {
+        from = sequence.indexOf(anchorId);
+        if (from < 0) continue;
+        to = Math.min(sequence.length, from + steps);
+      } else {
+        to = sequence.lastIndexOf(anchorId) + 1;
+        if (to === 0) continue;
+        from = Math.max(0, to - steps);
+      }
+    }
     let node = 0;
-    for (let index = span[0]; index < span[1]; index++) {
+    for (let index = from; index < to; index++) {
       const step = sequence[index]!;
       const key = node * pathCount + step;
       let child = childOf.get(key);
@@ -69,18 +74,26 @@ export function countJourneys(visits: VisitSequences, question: JourneysQuestion
     }
     visitsOf[node]!++;
     pairs[counted++] = node * visitorSpan + visits.visitors[visit]!;
-  });
+  }
   const sorted = pairs.subarray(0, counted).sort();
-  const visitorsOf = new Map<number, number>();
+  const visitorsOf = new Int32Array(parentOf.length);
   for (let index = 0; index < sorted.length; index++) {
     if (index > 0 && sorted[index] === sorted[index - 1]) continue;
-    const node = Math.floor(sorted[index]! / visitorSpan);
-    visitorsOf.set(node, (visitorsOf.get(node) ?? 0) + 1);
+    visitorsOf[Math.floor(sorted[index]! / visitorSpan)]!++;
   }
-  const paths = [...visitorsOf].map(([node, visitors]) => {
-    const steps: string[] = [];
-    for (let at = node; at > 0; at = parentOf[at]!) steps.push(visits.paths[stepOf[at]!]!);
-    return { steps: steps.reverse(), visitors, visits: visitsOf[node]! };
+  // The rank of the limit-th journey by (visits, visitors): every journey at or above it may be in the answer (ties
+  // are then broken by steps, which need the texts).
+  const ends: number[] = [];
+  for (let node = 1; node < parentOf.length; node++) if (visitsOf[node]! > 0) ends.push(node);
+  const ranks = new Float64Array(ends.length);
+  ends.forEach((node, index) => (ranks[index] = visitsOf[node]! * countSpan + visitorsOf[node]!));
+  const cutoff = ends.length <= question.limit ? 0 : ranks.slice().sort()[ends.length - question.limit]!;
+  const paths: JourneyPath[] = [];
+  ends.forEach((node, index) => {
+    if (ranks[index]! < cutoff) return;
+    const names: string[] = [];
+    for (let at = node; at > 0; at = parentOf[at]!) names.push(visits.paths[stepOf[at]!]!);
+    paths.push({ steps: names.reverse(), visitors: visitorsOf[node]!, visits: visitsOf[node]! });
   });
   paths.sort((a, b) => b.visits - a.visits || b.visitors - a.visitors || bySteps(a.steps, b.steps));
   return { paths: paths.slice(0, question.limit) };

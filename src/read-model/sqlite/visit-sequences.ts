@@ -178,17 +178,23 @@ export function readStoredVisitSequences(db: Db, selection: Selection): VisitSeq
   const startMs = selection.range.fromDay * dayMs;
   const endMs = (selection.range.toDay + 1) * dayMs;
   const result: VisitSequences = { paths: [], visitors: [], sequences: [] };
+  // The answer's ids are given at first sight, in one pass; the texts are read after it (the path dictionary is per
+  // site, so with several sites a text seen on two is made one id again at the end).
   const textIds = new Map<string, number>();
+  let seenTwice = false;
   for (const siteId of selection.scope.siteIds) {
     const text = readVisitSequencesText(db, siteId, startMs, endMs);
-    // The site's path ids → the answer's, filled once the ids the rows use are known (-1: unused so far).
-    let local = new Int32Array(64).fill(-1);
+    // The site's path ids → the answer's (-1: not seen yet).
+    let local = new Int32Array(256).fill(-1);
     const used: number[] = [];
-    const visitors: number[] = [];
-    const sequences: number[][] = [];
     for (let at = 0; at < text.length; ) {
       let visitor = 0;
       for (let code = text.charCodeAt(at++); code !== 32; code = text.charCodeAt(at++)) visitor = visitor * 10 + code - 48;
+      if (!selection.withInternal && visitor % 2 === 1) {
+        while (at < text.length && text.charCodeAt(at) !== 32) at++;
+        at++;
+        continue;
+      }
       const pages: number[] = [];
       let value = 0;
       let scale = 1;
@@ -204,35 +210,39 @@ export function readStoredVisitSequences(db: Db, selection: Selection): VisitSeq
           grown.set(local);
           local = grown;
         }
-        if (local[value] === -1) {
-          local[value] = -2;
+        let id = local[value]!;
+        if (id === -1) {
+          id = local[value] = result.paths.length;
+          result.paths.push('');
           used.push(value);
         }
-        pages.push(value);
+        pages.push(id);
         value = 0;
         scale = 1;
       }
       at++;
-      if (!selection.withInternal && visitor % 2 === 1) continue;
-      visitors.push(Math.floor(visitor / 2));
-      sequences.push(pages);
-    }
-    for (const [id, path] of listPathTexts(db, siteId, used)) {
-      let answerId = textIds.get(path);
-      if (answerId === undefined) {
-        answerId = result.paths.length;
-        textIds.set(path, answerId);
-        result.paths.push(path);
-      }
-      local[id] = answerId;
-    }
-    const pathFilter = selection.filters.path ? new Set(selection.filters.path.map((path) => textIds.get(path)).filter((id) => id !== undefined)) : null;
-    sequences.forEach((pages, visit) => {
-      for (let index = 0; index < pages.length; index++) pages[index] = local[pages[index]!]!;
-      if (pathFilter && !pages.some((id) => pathFilter.has(id))) return;
-      result.visitors.push(visitors[visit]!);
+      result.visitors.push(Math.floor(visitor / 2));
       result.sequences.push(pages);
-    });
+    }
+    for (const [pathId, path] of listPathTexts(db, siteId, used)) {
+      const id = local[pathId]!;
+      result.paths[id] = path;
+      if (textIds.has(path)) seenTwice = true;
+      else textIds.set(path, id);
+    }
   }
-  return result;
+  if (seenTwice) {
+    // One id per text: each id → the first id of its text.
+    const firstId = result.paths.map((path) => textIds.get(path)!);
+    for (const pages of result.sequences) for (let index = 0; index < pages.length; index++) pages[index] = firstId[pages[index]!]!;
+  }
+  if (!selection.filters.path) return result;
+  const wanted = new Set(selection.filters.path.map((path) => textIds.get(path)).filter((id) => id !== undefined));
+  const kept: VisitSequences = { paths: result.paths, visitors: [], sequences: [] };
+  result.sequences.forEach((pages, visit) => {
+    if (!pages.some((id) => wanted.has(id))) return;
+    kept.visitors.push(result.visitors[visit]!);
+    kept.sequences.push(pages);
+  });
+  return kept;
 }
