@@ -59,6 +59,14 @@ const statements = preparedOnce((db) => ({
         WHERE site_id = :site_id AND start_ts >= :start_ms AND start_ts < :end_ms`,
     )
     .pluck(),
+  // Only rows whose blob holds the bytes of one path id: every visit with that page, and a few more (the bytes can
+  // also end a longer id's), which the reader checks.
+  inRangeWith: db
+    .prepare<{ site_id: string; start_ms: number; end_ms: number; needle: Buffer }, string | null>(
+      `SELECT group_concat(visitor || ' ' || hex(pages), ' ') FROM visit_sequences
+        WHERE site_id = :site_id AND start_ts >= :start_ms AND start_ts < :end_ms AND instr(pages, :needle) > 0`,
+    )
+    .pluck(),
   pathTexts: db
     .prepare<[string, string], [number, string]>(`SELECT value_id, value FROM report_values WHERE site_id = ? AND dim = ${Dim.path} AND value_id IN (SELECT value FROM json_each(?))`)
     .raw(),
@@ -88,10 +96,12 @@ export function listSpanEvents(db: Db, span: VisitEventsOfSpan): [number, string
 
 /**
  * Every visit of a site starting in [start_ms, end_ms), in no particular order, as one text: "visitor HEX" pairs
- * (the visitor in decimal, the pages blob in upper-case hex), all separated by single spaces ('' when none).
+ * (the visitor in decimal, the pages blob in upper-case hex), all separated by single spaces ('' when none). With a
+ * needle (a packed path id), at least the visits holding that path.
  */
-export function readVisitSequencesText(db: Db, siteId: string, startMs: number, endMs: number): string {
-  return statements(db).inRange.get({ site_id: siteId, start_ms: startMs, end_ms: endMs }) ?? '';
+export function readVisitSequencesText(db: Db, siteId: string, startMs: number, endMs: number, needle?: Buffer): string {
+  const params = { site_id: siteId, start_ms: startMs, end_ms: endMs };
+  return (needle ? statements(db).inRangeWith.get({ ...params, needle }) : statements(db).inRange.get(params)) ?? '';
 }
 
 /** The text of some path value ids of a site. */

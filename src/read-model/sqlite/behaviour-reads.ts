@@ -140,9 +140,9 @@ export function countPageFlow(visits: VisitSequences, path: string, limit: numbe
   return { previous: ranked(previous, visits.paths, limit), next: ranked(next, visits.paths, limit), exits };
 }
 
-/** The range's visit sequences: stored ones when the question allows, else cut from the events (same answer). */
-function sequencesOf(db: SqliteReadOptions['db'], selection: Selection, maxSeq: number): VisitSequences {
-  return storedSequencesAnswer(db, selection) ? readStoredVisitSequences(db, selection) : readVisitSequences(db, selection, maxSeq);
+/** The range's visit sequences: stored ones when the question allows (only those holding `needed`, if given), else cut from the events (same answer). */
+function sequencesOf(db: SqliteReadOptions['db'], selection: Selection, maxSeq: number, needed?: string): VisitSequences {
+  return storedSequencesAnswer(db, selection) ? readStoredVisitSequences(db, selection, needed) : readVisitSequences(db, selection, maxSeq);
 }
 
 export function createSqliteBehaviourReads({ db, waitForProjection }: SqliteReadOptions): BehaviourQuestions {
@@ -155,8 +155,8 @@ export function createSqliteBehaviourReads({ db, waitForProjection }: SqliteRead
     });
   };
   return {
-    journeys: (question) => answer(question.scope.siteIds, (seq) => countJourneys(sequencesOf(db, question, seq), question)),
-    pageFlow: (question) => answer(question.scope.siteIds, (seq) => countPageFlow(sequencesOf(db, question, seq), question.path, question.limit)),
+    journeys: (question) => answer(question.scope.siteIds, (seq) => countJourneys(sequencesOf(db, question, seq, question.anchor?.path), question)),
+    pageFlow: (question) => answer(question.scope.siteIds, (seq) => countPageFlow(sequencesOf(db, question, seq, question.path), question.path, question.limit)),
     retention: async (question) => {
       const figures = await answer(question.scope.siteIds, (seq) => ({ cohorts: readRetention(db, question, seq) }));
       return { ...figures, computedFrom: 'rollups' as const };

@@ -11,7 +11,9 @@ import type { Db } from '../../db/open.ts';
 import { listVisitorWindowEvents } from '../../projector/queries/visitor-events.ts';
 import { listAnonIdsOfVisitorNumbers } from '../../projector/queries/visitor-number-rows.ts';
 import { listPathTexts, readVisitSequencesText } from '../../projector/queries/visit-sequence-rows.ts';
-import { visitSequencesReady } from '../../projector/visit-sequences.ts';
+import { findValueId } from '../../projector/queries/value-rows.ts';
+import { packPages, visitSequencesReady } from '../../projector/visit-sequences.ts';
+import { Dim } from '../../vocabulary/dimensions.ts';
 import { dayMs } from '../../vocabulary/periods.ts';
 import { visitFilterColumns } from '../../vocabulary/report-filters.ts';
 import { sessionGapMs } from '../../vocabulary/visit-rule.ts';
@@ -171,10 +173,11 @@ const hexDigit = (code: number) => (code <= 57 ? code - 48 : code - 55);
  * readVisitSequences's answer from the stored page sequences (see storedSequencesAnswer). Call inside one snapshot:
  * the table is at the projector's position there. The range arrives as one text (readVisitSequencesText) decoded
  * here: the packed path ids (unsigned LEB128) read straight from the hex; each site's path ids map to dense ids of
- * the answer.
+ * the answer. With `needed` (a journey's anchor, page flow's page), the answer may leave out visits without that
+ * path, which the question does not count anyway: SQL passes on only the rows holding its id's bytes.
  * @example readStoredVisitSequences(db, selection).sequences.length
  */
-export function readStoredVisitSequences(db: Db, selection: Selection): VisitSequences {
+export function readStoredVisitSequences(db: Db, selection: Selection, needed?: string): VisitSequences {
   const startMs = selection.range.fromDay * dayMs;
   const endMs = (selection.range.toDay + 1) * dayMs;
   const result: VisitSequences = { paths: [], visitors: [], sequences: [] };
@@ -183,7 +186,13 @@ export function readStoredVisitSequences(db: Db, selection: Selection): VisitSeq
   const textIds = new Map<string, number>();
   let seenTwice = false;
   for (const siteId of selection.scope.siteIds) {
-    const text = readVisitSequencesText(db, siteId, startMs, endMs);
+    let needle: Buffer | undefined;
+    if (needed !== undefined) {
+      const neededId = findValueId(db, siteId, Dim.path, needed);
+      if (neededId === undefined) continue;
+      needle = packPages([neededId]);
+    }
+    const text = readVisitSequencesText(db, siteId, startMs, endMs, needle);
     // The site's path ids → the answer's (-1: not seen yet).
     let local = new Int32Array(256).fill(-1);
     const used: number[] = [];
