@@ -1009,3 +1009,25 @@ CREATE INDEX password_links_by_user ON password_links (user_id);
 -- before_ts names only the site's events with ts before it (and visits that ended before it), up to through_seq:
 -- what the site's retention period removed from the embedded database. NULL: no time bound (GDPR, site deletion).
 ALTER TABLE clickhouse_deletions ADD COLUMN before_ts INTEGER;
+
+-- @version 30: the page sequence of each visit (docs/reports.md, "Journeys and page flow"; src/projector/visit-sequences.ts
+-- owns it). Journeys and page flow cut the range's events into visits (a scan of every event of the range); they now
+-- read one narrow row per visit with a pageview: its start, its visitor (vid × 2 + is_internal) and its pageviews'
+-- paths as ids of the rollups' path dictionary (report_values, dim 9), consecutive repeats collapsed, packed as
+-- unsigned LEB128. The projector rebuilds a visit's row whenever the visit changes. A database that has projected
+-- events gets a pending backfill from its stored visits, run at the next start before the projector, a chunk per
+-- transaction with its cursor (after_visit); journeys read the events, as before, until it has finished.
+CREATE TABLE visit_sequences (
+  site_id   TEXT NOT NULL,
+  start_ts  INTEGER NOT NULL,   -- the visit's first kept event
+  visitor   INTEGER NOT NULL,   -- report_visitors.vid * 2 + is_internal
+  pages     BLOB NOT NULL,
+  PRIMARY KEY (site_id, start_ts, visitor)
+) WITHOUT ROWID;
+CREATE TABLE visit_sequences_backfill (
+  id           INTEGER PRIMARY KEY CHECK (id = 1),
+  after_visit  INTEGER NOT NULL,   -- sessions.id: the visits up to it are done
+  last_visit   INTEGER NOT NULL    -- sessions.id of the newest visit stored before the upgrade
+);
+INSERT INTO visit_sequences_backfill (id, after_visit, last_visit)
+  SELECT 1, 0, (SELECT coalesce(max(id), 0) FROM sessions) FROM projector_state WHERE position > 0;

@@ -3,15 +3,21 @@
 // signup and purchase funnel, users on two devices: bench/reports-workload.ts) written and projected first. By
 // default it is the last 84 days of the 10M-event data set at that set's density: 2.1M events over 84 days and the
 // same 200,000 visitors, 25,000 events a day as 10M over 400 days; `--events 10000000 --days 400` is the whole set.
-// Over HTTP (median of 5 after 2 warm-ups): journeys-v2 over 30 days (4 steps from the entry page, and from `/`),
-// page-flow-v2 of `/`, retention-v2 by week over 12 weeks (by first visit, on a purchase goal and on a /pricing goal), each target under
+// Over HTTP (median of 5 after 2 warm-ups): journeys-v2 over 30 days (4 steps from the entry page, from `/` and to
+// the end page `/pricing`), page-flow-v2 of `/` (all four read the projector's visit_sequences; with a visit filter,
+// country=AA, journeys read the events as before), retention-v2 by week over 12 weeks (by first visit, on a purchase goal and on a /pricing goal), each target under
 // 1 s; then the weekly and monthly report mails (composeReportMail, target under 2 s). Beside them, measured in the
 // same run: summary-v2 over 30 days (a rollup read) and the floor of an event-log read of the 30 days, the bare SQL
 // scan of the range's events with their visitor numbers (what journeys read before grouping them). Load averages
-// before and after. --data DIR keeps the database and, when it already holds one, skips the writing; --only WORD times
-// only the requests whose label holds WORD (e.g. retention), beside the references.
+// before and after. A database from before schema 30 is upgraded at the server's start: its visit_sequences backfill
+// prints its own time (stderr, "Schema 30: done, …"), and the start's time is printed beside it; then the table's
+// bytes per event (dbstat). --data DIR keeps the database and, when it already holds one, skips the writing; --only WORD[,WORD…] times
+// only the requests whose label holds one of the words (e.g. retention, or journeys,page-flow), beside the references.
+// --projector-cost [--events N] instead writes N events (default 200,000, same density) once and projects two copies,
+// without and with visit_sequences' batch subscriber: the CPU time per event of each (process.cpuUsage in the
+// projecting child, far steadier than elapsed time on a shared machine), and the table's bytes per event.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -73,10 +79,53 @@ function timeFloor(dataDir, startMs, endMs) {
   return { ...figures, median: median(times), min: Math.min(...times), max: Math.max(...times) };
 }
 
+/** visit_sequences' bytes (dbstat, its one b-tree) per event of the log and per visit row. */
+function tableBytes(dataDir) {
+  const db = new Database(join(dataDir, 'sightline.db'), { readonly: true });
+  db.prepare('ATTACH DATABASE ? AS eventlog').run(join(dataDir, 'events.db'));
+  const bytes = db.prepare("SELECT sum(pgsize) FROM dbstat WHERE name = 'visit_sequences'").pluck().get() ?? 0;
+  const rows = db.prepare('SELECT count(*) FROM visit_sequences').pluck().get();
+  const events = db.prepare('SELECT count(*) FROM eventlog.events').pluck().get();
+  db.close();
+  return `visit_sequences: ${rows.toLocaleString('en')} rows, ${fixed(bytes / 2 ** 20, 1)} MiB, ${fixed(bytes / events, 2)} bytes per event (${events.toLocaleString('en')} events), ${fixed(bytes / Math.max(rows, 1), 1)} per row`;
+}
+
 const line = (label, timing, target) =>
   `  ${label.padEnd(40)} ${fixed(timing.median, 1).padStart(9)}  (${fixed(timing.min, 1)}-${fixed(timing.max, 1)})${target ? `  target < ${target}${timing.median < target ? '' : '  MISSED'}` : ''}`;
 
+/** What the visit_sequences subscriber costs the projector: two copies of one database, projected without and with it. */
+async function projectorCost(args) {
+  const events = Number(option(args, '--events', 200_000));
+  const days = Math.max(1, Math.round(events / 25_000));
+  const visitors = Math.max(1000, Math.round((200_000 * events) / 2_100_000));
+  execFileSync(process.execPath, [join(root, 'build', 'build.mjs'), '--if-stale'], { stdio: 'inherit' });
+  const dirs = [mkdtempSync(join(tmpdir(), 'sightline-bench-seq-a-')), mkdtempSync(join(tmpdir(), 'sightline-bench-seq-b-'))];
+  try {
+    const server = await startProcess(join(root, 'bin', 'sightline'), ['serve', '--port', '0'], { DATA_DIR: dirs[0], ADMIN_TOKEN: adminToken });
+    await call(`${server.url}/workspaces`, 'POST', { name: 'Bench', slug: 'bench' });
+    await call(`${server.url}/workspaces/bench/sites`, 'POST', { id: siteId, name: 'Bench' });
+    await stopProcess(server.child);
+    const workload = { ...reportsWorkload(join(dirs[0], 'sightline.db'), siteId, events), days, visitors, analysis: true };
+    await runWorkload('write', workload);
+    for (const name of ['sightline.db', 'sightline.db-wal', 'events.db', 'events.db-wal', 'secrets.key']) {
+      if (existsSync(join(dirs[0], name))) copyFileSync(join(dirs[0], name), join(dirs[1], name));
+    }
+    console.log(`Projector cost of visit_sequences: ${events.toLocaleString('en')} events over ${days} days, ${visitors.toLocaleString('en')} visitors, batches of 5,000; load average ${loadAverage()}`);
+    for (const [index, without] of [[0, true], [1, false]]) {
+      const result = await runWorkload('project', { databasePath: join(dirs[index], 'sightline.db'), batchEvents: 5000, withoutVisitSequences: without });
+      console.log(
+        `  ${without ? 'without the subscriber' : 'with the subscriber   '}  ${fixed((result.cpuMs * 1000) / result.events, 1).padStart(7)} µs CPU per event  (${fixed(result.cpuMs / 1000, 1)} s CPU, ${fixed(result.elapsedMs / 1000, 1)} s elapsed)`,
+      );
+    }
+    console.log(`  ${tableBytes(dirs[1])}`);
+    console.log(`Load average after: ${loadAverage()}`);
+  } finally {
+    for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 export async function run(args) {
+  if (args.includes('--projector-cost')) return projectorCost(args);
   const events = Number(option(args, '--events', 2_100_000));
   const days = Number(option(args, '--days', 84));
   const visitors = Number(option(args, '--visitors', 200_000));
@@ -104,9 +153,12 @@ export async function run(args) {
     const files = ['sightline.db', 'sightline.db-wal', 'events.db', 'events.db-wal'].map((name) => join(dataDir, name)).filter(existsSync);
     console.log(`  data: ${fixed(files.reduce((sum, path) => sum + statSync(path).size, 0) / 2 ** 20, 0)} MiB (both files and WALs)`);
 
+    const startedAt = performance.now();
     const server = await serve();
+    console.log(`  server started in ${fixed((performance.now() - startedAt) / 1000, 1)} s (an upgrade's backup and backfill included)`);
     try {
       await waitForProjector(server.url);
+      console.log(`  ${tableBytes(dataDir)}`);
       const goals = JSON.parse(await call(`${server.url}/v1/sites/${siteId}/goals`)).goals;
       const goalNamed = async (body) => goals.find((row) => row.name === body.name) ?? JSON.parse(await call(`${server.url}/v1/sites/${siteId}/goals`, 'POST', body));
       // An event goal reads the event log; a pageview goal without props, the path visitor sets.
@@ -123,12 +175,18 @@ export async function run(args) {
       for (const [label, path] of [
         ['journeys-v2 4 steps, 30 days', `/v1/sites/${siteId}/reports/journeys-v2?${range30}&steps=4`],
         ['journeys-v2 4 steps from /, 30 days', `/v1/sites/${siteId}/reports/journeys-v2?${range30}&steps=4&start_path=%2F`],
+        // The generator's paths are /p/N (most visited first) and the funnel's: `/` is in no visit, so the two reads of `/`
+        // find nothing to count; /p/0, the top page, is the busy anchor.
+        ['journeys-v2 4 steps from /p/0, 30 days', `/v1/sites/${siteId}/reports/journeys-v2?${range30}&steps=4&start_path=%2Fp%2F0`],
+        ['journeys-v2 4 steps to /pricing, 30 days', `/v1/sites/${siteId}/reports/journeys-v2?${range30}&steps=4&end_path=%2Fpricing`],
+        ['journeys-v2 4 steps, country=AA (events), 30 days', `/v1/sites/${siteId}/reports/journeys-v2?${range30}&steps=4&country=AA`],
         ['page-flow-v2 of /, 30 days', `/v1/sites/${siteId}/reports/page-flow-v2?${range30}&path=%2F`],
+        ['page-flow-v2 of /p/0, 30 days', `/v1/sites/${siteId}/reports/page-flow-v2?${range30}&path=%2Fp%2F0`],
         ['retention-v2 weekly, 12 weeks', `/v1/sites/${siteId}/reports/retention-v2?${weeks12}&period=week`],
         ['retention-v2 weekly on a purchase goal, 12 weeks', `/v1/sites/${siteId}/reports/retention-v2?${weeks12}&period=week&goal=${goal.id}`],
         ['retention-v2 weekly on a /pricing goal, 12 weeks', `/v1/sites/${siteId}/reports/retention-v2?${weeks12}&period=week&goal=${pageGoal.id}`],
       ]) {
-        if (!label.includes(only)) continue;
+        if (!only.split(',').some((word) => label.includes(word))) continue;
         console.log(line(label, await timeGet(server.url, path), 1000));
       }
     } finally {

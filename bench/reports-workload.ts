@@ -10,6 +10,9 @@ import type { StoredEventInput } from '../src/event-store/stored-event.ts';
 import { enrichEvent } from '../src/ingest/enrich.ts';
 import { EventDedup } from '../src/ingest/event-dedup.ts';
 import { storeGroup, type WriteBatch } from '../src/ingest/store-group.ts';
+import { batchSubscribers } from '../src/batch-subscribers.ts';
+import type { BatchSubscriber } from '../src/projector/project-batch.ts';
+import { writeVisitSequences } from '../src/projector/visit-sequences.ts';
 import { projectBatch } from '../src/projector/project-batch.ts';
 import { nextBatchSize } from '../src/projector/projector-loop.ts';
 
@@ -264,8 +267,11 @@ export function projectAll(
   batchEvents = 5000,
   onProgress?: (events: number, elapsedMs: number) => void,
   cacheMiB?: number,
+  /** Leave out visit_sequences' subscriber (bench/behaviour.mjs --projector-cost: what it costs the projector). */
+  withoutVisitSequences = false,
 ): { elapsedMs: number; cpuMs: number; events: number; batchMs: number[] } {
   const db = openDatabase(databasePath, cacheMiB === undefined ? {} : { cacheMiB });
+  const subscribers: readonly BatchSubscriber[] = withoutVisitSequences ? batchSubscribers.filter((subscriber) => subscriber !== writeVisitSequences) : batchSubscribers;
   db.pragma('wal_autocheckpoint = 10000');
   const started = performance.now();
   // CPU time too: on a shared 2-core machine it moves far less than the elapsed time.
@@ -275,7 +281,8 @@ export function projectAll(
   let size = batchEvents;
   for (;;) {
     const before = performance.now();
-    const batch = projectBatch(db, { maxEvents: size, now: Date.now() });
+    // With the app's subscribers, as the projector thread runs them (visit_sequences among them).
+    const batch = projectBatch(db, { maxEvents: size, now: Date.now(), subscribers });
     if (batch.events === 0) break;
     batchMs.push(performance.now() - before);
     // Sized as the projector thread sizes them (projector-loop.ts): larger while the backlog lasts.

@@ -29,7 +29,7 @@ async function bundle() {
           const commits = sorted(result.commitMs);
           console.log(JSON.stringify({ elapsedMs: result.elapsedMs, commits: commits.length, commitP50: at(commits, 0.5), commitP99: at(commits, 0.99) }));
         } else {
-          const result = projectAll(options.databasePath, options.batchEvents, progress, options.cacheMiB);
+          const result = projectAll(options.databasePath, options.batchEvents, progress, options.cacheMiB, options.withoutVisitSequences);
           const batches = sorted(result.batchMs);
           console.log(JSON.stringify({ elapsedMs: result.elapsedMs, cpuMs: result.cpuMs, events: result.events, batches: batches.length, batchP50: at(batches, 0.5), batchP99: at(batches, 0.99) }));
         }`,

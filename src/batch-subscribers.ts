@@ -3,8 +3,11 @@
 // what it writes commits with the projector's position: once per event, never lost, never twice.
 import { announceProjectedEvents } from './integrations/outbox-from-events.ts';
 import type { BatchSubscriber } from './projector/project-batch.ts';
+import { writeVisitSequences } from './projector/visit-sequences.ts';
 
 export const batchSubscribers: readonly BatchSubscriber[] = [
   // Outbound webhooks of purchases (docs/integrations.md).
   announceProjectedEvents,
+  // Each changed visit's page sequence, which journeys and page flow read (src/projector/visit-sequences.ts).
+  writeVisitSequences,
 ];

@@ -18,6 +18,7 @@ import { applyRollups } from './rollup/apply-rollups.ts';
 import { emptyCounters, forEachShardEntry, shardOf } from '../rollup-format/counter-shard.ts';
 import { RollupDelta } from './rollup/rollup-delta.ts';
 import { countWholeVisit } from './rollup/visit-contributions.ts';
+import { forgetVisitSequences } from './visit-sequences.ts';
 
 /**
  * @example inWriteTransaction(db, () => { forgetVisitor(db, 'blog', 'anon-1'); deleteEventsOfVisitor(db, 'blog', 'anon-1'); }, { eventLog: true });
@@ -27,7 +28,9 @@ export function forgetVisitor(db: Db, siteId: string, anonId: string): void {
   if (vid !== undefined) {
     const delta = new RollupDelta();
     const position = readProjectorPosition(db);
-    for (const visit of listVisitsOfVisitor(db, siteId, anonId)) countWholeVisit(db, delta, visit, vid, -1, position);
+    const visits = listVisitsOfVisitor(db, siteId, anonId);
+    for (const visit of visits) countWholeVisit(db, delta, visit, vid, -1, position);
+    forgetVisitSequences(db, vid, visits);
     applyRollups(db, delta);
     forgetUncountedValues(db, siteId, delta);
     deleteVisitorEventsOfVisitor(db, vid, siteId);

@@ -12,6 +12,7 @@ import type { ProjectorCommand, ProjectorReport, ProjectorThreadData } from './p
 import { readProjectorPosition } from './queries/projector-state.ts';
 import { reconcileProjection } from './reconcile.ts';
 import { repairPathVisitors } from './repair-path-visitors.ts';
+import { backfillVisitSequences } from './visit-sequences.ts';
 
 /** How long a read of derived data waits for the projector before it answers with what is projected. */
 export const projectionWaitMs = 2_000;
@@ -100,6 +101,7 @@ export function startProjection(options: ProjectionOptions): Projection {
   reconcileProjection(options.db, options.clock.now());
   // After the reconciliation (which may drop everything to project it again) and before the projector runs.
   repairPathVisitors(options.db);
+  backfillVisitSequences(options.db);
   const progress = followProgress(options);
   const batches = { intervalMs: options.intervalMs ?? 100, maxEventsPerBatch: options.maxEventsPerBatch ?? 5_000 };
   const mode = options.mode;

@@ -10,6 +10,7 @@ import { inWriteTransaction } from '../db/statements.ts';
 import { deleteDlqRowsReceivedBefore } from '../event-store/queries/dlq-rows.ts';
 import { deleteEventsBySeq } from '../event-store/queries/event-rows.ts';
 import { dayMs, dayOf } from '../vocabulary/periods.ts';
+import { purgeVisitSequences } from './visit-sequences.ts';
 import { deleteVisitorIndexRow, deleteVisitsEndedBefore, listExpiredEvents, savePurgedBefore } from './queries/retention-rows.ts';
 
 export interface PurgeCounts {
@@ -35,10 +36,14 @@ export function purgeSiteBatch(db: Db, site: Pick<SiteRow, 'id' | 'retention_day
     db,
     () => {
       const expired = listExpiredEvents(db, site.id, beforeMs, maxEvents);
+      const anonIds = new Set(expired.map((event) => event.anon_id));
+      // Before anything goes: the visits whose page sequences change (src/projector/visit-sequences.ts).
+      const sequences = purgeVisitSequences(db, site.id, anonIds, beforeMs);
       for (const event of expired) deleteVisitorIndexRow(db, site.id, event);
       let visits = 0;
-      for (const anonId of new Set(expired.map((event) => event.anon_id))) visits += deleteVisitsEndedBefore(db, site.id, anonId, beforeMs);
+      for (const anonId of anonIds) visits += deleteVisitsEndedBefore(db, site.id, anonId, beforeMs);
       const events = deleteEventsBySeq(db, expired.map((event) => event.seq));
+      sequences.finish();
       // Quarantined events were never counted: they go by when they were received.
       const dlq = deleteDlqRowsReceivedBefore(db, site.id, toIso(beforeMs), maxEvents);
       // Recorded only once events went: from then on, a rebuild of everything derived must keep these days' rollups.

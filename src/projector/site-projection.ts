@@ -11,9 +11,11 @@ import { deleteVisitsOfSite } from './queries/visit-rows.ts';
 import { deleteVisitorEventsOfSite } from './queries/visitor-events.ts';
 import { deleteVisitorNumbersOfSite } from './queries/visitor-number-rows.ts';
 import { deleteVisitorSetsOfSite } from './queries/visitor-set-rows.ts';
+import { deleteSiteVisitSequences } from './visit-sequences.ts';
 
 export function deleteSiteProjection(db: Db, siteId: string): void {
   deleteVisitsOfSite(db, siteId);
+  deleteSiteVisitSequences(db, siteId);
   deleteIdentitiesOfSite(db, siteId);
   deleteCounterShardsOfSite(db, siteId);
   deleteVisitorSetsOfSite(db, siteId);

@@ -5,7 +5,7 @@ import type { Db } from '../../db/open.ts';
 import { preparedOnce } from '../../db/statements.ts';
 
 /** The projector's tables: a fixed list, never input. */
-const projectedTables = ['sessions', 'identities', 'visitor_events', 'event_visitors', 'report_visitors', 'report_visitor_numbers', 'report_values', 'report_counters', 'report_visitor_sets', 'report_revenue'] as const;
+const projectedTables = ['sessions', 'visit_sequences', 'identities', 'visitor_events', 'event_visitors', 'report_visitors', 'report_visitor_numbers', 'report_values', 'report_counters', 'report_visitor_sets', 'report_revenue'] as const;
 
 export function deleteAllProjected(db: Db): void {
   for (const table of projectedTables) db.prepare(`DELETE FROM ${table}`).run();
@@ -33,6 +33,7 @@ const statements = preparedOnce((db) => ({
   // harmless, and the kept visitor sets refer to them).
   unkept: [
     db.prepare<{ sites: string }>('DELETE FROM sessions'),
+    db.prepare<{ sites: string }>('DELETE FROM visit_sequences'),
     db.prepare<{ sites: string }>('DELETE FROM visitor_events'),
     db.prepare<{ sites: string }>('DELETE FROM event_visitors'),
     db.prepare<{ sites: string }>(`DELETE FROM identities WHERE NOT ${kept}`),

@@ -4,9 +4,16 @@
 // visits, whose table has no index by time: one scan of the range through (site_id, ts) does it, starting 30
 // minutes before the range (a visit whose first event in the scan is later than that truly starts there) and ending a
 // day after it (a visit still going then is followed through the visitor index).
+// When the question allows it (no visit filter: the stored rows keep no visit attributes) and the upgrade's backfill
+// has finished, the projector's visit_sequences table answers instead (readStoredVisitSequences): one narrow row per
+// visit with a pageview, kept equal to this computation (src/projector/visit-sequences.ts).
 import type { Db } from '../../db/open.ts';
 import { listVisitorWindowEvents } from '../../projector/queries/visitor-events.ts';
 import { listAnonIdsOfVisitorNumbers } from '../../projector/queries/visitor-number-rows.ts';
+import { listPathTexts, readVisitSequencesText } from '../../projector/queries/visit-sequence-rows.ts';
+import { findValueId } from '../../projector/queries/value-rows.ts';
+import { packPages, visitSequencesReady } from '../../projector/visit-sequences.ts';
+import { Dim } from '../../vocabulary/dimensions.ts';
 import { dayMs } from '../../vocabulary/periods.ts';
 import { visitFilterColumns } from '../../vocabulary/report-filters.ts';
 import { sessionGapMs } from '../../vocabulary/visit-rule.ts';
@@ -149,4 +156,102 @@ export function readVisitSequences(db: Db, selection: Selection, maxSeq: number)
     });
   }
   return result;
+}
+
+/** Whether the stored page sequences can answer: no visit filter or goal, and the upgrade's backfill done. */
+export function storedSequencesAnswer(db: Db, selection: Selection): boolean {
+  const { path, goal, ...visitFilters } = selection.filters;
+  if (goal) return false;
+  if (Object.values(visitFilters).some((values) => values !== undefined)) return false;
+  return visitSequencesReady(db);
+}
+
+/** A hex digit's value (upper case, as SQLite's hex() writes them). */
+const hexDigit = (code: number) => (code <= 57 ? code - 48 : code - 55);
+
+/**
+ * readVisitSequences's answer from the stored page sequences (see storedSequencesAnswer). Call inside one snapshot:
+ * the table is at the projector's position there. The range arrives as one text (readVisitSequencesText) decoded
+ * here: the packed path ids (unsigned LEB128) read straight from the hex; each site's path ids map to dense ids of
+ * the answer. With `needed` (a journey's anchor, page flow's page), the answer may leave out visits without that
+ * path, which the question does not count anyway: SQL passes on only the rows holding its id's bytes.
+ * @example readStoredVisitSequences(db, selection).sequences.length
+ */
+export function readStoredVisitSequences(db: Db, selection: Selection, needed?: string): VisitSequences {
+  const startMs = selection.range.fromDay * dayMs;
+  const endMs = (selection.range.toDay + 1) * dayMs;
+  const result: VisitSequences = { paths: [], visitors: [], sequences: [] };
+  // The answer's ids are given at first sight, in one pass; the texts are read after it (the path dictionary is per
+  // site, so with several sites a text seen on two is made one id again at the end).
+  const textIds = new Map<string, number>();
+  let seenTwice = false;
+  for (const siteId of selection.scope.siteIds) {
+    let needle: Buffer | undefined;
+    if (needed !== undefined) {
+      const neededId = findValueId(db, siteId, Dim.path, needed);
+      if (neededId === undefined) continue;
+      needle = packPages([neededId]);
+    }
+    const text = readVisitSequencesText(db, siteId, startMs, endMs, needle);
+    // The site's path ids → the answer's (-1: not seen yet).
+    let local = new Int32Array(256).fill(-1);
+    const used: number[] = [];
+    for (let at = 0; at < text.length; ) {
+      let visitor = 0;
+      for (let code = text.charCodeAt(at++); code !== 32; code = text.charCodeAt(at++)) visitor = visitor * 10 + code - 48;
+      if (!selection.withInternal && visitor % 2 === 1) {
+        while (at < text.length && text.charCodeAt(at) !== 32) at++;
+        at++;
+        continue;
+      }
+      const pages: number[] = [];
+      let value = 0;
+      let scale = 1;
+      for (; at < text.length && text.charCodeAt(at) !== 32; at += 2) {
+        const byte = hexDigit(text.charCodeAt(at)) * 16 + hexDigit(text.charCodeAt(at + 1));
+        value += (byte & 0x7f) * scale;
+        if (byte & 0x80) {
+          scale *= 0x80;
+          continue;
+        }
+        if (value >= local.length) {
+          const grown = new Int32Array(Math.max(value + 1, local.length * 2)).fill(-1);
+          grown.set(local);
+          local = grown;
+        }
+        let id = local[value]!;
+        if (id === -1) {
+          id = local[value] = result.paths.length;
+          result.paths.push('');
+          used.push(value);
+        }
+        pages.push(id);
+        value = 0;
+        scale = 1;
+      }
+      at++;
+      result.visitors.push(Math.floor(visitor / 2));
+      result.sequences.push(pages);
+    }
+    for (const [pathId, path] of listPathTexts(db, siteId, used)) {
+      const id = local[pathId]!;
+      result.paths[id] = path;
+      if (textIds.has(path)) seenTwice = true;
+      else textIds.set(path, id);
+    }
+  }
+  if (seenTwice) {
+    // One id per text: each id → the first id of its text.
+    const firstId = result.paths.map((path) => textIds.get(path)!);
+    for (const pages of result.sequences) for (let index = 0; index < pages.length; index++) pages[index] = firstId[pages[index]!]!;
+  }
+  if (!selection.filters.path) return result;
+  const wanted = new Set(selection.filters.path.map((path) => textIds.get(path)).filter((id) => id !== undefined));
+  const kept: VisitSequences = { paths: result.paths, visitors: [], sequences: [] };
+  result.sequences.forEach((pages, visit) => {
+    if (!pages.some((id) => wanted.has(id))) return;
+    kept.visitors.push(result.visitors[visit]!);
+    kept.sequences.push(pages);
+  });
+  return kept;
 }

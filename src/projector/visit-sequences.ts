@@ -1,0 +1,207 @@
+// The owner of visit_sequences (schema version 30): one row per visit with a pageview, its pages as packed path ids,
+// so journeys and page flow read one narrow row per visit instead of cutting the range's events into visits
+// (docs/reports.md, "Journeys and page flow"). Exactness is kept by one rule: whenever a visit changes, its row is
+// rebuilt from its events, never patched. A visit's row is replaced by deleting the visitor's rows that start within
+// the visit's span (a visit only ever grows or merges with neighbours, and both old starts lie inside the new span)
+// and writing the row its kept events give now. Every path that changes visits calls in here:
+// - a projector batch (writeVisitSequences, a batch subscriber: in the batch's transaction, after its visits are
+//   written), for each visit holding one of the batch's events: a visit that grew, or merged two;
+// - forgetVisitor (GDPR delete, import delete): the visitor's rows go with its visits;
+// - the retention purge: the rows of the visits it deletes go, the visit it cuts at the first kept day is rebuilt
+//   from what remains (its row then starts at its first kept event, as a recomputation over the events would);
+// - a site's deletion drops its rows, and the reconciliation (queries/all-projected.ts) all of them, with the visits;
+// - the upgrade: a database that had projected events fills the table from its stored visits at the first start,
+//   before the projector (backfillVisitSequences), a chunk per transaction with its cursor, so a crash resumes it.
+import type { Db } from '../db/open.ts';
+import { inWriteTransaction } from '../db/statements.ts';
+import { Dim } from '../vocabulary/dimensions.ts';
+import { sessionGapMs } from '../vocabulary/visit-rule.ts';
+import type { BatchSubscriber } from './project-batch.ts';
+import { readProjectorPosition } from './queries/projector-state.ts';
+import { findOrInsertValueId } from './queries/value-rows.ts';
+import {
+  advanceBackfill,
+  deleteVisitSequencesInSpan,
+  deleteVisitSequencesOfSite,
+  finishBackfill,
+  insertVisitSequence,
+  listSpanEvents,
+  listVisitsAfter,
+  listVisitsStartedBefore,
+  readBackfillState,
+} from './queries/visit-sequence-rows.ts';
+import { listVisitsInReach, type VisitRow } from './queries/visit-rows.ts';
+import { findVisitorNumber } from './queries/visitor-number-rows.ts';
+import { visitorKeyOf } from './visits.ts';
+
+/** Path ids as unsigned LEB128: 1 byte below 128 paths, 2 below 16,384. */
+export function packPages(ids: readonly number[]): Buffer {
+  const bytes: number[] = [];
+  for (let id of ids) {
+    while (id >= 0x80) {
+      bytes.push((id & 0x7f) | 0x80);
+      id = Math.floor(id / 0x80);
+    }
+    bytes.push(id);
+  }
+  return Buffer.from(bytes);
+}
+
+/** A visit's row key: internal traffic has visits of its own. */
+export const visitorOf = (vid: number, isInternal: number) => vid * 2 + isInternal;
+
+/** Path → id, per site, for one run of rebuilds (the ids are the rollups' path dictionary, report_values). */
+class PathIds {
+  private readonly ids = new Map<string, number>();
+  constructor(private readonly db: Db) {}
+  of(siteId: string, path: string): number {
+    const key = `${siteId}\u0000${path}`;
+    let id = this.ids.get(key);
+    if (id === undefined) this.ids.set(key, (id = findOrInsertValueId(this.db, siteId, Dim.path, path)));
+    return id;
+  }
+}
+
+/** Replaces the rows within a stored visit's span by the row its kept events (up to `maxSeq`) give now. */
+function rebuildVisit(db: Db, visit: VisitRow, vid: number, maxSeq: number, pathIds: PathIds): void {
+  const visitor = visitorOf(vid, visit.is_internal);
+  deleteVisitSequencesInSpan(db, { site_id: visit.site_id, visitor, from_ts: visit.start_ts, to_ts: visit.end_ts });
+  const events = listSpanEvents(db, { site_id: visit.site_id, vid, is_internal: visit.is_internal, from_ts: visit.start_ts, to_ts: visit.end_ts, max_seq: maxSeq });
+  const ids: number[] = [];
+  for (const [, path] of events) {
+    if (path === null) continue;
+    const id = pathIds.of(visit.site_id, path);
+    if (ids[ids.length - 1] !== id) ids.push(id);
+  }
+  if (ids.length > 0) insertVisitSequence(db, { site_id: visit.site_id, start_ts: events[0]![0], visitor, pages: packPages(ids) });
+}
+
+/** Whether one of the sorted times falls in [from, to]. */
+function holdsAny(sorted: readonly number[], from: number, to: number): boolean {
+  let low = 0;
+  let high = sorted.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (sorted[middle]! < from) low = middle + 1;
+    else high = middle;
+  }
+  return low < sorted.length && sorted[low]! <= to;
+}
+
+/**
+ * The batch subscriber: every visit holding one of the batch's (non-bot) events is rebuilt, after the batch wrote its
+ * visits. A visit a merge removed lies inside the span of the visit it joined, so its row goes with that rebuild.
+ */
+export const writeVisitSequences: BatchSubscriber = (db, events) => {
+  if (events.length === 0) return;
+  const maxSeq = events[events.length - 1]!.seq;
+  const byVisitor = new Map<string, { site_id: string; anon_id: string; is_internal: 0 | 1; ts: number[] }>();
+  for (const event of events) {
+    if (event.is_bot) continue;
+    const key = visitorKeyOf(event);
+    const found = byVisitor.get(key);
+    if (found) found.ts.push(event.ts);
+    else byVisitor.set(key, { site_id: event.site_id, anon_id: event.anon_id, is_internal: event.is_internal, ts: [event.ts] });
+  }
+  const pathIds = new PathIds(db);
+  for (const { site_id, anon_id, is_internal, ts } of byVisitor.values()) {
+    // No number: the site was deleted, nothing was derived from the event.
+    const vid = findVisitorNumber(db, site_id, anon_id);
+    if (vid === undefined) continue;
+    if (ts.length > 1) ts.sort((a, b) => a - b);
+    const visits = listVisitsInReach(db, { site_id, anon_id, is_internal, from_ts: ts[0]! - sessionGapMs, before_ts: ts[ts.length - 1]! + sessionGapMs });
+    for (const visit of visits) if (holdsAny(ts, visit.start_ts, visit.end_ts)) rebuildVisit(db, visit, vid, maxSeq, pathIds);
+  }
+};
+
+/** A visitor's rows, with its visits (forgetVisitor, before it deletes them). */
+export function forgetVisitSequences(db: Db, vid: number, visits: readonly VisitRow[]): void {
+  for (const visit of visits) {
+    deleteVisitSequencesInSpan(db, { site_id: visit.site_id, visitor: visitorOf(vid, visit.is_internal), from_ts: visit.start_ts, to_ts: visit.end_ts });
+  }
+}
+
+/** What one retention purge batch does to the rows of its visitors: taken before it deletes, applied after. */
+export interface PurgedSequences {
+  finish(): void;
+}
+
+/**
+ * Call before the purge batch deletes the visits that ended before `beforeMs` and the expired events of `anonIds`;
+ * call finish() after: the rows of the deleted visits go, and a visit cut at `beforeMs` is rebuilt from what is left.
+ */
+export function purgeVisitSequences(db: Db, siteId: string, anonIds: Iterable<string>, beforeMs: number): PurgedSequences {
+  const touched: { visit: VisitRow; vid: number }[] = [];
+  for (const anonId of anonIds) {
+    const vid = findVisitorNumber(db, siteId, anonId);
+    if (vid === undefined) continue;
+    for (const visit of listVisitsStartedBefore(db, siteId, anonId, beforeMs)) touched.push({ visit, vid });
+  }
+  return {
+    finish() {
+      const maxSeq = readProjectorPosition(db);
+      const pathIds = new PathIds(db);
+      for (const { visit, vid } of touched) {
+        if (visit.end_ts < beforeMs) forgetVisitSequences(db, vid, [visit]);
+        else rebuildVisit(db, visit, vid, maxSeq, pathIds);
+      }
+    },
+  };
+}
+
+export function deleteSiteVisitSequences(db: Db, siteId: string): void {
+  deleteVisitSequencesOfSite(db, siteId);
+}
+
+/** Whether the table answers: not while the upgrade's backfill is pending. */
+export function visitSequencesReady(db: Db): boolean {
+  return readBackfillState(db) === undefined;
+}
+
+/** Stored visits per backfill transaction: a short write lock each. */
+const backfillChunk = 5_000;
+
+export interface BackfillOptions {
+  /** Stored visits per transaction. */
+  chunk?: number;
+  /** Stop after this many transactions (a test's crash midway); the rest is done at the next start. */
+  maxChunks?: number;
+}
+
+/**
+ * Fills the table from the visits stored before schema version 30, at start before the projector; returns the
+ * visits backfilled (0 when none was pending). Resumable: each chunk commits with its cursor.
+ * @example backfillVisitSequences(db); // in startProjection, after the reconciliation and the repairs
+ */
+export function backfillVisitSequences(db: Db, options: BackfillOptions = {}): number {
+  const pending = readBackfillState(db);
+  if (!pending) return 0;
+  const chunk = options.chunk ?? backfillChunk;
+  const started = performance.now();
+  // On stderr, as the upgrade's other lines: stdout may be --json.
+  process.stderr.write(`Schema 30: filling visit_sequences from the stored visits (ids ${pending.after_visit + 1} to ${pending.last_visit})\n`);
+  let visits = 0;
+  let chunks = 0;
+  for (let done = false; !done && chunks < (options.maxChunks ?? Number.POSITIVE_INFINITY); chunks++) {
+    done = inWriteTransaction(db, () => {
+      const state = readBackfillState(db);
+      if (!state) return true;
+      const maxSeq = readProjectorPosition(db);
+      const pathIds = new PathIds(db);
+      const rows = listVisitsAfter(db, state.after_visit, state.last_visit, chunk);
+      for (const visit of rows) {
+        const vid = findVisitorNumber(db, visit.site_id, visit.anon_id);
+        if (vid !== undefined) rebuildVisit(db, visit, vid, maxSeq, pathIds);
+      }
+      visits += rows.length;
+      if (rows.length < chunk) {
+        finishBackfill(db);
+        return true;
+      }
+      advanceBackfill(db, rows[rows.length - 1]!.id);
+      return false;
+    });
+  }
+  process.stderr.write(`Schema 30: ${visitSequencesReady(db) ? 'done' : 'paused'}, ${visits} visit(s) in ${((performance.now() - started) / 1000).toFixed(1)} s\n`);
+  return visits;
+}

@@ -1,0 +1,222 @@
+// The stored page sequences journeys and page flow read (visit_sequences, src/projector/visit-sequences.ts) against
+// the recomputation over the raw events (readVisitSequences, which cuts the events into visits): after every change
+// of visits, for every day and the whole month, with and without internal traffic, both must hold the same visits.
+// Each change is its own scenario: a visit that grows, one that gains an earlier start, two visits an event merges
+// (a pageview, a custom event), a GDPR delete, a retention purge that cuts a visit at the first kept day, the
+// reconciliation (everything derived again, in small batches), a site's deletion, and the upgrade's backfill
+// (crashed halfway, then resumed at the next start).
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openDatabase, type Db } from '../../src/db/open.ts';
+import { parseSchemaSections } from '../../src/db/schema.ts';
+import { databasePath } from '../../src/server.ts';
+import { readProjectorPosition } from '../../src/projector/queries/projector-state.ts';
+import { reconcileProjection } from '../../src/projector/reconcile.ts';
+import { backfillVisitSequences } from '../../src/projector/visit-sequences.ts';
+import type { Selection } from '../../src/read-model/questions.ts';
+import { readStoredVisitSequences, readVisitSequences, storedSequencesAnswer, type VisitSequences } from '../../src/read-model/sqlite/visit-sequences.ts';
+import { dayOf } from '../../src/vocabulary/periods.ts';
+import { makeEvent, makeTempDir, seedWorkspace, startTestServer, type TestServer } from '../_setup.ts';
+import { manualClock } from '../admin/_helpers.ts';
+import { repositoryRoot } from '../cli/cli-helpers.ts';
+
+// Today is 2026-03-20: a retention period of 10 days keeps 2026-03-10 on.
+const clock = manualClock('2026-03-20T12:00:00.000Z');
+const chrome = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36';
+const month = { from: '2026-03-01', to: '2026-03-20' };
+
+type Event = Record<string, unknown>;
+const at = (time: string) => `2026-03-18T${time}:00.000Z`;
+function view(siteId: string, anonId: string, ts: string, path: string, extra: Event = {}): Event {
+  return makeEvent(siteId, { anon_id: anonId, ts, type: 'pageview', url: `https://s.example${path}`, context: { user_agent: chrome }, ...extra });
+}
+
+async function send(server: TestServer, siteId: string, events: Event[]): Promise<void> {
+  const response = await server.request('POST', '/s2s/events', { token: siteId, body: events });
+  expect(response.status, response.text).toBe(202);
+  // Projected before the next send: each send is a batch of its own.
+  await server.projected();
+}
+
+function canonical(visits: VisitSequences): string[] {
+  return visits.sequences.map((sequence, index) => `${visits.visitors[index]}: ${sequence.map((id) => visits.paths[id]).join(' > ')}`).sort();
+}
+
+/** Every day of the month and the month itself, both traffic kinds: the table holds what the events give. */
+function expectTableEqualsEvents(db: Db, siteIds: string[], workspaceId: string): void {
+  const position = readProjectorPosition(db);
+  const first = dayOf(Date.parse(`${month.from}T00:00:00Z`));
+  const last = dayOf(Date.parse(`${month.to}T00:00:00Z`));
+  const ranges = [{ fromDay: first, toDay: last }, ...Array.from({ length: last - first + 1 }, (_, index) => ({ fromDay: first + index, toDay: first + index }))];
+  for (const range of ranges) {
+    for (const withInternal of [false, true]) {
+      const selection: Selection = { scope: { siteIds, workspaceId }, range, filters: {}, withInternal };
+      expect(storedSequencesAnswer(db, selection)).toBe(true);
+      expect(canonical(readStoredVisitSequences(db, selection)), `days ${range.fromDay}-${range.toDay}, internal ${withInternal}`).toEqual(canonical(readVisitSequences(db, selection, position)));
+    }
+  }
+}
+
+async function journeysFrom(server: TestServer, siteId: string, startPath: string): Promise<unknown> {
+  const response = await server.request('GET', `/sites/${siteId}/reports/journeys-v2?${new URLSearchParams({ ...month, steps: '6', start_path: startPath })}`);
+  expect(response.status, response.text).toBe(200);
+  return response.body.data.paths;
+}
+
+describe('visit_sequences follows every change of visits', () => {
+  let server: TestServer;
+  let workspaceId: string;
+
+  beforeAll(async () => {
+    // Inline: the reconciliation's case projects batches itself (projectNow).
+    server = await startTestServer({ clock, projector: 'inline' });
+    workspaceId = (await seedWorkspace(server, 'vs', { sites: ['vs-a', 'vs-b', 'vs-c'] })).id;
+  });
+
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  it.each<[string, Event[], Event[], string, string[]]>([
+    ['a visit that grows', [view('vs-a', 'grow', at('10:00'), '/grow/a')], [view('vs-a', 'grow', at('10:10'), '/grow/b')], '/grow/a', ['/grow/a', '/grow/b']],
+    [
+      'an event before the visit\'s start',
+      [view('vs-a', 'early', at('11:00'), '/early/b')],
+      [view('vs-a', 'early', at('10:50'), '/early/a')],
+      '/early/a',
+      ['/early/a', '/early/b'],
+    ],
+    [
+      'a pageview that merges two visits',
+      [view('vs-a', 'merge', at('12:00'), '/merge/a'), view('vs-a', 'merge', at('12:40'), '/merge/b')],
+      [view('vs-a', 'merge', at('12:20'), '/merge/c')],
+      '/merge/a',
+      ['/merge/a', '/merge/c', '/merge/b'],
+    ],
+    [
+      'a custom event that merges two visits',
+      [view('vs-a', 'bridge', at('13:00'), '/bridge/a'), view('vs-a', 'bridge', at('13:40'), '/bridge/b')],
+      [view('vs-a', 'bridge', at('13:20'), '/bridge/a', { type: 'click' })],
+      '/bridge/a',
+      ['/bridge/a', '/bridge/b'],
+    ],
+    [
+      'internal traffic, a visit of its own',
+      [view('vs-a', 'staff', at('14:00'), '/staff/a'), view('vs-a', 'staff', at('14:05'), '/staff/b', { internal: true })],
+      [view('vs-a', 'staff', at('14:10'), '/staff/c')],
+      '/staff/a',
+      ['/staff/a', '/staff/c'],
+    ],
+  ])('%s', async (_, first, second, startPath, steps) => {
+    await send(server, 'vs-a', first);
+    await send(server, 'vs-a', second);
+    expect(await journeysFrom(server, 'vs-a', startPath)).toEqual([{ steps, visitors: 1, visits: 1 }]);
+    expectTableEqualsEvents(server.db, ['vs-a'], workspaceId);
+  });
+
+  it('a GDPR delete takes the visitor\'s visits out', async () => {
+    await send(server, 'vs-a', [view('vs-a', 'gone', at('15:00'), '/merge/a'), view('vs-a', 'gone', at('15:01'), '/merge/b')]);
+    expect(await journeysFrom(server, 'vs-a', '/merge/a')).toEqual([
+      { steps: ['/merge/a', '/merge/b'], visitors: 1, visits: 1 },
+      { steps: ['/merge/a', '/merge/c', '/merge/b'], visitors: 1, visits: 1 },
+    ]);
+    const deleted = await server.request('POST', '/sites/vs-a/gdpr/delete', { body: { anon_id: 'gone' } });
+    expect(deleted.status, deleted.text).toBe(200);
+    expect(await journeysFrom(server, 'vs-a', '/merge/a')).toEqual([{ steps: ['/merge/a', '/merge/c', '/merge/b'], visitors: 1, visits: 1 }]);
+    expectTableEqualsEvents(server.db, ['vs-a'], workspaceId);
+  });
+
+  it('the retention purge drops the visits it deletes and cuts the one across the first kept day', async () => {
+    await send(server, 'vs-b', [
+      view('vs-b', 'old', '2026-03-05T10:00:00.000Z', '/old/a'),
+      view('vs-b', 'old', '2026-03-05T10:01:00.000Z', '/old/b'),
+      view('vs-b', 'edge', '2026-03-09T23:50:00.000Z', '/edge/old'),
+      view('vs-b', 'edge', '2026-03-10T00:05:00.000Z', '/edge/a'),
+      view('vs-b', 'edge', '2026-03-10T00:10:00.000Z', '/edge/b'),
+    ]);
+    expect(await journeysFrom(server, 'vs-b', '/edge/old')).toEqual([{ steps: ['/edge/old', '/edge/a', '/edge/b'], visitors: 1, visits: 1 }]);
+    const set = await server.request('PATCH', '/workspaces/vs/sites/vs-b', { body: { retention_days: 10 } });
+    expect(set.status, set.text).toBe(200);
+    expect(await server.app.retention.runNow()).toEqual([expect.objectContaining({ events: 3 })]);
+    expect(await journeysFrom(server, 'vs-b', '/edge/old')).toEqual([]);
+    expect(await journeysFrom(server, 'vs-b', '/old/a')).toEqual([]);
+    // As the events now give it: the visit starts on the first kept day, with its kept pages.
+    expect(await journeysFrom(server, 'vs-b', '/edge/a')).toEqual([{ steps: ['/edge/a', '/edge/b'], visitors: 1, visits: 1 }]);
+    expect(server.db.prepare('SELECT start_ts FROM visit_sequences WHERE site_id = ?').pluck().all('vs-b')).toEqual([Date.parse('2026-03-10T00:05:00.000Z')]);
+    expectTableEqualsEvents(server.db, ['vs-b'], workspaceId);
+  });
+
+  it('a rebuild of everything derived (the reconciliation) writes the rows again, in batches of 7 events', async () => {
+    const rows = () => server.db.prepare('SELECT count(*) FROM visit_sequences').pluck().get();
+    const answers = async () => {
+      const all = await server.request('GET', `/sites/vs-a/reports/journeys-v2?${new URLSearchParams({ ...month, steps: '6', limit: '50', scope: 'all-sites', internal: 'include' })}`);
+      expect(all.status, all.text).toBe(200);
+      return all.body.data;
+    };
+    const before = rows();
+    const answered = await answers();
+    expect(before).toBeGreaterThan(5);
+    // What a power failure can leave: a position past the log's end.
+    server.db.prepare('UPDATE projector_state SET position = position + 1000').run();
+    expect(reconcileProjection(server.db, clock.now())).toBe(true);
+    expect(rows()).toBe(0);
+    while (server.app.projection.projectNow({ maxEvents: 7 }).events > 0);
+    // Visitor numbers and path ids are given again (higher, in another order): the same visits, not the same bytes.
+    expect(rows()).toBe(before);
+    expect(await answers()).toEqual(answered);
+    expectTableEqualsEvents(server.db, ['vs-a', 'vs-b'], workspaceId);
+  });
+
+  it('a site\'s deletion drops its rows', async () => {
+    await send(server, 'vs-c', [view('vs-c', 'c1', at('10:00'), '/c/a'), view('vs-c', 'c1', at('10:01'), '/c/b')]);
+    const rows = server.db.prepare('SELECT count(*) FROM visit_sequences WHERE site_id = ?').pluck();
+    expect(rows.get('vs-c')).toBe(1);
+    const deleted = await server.request('DELETE', '/workspaces/vs/sites/vs-c');
+    expect(deleted.status, deleted.text).toBe(204);
+    expect(rows.get('vs-c')).toBe(0);
+  });
+});
+
+describe('the upgrade to schema 30 fills the table from the visits already projected', () => {
+  // Two servers and an upgrade backup: generous room on a shared machine (2.4 s alone).
+  it('backfills, resumes after a crash halfway, and answers as before', { timeout: 180_000 }, async () => {
+    const dataDir = makeTempDir();
+    const before = await startTestServer({ clock, dataDir });
+    const { id: workspaceId } = await seedWorkspace(before, 'up', { sites: ['up-a'] });
+    const events: Event[] = [];
+    for (let visitor = 0; visitor < 6; visitor++) {
+      for (let page = 0; page < 3; page++) events.push(view('up-a', `u${visitor}`, at(`1${visitor}:0${page}`), `/up/${(visitor + page) % 4}`));
+    }
+    await send(before, 'up-a', events);
+    const answer = await journeysFrom(before, 'up-a', '/up/0');
+    expect(answer).not.toEqual([]);
+    await before.close();
+
+    // The database as the schema before the table left it (visits projected), then the upgrade: the section's own SQL
+    // (found by what it creates, whatever number the section gets).
+    const section = parseSchemaSections(readFileSync(join(repositoryRoot, 'schema.sql'), 'utf8')).find((candidate) => candidate.sql.includes('CREATE TABLE visit_sequences ('));
+    const upgraded = openDatabase(databasePath(dataDir));
+    upgraded.exec('DROP TABLE visit_sequences; DROP TABLE visit_sequences_backfill;');
+    upgraded.exec(section!.sql);
+
+    // A crash after two chunks of two visits: the table half filled, reads from the events.
+    expect(upgraded.prepare('SELECT after_visit, last_visit FROM visit_sequences_backfill').get()).toEqual({ after_visit: 0, last_visit: 6 });
+    expect(backfillVisitSequences(upgraded, { chunk: 2, maxChunks: 2 })).toBe(4);
+    expect(upgraded.prepare('SELECT count(*) FROM visit_sequences').pluck().get()).toBe(4);
+    const selection: Selection = { scope: { siteIds: ['up-a'], workspaceId }, range: { fromDay: dayOf(Date.parse(at('00:00'))), toDay: dayOf(Date.parse(at('00:00'))) }, filters: {}, withInternal: false };
+    expect(storedSequencesAnswer(upgraded, selection)).toBe(false);
+    upgraded.close();
+
+    // The next start finishes it before the projector runs.
+    const after = await startTestServer({ clock, dataDir });
+    try {
+      expect(after.db.prepare('SELECT count(*) FROM visit_sequences_backfill').pluck().get()).toBe(0);
+      expect(after.db.prepare('SELECT count(*) FROM visit_sequences').pluck().get()).toBe(6);
+      expect(await journeysFrom(after, 'up-a', '/up/0')).toEqual(answer);
+      expectTableEqualsEvents(after.db, ['up-a'], workspaceId);
+    } finally {
+      await after.close();
+    }
+  });
+});
