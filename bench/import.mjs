@@ -97,8 +97,8 @@ async function generate(path, generator, rows, endMs, bytes) {
 }
 
 /** Runs the CLI under /usr/bin/time: its JSON output, wall seconds and peak RSS (MiB). */
-function timedCli(args, env) {
-  const result = spawnSync('/usr/bin/time', ['-f', '%e %M', process.execPath, launcher, ...args], { env: { ...process.env, ...env }, encoding: 'utf8', maxBuffer: 1 << 26 });
+function timedCli(args, env, nodeArgs = []) {
+  const result = spawnSync('/usr/bin/time', ['-f', '%e %M', process.execPath, ...nodeArgs, launcher, ...args], { env: { ...process.env, ...env }, encoding: 'utf8', maxBuffer: 1 << 26 });
   const [seconds, kib] = result.stderr.trim().split('\n').at(-1).split(' ').map(Number);
   if (result.status !== 0) throw new Error(`sightline ${args.join(' ')}: exit ${result.status}\n${result.stdout.slice(0, 2000)}\n${result.stderr.slice(0, 2000)}`);
   return { stdout: result.stdout, seconds, rssMiB: kib / 1024 };
@@ -137,6 +137,7 @@ export async function run(args) {
   execFileSync(process.execPath, [join(root, 'build', 'build.mjs'), '--if-stale'], { stdio: 'inherit' });
   const rows = Number(option(args, '--rows', '1000000'));
   const ga4Bytes = option(args, '--ga4-bytes', undefined);
+  const profileDir = option(args, '--cpu-prof', undefined);
   const only = ga4Bytes ? ['ga4'] : (option(args, '--only', undefined)?.split(',') ?? Object.keys(generators));
   const scratch = mkdtempSync(join(tmpdir(), 'sightline-bench-import-'));
   const endMs = Math.floor(Date.now() / dayMs) * dayMs;
@@ -149,7 +150,7 @@ export async function run(args) {
       const fileMiB = statSync(file).size / 2 ** 20;
       const floor = await readFloor(file);
       const env = prepareDataDir(scratch, name);
-      const imported = timedCli(['import', generator.format, '--site', siteId, file, '--json'], env);
+      const imported = timedCli(['import', generator.format, '--site', siteId, file, '--json'], env, profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : []);
       const answer = JSON.parse(imported.stdout);
       const events = answer.events_imported;
       const { checking_s: checking, storing_s: storing, projecting_s: projecting } = answer.seconds;
