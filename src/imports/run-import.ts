@@ -56,7 +56,7 @@ export interface ImportDeps {
    * After each stored batch. The CLI projects there (a server's projector thread keeps pace by itself), so the
    * writer's dedup tail, which holds the events not yet indexed by the projector, stays short.
    */
-  afterBatch?: (lastSeq: number) => void;
+  afterBatch?: (lastSeq: number, stored: number) => void;
   /** Events (or Plausible rows) stored per batch; importBatchSize by default. */
   batchSize?: number;
   /** True once the process is stopping: the job fails at its next batch (what it stored stays, and can be deleted). */
@@ -246,7 +246,7 @@ async function storeInTimeOrder(deps: ImportDeps, job: ImportJob, runs: TimeSort
       saved = done;
       save();
     }
-    deps.afterBatch?.(result.lastSeq ?? 0);
+    deps.afterBatch?.(result.lastSeq ?? 0, result.accepted);
   };
   for (const event of runs.sorted()) {
     batch.push(event);
