@@ -9,7 +9,7 @@
 // --cpu-prof DIR writes the import command's CPU profile there. Figures, never a pass/fail; `uptime`'s load average
 // is printed before and after, and the import's CPU seconds beside its wall time.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { createReadStream, createWriteStream, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { createReadStream, createWriteStream, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { once } from 'node:events';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -100,13 +100,21 @@ async function generate(path, generator, rows, endMs, bytes, spread) {
   return n;
 }
 
+/** The launcher's shebang (`env -S VAR=x node --flag …`): its environment and node's flags, as a user's run gets them. */
+function launcherFlags() {
+  const words = readFileSync(launcher, 'utf8').split('\n', 1)[0].split(/\s+/);
+  const at = words.indexOf('node');
+  const env = Object.fromEntries(words.slice(0, at).filter((word) => /^[A-Z_]+=/.test(word)).map((word) => word.split('=')));
+  return { env, flags: words.slice(at + 1) };
+}
+
 /**
- * Runs the CLI as a user does (the launcher itself, so its shebang's V8 and malloc flags apply) under /usr/bin/time:
- * its JSON output, wall seconds, CPU seconds (user + system) and peak RSS (MiB). `nodeOptions`: NODE_OPTIONS.
+ * Runs the CLI as a user does (with the launcher's V8 and malloc flags) under /usr/bin/time: its JSON output, wall
+ * seconds, CPU seconds (user + system) and peak RSS (MiB). `nodeArgs`: more flags for node (--cpu-prof).
  */
-function timedCli(args, env, nodeOptions = '') {
-  const childEnv = { ...process.env, ...env, ...(nodeOptions ? { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} ${nodeOptions}`.trim() } : {}) };
-  const result = spawnSync('/usr/bin/time', ['-f', '%e %M %U %S', launcher, ...args], { env: childEnv, encoding: 'utf8', maxBuffer: 1 << 26 });
+function timedCli(args, env, nodeArgs = []) {
+  const { env: launcherEnv, flags } = launcherFlags();
+  const result = spawnSync('/usr/bin/time', ['-f', '%e %M %U %S', process.execPath, ...flags, ...nodeArgs, launcher, ...args], { env: { ...process.env, ...launcherEnv, ...env }, encoding: 'utf8', maxBuffer: 1 << 26 });
   const [seconds, kib, user, system] = result.stderr.trim().split('\n').at(-1).split(' ').map(Number);
   if (result.status !== 0) throw new Error(`sightline ${args.join(' ')}: exit ${result.status}\n${result.stdout.slice(0, 2000)}\n${result.stderr.slice(0, 2000)}`);
   return { stdout: result.stdout, seconds, cpuSeconds: user + system, rssMiB: kib / 1024 };
@@ -159,7 +167,7 @@ export async function run(args) {
       const fileMiB = statSync(file).size / 2 ** 20;
       const floor = await readFloor(file);
       const env = prepareDataDir(scratch, name);
-      const imported = timedCli(['import', generator.format, '--site', siteId, file, '--json'], env, profileDir ? `--cpu-prof --cpu-prof-dir=${profileDir}` : '');
+      const imported = timedCli(['import', generator.format, '--site', siteId, file, '--json'], env, profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []);
       const answer = JSON.parse(imported.stdout);
       const events = answer.events_imported;
       const { checking_s: checking, storing_s: storing, projecting_s: projecting } = answer.seconds;
