@@ -59,8 +59,18 @@ function progressBar(total: number): { update(progress: ImportProgress): void; s
   if (!process.stderr.isTTY) return { update: () => undefined, stop: () => undefined };
   const bar = new SingleBar({ format: '{phase} [{bar}] {percentage}% | {rows} rows | {events} events stored', hideCursor: true });
   bar.start(total, 0, { phase: 'checking', rows: 0, events: 0 });
+  let storing = false;
   return {
-    update: (progress) => bar.update(progress.bytes_read, { phase: progress.phase === 'storing' ? 'storing ' : 'checking', rows: progress.rows_read, events: progress.events_imported }),
+    update: (progress) => {
+      const payload = { phase: progress.phase === 'storing' ? 'storing ' : 'checking', rows: progress.rows_read, events: progress.events_imported };
+      if (progress.phase !== 'storing') return bar.update(progress.bytes_read, payload);
+      // The file is read whole while checking; storing goes through its rows (every row of an event format is one event).
+      if (!storing) {
+        storing = true;
+        bar.setTotal(Math.max(progress.rows_read, 1));
+      }
+      bar.update(progress.events_imported + progress.duplicates, payload);
+    },
     stop: () => bar.stop(),
   };
 }
