@@ -178,8 +178,11 @@ export async function run(args) {
         `import ${generator.format}: ${fixed(generated)} rows (${fixed(fileMiB)} MiB), ${fixed(events)} events, in ${fixed(imported.seconds, 1)} s wall, ${fixed(imported.cpuSeconds, 1)} CPU-s (${fixed(events / imported.cpuSeconds)} events per CPU-second, all phases and start-up); peak RSS ${fixed(imported.rssMiB)} MiB\n` +
           `  checking ${fixed(checking, 1)} s (${rate(checking)}), storing ${fixed(storing, 1)} s (${rate(storing)}), projecting ${fixed(projecting, 1)} s (${rate(projecting)})\n` +
           `  stored (checked + stored): ${rate(checking + storing)}; stored and projected: ${rate(checking + storing + projecting)}\n` +
-          `  CPU: checking ${perCpu(cpu.checking_s)}; storing ${perCpu(cpu.storing_s)}; projecting ${perCpu(cpu.projecting_s)}\n` +
-          `  CPU: stored ${perCpu(cpu.checking_s + cpu.storing_s)}; stored and projected ${perCpu(cpu.checking_s + cpu.storing_s + cpu.projecting_s)}\n` +
+          // cpu_seconds: from the CLI of this round on (an older build, measured as a baseline, has none).
+          (cpu
+            ? `  CPU: checking ${perCpu(cpu.checking_s)}; storing ${perCpu(cpu.storing_s)}; projecting ${perCpu(cpu.projecting_s)}\n` +
+              `  CPU: stored ${perCpu(cpu.checking_s + cpu.storing_s)}; stored and projected ${perCpu(cpu.checking_s + cpu.storing_s + cpu.projecting_s)}\n`
+            : '') +
           `  floor: the file read line by line in Node: ${fixed(floor.seconds, 2)} s (${fixed(floor.lines / floor.seconds)} lines/s, ${fixed(fileMiB / floor.seconds)} MiB/s)`,
       );
       rmSync(file, { force: true });
