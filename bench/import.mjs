@@ -1,13 +1,15 @@
 // npm run bench -- import [--rows N] [--only umami|goatcounter|ga4] [--ga4-bytes B]: events per second imported by
 // `sightline import` (the bundled CLI) for each raw format from a generated file of N rows (default 1,000,000; the
-// issue's 10 million with --rows 10000000), printed per phase: checking (the first pass), storing (the second pass:
+// issue's 10 million with --rows 10000000), printed per phase: checking (the file read, checked and time-sorted), storing (the checked events in time order:
 // group commits of 5,000 events) and projecting (the projector, run between the stored batches), then stored and
 // stored+projected rates; the command's peak RSS; beside them a floor measured in the same run (reading the file line
 // by line in Node, no parsing); then the export's speed (ndjson to a file). --ga4-bytes B (2e9, 2g, 500m) instead
-// generates a GA4 NDJSON file of at least B bytes and imports only that (the 2 GB memory figure). Figures, never a
-// pass/fail; `uptime`'s load average is printed before and after.
+// generates a GA4 NDJSON file of at least B bytes and imports only that (the 2 GB memory figure). --spread generates
+// rows in no time order (visitors scattered over the 29 days), as a file concatenated from several exports may be.
+// --cpu-prof DIR writes the import command's CPU profile there. Figures, never a pass/fail; `uptime`'s load average
+// is printed before and after, and the import's CPU seconds beside its wall time.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { createReadStream, createWriteStream, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { createReadStream, createWriteStream, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { once } from 'node:events';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -30,11 +32,13 @@ const countryNames = ['United States', 'Germany', 'France', 'United Kingdom', 'N
 const referrers = ['', '', 'google.com', 'news.ycombinator.com', 'duckduckgo.com'];
 
 /** Row n: visitor n/8 (8 events each, a minute apart), spread over the 30 days before `endMs`. */
-function facts(n, endMs, rows) {
+function facts(n, endMs, rows, spread = false) {
   const visitor = Math.floor(n / 8);
   const visitors = Math.ceil(rows / 8);
+  // --spread: the visitors in a scattered order (a prime stride), so the file's rows are not in time order.
+  const place = spread ? (visitor * 7919) % visitors : visitor % visitors;
   // Modulo: a file generated to a size (--ga4-bytes) may hold more rows than estimated; none may be in the future.
-  const ts = endMs - 30 * dayMs + Math.floor(((visitor % visitors) / visitors) * 29 * dayMs) + (n % 8) * 60_000;
+  const ts = endMs - 30 * dayMs + Math.floor((place / visitors) * 29 * dayMs) + (n % 8) * 60_000;
   return { visitor, ts, path: paths[(n * 7 + visitor) % paths.length], country: visitor % countries.length, referrer: n % 8 === 0 ? referrers[visitor % referrers.length] : '', custom: n % 8 === 7 };
 }
 
@@ -76,15 +80,15 @@ const generators = {
 };
 
 /** Writes the file a chunk at a time (constant memory); stops at `rows` rows or, with `bytes`, once past `bytes`. */
-async function generate(path, generator, rows, endMs, bytes) {
+async function generate(path, generator, rows, endMs, bytes, spread) {
   const out = createWriteStream(path);
   let size = 0;
   let chunk = generator.header;
   let n = 0;
   const total = bytes ? Number.MAX_SAFE_INTEGER : rows;
-  const spread = bytes ? Math.ceil(bytes / 700) : rows;
+  const estimated = bytes ? Math.ceil(bytes / 700) : rows;
   for (; n < total && (!bytes || size < bytes); n++) {
-    chunk += generator.row(n, facts(n, endMs, spread));
+    chunk += generator.row(n, facts(n, endMs, estimated, spread));
     if (chunk.length > 1 << 20) {
       size += chunk.length;
       if (!out.write(chunk)) await once(out, 'drain');
@@ -96,12 +100,24 @@ async function generate(path, generator, rows, endMs, bytes) {
   return n;
 }
 
-/** Runs the CLI under /usr/bin/time: its JSON output, wall seconds and peak RSS (MiB). */
-function timedCli(args, env) {
-  const result = spawnSync('/usr/bin/time', ['-f', '%e %M', process.execPath, launcher, ...args], { env: { ...process.env, ...env }, encoding: 'utf8', maxBuffer: 1 << 26 });
-  const [seconds, kib] = result.stderr.trim().split('\n').at(-1).split(' ').map(Number);
+/** The launcher's shebang (`env -S VAR=x node --flag …`): its environment and node's flags, as a user's run gets them. */
+function launcherFlags() {
+  const words = readFileSync(launcher, 'utf8').split('\n', 1)[0].split(/\s+/);
+  const at = words.indexOf('node');
+  const env = Object.fromEntries(words.slice(0, at).filter((word) => /^[A-Z_]+=/.test(word)).map((word) => word.split('=')));
+  return { env, flags: words.slice(at + 1) };
+}
+
+/**
+ * Runs the CLI as a user does (with the launcher's V8 and malloc flags) under /usr/bin/time: its JSON output, wall
+ * seconds, CPU seconds (user + system) and peak RSS (MiB). `nodeArgs`: more flags for node (--cpu-prof).
+ */
+function timedCli(args, env, nodeArgs = []) {
+  const { env: launcherEnv, flags } = launcherFlags();
+  const result = spawnSync('/usr/bin/time', ['-f', '%e %M %U %S', process.execPath, ...flags, ...nodeArgs, launcher, ...args], { env: { ...process.env, ...launcherEnv, ...env }, encoding: 'utf8', maxBuffer: 1 << 26 });
+  const [seconds, kib, user, system] = result.stderr.trim().split('\n').at(-1).split(' ').map(Number);
   if (result.status !== 0) throw new Error(`sightline ${args.join(' ')}: exit ${result.status}\n${result.stdout.slice(0, 2000)}\n${result.stderr.slice(0, 2000)}`);
-  return { stdout: result.stdout, seconds, rssMiB: kib / 1024 };
+  return { stdout: result.stdout, seconds, cpuSeconds: user + system, rssMiB: kib / 1024 };
 }
 
 function prepareDataDir(scratch, name) {
@@ -137,27 +153,36 @@ export async function run(args) {
   execFileSync(process.execPath, [join(root, 'build', 'build.mjs'), '--if-stale'], { stdio: 'inherit' });
   const rows = Number(option(args, '--rows', '1000000'));
   const ga4Bytes = option(args, '--ga4-bytes', undefined);
+  const profileDir = option(args, '--cpu-prof', undefined);
+  const spread = args.includes('--spread');
   const only = ga4Bytes ? ['ga4'] : (option(args, '--only', undefined)?.split(',') ?? Object.keys(generators));
   const scratch = mkdtempSync(join(tmpdir(), 'sightline-bench-import-'));
   const endMs = Math.floor(Date.now() / dayMs) * dayMs;
-  console.log(`import bench: load average ${load()} (1, 5, 15 min) at start`);
+  console.log(`import bench: load average ${load()} (1, 5, 15 min) at start; rows ${spread ? 'spread over 29 days in no time order (--spread)' : 'in time order'}`);
   try {
     for (const name of only) {
       const generator = generators[name];
       const file = join(scratch, `${name}.${name === 'ga4' ? 'ndjson' : 'csv'}`);
-      const generated = await generate(file, generator, rows, endMs, ga4Bytes ? parseBytes(ga4Bytes) : undefined);
+      const generated = await generate(file, generator, rows, endMs, ga4Bytes ? parseBytes(ga4Bytes) : undefined, spread);
       const fileMiB = statSync(file).size / 2 ** 20;
       const floor = await readFloor(file);
       const env = prepareDataDir(scratch, name);
-      const imported = timedCli(['import', generator.format, '--site', siteId, file, '--json'], env);
+      const imported = timedCli(['import', generator.format, '--site', siteId, file, '--json'], env, profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []);
       const answer = JSON.parse(imported.stdout);
       const events = answer.events_imported;
       const { checking_s: checking, storing_s: storing, projecting_s: projecting } = answer.seconds;
       const rate = (seconds) => `${fixed(events / seconds)} events/s`;
+      const cpu = answer.cpu_seconds;
+      const perCpu = (seconds) => `${fixed(seconds, 1)} CPU-s, ${fixed(events / seconds)} events/CPU-s`;
       console.log(
-        `import ${generator.format}: ${fixed(generated)} rows (${fixed(fileMiB)} MiB), ${fixed(events)} events, in ${fixed(imported.seconds, 1)} s wall; peak RSS ${fixed(imported.rssMiB)} MiB\n` +
+        `import ${generator.format}: ${fixed(generated)} rows (${fixed(fileMiB)} MiB), ${fixed(events)} events, in ${fixed(imported.seconds, 1)} s wall, ${fixed(imported.cpuSeconds, 1)} CPU-s (${fixed(events / imported.cpuSeconds)} events per CPU-second, all phases and start-up); peak RSS ${fixed(imported.rssMiB)} MiB\n` +
           `  checking ${fixed(checking, 1)} s (${rate(checking)}), storing ${fixed(storing, 1)} s (${rate(storing)}), projecting ${fixed(projecting, 1)} s (${rate(projecting)})\n` +
           `  stored (checked + stored): ${rate(checking + storing)}; stored and projected: ${rate(checking + storing + projecting)}\n` +
+          // cpu_seconds: from the CLI of this round on (an older build, measured as a baseline, has none).
+          (cpu
+            ? `  CPU: checking ${perCpu(cpu.checking_s)}; storing ${perCpu(cpu.storing_s)}; projecting ${perCpu(cpu.projecting_s)}\n` +
+              `  CPU: stored ${perCpu(cpu.checking_s + cpu.storing_s)}; stored and projected ${perCpu(cpu.checking_s + cpu.storing_s + cpu.projecting_s)}\n`
+            : '') +
           `  floor: the file read line by line in Node: ${fixed(floor.seconds, 2)} s (${fixed(floor.lines / floor.seconds)} lines/s, ${fixed(fileMiB / floor.seconds)} MiB/s)`,
       );
       rmSync(file, { force: true });

@@ -24,6 +24,9 @@ export interface ImportRunner {
 /** Events in one commit of an import thread: a few milliseconds of the event log's write lock, which ingest waits for. */
 export const threadEventsPerCommit = 500;
 
+/** The import thread's V8 heaps (MiB): as the CLI's launcher sizes them (bin/sightline), the old space half of its cap. */
+const importThreadHeaps = { maxYoungGenerationSizeMb: 12, maxOldGenerationSizeMb: 256 };
+
 export interface ImportThreadOptions {
   file: string;
   databasePath: string;
@@ -48,7 +51,9 @@ export function createImportRunner(deps: ImportDeps, thread?: ImportThreadOption
         nowMs: deps.context.clock.now(),
         maxEventsPerCommit: threadEventsPerCommit,
       };
-      const worker = new Worker(options.file, { workerData: data });
+      // Bounded heaps: the job holds at most one sort run (16 MiB of events) and one batch; without a bound V8 sizes
+      // the thread's heap from the machine's memory and lets garbage grow well past what the job uses.
+      const worker = new Worker(options.file, { workerData: data, resourceLimits: importThreadHeaps });
       running = worker;
       if (stopping) worker.postMessage({ type: 'stop' } satisfies ImportThreadCommand);
       worker.on('message', (report: ImportThreadReport) => {

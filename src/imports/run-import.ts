@@ -1,7 +1,8 @@
-// Runs one import job: a first pass reads and checks the whole file (nothing is stored when any row is bad, and the
-// first 100 errors are kept with their line numbers); a second pass reads it again and stores its events through
-// the ingest write queue in batches (group commit, dedup by id), recording each batch's seq range. Both passes
-// stream, so memory stays bounded whatever the file's size (docs/import-export.md).
+// Runs one import job. The file is read once: every row is parsed, checked (the same wire schema as ingest) and turned
+// into the event to store, which goes to an external sort by time (time-sorted-runs.ts); any bad row fails the job
+// with the first 100 errors and their line numbers, and nothing is stored. A file without errors is then stored in
+// time order through the ingest write queue in batches (group commit, dedup by id), recording each batch's seq
+// range. Memory stays bounded whatever the file's size (docs/import-export.md).
 import { toIso } from '../clock.ts';
 import type { AppContext } from '../context.ts';
 import type { WriteQueue } from '../ingest/write-queue.ts';
@@ -14,17 +15,21 @@ import { readGoatCounterCsv } from './formats/goatcounter-csv.ts';
 import { loadUmamiZipEventData, readUmamiCsv, readUmamiZip } from './formats/umami-csv.ts';
 import type { UmamiEventData } from './formats/umami-event-data.ts';
 import { isZipFile, openSource } from './source-file.ts';
+import { TimeSortedRuns } from './time-sorted-runs.ts';
 import { toStoredEvent } from './to-stored-event.ts';
 import { type ImportProgress, updateImportProgress } from './queries/import-rows.ts';
 import { insertImportEventRange } from './queries/import-event-ranges.ts';
 import { type ImportedFigure, readPlausibleZip } from './formats/plausible-csv.ts';
 import { importedDaysOfImport, upsertImportedDaily } from './queries/imported-daily-rows.ts';
 import { parseDateText } from '../vocabulary/periods.ts';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 
 /** Errors kept in the status answer (CONTRACT section 11). */
 export const maxReportedErrors = 100;
 /** Events per write-queue batch: one group commit each (the queue's own cap per commit). */
 export const importBatchSize = 2_000;
+const dayMs = 86_400_000;
 /** Rows between two progress updates of the imports row. */
 const progressEveryRows = 20_000;
 
@@ -51,11 +56,20 @@ export interface ImportDeps {
    * After each stored batch. The CLI projects there (a server's projector thread keeps pace by itself), so the
    * writer's dedup tail, which holds the events not yet indexed by the projector, stays short.
    */
-  afterBatch?: (lastSeq: number) => void;
+  afterBatch?: (lastSeq: number, stored: number) => void;
   /** Events (or Plausible rows) stored per batch; importBatchSize by default. */
   batchSize?: number;
   /** True once the process is stopping: the job fails at its next batch (what it stored stays, and can be deleted). */
   stopping?: () => boolean;
+  /** Where the time sort writes its runs (a directory of the job's own is made in it); see scratchDirectoryOf. */
+  scratchDirectory?: string;
+  /** Bytes of events the time sort holds in memory before writing a run (tests make it small). */
+  sortRunBytes?: number;
+}
+
+/** The imports directory beside sightline.db (DATA_DIR/imports, where uploads go), or the system's for an in-memory one. */
+export function scratchDirectoryOf(db: Pick<AppContext['db'], 'name' | 'memory'>): string {
+  return db.memory || db.name === '' ? tmpdir() : join(dirname(db.name), 'imports');
 }
 
 /** Resolves with the job's final progress; never rejects (a failure is the job's status). */
@@ -90,13 +104,21 @@ export async function runImport(deps: ImportDeps, job: ImportJob): Promise<Impor
       eventData = loaded.lookup;
       reader = (input, options) => readUmamiZip(input, { ...options, propsOf: eventData?.propsOf });
     }
-    const errors = await validateFile(deps, job, reader, progress, save);
-    if (errors.length > 0) {
-      progress.errors = JSON.stringify(errors);
-      return finish(progress, 'failed', save, clock.now());
+    const runs = new TimeSortedRuns(join(deps.scratchDirectory ?? scratchDirectoryOf(db), `${job.id}.sort`), deps.sortRunBytes);
+    try {
+      const errors = await checkFile(deps, job, reader, progress, save, runs);
+      eventData?.close();
+      eventData = undefined;
+      if (errors.length > 0) {
+        progress.errors = JSON.stringify(errors);
+        return finish(progress, 'failed', save, clock.now());
+      }
+      progress.phase = 'storing';
+      save();
+      await storeInTimeOrder(deps, job, runs, progress, save);
+    } finally {
+      runs.close();
     }
-    progress.phase = 'storing';
-    await storeFile(deps, job, reader, progress, save);
     return finish(progress, 'done', save, clock.now());
   } catch (error) {
     progress.errors = JSON.stringify([...JSON.parse(progress.errors), { line: 0, message: error instanceof Error ? error.message : String(error) }].slice(0, maxReportedErrors));
@@ -167,14 +189,26 @@ function finish(progress: ImportProgress, status: 'done' | 'failed', save: () =>
   return progress;
 }
 
-/** The first pass: every row read and checked, nothing stored; the first errors, in file order. */
-async function validateFile(deps: ImportDeps, job: ImportJob, reader: SourceReader, progress: ImportProgress, save: () => void): Promise<{ line: number; message: string }[]> {
+/**
+ * The only pass over the file: every row read, checked and turned into its stored event, which the time sort keeps;
+ * after the first error nothing more is kept (nothing will be stored), the rows are only checked. The first errors,
+ * in file order.
+ */
+async function checkFile(deps: ImportDeps, job: ImportJob, reader: SourceReader, progress: ImportProgress, save: () => void, runs: TimeSortedRuns): Promise<{ line: number; message: string }[]> {
   const source = await openSource(job.path);
   const errors: { line: number; message: string }[] = [];
+  // Judged against the job's start: the clock read once, not per row.
+  const nowMs = deps.context.clock.now();
   for await (const row of reader(source.stream, { siteId: job.siteId })) {
     if (progress.rows_read % importBatchSize === 0 && deps.stopping?.()) throw new Error('interrupted: the process stopped');
     progress.rows_read++;
-    const message = 'error' in row ? row.error : checkRow(row.event.wire, row.event.facts, deps.context.clock.now());
+    let message: string | undefined;
+    if ('error' in row) message = row.error;
+    else {
+      const result = toStoredEvent(row.event.wire, row.event.facts, nowMs);
+      if (!result.ok) message = result.message;
+      else if (errors.length === 0) runs.add(result.stored);
+    }
     if (message !== undefined && errors.length < maxReportedErrors) errors.push({ line: row.line, message });
     if (progress.rows_read % progressEveryRows === 0) {
       progress.bytes_read = source.bytesRead();
@@ -185,46 +219,44 @@ async function validateFile(deps: ImportDeps, job: ImportJob, reader: SourceRead
   return errors;
 }
 
-function checkRow(wire: Record<string, unknown>, facts: Parameters<typeof toStoredEvent>[1], nowMs: number): string | undefined {
-  const result = toStoredEvent(wire, facts, nowMs);
-  return result.ok ? undefined : result.message;
-}
-
-/** The second pass: the same rows, now valid, stored a batch at a time; the file may not change in between. */
-async function storeFile(deps: ImportDeps, job: ImportJob, reader: SourceReader, progress: ImportProgress, save: () => void): Promise<void> {
-  const { db, clock } = deps.context;
-  const source = await openSource(job.path);
+/** The checked events, in time order, stored a batch at a time; each batch's seq range recorded for DELETE. */
+async function storeInTimeOrder(deps: ImportDeps, job: ImportJob, runs: TimeSortedRuns, progress: ImportProgress, save: () => void): Promise<void> {
+  const { db } = deps.context;
   const days = new Set<number>();
+  const batchSize = deps.batchSize ?? importBatchSize;
   let batch: StoredEventInput[] = [];
+  let saved = 0;
   const flush = async () => {
     if (batch.length === 0) return;
-    const result = await submitWhenRoom(deps.writeQueue, batch);
+    const stored = batch;
     batch = [];
+    const result = await submitWhenRoom(deps.writeQueue, stored);
     progress.events_imported += result.accepted;
     progress.duplicates += result.duplicates;
     if (result.firstSeq && result.lastSeq) {
       const range = { first_seq: result.firstSeq, last_seq: result.lastSeq };
       insertImportEventRange(db, { import_id: job.id, ...range });
-      for (const day of daysInSeqRange(db, { site_id: job.siteId, ...range })) days.add(day);
+      // All stored: their days are the batch's own; else those of the rows stored, read back.
+      if (result.accepted === stored.length) for (const event of stored) days.add(Math.floor(event.ts / dayMs));
+      else for (const day of daysInSeqRange(db, { site_id: job.siteId, ...range })) days.add(day);
       progress.days_imported = days.size;
     }
-    progress.bytes_read = source.bytesRead();
-    save();
-    deps.afterBatch?.(result.lastSeq ?? 0);
+    const done = progress.events_imported + progress.duplicates;
+    if (done - saved >= progressEveryRows) {
+      saved = done;
+      save();
+    }
+    deps.afterBatch?.(result.lastSeq ?? 0, result.accepted);
   };
-  for await (const row of reader(source.stream, { siteId: job.siteId })) {
-    if ('error' in row) throw new Error(`line ${row.line} ${row.error} (the file changed after it was checked)`);
-    const result = toStoredEvent(row.event.wire, row.event.facts, clock.now());
-    if (!result.ok) throw new Error(`line ${row.line}: ${result.message} (the file changed after it was checked)`);
-    batch.push(result.stored);
-    if (batch.length >= (deps.batchSize ?? importBatchSize)) {
+  for (const event of runs.sorted()) {
+    batch.push(event);
+    if (batch.length >= batchSize) {
       if (deps.stopping?.()) throw new Error('interrupted: the process stopped (the events stored so far are kept: delete the import to remove them)');
       await flush();
     }
   }
   await flush();
 }
-
 /** The write queue refuses with 503 while live ingest fills it: an import waits for room instead of failing. */
 async function submitWhenRoom(queue: Pick<WriteQueue, 'submit'>, events: StoredEventInput[]) {
   for (;;) {

@@ -5,7 +5,7 @@ import type { StoredEventInput } from '../event-store/stored-event.ts';
 import { enrichEvent } from '../ingest/enrich.ts';
 import type { SourceFacts } from './import-formats.ts';
 
-export type ImportedEvent = { ok: true; stored: StoredEventInput; day: string } | { ok: false; message: string };
+export type ImportedEvent = { ok: true; stored: StoredEventInput } | { ok: false; message: string };
 
 /**
  * Imported events may be older than ingest's 400 days (history is the point of an import), never in the future.
@@ -32,5 +32,5 @@ export function toStoredEvent(wire: Record<string, unknown>, facts: SourceFacts,
       internal: false,
     },
   });
-  return { ok: true, stored, day: new Date(parsed.value.tsMs).toISOString().slice(0, 10) };
+  return { ok: true, stored };
 }
