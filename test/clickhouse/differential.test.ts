@@ -188,24 +188,28 @@ describe(`differential: SQLite, one ClickHouse node and a two-shard cluster give
     const world: DifferentialWorld = { sites, range: { fromDay: dayOf(Date.parse(`${firstDay}T00:00:00.000Z`)), toDay: dayOf(Date.parse(`${firstDay}T00:00:00.000Z`)) + dayCount - 1 }, types, paths };
     const mismatches: unknown[] = [];
     let asked = 0;
-    for (const [family, questionsOf] of Object.entries(families)) {
-      for (const question of questionsOf(world)) {
-        const answers = await Promise.all(subjects.map(({ server, workspaceId }) => question.ask(server.app.readModel, (siteIds): ReadScope => ({ siteIds, workspaceId }))));
-        asked++;
-        // SQLite against each ClickHouse (without the question's known divergences), and the cluster against the
-        // single node on everything.
-        const [sqlite, node, sharded] = answers;
-        const withoutKnown = (answer: unknown) => normalised(answer, question.knownDivergences);
-        const differing = [
-          ...(isDeepStrictEqual(withoutKnown(node), withoutKnown(sqlite)) ? [] : [subjects[1]!]),
-          ...(isDeepStrictEqual(withoutKnown(sharded), withoutKnown(sqlite)) && isDeepStrictEqual(normalised(sharded), normalised(node)) ? [] : [subjects[2]!]),
-        ];
-        if (differing.length > 0) {
-          const question_ = `round ${round}, ${question.name} (differs: ${differing.map((subject) => subject.name).join(', ')})`;
-          mismatches.push({ question: question_, family, ...Object.fromEntries(subjects.map((subject, index) => [subject.name, normalised(answers[index])])) });
-        }
+    const asks = Object.entries(families).flatMap(([family, questionsOf]) => questionsOf(world).map((question) => ({ family, question })));
+    // Eight questions at a time: each waits mostly on ClickHouse's round trips, and the suite's time is bounded.
+    const ask = async ({ family, question }: (typeof asks)[number]) => {
+      const answers = await Promise.all(subjects.map(({ server, workspaceId }) => question.ask(server.app.readModel, (siteIds): ReadScope => ({ siteIds, workspaceId }))));
+      asked++;
+      // SQLite against each ClickHouse (without the question's known divergences), and the cluster against the
+      // single node on everything.
+      const [sqlite, node, sharded] = answers;
+      const withoutKnown = (answer: unknown) => normalised(answer, question.knownDivergences);
+      const differing = [
+        ...(isDeepStrictEqual(withoutKnown(node), withoutKnown(sqlite)) ? [] : [subjects[1]!]),
+        ...(isDeepStrictEqual(withoutKnown(sharded), withoutKnown(sqlite)) && isDeepStrictEqual(normalised(sharded), normalised(node)) ? [] : [subjects[2]!]),
+      ];
+      if (differing.length > 0) {
+        const question_ = `round ${round}, ${question.name} (differs: ${differing.map((subject) => subject.name).join(', ')})`;
+        mismatches.push({ question: question_, family, ...Object.fromEntries(subjects.map((subject, index) => [subject.name, normalised(answers[index])])) });
       }
-    }
+    };
+    let next = 0;
+    await Promise.all(Array.from({ length: 8 }, async () => {
+      while (next < asks.length) await ask(asks[next++]!);
+    }));
     expect(asked).toBeGreaterThan(100);
     // The questions that differ, then the first ones in full.
     if (mismatches.length > 0) console.log(JSON.stringify(mismatches.slice(0, 4), null, 1));

@@ -58,6 +58,7 @@ const expected: Record<string, Access> = {
   'GET /sites/:siteId/events': dashboards,
   'GET /sites/:siteId/sessions': dashboards,
   'GET /sites/:siteId/reports/summary-v2': dashboards,
+  'GET /sites/:siteId/reports/dashboard-v2': dashboards,
   'GET /sites/:siteId/reports/goals-v2': dashboards,
   'GET /sites/:siteId/reports/realtime-v2': dashboards,
   'GET /sites/:siteId/share-info': { outside: 'a share link\'s token is the credential' },

@@ -239,6 +239,10 @@ export function Dashboard({ state, theme, siteInfo }) {
   // The page whose flow is shown (from a row of Pages); page flow is not shared.
   const [flowPath, setFlowPath] = useState('');
   preloadDashboard(site, range, filters, state.compare, sourcesGrouped);
+  // Left and opened again (another page changed goals, say): the same view is read again, in one batch.
+  useEffect(() => () => {
+    preloadedView = '';
+  }, []);
   /** @param {string} by @param {string} title @param {string} label */
   const breakdown = (by, title, label) => html`<${TablePanel}
     title=${title}

@@ -33,7 +33,9 @@ export function useAnswer(path, schema) {
     if (!path) return undefined;
     let current = true;
     setState({ status: 'loading' });
+    // Taken once: a panel shown again later (the view left and opened again) reads a fresh answer.
     const pending = /** @type {Promise<Answers[Key]> | undefined} */ (preloaded.get(path));
+    preloaded.delete(path);
     (pending ?? api(path, { schema })).then(
       (data) => current && setState({ status: 'ready', data }),
       (error) => current && setState({ status: 'error', error: messageOf(error) }),
