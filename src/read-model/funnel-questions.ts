@@ -6,6 +6,16 @@ import type { Answer, LogPosition, ReadScope, Selection } from './questions.ts';
 /** The dimensions a funnel breaks down by: a value of the event that starts an attempt. */
 export type FunnelBreakdown = 'device' | 'browser' | 'os' | 'country' | 'source' | 'utm_campaign';
 
+/** The event column a breakdown reads, in both stores (the same names in SQLite and ClickHouse). */
+export const funnelBreakdownColumns = {
+  device: 'device_type',
+  browser: 'browser',
+  os: 'os',
+  country: 'country',
+  source: 'source',
+  utm_campaign: 'utm_campaign',
+} as const satisfies Record<FunnelBreakdown, string>;
+
 /** What one step asks of an event: its type, its path (exact, or a prefix) and props equal to these (`===`). */
 export interface FunnelStepCriteria {
   type: string;

@@ -15,7 +15,7 @@ import { joinSql, sql, type SqlText } from '../../clickhouse/sql-literal.ts';
 import type { Db } from '../../db/open.ts';
 import { dayMs } from '../../vocabulary/periods.ts';
 import { filterColumns } from '../../vocabulary/report-filters.ts';
-import type { AttemptAnswer, AttemptsQuestion, EventAt, EventContext, FunnelBreakdown, FunnelPeople, FunnelPopulationQuestion, FunnelQuestions, FunnelStepCriteria } from '../funnel-questions.ts';
+import { funnelBreakdownColumns, type AttemptAnswer, type AttemptsQuestion, type EventAt, type EventContext, type FunnelPeople, type FunnelPopulationQuestion, type FunnelQuestions, type FunnelStepCriteria } from '../funnel-questions.ts';
 import { anonIdsOfVisitors } from '../sqlite/funnel-population.ts';
 import { freshnessOf, listOf, liveVisits, sqlName } from './common.ts';
 
@@ -27,14 +27,6 @@ export interface ClickHouseFunnelReadOptions {
   db: Db;
 }
 
-const breakdownColumns: Record<FunnelBreakdown, string> = {
-  device: 'device_type',
-  browser: 'browser',
-  os: 'os',
-  country: 'country',
-  source: 'source',
-  utm_campaign: 'utm_campaign',
-};
 
 interface PopulationRow {
   ts: number;
@@ -260,7 +252,7 @@ export function createClickHouseFunnelReads({ clickhouse, waitForShipping, delet
       const mask = joinSql(tests.map((test, index) => sql`if(${test}, ${1 << index}, 0)`), ' + ');
       const propsSteps = question.steps.flatMap((step, index) => (step.props ? [index] : []));
       const raw = propsSteps.length === 0 ? sql`''` : sql`if(${joinSql(propsSteps.map((index) => tests[index]!), ' OR ')}, raw, '')`;
-      const startValue = question.breakdown === null ? sql`CAST(NULL AS Nullable(String))` : sql`if(${tests[0]!}, ${sqlName(breakdownColumns[question.breakdown])}, NULL)`;
+      const startValue = question.breakdown === null ? sql`CAST(NULL AS Nullable(String))` : sql`if(${tests[0]!}, ${sqlName(funnelBreakdownColumns[question.breakdown])}, NULL)`;
       const rows = await clickhouse.query<PopulationRow>(
         sql`SELECT ts, seq, mask, anon_id, props_raw, start_value, users FROM (
               SELECT ts, seq, anon_id, ${mask} AS mask, ${raw} AS props_raw, ${startValue} AS start_value FROM events

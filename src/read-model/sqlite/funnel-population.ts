@@ -8,7 +8,7 @@ import type { Db } from '../../db/open.ts';
 import { findVisitorNumber, listAnonIdsOfVisitorNumbers } from '../../projector/queries/visitor-number-rows.ts';
 import { dayMs } from '../../vocabulary/periods.ts';
 import { filterColumns } from '../../vocabulary/report-filters.ts';
-import type { FunnelBreakdown, FunnelPeople, FunnelPopulation, FunnelPopulationQuestion, FunnelStepCriteria } from '../funnel-questions.ts';
+import { funnelBreakdownColumns, type FunnelPeople, type FunnelPopulation, type FunnelPopulationQuestion, type FunnelStepCriteria } from '../funnel-questions.ts';
 import { resolvePersons, resolveVisitorUsers } from './persons.ts';
 import { type FunnelScan, maskSpan, readFunnelRows, tsBaseOf } from './queries/funnel-rows.ts';
 
@@ -20,14 +20,6 @@ export interface PopulationRead {
   projectedSeq: number;
 }
 
-const breakdownColumns: Record<FunnelBreakdown, NonNullable<FunnelScan['startColumn']>> = {
-  device: 'device_type',
-  browser: 'browser',
-  os: 'os',
-  country: 'country',
-  source: 'source',
-  utm_campaign: 'utm_campaign',
-};
 
 /** One site's events read, as columns, row i being its i-th event in (ts, seq) order. */
 interface SiteRows {
@@ -98,7 +90,7 @@ function scanOf(read: PopulationRead, siteId: string, limit: number): FunnelScan
     steps: question.steps.map(({ type, path, prefix }) => ({ type, path, prefix })),
     filters: (Object.entries(question.filters) as [keyof typeof filterColumns, string[]][]).map(([name, values]) => ({ column: filterColumns[name], values })),
     propsSteps: question.steps.flatMap((step, index) => (step.props ? [index] : [])),
-    startColumn: question.breakdown ? breakdownColumns[question.breakdown] : null,
+    startColumn: question.breakdown ? funnelBreakdownColumns[question.breakdown] : null,
   };
 }
 
