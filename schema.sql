@@ -1009,3 +1009,70 @@ CREATE INDEX password_links_by_user ON password_links (user_id);
 -- before_ts names only the site's events with ts before it (and visits that ended before it), up to through_seq:
 -- what the site's retention period removed from the embedded database. NULL: no time bound (GDPR, site deletion).
 ALTER TABLE clickhouse_deletions ADD COLUMN before_ts INTEGER;
+
+-- @version 30: the event log's rows shrink (issue 26, docs/scaling.md "Size"). raw is stored compressed in
+-- raw_packed (src/db/raw-codec.ts: deflate with a frozen dictionary ending with the row's site id, the ts text the
+-- tracker sends cut out) and read back byte for byte through the virtual column raw, which the other virtual columns
+-- read as before; sightline_raw and sightline_pack_raw are registered on every connection (src/db/open.ts).
+-- received_at is stored as its distance from ts (a byte or two instead of six), and type as a small integer code for
+-- the two types most events have (the text itself otherwise: the column has no type affinity, so a type '1' stays
+-- text and never reads as a code). The table is rebuilt once, the AUTOINCREMENT high-water mark carried over.
+CREATE TABLE eventlog.events_v30 (
+  seq               INTEGER PRIMARY KEY AUTOINCREMENT,  -- ingest order (list-v2 and stream cursors, the projector)
+  site_id           TEXT NOT NULL,
+  id_override       TEXT,
+  anon_id_override  TEXT,
+  query_override    TEXT,
+  dedup_key         INTEGER NOT NULL,       -- first 52 bits of id
+  type_stored       NOT NULL,               -- 1 'pageview', 2 'engagement' (frozen), else the type's text
+  ts                INTEGER NOT NULL,       -- event time, epoch ms
+  received_after_ts INTEGER NOT NULL,       -- commit time - ts, ms
+  user_id           TEXT,
+  path              TEXT,
+  source            TEXT NOT NULL,
+  utm_source        TEXT,
+  utm_medium        TEXT,
+  utm_campaign      TEXT,
+  browser           TEXT,
+  os                TEXT,
+  device_type       TEXT,
+  country           TEXT,
+  region            TEXT,
+  city              TEXT,
+  is_bot            INTEGER NOT NULL DEFAULT 0,
+  is_internal       INTEGER NOT NULL DEFAULT 0,
+  revenue_minor     INTEGER,
+  revenue_currency  TEXT,
+  raw_packed        BLOB NOT NULL,          -- the exact JSON text received, packed (src/db/raw-codec.ts)
+  type              TEXT GENERATED ALWAYS AS (CASE type_stored WHEN 1 THEN 'pageview' WHEN 2 THEN 'engagement' ELSE type_stored END) VIRTUAL,
+  received_at       INTEGER GENERATED ALWAYS AS (ts + received_after_ts) VIRTUAL,
+  raw               TEXT GENERATED ALWAYS AS (sightline_raw(site_id, ts, raw_packed)) VIRTUAL,
+  -- As in version 9, read from raw; json_valid first (see there).
+  id                TEXT GENERATED ALWAYS AS (coalesce(id_override, CASE WHEN json_valid(raw) THEN lower(json_extract(raw, '$.id')) END)) VIRTUAL,
+  anon_id           TEXT GENERATED ALWAYS AS (coalesce(anon_id_override, CASE WHEN json_valid(raw) THEN json_extract(raw, '$.anon_id') END)) VIRTUAL,
+  url               TEXT GENERATED ALWAYS AS (CASE WHEN json_valid(raw) THEN json_extract(raw, '$.url') END) VIRTUAL,
+  referrer          TEXT GENERATED ALWAYS AS (CASE WHEN json_valid(raw) THEN json_extract(raw, '$.referrer') END) VIRTUAL,
+  props             TEXT GENERATED ALWAYS AS (CASE WHEN json_valid(raw) THEN json_extract(raw, '$.props') END) VIRTUAL,
+  query             TEXT GENERATED ALWAYS AS (CASE
+    WHEN query_override IS NOT NULL THEN nullif(query_override, '')
+    WHEN instr(url, '?') = 0 OR instr(url, '#') BETWEEN 1 AND instr(url, '?') THEN NULL
+    WHEN instr(url, '#') = 0 THEN nullif(substr(url, instr(url, '?') + 1), '')
+    ELSE nullif(substr(url, instr(url, '?') + 1, instr(url, '#') - instr(url, '?') - 1), '') END) VIRTUAL
+);
+INSERT INTO eventlog.events_v30 (seq, site_id, id_override, anon_id_override, query_override, dedup_key, type_stored, ts,
+  received_after_ts, user_id, path, source, utm_source, utm_medium, utm_campaign, browser, os, device_type, country, region,
+  city, is_bot, is_internal, revenue_minor, revenue_currency, raw_packed)
+SELECT seq, site_id, id_override, anon_id_override, query_override, dedup_key,
+  CASE type WHEN 'pageview' THEN 1 WHEN 'engagement' THEN 2 ELSE type END, ts, received_at - ts, user_id, path, source,
+  utm_source, utm_medium, utm_campaign, browser, os, device_type, country, region, city, is_bot, is_internal,
+  revenue_minor, revenue_currency, sightline_pack_raw(site_id, ts, raw)
+FROM eventlog.events ORDER BY seq;
+UPDATE eventlog.sqlite_sequence SET seq = max(seq, (SELECT seq FROM eventlog.sqlite_sequence WHERE name = 'events'))
+WHERE name = 'events_v30';
+INSERT INTO eventlog.sqlite_sequence (name, seq)
+SELECT 'events_v30', seq FROM eventlog.sqlite_sequence
+WHERE name = 'events' AND NOT EXISTS (SELECT 1 FROM eventlog.sqlite_sequence WHERE name = 'events_v30');
+DROP TABLE eventlog.events;
+ALTER TABLE eventlog.events_v30 RENAME TO events;
+CREATE INDEX eventlog.events_by_site ON events (site_id);
+CREATE INDEX eventlog.events_by_site_ts ON events (site_id, ts);

@@ -6,6 +6,7 @@ import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { embeddedSqliteAddon } from '../binary/embedded.ts';
 import { createPrivateDirectory, createPrivateFile } from './file-modes.ts';
+import { registerRawFunctions } from './raw-codec.ts';
 import { applySchema } from './schema.ts';
 
 export type Db = Database.Database;
@@ -84,6 +85,8 @@ function connect(path: string, options: OpenDatabaseOptions): Db {
   db.pragma('busy_timeout = 5000');
   db.pragma('foreign_keys = ON');
   db.pragma('temp_store = MEMORY');
+  // events.raw is stored compressed and read through this function (src/db/raw-codec.ts).
+  registerRawFunctions(db);
   return db;
 }
 

@@ -2,6 +2,7 @@
 // candidates come from the writer's dedup (src/ingest/event-dedup.ts): the event log has no index on dedup_key.
 import type { Db } from '../../db/open.ts';
 import { preparedOnce } from '../../db/statements.ts';
+import { packRaw } from '../../db/raw-codec.ts';
 import type { StoredEventInput } from '../stored-event.ts';
 
 const statements = preparedOnce((db) => ({
@@ -13,16 +14,16 @@ const statements = preparedOnce((db) => ({
   // building a result object cost about a tenth of the insert.
   insert: db
     .prepare<InsertValues, [seq: number, id: string | null, anonId: string | null, query: string | null]>(
-      `INSERT INTO events (site_id, dedup_key, type, ts, received_at, user_id, path, source, utm_source, utm_medium,
-         utm_campaign, browser, os, device_type, country, region, city, is_bot, is_internal, revenue_minor, revenue_currency, raw)
+      `INSERT INTO events (site_id, dedup_key, type_stored, ts, received_after_ts, user_id, path, source, utm_source, utm_medium,
+         utm_campaign, browser, os, device_type, country, region, city, is_bot, is_internal, revenue_minor, revenue_currency, raw_packed)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
        RETURNING seq, id, anon_id, query`,
     )
     .raw(true),
   // The same insert when the collector checked that raw reads as the canonical values (rawReadsCanonical).
   insertPlain: db.prepare<InsertValues>(
-    `INSERT INTO events (site_id, dedup_key, type, ts, received_at, user_id, path, source, utm_source, utm_medium,
-       utm_campaign, browser, os, device_type, country, region, city, is_bot, is_internal, revenue_minor, revenue_currency, raw)
+    `INSERT INTO events (site_id, dedup_key, type_stored, ts, received_after_ts, user_id, path, source, utm_source, utm_medium,
+       utm_campaign, browser, os, device_type, country, region, city, is_bot, is_internal, revenue_minor, revenue_currency, raw_packed)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   ),
   override: db.prepare<{ seq: number; id: string | null; anon_id: string | null; query: string | null }>(
@@ -44,31 +45,34 @@ export function eventKeysAfter(db: Db, seq: number): IterableIterator<[dedupKey:
 }
 
 type InsertValues = [
-  site_id: string, dedup_key: number, type: string, ts: number, received_at: number, user_id: string | null,
+  site_id: string, dedup_key: number, type_stored: string | number, ts: number, received_after_ts: number, user_id: string | null,
   path: string | null, source: string, utm_source: string | null, utm_medium: string | null, utm_campaign: string | null,
   browser: string | null, os: string | null, device_type: string | null, country: string | null, region: string | null,
   city: string | null, is_bot: 0 | 1, is_internal: 0 | 1, revenue_minor: number | null, revenue_currency: string | null,
-  raw: string,
+  raw_packed: Buffer,
 ];
+
+/** The codes of schema.sql version 30's type_stored (frozen): the two types most events have. */
+const typeCodes = new Map<string, number>([['pageview', 1], ['engagement', 2]]);
+
+/** The row as stored: type coded, received_at as its distance from ts, raw packed (src/db/raw-codec.ts). */
+function storedValues(event: StoredEventInput, receivedAt: number): InsertValues {
+  return [
+    event.site_id, event.dedup_key, typeCodes.get(event.type) ?? event.type, event.ts, receivedAt - event.ts, event.user_id,
+    event.path, event.source, event.utm_source, event.utm_medium, event.utm_campaign, event.browser, event.os,
+    event.device_type, event.country, event.region, event.city, event.is_bot, event.is_internal, event.revenue_minor,
+    event.revenue_currency, packRaw(event.site_id, event.ts, event.raw),
+  ];
+}
 
 /** Returns the new row's seq. */
 export function insertEvent(db: Db, event: StoredEventInput, receivedAt: number): number {
   const { insert, insertPlain, override } = statements(db);
   if (event.raw_reads_canonical === true) {
     // Reading the virtual columns back parses raw several times: about a third of the insert.
-    return Number(
-      insertPlain.run(
-        event.site_id, event.dedup_key, event.type, event.ts, receivedAt, event.user_id, event.path, event.source,
-        event.utm_source, event.utm_medium, event.utm_campaign, event.browser, event.os, event.device_type, event.country,
-        event.region, event.city, event.is_bot, event.is_internal, event.revenue_minor, event.revenue_currency, event.raw,
-      ).lastInsertRowid,
-    );
+    return Number(insertPlain.run(...storedValues(event, receivedAt)).lastInsertRowid);
   }
-  const [seq, id, anonId, query] = insert.get(
-    event.site_id, event.dedup_key, event.type, event.ts, receivedAt, event.user_id, event.path, event.source,
-    event.utm_source, event.utm_medium, event.utm_campaign, event.browser, event.os, event.device_type, event.country,
-    event.region, event.city, event.is_bot, event.is_internal, event.revenue_minor, event.revenue_currency, event.raw,
-  )!;
+  const [seq, id, anonId, query] = insert.get(...storedValues(event, receivedAt))!;
   if (id !== event.id || anonId !== event.anon_id || query !== event.query) {
     override.run({
       seq,
