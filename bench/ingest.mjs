@@ -237,7 +237,7 @@ async function sizeOnly(args, scratch, started) {
   runLoad({ url: server.url, siteId: benchSiteId, mode: 'closed', connections: 8, durationMs: seconds * 1000, batch: 500 });
   await waitForProjector(server.url);
   await stopProcess(server.child);
-  const breakdown = databaseBreakdown(dataDir);
+  const breakdown = await databaseBreakdown(dataDir);
   console.log(`${fixed(databaseBytes(dataDir) / breakdown.events, 0)} bytes per stored event (target <= 300), raw JSON kept verbatim`);
   printBreakdown(breakdown);
 }
@@ -406,7 +406,7 @@ export async function run(args) {
     await stopProcess(server.child);
     const bytes = databaseBytes(freshDir);
     console.log(`Database after the run: ${fixed(bytes / 2 ** 20, 1)} MiB for ${accepted.toLocaleString('en')} events: ${fixed(bytes / accepted, 0)} bytes per stored event (target <= 300), raw JSON kept verbatim`);
-    printBreakdown(databaseBreakdown(freshDir));
+    printBreakdown(await databaseBreakdown(freshDir));
 
     const fullSync = await start(join(scratch, 'full'), { SYNCHRONOUS: 'full' });
     saturate(fullSync.url, 2);

@@ -5,6 +5,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import Database from 'better-sqlite3';
+import { registerRawFunctions } from '../../src/db/raw-codec.ts';
 
 const execFileAsync = promisify(execFile);
 
@@ -202,6 +203,8 @@ export async function stopIfRunning(server: ServerProcess | undefined): Promise<
 /** Reads DATA_DIR/sightline.db directly (read-only), as an operator with sqlite3 would. */
 export function readDatabase<T>(path: string, read: (db: Database.Database) => T): T {
   const db = new Database(path, { readonly: true, fileMustExist: true });
+  // events.raw reads through a function the server registers on its connections (src/db/raw-codec.ts).
+  registerRawFunctions(db);
   // The event log beside it, as the server attaches it (src/db/open.ts).
   const log = join(dirname(path), 'events.db');
   if (existsSync(log)) db.prepare('ATTACH DATABASE ? AS eventlog').run(log);

@@ -3,6 +3,7 @@
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { eventLogPath } from '../../src/db/open.ts';
+import { registerRawFunctions } from '../../src/db/raw-codec.ts';
 import { schemaSections, stepsOf } from '../../src/db/schema.ts';
 
 /** The schema version before the newest: what the previous release's databases hold. */
@@ -16,6 +17,8 @@ export const previousSchemaVersion = schemaSections.length - 1;
 export function databaseAtVersion(dataDir: string, version: number, fill: (db: Database.Database) => void = () => {}): string {
   const path = join(dataDir, 'sightline.db');
   const db = new Database(path);
+  // Sections from version 30 on pack events.raw through it, as every server connection does (src/db/open.ts).
+  registerRawFunctions(db);
   try {
     db.pragma('journal_mode = WAL');
     db.prepare('ATTACH DATABASE ? AS eventlog').run(eventLogPath(path));

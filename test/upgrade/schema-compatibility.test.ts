@@ -47,14 +47,18 @@ function previousReleaseCommit(): string | undefined {
   return undefined;
 }
 
-/** Every table of both files with its columns and rows (ordered by every column), as an operator's sqlite3 reads them. */
+/**
+ * Every table of both files with its columns and rows (ordered by every column), as an operator's sqlite3 reads them.
+ * table_xinfo, not table_info: it lists generated columns too, so a column that became virtual (events.raw, type and
+ * received_at in version 30) must still read the same values after the upgrade.
+ */
 function tableContents(dataDir: string): Map<string, { columns: string[]; rows: unknown[] }> {
   return readDatabase(join(dataDir, 'sightline.db'), (db) => {
     const contents = new Map<string, { columns: string[]; rows: unknown[] }>();
     for (const schema of ['main', 'eventlog']) {
       const tables = db.prepare(`SELECT name FROM ${schema}.sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name`).pluck().all() as string[];
       for (const table of tables) {
-        const columns = (db.pragma(`${schema}.table_info("${table}")`) as { name: string }[]).map((column) => column.name);
+        const columns = (db.pragma(`${schema}.table_xinfo("${table}")`) as { name: string }[]).map((column) => column.name);
         const list = columns.map((column) => `"${column}"`).join(', ');
         contents.set(`${schema}.${table}`, { columns, rows: db.prepare(`SELECT ${list} FROM ${schema}."${table}" ORDER BY ${list}`).all() });
       }
