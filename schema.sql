@@ -1014,9 +1014,11 @@ ALTER TABLE clickhouse_deletions ADD COLUMN before_ts INTEGER;
 -- raw_packed (src/db/raw-codec.ts: deflate with a frozen dictionary ending with the row's site id, the ts text the
 -- tracker sends cut out) and read back byte for byte through the virtual column raw, which the other virtual columns
 -- read as before; sightline_raw and sightline_pack_raw are registered on every connection (src/db/open.ts).
--- received_at is stored as its distance from ts (a byte or two instead of six), and type as a small integer code for
--- the two types most events have (the text itself otherwise: the column has no type affinity, so a type '1' stays
--- text and never reads as a code). The table is rebuilt once, the AUTOINCREMENT high-water mark carried over.
+-- received_at is stored as its distance from ts (a byte or two instead of six); type, source, browser, os and
+-- device_type as small integer codes for their most frequent values (frozen; src/event-store/queries/stored-codes.ts
+-- writes them), the text itself otherwise: the *_stored columns have no type affinity, so a text '1' stays text and
+-- never reads as a code. source code 2 reads as lower(utm_source), which it is when a campaign names the source.
+-- The table is rebuilt once, the AUTOINCREMENT high-water mark carried over.
 CREATE TABLE eventlog.events_v30 (
   seq               INTEGER PRIMARY KEY AUTOINCREMENT,  -- ingest order (list-v2 and stream cursors, the projector)
   site_id           TEXT NOT NULL,
@@ -1029,13 +1031,13 @@ CREATE TABLE eventlog.events_v30 (
   received_after_ts INTEGER NOT NULL,       -- commit time - ts, ms
   user_id           TEXT,
   path              TEXT,
-  source            TEXT NOT NULL,
+  source_stored     NOT NULL,               -- 1 'direct', 2 lower(utm_source), else the text
   utm_source        TEXT,
   utm_medium        TEXT,
   utm_campaign      TEXT,
-  browser           TEXT,
-  os                TEXT,
-  device_type       TEXT,
+  browser_stored,                           -- codes below, else the text (NULL: no user agent)
+  os_stored,
+  device_type_stored,
   country           TEXT,
   region            TEXT,
   city              TEXT,
@@ -1046,6 +1048,14 @@ CREATE TABLE eventlog.events_v30 (
   raw_packed        BLOB NOT NULL,          -- the exact JSON text received, packed (src/db/raw-codec.ts)
   type              TEXT GENERATED ALWAYS AS (CASE type_stored WHEN 1 THEN 'pageview' WHEN 2 THEN 'engagement' ELSE type_stored END) VIRTUAL,
   received_at       INTEGER GENERATED ALWAYS AS (ts + received_after_ts) VIRTUAL,
+  source            TEXT GENERATED ALWAYS AS (CASE source_stored WHEN 1 THEN 'direct' WHEN 2 THEN lower(utm_source) ELSE source_stored END) VIRTUAL,
+  browser           TEXT GENERATED ALWAYS AS (CASE browser_stored WHEN 1 THEN 'Chrome' WHEN 2 THEN 'Mobile Safari' WHEN 3 THEN 'Safari'
+    WHEN 4 THEN 'Firefox' WHEN 5 THEN 'Edge' WHEN 6 THEN 'Samsung Browser' WHEN 7 THEN 'Opera' WHEN 8 THEN 'Chrome WebView'
+    WHEN 9 THEN 'Mobile Chrome' WHEN 10 THEN 'Mobile Firefox' ELSE browser_stored END) VIRTUAL,
+  os                TEXT GENERATED ALWAYS AS (CASE os_stored WHEN 1 THEN 'Windows' WHEN 2 THEN 'Mac OS' WHEN 3 THEN 'iOS'
+    WHEN 4 THEN 'Android' WHEN 5 THEN 'Linux' WHEN 6 THEN 'macOS' WHEN 7 THEN 'Chromium OS' WHEN 8 THEN 'Ubuntu' ELSE os_stored END) VIRTUAL,
+  device_type       TEXT GENERATED ALWAYS AS (CASE device_type_stored WHEN 1 THEN 'desktop' WHEN 2 THEN 'mobile' WHEN 3 THEN 'tablet'
+    WHEN 4 THEN 'other' ELSE device_type_stored END) VIRTUAL,
   raw               TEXT GENERATED ALWAYS AS (sightline_raw(site_id, ts, raw_packed)) VIRTUAL,
   -- As in version 9, read from raw; json_valid first (see there).
   id                TEXT GENERATED ALWAYS AS (coalesce(id_override, CASE WHEN json_valid(raw) THEN lower(json_extract(raw, '$.id')) END)) VIRTUAL,
@@ -1060,12 +1070,19 @@ CREATE TABLE eventlog.events_v30 (
     ELSE nullif(substr(url, instr(url, '?') + 1, instr(url, '#') - instr(url, '?') - 1), '') END) VIRTUAL
 );
 INSERT INTO eventlog.events_v30 (seq, site_id, id_override, anon_id_override, query_override, dedup_key, type_stored, ts,
-  received_after_ts, user_id, path, source, utm_source, utm_medium, utm_campaign, browser, os, device_type, country, region,
-  city, is_bot, is_internal, revenue_minor, revenue_currency, raw_packed)
+  received_after_ts, user_id, path, source_stored, utm_source, utm_medium, utm_campaign, browser_stored, os_stored,
+  device_type_stored, country, region, city, is_bot, is_internal, revenue_minor, revenue_currency, raw_packed)
 SELECT seq, site_id, id_override, anon_id_override, query_override, dedup_key,
-  CASE type WHEN 'pageview' THEN 1 WHEN 'engagement' THEN 2 ELSE type END, ts, received_at - ts, user_id, path, source,
-  utm_source, utm_medium, utm_campaign, browser, os, device_type, country, region, city, is_bot, is_internal,
-  revenue_minor, revenue_currency, sightline_pack_raw(site_id, ts, raw)
+  CASE type WHEN 'pageview' THEN 1 WHEN 'engagement' THEN 2 ELSE type END, ts, received_at - ts, user_id, path,
+  CASE WHEN source = 'direct' THEN 1 WHEN source = lower(utm_source) THEN 2 ELSE source END,
+  utm_source, utm_medium, utm_campaign,
+  CASE browser WHEN 'Chrome' THEN 1 WHEN 'Mobile Safari' THEN 2 WHEN 'Safari' THEN 3 WHEN 'Firefox' THEN 4 WHEN 'Edge' THEN 5
+    WHEN 'Samsung Browser' THEN 6 WHEN 'Opera' THEN 7 WHEN 'Chrome WebView' THEN 8 WHEN 'Mobile Chrome' THEN 9
+    WHEN 'Mobile Firefox' THEN 10 ELSE browser END,
+  CASE os WHEN 'Windows' THEN 1 WHEN 'Mac OS' THEN 2 WHEN 'iOS' THEN 3 WHEN 'Android' THEN 4 WHEN 'Linux' THEN 5
+    WHEN 'macOS' THEN 6 WHEN 'Chromium OS' THEN 7 WHEN 'Ubuntu' THEN 8 ELSE os END,
+  CASE device_type WHEN 'desktop' THEN 1 WHEN 'mobile' THEN 2 WHEN 'tablet' THEN 3 WHEN 'other' THEN 4 ELSE device_type END,
+  country, region, city, is_bot, is_internal, revenue_minor, revenue_currency, sightline_pack_raw(site_id, ts, raw)
 FROM eventlog.events ORDER BY seq;
 UPDATE eventlog.sqlite_sequence SET seq = max(seq, (SELECT seq FROM eventlog.sqlite_sequence WHERE name = 'events'))
 WHERE name = 'events_v30';

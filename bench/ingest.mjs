@@ -225,21 +225,31 @@ async function catchUpOnly(args, scratch, started) {
 /**
  * `--only size`: a fresh server loaded as the full run loads it before its size is read, shorter (`--seconds S`,
  * default 10): open loop at 2,000 events/s, then 500-event batches over 8 connections; once the projector has
- * caught up and the server stopped, the bytes per stored event and where they go.
+ * caught up and the server stopped, the bytes per stored event and where they go. `--events N` sends exactly N
+ * events instead (500-event batches), whatever the machine's speed: the per-visitor share depends on how many events
+ * the 50,000 visitors get. `--against DIR` loads the build in DIR the same way after this one (before and after).
  */
 async function sizeOnly(args, scratch, started) {
   const seconds = Number(option(args, '--seconds', 10));
-  const dataDir = join(scratch, 'size');
-  mkdirSync(dataDir, { recursive: true });
-  const server = await startBenchServer(root, dataDir);
-  started.push(server);
-  runLoad({ url: server.url, siteId: benchSiteId, mode: 'open', rate: 2000, connections: 50, durationMs: seconds * 1000 });
-  runLoad({ url: server.url, siteId: benchSiteId, mode: 'closed', connections: 8, durationMs: seconds * 1000, batch: 500 });
-  await waitForProjector(server.url);
-  await stopProcess(server.child);
-  const breakdown = await databaseBreakdown(dataDir);
-  console.log(`${fixed(databaseBytes(dataDir) / breakdown.events, 0)} bytes per stored event (target <= 300), raw JSON kept verbatim`);
-  printBreakdown(breakdown);
+  const events = option(args, '--events', undefined);
+  const against = option(args, '--against', undefined);
+  for (const [name, build] of [['this build', root], ...(against ? [[`against ${against}`, against]] : [])]) {
+    const dataDir = join(scratch, `size-${started.length}`);
+    mkdirSync(dataDir, { recursive: true });
+    const server = await startBenchServer(build, dataDir);
+    started.push(server);
+    if (events === undefined) {
+      runLoad({ url: server.url, siteId: benchSiteId, mode: 'open', rate: 2000, connections: 50, durationMs: seconds * 1000 });
+      runLoad({ url: server.url, siteId: benchSiteId, mode: 'closed', connections: 8, durationMs: seconds * 1000, batch: 500 });
+    } else {
+      runLoad({ url: server.url, siteId: benchSiteId, mode: 'closed', connections: 8, durationMs: 3_600_000, batch: 500, maxRequests: Math.ceil(Number(events) / 500) });
+    }
+    await waitForProjector(server.url);
+    await stopProcess(server.child);
+    const breakdown = await databaseBreakdown(dataDir);
+    console.log(`\n${name}: ${fixed(databaseBytes(dataDir) / breakdown.events, 0)} bytes per stored event (target <= 300), raw JSON kept verbatim`);
+    printBreakdown(breakdown);
+  }
 }
 
 /**

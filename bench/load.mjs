@@ -6,7 +6,7 @@ import { connect } from 'node:net';
 import { randomUUID } from 'node:crypto';
 
 const options = JSON.parse(process.argv[2]);
-const { url, siteId, mode, connections = 50, durationMs = 10_000, rate = 0, batch = 1 } = options;
+const { url, siteId, mode, connections = 50, durationMs = 10_000, rate = 0, batch = 1, maxRequests = Infinity } = options;
 const target = new URL(url);
 const userAgent = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36';
 
@@ -82,9 +82,11 @@ const pool = await Promise.all(Array.from({ length: connections }, openConnectio
 if (mode === 'closed') {
   const end = performance.now() + durationMs;
   let done = 0;
+  let sent = 0;
   await Promise.all(
     pool.map(async (connection) => {
-      while (performance.now() < end) {
+      // maxRequests: a fixed amount of data whatever the machine's speed (the size benchmark).
+      while (performance.now() < end && sent++ < maxRequests) {
         count(await connection.send(requestBytes()));
         done++;
       }

@@ -128,8 +128,8 @@ describe('in the event log', () => {
     const db = openDatabase(join(makeTempDir(), 'sightline.db'));
     try {
       const insert = db.prepare(
-        `INSERT INTO events (site_id, dedup_key, type_stored, ts, received_after_ts, source, raw_packed)
-         VALUES (?, 1, ?, ?, 250, 'direct', sightline_pack_raw(?, ?, ?))`,
+        `INSERT INTO events (site_id, dedup_key, type_stored, ts, received_after_ts, source_stored, raw_packed)
+         VALUES (?, 1, ?, ?, 250, 1, sightline_pack_raw(?, ?, ?))`,
       );
       const cases = scenarios.slice(0, 16);
       for (const [index, { site, ts: rowTs, raw }] of cases.entries()) insert.run(site, index % 3 === 0 ? 1 : index % 3 === 1 ? 2 : '1', rowTs, site, rowTs, raw);

@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/db/open.ts';
 import { schemaSections } from '../../src/db/schema.ts';
 import { insertEvent } from '../../src/event-store/queries/event-rows.ts';
+import { storedCodeTables } from '../../src/event-store/queries/stored-codes.ts';
 import { makeTempDir } from '../_setup.ts';
 import { enrichedPageview } from '../storage-fixtures.ts';
 import { naughtyStrings } from '../_naughty-strings.ts';
@@ -21,10 +22,10 @@ const iso = (at: number) => new Date(at).toISOString();
 interface OldRow {
   site_id: string; id_override: string | null; anon_id_override: string | null; query_override: string | null; type: string;
   ts: number; received_at: number; user_id: string | null; path: string | null; source: string; utm_source: string | null;
-  revenue_minor: number | null; revenue_currency: string | null; raw: string;
+  browser: string | null; os: string | null; device_type: string | null; revenue_minor: number | null; revenue_currency: string | null; raw: string;
 }
 
-const base = { id_override: null, anon_id_override: null, query_override: null, user_id: null, utm_source: null, revenue_minor: null, revenue_currency: null };
+const base = { id_override: null, anon_id_override: null, query_override: null, user_id: null, utm_source: null, browser: null, os: null, device_type: null, revenue_minor: null, revenue_currency: null };
 const tracker = (site: string, at: number, extra: Record<string, unknown> = {}) =>
   JSON.stringify({ id: randomUUID(), site_id: site, ts: iso(at), type: 'pageview', url: 'https://shop.example/p?utm_source=news', referrer: null, anon_id: 'alice', ...extra });
 
@@ -40,6 +41,16 @@ const oldRows: OldRow[] = [
   { ...base, site_id: 'other-site-ü', type: 'pageview', ts: ts + 6, received_at: ts + 6, path: '/', source: 'google', raw: tracker('other-site-ü', ts + 6, { props: { t: '日本 🎉 \uFFFD' } }) },
   { ...base, site_id: 'shop', type: 'pageview', ts: ts + 7, received_at: ts + 7, path: '/', source: 'direct', raw: '{}' },
   { ...base, site_id: 'shop', type: 'pageview', ts: ts + 8, received_at: ts + 8, path: '/', source: 'direct', raw: `{ "ts" : "${iso(ts + 8)}" , "url":"https://shop.example/" }` },
+  // Every coded value and values beside them: the upgrade's codes and the virtual columns' decoding agree.
+  ...Object.entries(storedCodeTables).flatMap(([column, codes]) =>
+    [...codes.keys(), `${[...codes.keys()][0]!}X`, '1'].map((value, index) => ({
+      ...base, site_id: 'shop', type: 'pageview', ts: ts + 1000 + index, received_at: ts + 1000 + index, path: '/', source: 'direct',
+      ...(column === 'type' ? { type: value } : { [column]: value }), raw: tracker('shop', ts + 1000 + index),
+    })),
+  ),
+  ...([['direct', null], ['news', 'News'], ['news', 'news'], ['news', 'Other'], ['ünï', 'ÜNÏ'], ['ünï', 'ünï'], ['1', null], ['2', '2']] as const).map(
+    ([source, utm], index) => ({ ...base, site_id: 'shop', type: 'pageview', ts: ts + 2000 + index, received_at: ts + 2000 + index, path: '/', source, utm_source: utm, raw: tracker('shop', ts + 2000 + index) }),
+  ),
   ...naughtyStrings.map((text, index) => ({ ...base, site_id: 'shop', type: 'click', ts: ts + 10 + index, received_at: ts + 10 + index, path: '/n', source: 'direct', raw: tracker('shop', ts + 10 + index, { props: { text } }) })),
 ];
 
@@ -57,9 +68,9 @@ describe('packing the event log (schema version 30)', () => {
     const path = databaseAtVersion(dataDir, packing.version - 1, (db) => {
       const insert = db.prepare(
         `INSERT INTO eventlog.events (site_id, id_override, anon_id_override, query_override, dedup_key, type, ts, received_at, user_id, path,
-           source, utm_source, revenue_minor, revenue_currency, raw)
+           source, utm_source, browser, os, device_type, revenue_minor, revenue_currency, raw)
          VALUES (:site_id, :id_override, :anon_id_override, :query_override, :dedup_key, :type, :ts, :received_at, :user_id, :path,
-           :source, :utm_source, :revenue_minor, :revenue_currency, :raw)`,
+           :source, :utm_source, :browser, :os, :device_type, :revenue_minor, :revenue_currency, :raw)`,
       );
       oldRows.forEach((row, index) => insert.run({ ...row, dedup_key: 1000 + index }));
       // Two more, then deleted: the newest seqs must stay used.
@@ -84,6 +95,18 @@ describe('packing the event log (schema version 30)', () => {
       expect(packed).toBeLessThan(Buffer.byteLength(oldRows[0]!.raw) / 2);
       // Codes for the two common types, the text for others (and for the type '1').
       expect(db.prepare('SELECT typeof(type_stored) FROM eventlog.events ORDER BY seq LIMIT 4').pluck().all()).toEqual(['integer', 'integer', 'text', 'text']);
+
+      // This release's writer stores each old row's values so they read the same (its codes and SQL's agree).
+      const rewritten = openDatabase(join(makeTempDir(), 'sightline.db'));
+      try {
+        for (const row of before) {
+          insertEvent(rewritten, { ...enrichedPageview(), ...(row as never), raw: row.raw as string, id: row.id as string, anon_id: row.anon_id as string, query: row.query as string | null, raw_reads_canonical: false } as never, row.received_at as number);
+        }
+        const again = readAll(rewritten, columns).map(({ seq: _seq, id_override: _i, anon_id_override: _a, query_override: _q, ...rest }) => rest);
+        expect(again).toEqual(before.map(({ seq: _seq, id_override: _i, anon_id_override: _a, query_override: _q, ...rest }) => rest));
+      } finally {
+        rewritten.close();
+      }
 
       // This release's writer continues after the deleted seqs, and its rows read as the old ones did.
       const event = enrichedPageview({ tsMs: ts + 100_000, path: '/new' });

@@ -4,6 +4,7 @@ import type { Db } from '../../db/open.ts';
 import { preparedOnce } from '../../db/statements.ts';
 import { packRaw } from '../../db/raw-codec.ts';
 import type { StoredEventInput } from '../stored-event.ts';
+import { storedBrowser, storedDeviceType, storedOs, storedSource, storedType } from './stored-codes.ts';
 
 const statements = preparedOnce((db) => ({
   same: db.prepare<[seq: number, site_id: string, id: string], number>('SELECT 1 FROM events WHERE seq = ? AND site_id = ? AND id = ?').pluck(),
@@ -14,16 +15,16 @@ const statements = preparedOnce((db) => ({
   // building a result object cost about a tenth of the insert.
   insert: db
     .prepare<InsertValues, [seq: number, id: string | null, anonId: string | null, query: string | null]>(
-      `INSERT INTO events (site_id, dedup_key, type_stored, ts, received_after_ts, user_id, path, source, utm_source, utm_medium,
-         utm_campaign, browser, os, device_type, country, region, city, is_bot, is_internal, revenue_minor, revenue_currency, raw_packed)
+      `INSERT INTO events (site_id, dedup_key, type_stored, ts, received_after_ts, user_id, path, source_stored, utm_source, utm_medium,
+         utm_campaign, browser_stored, os_stored, device_type_stored, country, region, city, is_bot, is_internal, revenue_minor, revenue_currency, raw_packed)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
        RETURNING seq, id, anon_id, query`,
     )
     .raw(true),
   // The same insert when the collector checked that raw reads as the canonical values (rawReadsCanonical).
   insertPlain: db.prepare<InsertValues>(
-    `INSERT INTO events (site_id, dedup_key, type_stored, ts, received_after_ts, user_id, path, source, utm_source, utm_medium,
-       utm_campaign, browser, os, device_type, country, region, city, is_bot, is_internal, revenue_minor, revenue_currency, raw_packed)
+    `INSERT INTO events (site_id, dedup_key, type_stored, ts, received_after_ts, user_id, path, source_stored, utm_source, utm_medium,
+       utm_campaign, browser_stored, os_stored, device_type_stored, country, region, city, is_bot, is_internal, revenue_minor, revenue_currency, raw_packed)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   ),
   override: db.prepare<{ seq: number; id: string | null; anon_id: string | null; query: string | null }>(
@@ -46,22 +47,20 @@ export function eventKeysAfter(db: Db, seq: number): IterableIterator<[dedupKey:
 
 type InsertValues = [
   site_id: string, dedup_key: number, type_stored: string | number, ts: number, received_after_ts: number, user_id: string | null,
-  path: string | null, source: string, utm_source: string | null, utm_medium: string | null, utm_campaign: string | null,
-  browser: string | null, os: string | null, device_type: string | null, country: string | null, region: string | null,
+  path: string | null, source_stored: string | number, utm_source: string | null, utm_medium: string | null, utm_campaign: string | null,
+  browser_stored: string | number | null, os_stored: string | number | null, device_type_stored: string | number | null, country: string | null, region: string | null,
   city: string | null, is_bot: 0 | 1, is_internal: 0 | 1, revenue_minor: number | null, revenue_currency: string | null,
   raw_packed: Buffer,
 ];
 
-/** The codes of schema.sql version 30's type_stored (frozen): the two types most events have. */
-const typeCodes = new Map<string, number>([['pageview', 1], ['engagement', 2]]);
-
-/** The row as stored: type coded, received_at as its distance from ts, raw packed (src/db/raw-codec.ts). */
+/** The row as stored: frequent values coded (stored-codes.ts), received_at as its distance from ts, raw packed (src/db/raw-codec.ts). */
 function storedValues(event: StoredEventInput, receivedAt: number): InsertValues {
   return [
-    event.site_id, event.dedup_key, typeCodes.get(event.type) ?? event.type, event.ts, receivedAt - event.ts, event.user_id,
-    event.path, event.source, event.utm_source, event.utm_medium, event.utm_campaign, event.browser, event.os,
-    event.device_type, event.country, event.region, event.city, event.is_bot, event.is_internal, event.revenue_minor,
-    event.revenue_currency, packRaw(event.site_id, event.ts, event.raw),
+    event.site_id, event.dedup_key, storedType(event.type), event.ts, receivedAt - event.ts, event.user_id, event.path,
+    storedSource(event.source, event.utm_source), event.utm_source, event.utm_medium, event.utm_campaign,
+    storedBrowser(event.browser), storedOs(event.os), storedDeviceType(event.device_type), event.country, event.region,
+    event.city, event.is_bot, event.is_internal, event.revenue_minor, event.revenue_currency,
+    packRaw(event.site_id, event.ts, event.raw),
   ];
 }
 
