@@ -54,7 +54,10 @@ async function openLoop(server, rate, seconds) {
   const delayBefore = await scrapeHistogram(server.url, 'sightline_projector_delay_ms');
   const loopBefore = await scrapeHistogram(server.url, 'sightline_event_loop_delay_ms');
   const gcBefore = await scrapeGcPauses(server.url);
+  // The HTTP thread's own CPU (its thread id is the pid), which runs the group commits by default.
+  const httpCpuBefore = threadCpuMs(server.child.pid).get(server.child.pid);
   const result = runLoad({ url: server.url, siteId: benchSiteId, mode: 'open', rate, connections: 50, durationMs: seconds * 1000 });
+  const httpCpuMs = threadCpuMs(server.child.pid).get(server.child.pid) - httpCpuBefore;
   const gcAfter = await scrapeGcPauses(server.url);
   const after = await scrapeHistogram(server.url);
   const delayAfter = await scrapeHistogram(server.url, 'sightline_projector_delay_ms');
@@ -69,6 +72,7 @@ async function openLoop(server, rate, seconds) {
     lagP99: serverQuantile(delayBefore, delayAfter, 0.99),
     rss: rssMiB(server.child.pid),
     statuses: result.statuses,
+    httpCpuUsPerEvent: (httpCpuMs * 1000) / (rate * seconds),
   };
 }
 
@@ -193,17 +197,19 @@ async function latencyOnly(args, scratch, started) {
     runLoad({ url: target.url, siteId: benchSiteId, mode: 'open', rate: 2000, connections: 50, durationMs: 3000 });
   }
   const p99s = new Map();
+  const cpus = new Map();
   for (let round = 0; round < rounds; round++) {
     for (const rate of [2000, 5000]) {
       for (const target of targets) {
         const figures = await openLoop(target, rate, seconds);
         const key = `${target.name} ${rate}`;
         p99s.set(key, [...(p99s.get(key) ?? []), figures.serverP99]);
-        console.log(`  round ${round + 1} ${key}/s: server p99 ${fixed(figures.serverP99, 3)} ms, RSS ${fixed(figures.rss, 0)} MiB`);
+        cpus.set(key, [...(cpus.get(key) ?? []), figures.httpCpuUsPerEvent]);
+        console.log(`  round ${round + 1} ${key}/s: server p99 ${fixed(figures.serverP99, 3)} ms, HTTP thread CPU ${fixed(figures.httpCpuUsPerEvent, 1)} µs per event, RSS ${fixed(figures.rss, 0)} MiB`);
       }
     }
   }
-  for (const [key, values] of p99s) console.log(`${key.padEnd(16)}/s: server p99 median ${fixed(median(values), 3)} ms (${values.map((v) => fixed(v, 2)).join(', ')})`);
+  for (const [key, values] of p99s) console.log(`${key.padEnd(16)}/s: server p99 median ${fixed(median(values), 3)} ms (${values.map((v) => fixed(v, 2)).join(', ')}); HTTP thread CPU per event (parse, checks, group commit) median ${fixed(median(cpus.get(key)), 1)} µs; load average ${loadText()}`);
 }
 
 /** `--only catchup`: the backlog phase alone (`--events N`, default 200,000): load it, then time the projector's catch-up. */

@@ -83,7 +83,7 @@ describe('files the server and the CLI create', () => {
     const dataDir = join(scratch, 'in-process', 'data');
     const db = openDatabase(join(dataDir, 'sightline.db'));
     try {
-      db.prepare("INSERT INTO events (site_id, dedup_key, type, ts, received_at, source, raw) VALUES ('s', 1, 'click', 1, 1, 'direct', '{\"id\":\"x\",\"anon_id\":\"a\"}')").run();
+      db.prepare("INSERT INTO events (site_id, dedup_key, type_stored, ts, received_after_ts, source_stored, raw_packed) VALUES ('s', 1, 'click', 1, 0, 'direct', sightline_pack_raw('s', 1, '{\"id\":\"x\",\"anon_id\":\"a\"}'))").run();
       expect(modeOf(dataDir).toString(8)).toBe('700');
       const modes = modesIn(dataDir);
       expect(Object.keys(modes).sort()).toEqual(['events.db', 'events.db-shm', 'events.db-wal', 'sightline.db', 'sightline.db-shm', 'sightline.db-wal']);

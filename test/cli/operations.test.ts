@@ -154,7 +154,7 @@ describe('backup', () => {
     // An event in the log (written as the ingest writer would) must be in the event log's copy.
     const { openDatabase } = await import('../../src/db/open.ts');
     const live = openDatabase(join(dataDir, 'sightline.db'));
-    live.prepare("INSERT INTO events (site_id, dedup_key, type, ts, received_at, source, raw) VALUES ('blog', 1, 'click', 1, 1, 'direct', '{\"id\":\"x\",\"anon_id\":\"a\"}')").run();
+    live.prepare("INSERT INTO events (site_id, dedup_key, type_stored, ts, received_after_ts, source_stored, raw_packed) VALUES ('blog', 1, 'click', 1, 0, 'direct', sightline_pack_raw('blog', 1, '{\"id\":\"x\",\"anon_id\":\"a\"}'))").run();
     live.close();
     const result = await cli('backup', '--to', destination);
     expect(result.code).toBe(0);
