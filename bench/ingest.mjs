@@ -5,12 +5,15 @@
 // loop's delay; saturated throughput of the three servers and the ratio; 500-event batches; RSS; bytes per stored
 // event; the same latencies with synchronous FULL and on a database that already holds the backlog, the projector's
 // catch-up from that (chronological) backlog, and its catch-up from a year of spread-out history.
-// `--quick` shortens every phase; `--events N` sizes the backlogs; `--only saturation|latency|catchup|tail|projector|size`
+// `--quick` shortens every phase; `--events N` sizes the backlogs; `--only saturation|latency|catchup|tail|projector|size|commit|upgrade`
 // runs one part (see each function).
 import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { build } from 'esbuild';
+import { nodeBundleOptions } from '../build/bundle-options.mjs';
 import { benchSiteId, call, fixed, median, root, rssMiB, runLoad, saturate, scrapeHistogram, scrapeValue, serverQuantile, startBenchServer, startProcess, stopProcess, threadCpuMs } from './harness.mjs';
 import { databaseBreakdown, printBreakdown } from './db-size.mjs';
 import { measureCommitFloor } from './sqlite-floor.mjs';
@@ -259,6 +262,71 @@ async function sizeOnly(args, scratch, started) {
 }
 
 /**
+ * `--only upgrade`: the upgrade that packs the event log, timed on `--events N` (default 200,000) rows of the ingest
+ * benchmark's shape written at the schema version before it (bench/event-log-upgrade.ts, bundled into dist/).
+ */
+async function upgradeOnly(args, scratch) {
+  const events = Number(option(args, '--events', 200_000));
+  const outfile = join(root, 'dist', 'bench-event-log-upgrade.mjs');
+  await build({ entryPoints: [join(root, 'bench', 'event-log-upgrade.ts')], outfile, ...nodeBundleOptions });
+  const dir = join(scratch, 'upgrade');
+  mkdirSync(dir, { recursive: true });
+  const { measureUpgrade } = await import(pathToFileURL(outfile).href);
+  const result = measureUpgrade(dir, events);
+  console.log(
+    `Event log packing upgrade: ${events.toLocaleString('en')} events in ${fixed(result.elapsedMs / 1000, 1)} s (${fixed(result.cpuMs / 1000, 1)} CPU-s, backup of both files included): ` +
+      `${fixed((result.elapsedMs / events) * 1e6 / 1000 / 60, 1)} min per million events; events.db ${fixed(result.bytesBefore / 2 ** 20, 1)} MiB -> ${fixed(result.bytesAfter / 2 ** 20, 1)} MiB; load average ${loadText()}`,
+  );
+}
+
+/**
+ * `--only commit`: the group commit's cost per event, in a process of its own: `--events N` (default 100,000) events
+ * written straight into a fresh event log through storeGroup in 500-event batches (bench/reports-workload.ts,
+ * `write`), `--rounds R` times; with `--against DIR` the build in DIR takes its turn in every round (before and after
+ * on the same generated events). Prints the CPU per event of the whole process (generating the events included) and
+ * the time inside storeGroup per event, medians.
+ */
+async function commitOnly(args, scratch) {
+  const events = Number(option(args, '--events', 100_000));
+  const rounds = Number(option(args, '--rounds', 3));
+  const against = option(args, '--against', undefined);
+  const builds = [];
+  for (const [name, dir] of [['this build', root], ...(against ? [['against', against]] : [])]) {
+    const outfile = join(dir, 'dist', 'bench-commit-cost.mjs');
+    await build({
+      stdin: {
+        contents: `import { writeWorkload } from './bench/reports-workload.ts';
+          const options = JSON.parse(process.argv[2]);
+          const cpu = process.cpuUsage();
+          const result = writeWorkload(options);
+          const used = process.cpuUsage(cpu);
+          console.log(JSON.stringify({ cpuMs: (used.user + used.system) / 1000, commitMs: result.commitMs.reduce((a, b) => a + b, 0) }));`,
+        resolveDir: dir,
+        loader: 'ts',
+      },
+      outfile,
+      ...nodeBundleOptions,
+    });
+    builds.push({ name, outfile, cpu: [], commit: [] });
+  }
+  for (let round = 0; round < rounds; round++) {
+    for (const target of builds) {
+      const dir = join(scratch, `commit-${round}-${builds.indexOf(target)}`);
+      mkdirSync(dir, { recursive: true });
+      const options = { databasePath: join(dir, 'sightline.db'), siteId: benchSiteId, events, days: 30, paths: 500, referrers: 50, countries: 30, visitors: Math.max(1000, events / 10), lastDayMs: Date.UTC(2026, 9, 31) };
+      const result = JSON.parse(execFileSync(process.execPath, [target.outfile, JSON.stringify(options)], { encoding: 'utf8', maxBuffer: 1 << 26 }).trim().split('\n').pop());
+      target.cpu.push((result.cpuMs * 1000) / events);
+      target.commit.push((result.commitMs * 1000) / events);
+      rmSync(dir, { recursive: true, force: true });
+      console.log(`  round ${round + 1} ${target.name}: ${fixed(target.cpu.at(-1), 1)} µs CPU per event in all, ${fixed(target.commit.at(-1), 1)} µs per event inside storeGroup`);
+    }
+  }
+  for (const target of builds) {
+    console.log(`${target.name.padEnd(12)}: ${events.toLocaleString('en')} events, median of ${rounds}: ${fixed(median(target.cpu), 1)} µs CPU per event in all, ${fixed(median(target.commit), 1)} µs per event inside storeGroup; load average ${loadText()}`);
+  }
+}
+
+/**
  * `--only tail`: the open loops against the durable floor alone (`--rounds N`, `--seconds S`), on a fresh server;
  * with `--against DIR` the build in DIR takes its turn in every round too (before and after in one run).
  */
@@ -372,6 +440,8 @@ export async function run(args) {
   try {
     if (option(args, '--only', undefined) === 'saturation') return await saturationOnly(args, scratch, started);
     if (option(args, '--only', undefined) === 'catchup') return await catchUpOnly(args, scratch, started);
+    if (option(args, '--only', undefined) === 'commit') return await commitOnly(args, scratch);
+    if (option(args, '--only', undefined) === 'upgrade') return await upgradeOnly(args, scratch);
     if (option(args, '--only', undefined) === 'latency') return await latencyOnly(args, scratch, started);
     if (option(args, '--only', undefined) === 'size') return await sizeOnly(args, scratch, started);
     if (option(args, '--only', undefined) === 'tail') return await tailOnly(args, scratch, started);

@@ -115,10 +115,15 @@ function inflate(codec: SiteCodec, body: Buffer): Buffer {
   return zlib.inflateRawSync(body, { windowBits: 15, dictionary: codec.dictionary });
 }
 
-/** The ISO text of ts as the tracker writes it, or undefined where it has none. */
+let lastIsoTs = Number.NaN;
+let lastIso: string | undefined;
+
+/** The ISO text of ts as the tracker writes it, or undefined where it has none (the last one kept: a batch often shares it). */
 function isoOf(ts: number): string | undefined {
-  if (!Number.isSafeInteger(ts) || Math.abs(ts) > 8.64e15) return undefined;
-  return new Date(ts).toISOString();
+  if (ts === lastIsoTs) return lastIso;
+  lastIsoTs = ts;
+  lastIso = Number.isSafeInteger(ts) && Math.abs(ts) <= 8.64e15 ? new Date(ts).toISOString() : undefined;
+  return lastIso;
 }
 
 function withFormat(format: number, body: Buffer): Buffer {
@@ -140,8 +145,10 @@ export function packRaw(siteId: string, ts: number, raw: string): Buffer {
   const text = Buffer.from(cut ? raw.slice(0, at + tsKey.length) + raw.slice(at + tsKey.length + iso.length) : raw, 'utf8');
   const body = deflate(codec, text);
   const utf8Length = cut ? text.length + Buffer.byteLength(iso) : text.length;
-  if (body.length >= utf8Length) return withFormat(plain, Buffer.from(raw, 'utf8'));
-  return withFormat(cut ? deflatedWithoutTs : deflated, body);
+  const stored = body.length >= utf8Length ? withFormat(plain, Buffer.from(raw, 'utf8')) : withFormat(cut ? deflatedWithoutTs : deflated, body);
+  // The writer reads the new row's virtual columns back (src/event-store/queries/event-rows.ts): no need to inflate it.
+  remember(siteId, ts, stored, raw);
+  return stored;
 }
 
 /** The raw text `packRaw` stored, byte for byte. Throws on a value no version of packRaw wrote. */
@@ -165,13 +172,18 @@ let lastTs = Number.NaN;
 let lastStored: Buffer | undefined;
 let lastText = '';
 
+function remember(siteId: string, ts: number, stored: Buffer, text: string): void {
+  lastSite = siteId;
+  lastTs = ts;
+  lastStored = stored;
+  lastText = text;
+}
+
 function unpackRawOnce(siteId: string, ts: number, stored: Buffer): string {
   if (ts === lastTs && siteId === lastSite && lastStored !== undefined && stored.equals(lastStored)) return lastText;
   const text = unpackRaw(siteId, ts, stored);
-  lastSite = siteId;
-  lastTs = ts;
-  lastStored = Buffer.from(stored);
-  lastText = text;
+  // better-sqlite3 hands each call a new Buffer, which nothing else keeps.
+  remember(siteId, ts, stored, text);
   return text;
 }
 

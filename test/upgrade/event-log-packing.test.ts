@@ -100,7 +100,7 @@ describe('packing the event log (schema version 30)', () => {
       const rewritten = openDatabase(join(makeTempDir(), 'sightline.db'));
       try {
         for (const row of before) {
-          insertEvent(rewritten, { ...enrichedPageview(), ...(row as never), raw: row.raw as string, id: row.id as string, anon_id: row.anon_id as string, query: row.query as string | null, raw_reads_canonical: false } as never, row.received_at as number);
+          insertEvent(rewritten, { ...enrichedPageview(), ...row, raw: row.raw as string, id: row.id as string, anon_id: row.anon_id as string, query: row.query as string | null, raw_reads_canonical: false } as never, row.received_at as number);
         }
         const again = readAll(rewritten, columns).map(({ seq: _seq, id_override: _i, anon_id_override: _a, query_override: _q, ...rest }) => rest);
         expect(again).toEqual(before.map(({ seq: _seq, id_override: _i, anon_id_override: _a, query_override: _q, ...rest }) => rest));
