@@ -127,7 +127,8 @@ describe('the event log without stored copies of raw (schema version 9)', () => 
     expect(upgraded.prepare("SELECT name, seq FROM eventlog.sqlite_sequence WHERE name LIKE 'events%'").all()).toEqual([{ name: 'events', seq: 5 }]);
     expect(upgraded.prepare('SELECT dedup_key, seq FROM event_keys ORDER BY seq').all()).toEqual([1, 2, 3, 4].map((seq) => ({ dedup_key: seq, seq })));
     expect(upgraded.prepare('SELECT seq FROM event_keys_through').pluck().get()).toBe(5);
-    upgraded.prepare("INSERT INTO eventlog.events (site_id, dedup_key, type, ts, received_at, source, raw) VALUES ('s', 6, 'click', 1, 1, 'direct', '{}')").run();
+    // In the row shape of the latest version (schema version 30 packs raw and codes type and source).
+    upgraded.prepare("INSERT INTO eventlog.events (site_id, dedup_key, type_stored, ts, received_after_ts, source_stored, raw_packed) VALUES ('s', 6, 'click', 1, 0, 'direct', sightline_pack_raw('s', 1, '{}'))").run();
     expect(upgraded.prepare('SELECT max(seq) AS seq FROM eventlog.events').get()).toEqual({ seq: 6 });
     upgraded.close();
   });
