@@ -283,8 +283,8 @@ async function upgradeOnly(args, scratch) {
  * `--only commit`: the group commit's cost per event, in a process of its own: `--events N` (default 100,000) events
  * written straight into a fresh event log through storeGroup in 500-event batches (bench/reports-workload.ts,
  * `write`), `--rounds R` times; with `--against DIR` the build in DIR takes its turn in every round (before and after
- * on the same generated events). Prints the CPU per event of the whole process (generating the events included) and
- * the time inside storeGroup per event, medians.
+ * on the same generated events). Prints the CPU per event of the whole process (generating the events included),
+ * the time inside storeGroup per event, and the CPU per event of reading them back as the projector does, medians.
  */
 async function commitOnly(args, scratch) {
   const events = Number(option(args, '--events', 100_000));
@@ -296,18 +296,32 @@ async function commitOnly(args, scratch) {
     await build({
       stdin: {
         contents: `import { writeWorkload } from './bench/reports-workload.ts';
+          import { openDatabase } from './src/db/open.ts';
+          import { listEventsAfter } from './src/event-store/queries/events-after.ts';
           const options = JSON.parse(process.argv[2]);
           const cpu = process.cpuUsage();
           const result = writeWorkload(options);
           const used = process.cpuUsage(cpu);
-          console.log(JSON.stringify({ cpuMs: (used.user + used.system) / 1000, commitMs: result.commitMs.reduce((a, b) => a + b, 0) }));`,
+          // The projector's read of the same events, in its 5,000-event batches.
+          const db = openDatabase(options.databasePath);
+          const readCpu = process.cpuUsage();
+          let read = 0;
+          for (let after = 0; ; ) {
+            const rows = listEventsAfter(db, after, 5000);
+            if (rows.length === 0) break;
+            read += rows.length;
+            after = rows[rows.length - 1].seq;
+          }
+          const readUsed = process.cpuUsage(readCpu);
+          db.close();
+          console.log(JSON.stringify({ cpuMs: (used.user + used.system) / 1000, commitMs: result.commitMs.reduce((a, b) => a + b, 0), readCpuMs: (readUsed.user + readUsed.system) / 1000, read }));`,
         resolveDir: dir,
         loader: 'ts',
       },
       outfile,
       ...nodeBundleOptions,
     });
-    builds.push({ name, outfile, cpu: [], commit: [] });
+    builds.push({ name, outfile, cpu: [], commit: [], read: [] });
   }
   for (let round = 0; round < rounds; round++) {
     for (const target of builds) {
@@ -317,12 +331,13 @@ async function commitOnly(args, scratch) {
       const result = JSON.parse(execFileSync(process.execPath, [target.outfile, JSON.stringify(options)], { encoding: 'utf8', maxBuffer: 1 << 26 }).trim().split('\n').pop());
       target.cpu.push((result.cpuMs * 1000) / events);
       target.commit.push((result.commitMs * 1000) / events);
+      target.read.push((result.readCpuMs * 1000) / result.read);
       rmSync(dir, { recursive: true, force: true });
-      console.log(`  round ${round + 1} ${target.name}: ${fixed(target.cpu.at(-1), 1)} µs CPU per event in all, ${fixed(target.commit.at(-1), 1)} µs per event inside storeGroup`);
+      console.log(`  round ${round + 1} ${target.name}: ${fixed(target.cpu.at(-1), 1)} µs CPU per event in all, ${fixed(target.commit.at(-1), 1)} µs per event inside storeGroup, projector's read (listEventsAfter) ${fixed(target.read.at(-1), 2)} µs CPU per event`);
     }
   }
   for (const target of builds) {
-    console.log(`${target.name.padEnd(12)}: ${events.toLocaleString('en')} events, median of ${rounds}: ${fixed(median(target.cpu), 1)} µs CPU per event in all, ${fixed(median(target.commit), 1)} µs per event inside storeGroup; load average ${loadText()}`);
+    console.log(`${target.name.padEnd(12)}: ${events.toLocaleString('en')} events, median of ${rounds}: ${fixed(median(target.cpu), 1)} µs CPU per event in all, ${fixed(median(target.commit), 1)} µs per event inside storeGroup, projector's read ${fixed(median(target.read), 2)} µs CPU per event; load average ${loadText()}`);
   }
 }
 

@@ -187,8 +187,25 @@ function unpackRawOnce(siteId: string, ts: number, stored: Buffer): string {
   return text;
 }
 
-/** Registers sightline_raw(site_id, ts, raw_packed) and sightline_pack_raw(site_id, ts, raw) on a connection. */
+/**
+ * The query string of a URL read from raw, as schema.sql version 9's virtual column computed it with instr and substr:
+ * after the first "?" unless a "#" comes before it, up to the next "#"; null when empty or when url is not text (a
+ * number or boolean has no "?"). One call per row instead of the seven readings of url (each inflating raw through
+ * sightline_raw) that the SQL expression made.
+ */
+export function queryOfUrl(url: unknown): string | null {
+  if (typeof url !== 'string') return null;
+  const question = url.indexOf('?');
+  if (question < 0) return null;
+  const hash = url.indexOf('#');
+  if (hash >= 0 && hash < question) return null;
+  const query = hash < 0 ? url.slice(question + 1) : url.slice(question + 1, hash);
+  return query === '' ? null : query;
+}
+
+/** Registers sightline_raw(site_id, ts, raw_packed), sightline_pack_raw(site_id, ts, raw) and sightline_url_query(url) on a connection. */
 export function registerRawFunctions(db: Database.Database): void {
+  db.function('sightline_url_query', { deterministic: true }, (url: unknown) => queryOfUrl(url));
   db.function('sightline_raw', { deterministic: true }, (siteId: unknown, ts: unknown, stored: unknown) =>
     stored === null ? null : unpackRawOnce(String(siteId), Number(ts), stored as Buffer),
   );

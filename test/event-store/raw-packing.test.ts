@@ -148,3 +148,35 @@ describe('in the event log', () => {
     }
   });
 });
+
+describe('the query read from the url', () => {
+  // Version 9's expression, which sightline_url_query replaces in version 30: both must read every url the same.
+  const version9 = `CASE
+    WHEN instr(:url, '?') = 0 OR instr(:url, '#') BETWEEN 1 AND instr(:url, '?') THEN NULL
+    WHEN instr(:url, '#') = 0 THEN nullif(substr(:url, instr(:url, '?') + 1), '')
+    ELSE nullif(substr(:url, instr(:url, '?') + 1, instr(:url, '#') - instr(:url, '?') - 1), '') END`;
+  const urls: unknown[] = [
+    null, 12, 1.5, 'https://a.example/', 'https://a.example/?', 'https://a.example/?a=1', 'https://a.example/?a=1#x', 'https://a.example/#x?a=1',
+    'https://a.example/?#', 'https://a.example/?a#b#c', '??', '#', '?#?', 'https://日本.example/🎉?q=é#ü', 'https://a.example/?q=\uFFFD', ...naughtyStrings,
+  ];
+  const next = random(9);
+  for (let index = 0; index < 2000; index += 1) urls.push(randomText(next).replaceAll('"', '?').replaceAll(':', '#'));
+
+  it('sightline_url_query reads every url as version 9 did (null, numbers, unicode, naughty and 2,000 random texts)', () => {
+    const db = openDatabase(join(makeTempDir(), 'sightline.db'));
+    try {
+      const both = db.prepare(`SELECT ${version9} AS old, sightline_url_query(:url) AS new`);
+      const differing = urls.filter((url) => {
+        const row = both.get({ url }) as { old: unknown; new: unknown };
+        return row.old !== row.new;
+      });
+      expect(differing).toEqual([]);
+      // The random texts reach every branch.
+      const answers = urls.map((url) => (both.get({ url }) as { new: string | null }).new);
+      expect(answers.filter((answer) => answer === null).length).toBeGreaterThan(100);
+      expect(answers.filter((answer) => answer !== null).length).toBeGreaterThan(100);
+    } finally {
+      db.close();
+    }
+  });
+});
