@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/db/open.ts';
-import { packRaw, unpackRaw } from '../../src/db/raw-codec.ts';
+import { isoText, packRaw, unpackRaw } from '../../src/db/raw-codec.ts';
 import { naughtyStrings, overlongStrings } from '../_naughty-strings.ts';
 import { makeTempDir } from '../_setup.ts';
 
@@ -178,5 +178,14 @@ describe('the query read from the url', () => {
     } finally {
       db.close();
     }
+  });
+});
+
+describe('the ts text the codec cuts out', () => {
+  it('isoText writes every ts as toISOString does (edges of days, months, leap years, 1970 and 9999, 20,000 random)', () => {
+    const edges = [0, 1, 999, 1000, 86_399_999, 86_400_000, Date.UTC(2000, 1, 29, 23, 59, 59, 999), Date.UTC(2100, 1, 28), Date.UTC(2100, 2, 1), Date.UTC(2024, 11, 31, 23, 59, 59, 999), 253_402_300_799_999, 253_402_300_800_000, -1, -86_400_001, 8.64e15];
+    const next = random(1970);
+    const values = [...edges, ...Array.from({ length: 20_000 }, () => Math.floor(next() * 253_402_300_800_000))];
+    expect(values.filter((value) => isoText(value) !== new Date(value).toISOString())).toEqual([]);
   });
 });
