@@ -10,7 +10,17 @@ import { eventLogPath, openDatabase } from '../src/db/open.ts';
 import { registerRawFunctions } from '../src/db/raw-codec.ts';
 import { schemaSections, stepsOf } from '../src/db/schema.ts';
 
-export function measureUpgrade(dir: string, events: number): { events: number; elapsedMs: number; cpuMs: number; bytesBefore: number; bytesAfter: number } {
+/** Bytes per event of the events table and each of its indexes (dbstat), by b-tree name. */
+function eventTrees(db: Database.Database, events: number): Record<string, number> {
+  const rows = db
+    .prepare("SELECT name, sum(pgsize) AS bytes FROM dbstat('eventlog') WHERE name IN (SELECT name FROM eventlog.sqlite_master WHERE tbl_name = 'events') GROUP BY name")
+    .all() as { name: string; bytes: number }[];
+  return Object.fromEntries(rows.map((row) => [row.name, Math.round((row.bytes / events) * 10) / 10]));
+}
+
+export function measureUpgrade(dir: string, events: number): {
+  events: number; elapsedMs: number; cpuMs: number; bytesBefore: number; bytesAfter: number; treesBefore: Record<string, number>; treesAfter: Record<string, number>;
+} {
   const packing = schemaSections.find((section) => section.sql.includes('CREATE TABLE eventlog.events_v30'))!;
   const path = join(dir, 'sightline.db');
   const old = new Database(path);
@@ -39,6 +49,7 @@ export function measureUpgrade(dir: string, events: number): { events: number; e
     }
   })();
   old.pragma('eventlog.wal_checkpoint(TRUNCATE)');
+  const treesBefore = eventTrees(old, events);
   old.close();
   const logPath = eventLogPath(path);
   const bytesBefore = statSync(logPath).size;
@@ -48,6 +59,7 @@ export function measureUpgrade(dir: string, events: number): { events: number; e
   const elapsedMs = performance.now() - began;
   const used = process.cpuUsage(cpu);
   db.pragma('eventlog.wal_checkpoint(TRUNCATE)');
+  const treesAfter = eventTrees(db, events);
   db.close();
-  return { events, elapsedMs, cpuMs: (used.user + used.system) / 1000, bytesBefore, bytesAfter: statSync(logPath).size };
+  return { events, elapsedMs, cpuMs: (used.user + used.system) / 1000, bytesBefore, bytesAfter: statSync(logPath).size, treesBefore, treesAfter };
 }

@@ -263,7 +263,8 @@ async function sizeOnly(args, scratch, started) {
 
 /**
  * `--only upgrade`: the upgrade that packs the event log, timed on `--events N` (default 200,000) rows of the ingest
- * benchmark's shape written at the schema version before it (bench/event-log-upgrade.ts, bundled into dist/).
+ * benchmark's shape written at the schema version before it (bench/event-log-upgrade.ts, bundled into dist/), and the
+ * bytes per event of the events table and its indexes before and after, on the same rows.
  */
 async function upgradeOnly(args, scratch) {
   const events = Number(option(args, '--events', 200_000));
@@ -277,6 +278,9 @@ async function upgradeOnly(args, scratch) {
     `Event log packing upgrade: ${events.toLocaleString('en')} events in ${fixed(result.elapsedMs / 1000, 1)} s (${fixed(result.cpuMs / 1000, 1)} CPU-s, backup of both files included): ` +
       `${fixed((result.elapsedMs / events) * 1e6 / 1000 / 60, 1)} min per million events; events.db ${fixed(result.bytesBefore / 2 ** 20, 1)} MiB -> ${fixed(result.bytesAfter / 2 ** 20, 1)} MiB; load average ${loadText()}`,
   );
+  // The same rows before and after, per event: the events table and its indexes (the rest of events.db is free pages).
+  const sum = (trees) => Object.values(trees).reduce((total, bytes) => total + bytes, 0);
+  console.log(`  bytes per event of the events table and its indexes, same rows: before ${fixed(sum(result.treesBefore), 1)} ${JSON.stringify(result.treesBefore)}, after ${fixed(sum(result.treesAfter), 1)} ${JSON.stringify(result.treesAfter)}`);
 }
 
 /**
