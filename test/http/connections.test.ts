@@ -15,8 +15,20 @@ import { poll, SseClient, wireEvent } from '../events/_helpers.ts';
 /** Far longer than any bound configured below: what these tests wait for comes long before, or not at all. */
 const generousMs = 15_000;
 
-async function start(env: Record<string, string>): Promise<RunningServer> {
-  return startServer(loadConfig({ DATA_DIR: makeTempDir(), PORT: '0', HOST: '127.0.0.1', ADMIN_TOKEN: testAdminToken, ...env }));
+async function start(env: Record<string, string>, dataDir = makeTempDir()): Promise<RunningServer> {
+  return startServer(loadConfig({ DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', ADMIN_TOKEN: testAdminToken, ...env }));
+}
+
+/**
+ * A server with tight timeouts over a site made beforehand under the defaults: a 300 ms headers timeout could
+ * otherwise cut the set-up's own requests on a loaded machine, before the step under test.
+ */
+async function startWithSite(env: Record<string, string>, id: string): Promise<RunningServer> {
+  const dataDir = makeTempDir();
+  const setup = await start({}, dataDir);
+  await createSite(setup, id);
+  await setup.stop();
+  return start(env, dataDir);
 }
 
 interface RawConnection {
@@ -123,8 +135,7 @@ describe('the timeouts', () => {
   };
 
   beforeAll(async () => {
-    server = await start({ HTTP_HEADERS_TIMEOUT_MS: '300', HTTP_REQUEST_TIMEOUT_MS: '300', HTTP_KEEP_ALIVE_TIMEOUT_MS: '300' });
-    await createSite(server, 'tail');
+    server = await startWithSite({ HTTP_HEADERS_TIMEOUT_MS: '300', HTTP_REQUEST_TIMEOUT_MS: '300', HTTP_KEEP_ALIVE_TIMEOUT_MS: '300' }, 'tail');
   });
   afterAll(async () => {
     for (const connection of connections) connection.socket.destroy();
@@ -210,8 +221,7 @@ describe('a stopping server', () => {
 
   it('cuts a request whose body stops arriving once the request timeout has passed, as it would have without the stop', async () => {
     // Stopped long before the 2 s have passed: without the stop, Node would cut it with a 408 at 2 s.
-    const server = await start({ HTTP_HEADERS_TIMEOUT_MS: '300', HTTP_REQUEST_TIMEOUT_MS: '2000' });
-    await createSite(server, 'stalled');
+    const server = await startWithSite({ HTTP_HEADERS_TIMEOUT_MS: '300', HTTP_REQUEST_TIMEOUT_MS: '2000' }, 'stalled');
     // A site's own bearer: the collector reads the body (an unknown one would be refused before it, and closed).
     const stalled = await rawConnection(server, 'POST /s2s/events HTTP/1.1\r\nHost: example\r\nAuthorization: Bearer stalled\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n[{');
     expect(await httpGet(server, '/healthz')).toMatchObject({ status: 200 });
