@@ -1031,3 +1031,25 @@ CREATE TABLE visit_sequences_backfill (
 );
 INSERT INTO visit_sequences_backfill (id, after_visit, last_visit)
   SELECT 1, 0, (SELECT coalesce(max(id), 0) FROM sessions) FROM projector_state WHERE position > 0;
+
+-- @version 31: the visit filters of each stored page sequence (docs/reports.md, "Journeys and page flow"). Journeys
+-- and page flow with a visit filter (source, device, browser, os, country, region, city) cut the events into visits,
+-- as the rows kept no visit attributes; each row now keeps its visit's values (its first kept event's) as ids of the
+-- same per-site dictionary as its pages (report_values, the dimension's code), NULL where the visit has none. A
+-- database that has rows gets a pending fill from the stored visits (sessions, by id, a chunk per transaction with
+-- its cursor), run at the next start before the projector, after schema 30's; filtered journeys read the events, as
+-- before, until it has finished.
+ALTER TABLE visit_sequences ADD COLUMN source_id INTEGER;
+ALTER TABLE visit_sequences ADD COLUMN device_id INTEGER;
+ALTER TABLE visit_sequences ADD COLUMN browser_id INTEGER;
+ALTER TABLE visit_sequences ADD COLUMN os_id INTEGER;
+ALTER TABLE visit_sequences ADD COLUMN country_id INTEGER;
+ALTER TABLE visit_sequences ADD COLUMN region_id INTEGER;
+ALTER TABLE visit_sequences ADD COLUMN city_id INTEGER;
+CREATE TABLE visit_sequences_attributes_backfill (
+  id           INTEGER PRIMARY KEY CHECK (id = 1),
+  after_visit  INTEGER NOT NULL,   -- sessions.id: the visits up to it are done
+  last_visit   INTEGER NOT NULL    -- sessions.id of the newest visit stored before the upgrade
+);
+INSERT INTO visit_sequences_attributes_backfill (id, after_visit, last_visit)
+  SELECT 1, 0, (SELECT coalesce(max(id), 0) FROM sessions) WHERE EXISTS (SELECT 1 FROM visit_sequences);

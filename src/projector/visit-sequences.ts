@@ -1,5 +1,6 @@
-// The owner of visit_sequences (schema version 30): one row per visit with a pageview, its pages as packed path ids,
-// so journeys and page flow read one narrow row per visit instead of cutting the range's events into visits
+// The owner of visit_sequences (schema versions 30 and 31): one row per visit with a pageview, its pages as packed
+// path ids and its visit filters' values (its first kept event's) as value ids, so journeys and page flow read one
+// narrow row per visit instead of cutting the range's events into visits, also with a visit filter
 // (docs/reports.md, "Journeys and page flow"). Exactness is kept by one rule: whenever a visit changes, its row is
 // rebuilt from its events, never patched. A visit's row is replaced by deleting the visitor's rows that start within
 // the visit's span (a visit only ever grows or merges with neighbours, and both old starts lie inside the new span)
@@ -11,7 +12,9 @@
 //   from what remains (its row then starts at its first kept event, as a recomputation over the events would);
 // - a site's deletion drops its rows, and the reconciliation (queries/all-projected.ts) all of them, with the visits;
 // - the upgrade: a database that had projected events fills the table from its stored visits at the first start,
-//   before the projector (backfillVisitSequences), a chunk per transaction with its cursor, so a crash resumes it.
+//   before the projector (backfillVisitSequences), a chunk per transaction with its cursor, so a crash resumes it;
+//   the rows stored before schema 31 get their filter values the same way (backfillVisitAttributes), from the stored
+//   visit (its attributes are its first event's) or, for a visit the purge cut, by rebuilding the row.
 import type { Db } from '../db/open.ts';
 import { inWriteTransaction } from '../db/statements.ts';
 import { Dim } from '../vocabulary/dimensions.ts';
@@ -20,15 +23,23 @@ import type { BatchSubscriber } from './project-batch.ts';
 import { readProjectorPosition } from './queries/projector-state.ts';
 import { findOrInsertValueId } from './queries/value-rows.ts';
 import {
+  advanceAttributesBackfill,
   advanceBackfill,
+  type AttributeIds,
+  type AttributeValues,
   deleteVisitSequencesInSpan,
   deleteVisitSequencesOfSite,
+  findEventAttributes,
+  finishAttributesBackfill,
   finishBackfill,
   insertVisitSequence,
   listSpanEvents,
+  listStartsInSpan,
   listVisitsAfter,
   listVisitsStartedBefore,
+  readAttributesBackfillState,
   readBackfillState,
+  setVisitSequenceAttributes,
 } from './queries/visit-sequence-rows.ts';
 import { listVisitsInReach, type VisitRow } from './queries/visit-rows.ts';
 import { findVisitorNumber } from './queries/visitor-number-rows.ts';
@@ -50,30 +61,50 @@ export function packPages(ids: readonly number[]): Buffer {
 /** A visit's row key: internal traffic has visits of its own. */
 export const visitorOf = (vid: number, isInternal: number) => vid * 2 + isInternal;
 
-/** Path → id, per site, for one run of rebuilds (the ids are the rollups' path dictionary, report_values). */
-class PathIds {
+/** Value → id, per site and dimension, for one run of rebuilds (the rollups' dictionary, report_values). */
+class ValueIds {
   private readonly ids = new Map<string, number>();
   constructor(private readonly db: Db) {}
-  of(siteId: string, path: string): number {
-    const key = `${siteId}\u0000${path}`;
+  of(siteId: string, dim: Dim, value: string): number {
+    const key = `${siteId}\u0000${dim}\u0000${value}`;
     let id = this.ids.get(key);
-    if (id === undefined) this.ids.set(key, (id = findOrInsertValueId(this.db, siteId, Dim.path, path)));
+    if (id === undefined) this.ids.set(key, (id = findOrInsertValueId(this.db, siteId, dim, value)));
     return id;
+  }
+  /** A visit's filter values as ids (null stays null: the visit is in no row of that filter). */
+  attributes(siteId: string, values: AttributeValues): AttributeIds {
+    const idOf = (dim: Dim, value: string | null) => (value === null ? null : this.of(siteId, dim, value));
+    return {
+      source_id: idOf(Dim.source, values.source),
+      device_id: idOf(Dim.device, values.device_type),
+      browser_id: idOf(Dim.browser, values.browser),
+      os_id: idOf(Dim.os, values.os),
+      country_id: idOf(Dim.country, values.country),
+      region_id: idOf(Dim.region, values.region),
+      city_id: idOf(Dim.city, values.city),
+    };
   }
 }
 
-/** Replaces the rows within a stored visit's span by the row its kept events (up to `maxSeq`) give now. */
-function rebuildVisit(db: Db, visit: VisitRow, vid: number, maxSeq: number, pathIds: PathIds): void {
+/**
+ * Replaces the rows within a stored visit's span by the row its kept events (up to `maxSeq`) give now. The filter
+ * values are the first kept event's: the stored visit's, unless its first event is gone (a visit the purge cut keeps
+ * its stored start and attributes; a recomputation over the events starts it at its first kept event).
+ */
+function rebuildVisit(db: Db, visit: VisitRow, vid: number, maxSeq: number, valueIds: ValueIds): void {
   const visitor = visitorOf(vid, visit.is_internal);
   deleteVisitSequencesInSpan(db, { site_id: visit.site_id, visitor, from_ts: visit.start_ts, to_ts: visit.end_ts });
   const events = listSpanEvents(db, { site_id: visit.site_id, vid, is_internal: visit.is_internal, from_ts: visit.start_ts, to_ts: visit.end_ts, max_seq: maxSeq });
   const ids: number[] = [];
   for (const [, path] of events) {
     if (path === null) continue;
-    const id = pathIds.of(visit.site_id, path);
+    const id = valueIds.of(visit.site_id, Dim.path, path);
     if (ids[ids.length - 1] !== id) ids.push(id);
   }
-  if (ids.length > 0) insertVisitSequence(db, { site_id: visit.site_id, start_ts: events[0]![0], visitor, pages: packPages(ids) });
+  if (ids.length === 0) return;
+  const [startTs, , firstSeq] = events[0]!;
+  const values = firstSeq === visit.entry_seq ? visit : findEventAttributes(db, firstSeq);
+  insertVisitSequence(db, { site_id: visit.site_id, start_ts: startTs, visitor, pages: packPages(ids), ...valueIds.attributes(visit.site_id, values) });
 }
 
 /** Whether one of the sorted times falls in [from, to]. */
@@ -103,14 +134,14 @@ export const writeVisitSequences: BatchSubscriber = (db, events) => {
     if (found) found.ts.push(event.ts);
     else byVisitor.set(key, { site_id: event.site_id, anon_id: event.anon_id, is_internal: event.is_internal, ts: [event.ts] });
   }
-  const pathIds = new PathIds(db);
+  const valueIds = new ValueIds(db);
   for (const { site_id, anon_id, is_internal, ts } of byVisitor.values()) {
     // No number: the site was deleted, nothing was derived from the event.
     const vid = findVisitorNumber(db, site_id, anon_id);
     if (vid === undefined) continue;
     if (ts.length > 1) ts.sort((a, b) => a - b);
     const visits = listVisitsInReach(db, { site_id, anon_id, is_internal, from_ts: ts[0]! - sessionGapMs, before_ts: ts[ts.length - 1]! + sessionGapMs });
-    for (const visit of visits) if (holdsAny(ts, visit.start_ts, visit.end_ts)) rebuildVisit(db, visit, vid, maxSeq, pathIds);
+    for (const visit of visits) if (holdsAny(ts, visit.start_ts, visit.end_ts)) rebuildVisit(db, visit, vid, maxSeq, valueIds);
   }
 };
 
@@ -140,10 +171,10 @@ export function purgeVisitSequences(db: Db, siteId: string, anonIds: Iterable<st
   return {
     finish() {
       const maxSeq = readProjectorPosition(db);
-      const pathIds = new PathIds(db);
+      const valueIds = new ValueIds(db);
       for (const { visit, vid } of touched) {
         if (visit.end_ts < beforeMs) forgetVisitSequences(db, vid, [visit]);
-        else rebuildVisit(db, visit, vid, maxSeq, pathIds);
+        else rebuildVisit(db, visit, vid, maxSeq, valueIds);
       }
     },
   };
@@ -158,6 +189,11 @@ export function visitSequencesReady(db: Db): boolean {
   return readBackfillState(db) === undefined;
 }
 
+/** Whether the rows' filter values answer: the table does, and schema 31's fill is not pending. */
+export function visitAttributesReady(db: Db): boolean {
+  return visitSequencesReady(db) && readAttributesBackfillState(db) === undefined;
+}
+
 /** Stored visits per backfill transaction: a short write lock each. */
 const backfillChunk = 5_000;
 
@@ -169,13 +205,14 @@ export interface BackfillOptions {
 }
 
 /**
- * Fills the table from the visits stored before schema version 30, at start before the projector; returns the
- * visits backfilled (0 when none was pending). Resumable: each chunk commits with its cursor.
+ * Fills the table from the visits stored before schema version 30, then the filter values of the rows stored before
+ * schema version 31 (backfillVisitAttributes), at start before the projector; returns the visits backfilled (0 when
+ * none was pending). Resumable: each chunk commits with its cursor.
  * @example backfillVisitSequences(db); // in startProjection, after the reconciliation and the repairs
  */
 export function backfillVisitSequences(db: Db, options: BackfillOptions = {}): number {
   const pending = readBackfillState(db);
-  if (!pending) return 0;
+  if (!pending) return backfillVisitAttributes(db, options);
   const chunk = options.chunk ?? backfillChunk;
   const started = performance.now();
   // On stderr, as the upgrade's other lines: stdout may be --json.
@@ -187,11 +224,11 @@ export function backfillVisitSequences(db: Db, options: BackfillOptions = {}): n
       const state = readBackfillState(db);
       if (!state) return true;
       const maxSeq = readProjectorPosition(db);
-      const pathIds = new PathIds(db);
+      const valueIds = new ValueIds(db);
       const rows = listVisitsAfter(db, state.after_visit, state.last_visit, chunk);
       for (const visit of rows) {
         const vid = findVisitorNumber(db, visit.site_id, visit.anon_id);
-        if (vid !== undefined) rebuildVisit(db, visit, vid, maxSeq, pathIds);
+        if (vid !== undefined) rebuildVisit(db, visit, vid, maxSeq, valueIds);
       }
       visits += rows.length;
       if (rows.length < chunk) {
@@ -203,5 +240,56 @@ export function backfillVisitSequences(db: Db, options: BackfillOptions = {}): n
     });
   }
   process.stderr.write(`Schema 30: ${visitSequencesReady(db) ? 'done' : 'paused'}, ${visits} visit(s) in ${((performance.now() - started) / 1000).toFixed(1)} s\n`);
+  // Rows written by it carry their filter values already; the fill of 31 then has little or nothing left to do.
+  return visitSequencesReady(db) ? visits + backfillVisitAttributes(db, options) : visits;
+}
+
+/**
+ * Gives the rows stored before schema version 31 their filter values, from the stored visits, a chunk of visits per
+ * transaction with its cursor; returns the visits read (0 when none was pending). A visit's row starting at the
+ * visit's start takes the visit's attributes (its first event's); any other (a visit the purge cut: the row starts
+ * at its first kept event) is rebuilt from its events. Call after schema 30's fill (its rows would be missed).
+ */
+export function backfillVisitAttributes(db: Db, options: BackfillOptions = {}): number {
+  const pending = readAttributesBackfillState(db);
+  if (!pending) return 0;
+  const chunk = options.chunk ?? backfillChunk;
+  const started = performance.now();
+  process.stderr.write(`Schema 31: the visit filters of visit_sequences from the stored visits (ids ${pending.after_visit + 1} to ${pending.last_visit})\n`);
+  let visits = 0;
+  let rebuilt = 0;
+  let chunks = 0;
+  for (let done = false; !done && chunks < (options.maxChunks ?? Number.POSITIVE_INFINITY); chunks++) {
+    done = inWriteTransaction(db, () => {
+      const state = readAttributesBackfillState(db);
+      if (!state) return true;
+      const maxSeq = readProjectorPosition(db);
+      const valueIds = new ValueIds(db);
+      const rows = listVisitsAfter(db, state.after_visit, state.last_visit, chunk);
+      for (const visit of rows) {
+        const vid = findVisitorNumber(db, visit.site_id, visit.anon_id);
+        if (vid === undefined) continue;
+        const visitor = visitorOf(vid, visit.is_internal);
+        const starts = listStartsInSpan(db, { site_id: visit.site_id, visitor, from_ts: visit.start_ts, to_ts: visit.end_ts });
+        if (starts.length === 0) continue;
+        if (starts.length === 1 && starts[0] === visit.start_ts) {
+          setVisitSequenceAttributes(db, { site_id: visit.site_id, start_ts: visit.start_ts, visitor, ...valueIds.attributes(visit.site_id, visit) });
+        } else {
+          rebuildVisit(db, visit, vid, maxSeq, valueIds);
+          rebuilt++;
+        }
+      }
+      visits += rows.length;
+      if (rows.length < chunk) {
+        finishAttributesBackfill(db);
+        return true;
+      }
+      advanceAttributesBackfill(db, rows[rows.length - 1]!.id);
+      return false;
+    });
+  }
+  process.stderr.write(
+    `Schema 31: ${readAttributesBackfillState(db) === undefined ? 'done' : 'paused'}, ${visits} visit(s) (${rebuilt} row(s) rebuilt) in ${((performance.now() - started) / 1000).toFixed(1)} s\n`,
+  );
   return visits;
 }

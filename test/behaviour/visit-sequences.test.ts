@@ -4,7 +4,9 @@
 // Each change is its own scenario: a visit that grows, one that gains an earlier start, two visits an event merges
 // (a pageview, a custom event), a GDPR delete, a retention purge that cuts a visit at the first kept day, the
 // reconciliation (everything derived again, in small batches), a site's deletion, and the upgrade's backfill
-// (crashed halfway, then resumed at the next start).
+// (crashed halfway, then resumed at the next start). Each comparison is made with and without visit filters: a row
+// keeps its visit's filter values (schema 31), which must be the first kept event's after an earlier event, a merge
+// and a purge cut; the upgrade to 31 fills them for the rows already stored.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,7 +18,9 @@ import { reconcileProjection } from '../../src/projector/reconcile.ts';
 import { backfillVisitSequences } from '../../src/projector/visit-sequences.ts';
 import type { Selection } from '../../src/read-model/questions.ts';
 import { readStoredVisitSequences, readVisitSequences, storedSequencesAnswer, type VisitSequences } from '../../src/read-model/sqlite/visit-sequences.ts';
+import { Dim } from '../../src/vocabulary/dimensions.ts';
 import { dayOf } from '../../src/vocabulary/periods.ts';
+import type { ReportFilters } from '../../src/vocabulary/report-filters.ts';
 import { makeEvent, makeTempDir, seedWorkspace, startTestServer, type TestServer } from '../_setup.ts';
 import { manualClock } from '../admin/_helpers.ts';
 import { repositoryRoot } from '../cli/cli-helpers.ts';
@@ -24,6 +28,9 @@ import { repositoryRoot } from '../cli/cli-helpers.ts';
 // Today is 2026-03-20: a retention period of 10 days keeps 2026-03-10 on.
 const clock = manualClock('2026-03-20T12:00:00.000Z');
 const chrome = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36';
+const iphone = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1';
+/** An event from a phone, arriving from a Google search: another source, device, browser and os than view()'s. */
+const fromPhone: Event = { referrer: 'https://www.google.com/search', context: { user_agent: iphone, ip: '81.2.69.142' } };
 const month = { from: '2026-03-01', to: '2026-03-20' };
 
 type Event = Record<string, unknown>;
@@ -43,7 +50,24 @@ function canonical(visits: VisitSequences): string[] {
   return visits.sequences.map((sequence, index) => `${visits.visitors[index]}: ${sequence.map((id) => visits.paths[id]).join(' > ')}`).sort();
 }
 
-/** Every day of the month and the month itself, both traffic kinds: the table holds what the events give. */
+/** The visit filters compared: each of the seven, values of both kinds of visit, two at once, one never seen. */
+const filterChoices: ReportFilters[] = [
+  {},
+  { source: ['google.com'] },
+  { source: ['direct', 'google.com'] },
+  { device: ['mobile'] },
+  { device: ['desktop'] },
+  { browser: ['Chrome'] },
+  { os: ['iOS'] },
+  { country: ['GB'] },
+  { region: ['ENG'] },
+  { city: ['London'] },
+  { source: ['direct'], browser: ['Chrome'] },
+  { source: ['google.com'], path: ['/ma/b'] },
+  { country: ['ZZ'] },
+];
+
+/** Every day of the month and the month itself, both traffic kinds, each visit filter: the table holds what the events give. */
 function expectTableEqualsEvents(db: Db, siteIds: string[], workspaceId: string): void {
   const position = readProjectorPosition(db);
   const first = dayOf(Date.parse(`${month.from}T00:00:00Z`));
@@ -51,15 +75,30 @@ function expectTableEqualsEvents(db: Db, siteIds: string[], workspaceId: string)
   const ranges = [{ fromDay: first, toDay: last }, ...Array.from({ length: last - first + 1 }, (_, index) => ({ fromDay: first + index, toDay: first + index }))];
   for (const range of ranges) {
     for (const withInternal of [false, true]) {
-      const selection: Selection = { scope: { siteIds, workspaceId }, range, filters: {}, withInternal };
-      expect(storedSequencesAnswer(db, selection)).toBe(true);
-      expect(canonical(readStoredVisitSequences(db, selection)), `days ${range.fromDay}-${range.toDay}, internal ${withInternal}`).toEqual(canonical(readVisitSequences(db, selection, position)));
+      for (const filters of filterChoices) {
+        const selection: Selection = { scope: { siteIds, workspaceId }, range, filters, withInternal };
+        expect(storedSequencesAnswer(db, selection)).toBe(true);
+        const label = `days ${range.fromDay}-${range.toDay}, internal ${withInternal}, ${JSON.stringify(filters)}`;
+        expect(canonical(readStoredVisitSequences(db, selection)), label).toEqual(canonical(readVisitSequences(db, selection, position)));
+      }
     }
   }
 }
 
-async function journeysFrom(server: TestServer, siteId: string, startPath: string): Promise<unknown> {
-  const response = await server.request('GET', `/sites/${siteId}/reports/journeys-v2?${new URLSearchParams({ ...month, steps: '6', start_path: startPath })}`);
+/** The visit filters of every stored row of a site, as texts, by start. */
+function storedAttributes(db: Db, siteId: string): Record<string, unknown>[] {
+  const text = (dim: number, column: string) => `(SELECT value FROM report_values v WHERE v.site_id = s.site_id AND v.dim = ${dim} AND v.value_id = s.${column})`;
+  return db
+    .prepare(
+      `SELECT start_ts, ${text(Dim.source, 'source_id')} AS source, ${text(Dim.device, 'device_id')} AS device, ${text(Dim.browser, 'browser_id')} AS browser,
+              ${text(Dim.os, 'os_id')} AS os, ${text(Dim.country, 'country_id')} AS country, ${text(Dim.city, 'city_id')} AS city
+         FROM visit_sequences s WHERE site_id = ? ORDER BY start_ts`,
+    )
+    .all(siteId) as Record<string, unknown>[];
+}
+
+async function journeysFrom(server: TestServer, siteId: string, startPath: string, filters: Record<string, string> = {}): Promise<unknown> {
+  const response = await server.request('GET', `/sites/${siteId}/reports/journeys-v2?${new URLSearchParams({ ...month, steps: '6', start_path: startPath, ...filters })}`);
   expect(response.status, response.text).toBe(200);
   return response.body.data.paths;
 }
@@ -115,6 +154,43 @@ describe('visit_sequences follows every change of visits', () => {
     expectTableEqualsEvents(server.db, ['vs-a'], workspaceId);
   });
 
+  // The visit's filter values are its first kept event's: the journeys asked with them find it, the others do not.
+  it.each<[string, Event[], Event[], string, string[], Record<string, string>, Record<string, string>]>([
+    [
+      'an earlier event from a phone gives the visit its values',
+      [view('vs-a', 'ea', at('09:10'), '/ea/b')],
+      [view('vs-a', 'ea', at('09:00'), '/ea/a', fromPhone)],
+      '/ea/a',
+      ['/ea/a', '/ea/b'],
+      { source: 'google.com', device: 'mobile', os: 'iOS' },
+      { device: 'desktop' },
+    ],
+    [
+      'a merge of two visits keeps the values of the first',
+      [view('vs-a', 'ma', at('15:30'), '/ma/a', fromPhone), view('vs-a', 'ma', at('16:10'), '/ma/c')],
+      [view('vs-a', 'ma', at('15:50'), '/ma/b')],
+      '/ma/a',
+      ['/ma/a', '/ma/b', '/ma/c'],
+      { source: 'google.com', device: 'mobile' },
+      { source: 'direct' },
+    ],
+    [
+      'a visit that starts with a custom event takes its values',
+      [view('vs-a', 'ca', at('17:00'), '/ca/a', { type: 'click', ...fromPhone })],
+      [view('vs-a', 'ca', at('17:05'), '/ca/a'), view('vs-a', 'ca', at('17:06'), '/ca/b')],
+      '/ca/a',
+      ['/ca/a', '/ca/b'],
+      { device: 'mobile' },
+      { browser: 'Chrome' },
+    ],
+  ])('%s', async (_, first, second, startPath, steps, matching, other) => {
+    await send(server, 'vs-a', first);
+    await send(server, 'vs-a', second);
+    expect(await journeysFrom(server, 'vs-a', startPath, matching)).toEqual([{ steps, visitors: 1, visits: 1 }]);
+    expect(await journeysFrom(server, 'vs-a', startPath, other)).toEqual([]);
+    expectTableEqualsEvents(server.db, ['vs-a'], workspaceId);
+  });
+
   it('a GDPR delete takes the visitor\'s visits out', async () => {
     await send(server, 'vs-a', [view('vs-a', 'gone', at('15:00'), '/merge/a'), view('vs-a', 'gone', at('15:01'), '/merge/b')]);
     expect(await journeysFrom(server, 'vs-a', '/merge/a')).toEqual([
@@ -131,11 +207,12 @@ describe('visit_sequences follows every change of visits', () => {
     await send(server, 'vs-b', [
       view('vs-b', 'old', '2026-03-05T10:00:00.000Z', '/old/a'),
       view('vs-b', 'old', '2026-03-05T10:01:00.000Z', '/old/b'),
-      view('vs-b', 'edge', '2026-03-09T23:50:00.000Z', '/edge/old'),
+      view('vs-b', 'edge', '2026-03-09T23:50:00.000Z', '/edge/old', fromPhone),
       view('vs-b', 'edge', '2026-03-10T00:05:00.000Z', '/edge/a'),
       view('vs-b', 'edge', '2026-03-10T00:10:00.000Z', '/edge/b'),
     ]);
     expect(await journeysFrom(server, 'vs-b', '/edge/old')).toEqual([{ steps: ['/edge/old', '/edge/a', '/edge/b'], visitors: 1, visits: 1 }]);
+    expect(await journeysFrom(server, 'vs-b', '/edge/old', { device: 'mobile', source: 'google.com' })).toEqual([{ steps: ['/edge/old', '/edge/a', '/edge/b'], visitors: 1, visits: 1 }]);
     const set = await server.request('PATCH', '/workspaces/vs/sites/vs-b', { body: { retention_days: 10 } });
     expect(set.status, set.text).toBe(200);
     expect(await server.app.retention.runNow()).toEqual([expect.objectContaining({ events: 3 })]);
@@ -143,7 +220,12 @@ describe('visit_sequences follows every change of visits', () => {
     expect(await journeysFrom(server, 'vs-b', '/old/a')).toEqual([]);
     // As the events now give it: the visit starts on the first kept day, with its kept pages.
     expect(await journeysFrom(server, 'vs-b', '/edge/a')).toEqual([{ steps: ['/edge/a', '/edge/b'], visitors: 1, visits: 1 }]);
-    expect(server.db.prepare('SELECT start_ts FROM visit_sequences WHERE site_id = ?').pluck().all('vs-b')).toEqual([Date.parse('2026-03-10T00:05:00.000Z')]);
+    // With the values of its first kept event (the stored visit keeps those of the purged one).
+    expect(await journeysFrom(server, 'vs-b', '/edge/a', { device: 'desktop', source: 'direct' })).toEqual([{ steps: ['/edge/a', '/edge/b'], visitors: 1, visits: 1 }]);
+    expect(await journeysFrom(server, 'vs-b', '/edge/a', { device: 'mobile' })).toEqual([]);
+    expect(storedAttributes(server.db, 'vs-b')).toEqual([
+      { start_ts: Date.parse('2026-03-10T00:05:00.000Z'), source: 'direct', device: 'desktop', browser: 'Chrome', os: 'Windows', country: null, city: null },
+    ]);
     expectTableEqualsEvents(server.db, ['vs-b'], workspaceId);
   });
 
@@ -178,6 +260,11 @@ describe('visit_sequences follows every change of visits', () => {
   });
 });
 
+/** The SQL of the schema section that holds `text` (found by what it creates, whatever number the section gets). */
+function sectionCreating(text: string): string {
+  return parseSchemaSections(readFileSync(join(repositoryRoot, 'schema.sql'), 'utf8')).find((candidate) => candidate.sql.includes(text))!.sql;
+}
+
 describe('the upgrade to schema 30 fills the table from the visits already projected', () => {
   // Two servers and an upgrade backup: generous room on a shared machine (2.4 s alone).
   it('backfills, resumes after a crash halfway, and answers as before', { timeout: 180_000 }, async () => {
@@ -195,10 +282,12 @@ describe('the upgrade to schema 30 fills the table from the visits already proje
 
     // The database as the schema before the table left it (visits projected), then the upgrade: the section's own SQL
     // (found by what it creates, whatever number the section gets).
-    const section = parseSchemaSections(readFileSync(join(repositoryRoot, 'schema.sql'), 'utf8')).find((candidate) => candidate.sql.includes('CREATE TABLE visit_sequences ('));
     const upgraded = openDatabase(databasePath(dataDir));
-    upgraded.exec('DROP TABLE visit_sequences; DROP TABLE visit_sequences_backfill;');
-    upgraded.exec(section!.sql);
+    upgraded.exec('DROP TABLE visit_sequences; DROP TABLE visit_sequences_backfill; DROP TABLE visit_sequences_attributes_backfill;');
+    upgraded.exec(sectionCreating('CREATE TABLE visit_sequences ('));
+    // And the section after it (the rows' visit filters): the table is empty, so it leaves nothing to fill.
+    upgraded.exec(sectionCreating('CREATE TABLE visit_sequences_attributes_backfill ('));
+    expect(upgraded.prepare('SELECT count(*) FROM visit_sequences_attributes_backfill').pluck().get()).toBe(0);
 
     // A crash after two chunks of two visits: the table half filled, reads from the events.
     expect(upgraded.prepare('SELECT after_visit, last_visit FROM visit_sequences_backfill').get()).toEqual({ after_visit: 0, last_visit: 6 });
@@ -215,6 +304,60 @@ describe('the upgrade to schema 30 fills the table from the visits already proje
       expect(after.db.prepare('SELECT count(*) FROM visit_sequences').pluck().get()).toBe(6);
       expect(await journeysFrom(after, 'up-a', '/up/0')).toEqual(answer);
       expectTableEqualsEvents(after.db, ['up-a'], workspaceId);
+    } finally {
+      await after.close();
+    }
+  });
+});
+
+describe('the upgrade to schema 31 gives the rows already stored their visit filters', () => {
+  it('fills them from the stored visits (a cut visit rebuilt), resumes after a crash halfway, and answers as before', { timeout: 180_000 }, async () => {
+    const dataDir = makeTempDir();
+    const before = await startTestServer({ clock, dataDir });
+    const { id: workspaceId } = await seedWorkspace(before, 'up31', { sites: ['up31-a'] });
+    const events: Event[] = [];
+    for (let visitor = 0; visitor < 6; visitor++) {
+      for (let page = 0; page < 3; page++) events.push(view('up31-a', `w${visitor}`, at(`1${visitor}:0${page}`), `/up/${(visitor + page) % 4}`, visitor % 2 === 0 ? fromPhone : {}));
+    }
+    // A visit the retention purge cuts: its first event (from a phone) goes, the stored visit keeps its values.
+    events.push(view('up31-a', 'cut', '2026-03-09T23:50:00.000Z', '/up/0', fromPhone), view('up31-a', 'cut', '2026-03-10T00:05:00.000Z', '/up/1'));
+    await send(before, 'up31-a', events);
+    const set = await before.request('PATCH', '/workspaces/up31/sites/up31-a', { body: { retention_days: 10 } });
+    expect(set.status, set.text).toBe(200);
+    expect(await before.app.retention.runNow()).toEqual([expect.objectContaining({ events: 1 })]);
+    const filters = [{}, { device: 'mobile' }, { device: 'desktop', source: 'direct' }, { os: 'iOS' }];
+    const answers = await Promise.all(filters.map((filter) => journeysFrom(before, 'up31-a', '/up/1', filter)));
+    expect(answers[1]).not.toEqual([]);
+    expect(answers[2]).not.toEqual([]);
+    const attributes = storedAttributes(before.db, 'up31-a');
+    expect(attributes.filter((row) => row.device === 'mobile')).toHaveLength(3);
+    await before.close();
+
+    // The database as schema 30 left it: the rows without their filter values. Then the section's own SQL.
+    const upgraded = openDatabase(databasePath(dataDir));
+    upgraded.exec(`CREATE TABLE old_rows AS SELECT site_id, start_ts, visitor, pages FROM visit_sequences;
+      DROP TABLE visit_sequences; DROP TABLE visit_sequences_backfill; DROP TABLE visit_sequences_attributes_backfill;`);
+    upgraded.exec(sectionCreating('CREATE TABLE visit_sequences ('));
+    upgraded.exec('DELETE FROM visit_sequences_backfill; INSERT INTO visit_sequences SELECT * FROM old_rows; DROP TABLE old_rows;');
+    upgraded.exec(sectionCreating('CREATE TABLE visit_sequences_attributes_backfill ('));
+    expect(upgraded.prepare('SELECT count(*) FROM visit_sequences WHERE source_id IS NULL').pluck().get()).toBe(7);
+
+    // A crash after two chunks of two visits: journeys with a visit filter read the events, those without the rows.
+    expect(upgraded.prepare('SELECT after_visit, last_visit FROM visit_sequences_attributes_backfill').get()).toEqual({ after_visit: 0, last_visit: 7 });
+    expect(backfillVisitSequences(upgraded, { chunk: 2, maxChunks: 2 })).toBe(4);
+    expect(upgraded.prepare('SELECT count(*) FROM visit_sequences WHERE source_id IS NULL').pluck().get()).toBe(3);
+    const selection = (filters: ReportFilters): Selection => ({ scope: { siteIds: ['up31-a'], workspaceId }, range: { fromDay: dayOf(Date.parse(at('00:00'))), toDay: dayOf(Date.parse(at('00:00'))) }, filters, withInternal: false });
+    expect(storedSequencesAnswer(upgraded, selection({ device: ['mobile'] }))).toBe(false);
+    expect(storedSequencesAnswer(upgraded, selection({}))).toBe(true);
+    upgraded.close();
+
+    // The next start finishes it before the projector runs: the values a recomputation gives, the same answers.
+    const after = await startTestServer({ clock, dataDir });
+    try {
+      expect(after.db.prepare('SELECT count(*) FROM visit_sequences_attributes_backfill').pluck().get()).toBe(0);
+      expect(storedAttributes(after.db, 'up31-a')).toEqual(attributes);
+      for (const [index, filter] of filters.entries()) expect(await journeysFrom(after, 'up31-a', '/up/1', filter)).toEqual(answers[index]);
+      expectTableEqualsEvents(after.db, ['up31-a'], workspaceId);
     } finally {
       await after.close();
     }

@@ -1,18 +1,62 @@
-// The visit_sequences table (schema version 30): one row per visit with a pageview, its start, its visitor (vid × 2 +
-// internal) and its pages as packed path ids. Written only through src/projector/visit-sequences.ts (its owner);
-// journeys and page flow read a range of it (src/read-model/sqlite/visit-sequences.ts).
+// The visit_sequences table (schema versions 30 and 31): one row per visit with a pageview, its start, its visitor
+// (vid × 2 + internal), its pages as packed path ids and its visit filters' values as value ids. Written only through
+// src/projector/visit-sequences.ts (its owner); journeys and page flow read a range of it
+// (src/read-model/sqlite/visit-sequences.ts).
 import type { Db } from '../../db/open.ts';
-import { preparedOnce } from '../../db/statements.ts';
+import { preparedOnce, statementsBySql } from '../../db/statements.ts';
 import { Dim } from '../../vocabulary/dimensions.ts';
 import type { VisitRow } from './visit-rows.ts';
 
-export interface VisitSequenceRow {
+/** The visit filters' columns of a row (schema 31), each the value id of the visit's value under its dimension. */
+export const attributeIdColumns = {
+  source: 'source_id',
+  device: 'device_id',
+  browser: 'browser_id',
+  os: 'os_id',
+  country: 'country_id',
+  region: 'region_id',
+  city: 'city_id',
+} as const;
+export type AttributeIdColumn = (typeof attributeIdColumns)[keyof typeof attributeIdColumns];
+
+/** A visit's filter values as value ids (report_values of the filter's dimension), null where the visit has none. */
+export type AttributeIds = Record<AttributeIdColumn, number | null>;
+
+/** A visit's filter values as the events and stored visits name them. */
+export interface AttributeValues {
+  source: string;
+  device_type: string | null;
+  browser: string | null;
+  os: string | null;
+  country: string | null;
+  region: string | null;
+  city: string | null;
+}
+
+export interface VisitSequenceRow extends AttributeIds {
   site_id: string;
   start_ts: number;
   /** vid × 2 + is_internal. */
   visitor: number;
   /** Path value ids (report_values, the path dimension) as unsigned LEB128, consecutive repeats collapsed. */
   pages: Buffer;
+}
+
+/** A row's key with its filter ids (the schema 31 fill). */
+export interface VisitSequenceAttributes extends AttributeIds {
+  site_id: string;
+  start_ts: number;
+  visitor: number;
+}
+
+/** A read of a range's rows: per visit filter, the value ids it takes (none: the filter is not asked). */
+export interface VisitSequencesRead {
+  site_id: string;
+  start_ms: number;
+  end_ms: number;
+  /** A packed path id the rows must hold (at least), or none. */
+  needle?: Buffer;
+  filters: readonly { column: AttributeIdColumn; ids: readonly number[] }[];
 }
 
 /** A visitor's visits starting in [from_ts, to_ts] (inclusive): the rows a visit spanning that time replaces. */
@@ -38,39 +82,39 @@ export interface BackfillState {
 }
 
 const statements = preparedOnce((db) => ({
-  insert: db.prepare<VisitSequenceRow>('INSERT INTO visit_sequences (site_id, start_ts, visitor, pages) VALUES (:site_id, :start_ts, :visitor, :pages)'),
+  insert: db.prepare<VisitSequenceRow>(
+    `INSERT INTO visit_sequences (site_id, start_ts, visitor, pages, ${Object.values(attributeIdColumns).join(', ')})
+     VALUES (:site_id, :start_ts, :visitor, :pages, ${Object.values(attributeIdColumns).map((column) => `:${column}`).join(', ')})`,
+  ),
+  setAttributes: db.prepare<VisitSequenceAttributes>(
+    `UPDATE visit_sequences SET ${Object.values(attributeIdColumns).map((column) => `${column} = :${column}`).join(', ')}
+      WHERE site_id = :site_id AND start_ts = :start_ts AND visitor = :visitor`,
+  ),
+  startsInSpan: db.prepare<VisitorSpan, number>('SELECT start_ts FROM visit_sequences WHERE site_id = :site_id AND start_ts >= :from_ts AND start_ts <= :to_ts AND visitor = :visitor').pluck(),
   // Through the primary key's (site_id, start_ts) range: the site's visits starting inside one visit's span (a few).
   deleteInSpan: db.prepare<VisitorSpan>('DELETE FROM visit_sequences WHERE site_id = :site_id AND start_ts >= :from_ts AND start_ts <= :to_ts AND visitor = :visitor'),
   deleteOfSite: db.prepare<[string]>('DELETE FROM visit_sequences WHERE site_id = ?'),
   // Through the visitor index, in (ts, seq) order; a pageview's path, else null (custom events only keep the visit
   // going). vid and site_id name one anon_id: no need to read anon_id out of raw.
   spanEvents: db
-    .prepare<VisitEventsOfSpan, [number, string | null]>(
-      `SELECT ve.ts, CASE WHEN e.type = 'pageview' THEN e.path END FROM visitor_events ve JOIN events e ON e.seq = ve.seq
+    .prepare<VisitEventsOfSpan, [number, string | null, number]>(
+      `SELECT ve.ts, CASE WHEN e.type = 'pageview' THEN e.path END, ve.seq FROM visitor_events ve JOIN events e ON e.seq = ve.seq
         WHERE ve.vid = :vid AND ve.ts >= :from_ts AND ve.ts <= :to_ts AND ve.seq <= :max_seq
           AND e.site_id = :site_id AND e.is_internal = :is_internal AND e.is_bot = 0
         ORDER BY ve.ts, ve.seq`,
     )
     .raw(),
-  // One string for the whole range: a JS value (a Buffer) per row cost more than the rows' reading itself.
-  inRange: db
-    .prepare<{ site_id: string; start_ms: number; end_ms: number }, string | null>(
-      `SELECT group_concat(visitor || ' ' || hex(pages), ' ') FROM visit_sequences
-        WHERE site_id = :site_id AND start_ts >= :start_ms AND start_ts < :end_ms`,
-    )
-    .pluck(),
-  // Only rows whose blob holds the bytes of one path id: every visit with that page, and a few more (the bytes can
-  // also end a longer id's), which the reader checks.
-  inRangeWith: db
-    .prepare<{ site_id: string; start_ms: number; end_ms: number; needle: Buffer }, string | null>(
-      `SELECT group_concat(visitor || ' ' || hex(pages), ' ') FROM visit_sequences
-        WHERE site_id = :site_id AND start_ts >= :start_ms AND start_ts < :end_ms AND instr(pages, :needle) > 0`,
-    )
-    .pluck(),
+  // The first kept event's filter values, when it is not the stored visit's first (a visit the purge cut).
+  eventAttributes: db.prepare<[number], AttributeValues>('SELECT source, device_type, browser, os, country, region, city FROM events WHERE seq = ?'),
+  /** The range reads, by SQL text (bounded: which of the seven filters are asked, with or without a needle). */
+  inRange: statementsBySql(db),
   pathTexts: db
     .prepare<[string, string], [number, string]>(`SELECT value_id, value FROM report_values WHERE site_id = ? AND dim = ${Dim.path} AND value_id IN (SELECT value FROM json_each(?))`)
     .raw(),
   backfill: db.prepare<[], BackfillState>('SELECT after_visit, last_visit FROM visit_sequences_backfill'),
+  attributesBackfill: db.prepare<[], BackfillState>('SELECT after_visit, last_visit FROM visit_sequences_attributes_backfill'),
+  attributesBackfillAdvance: db.prepare<[number]>('UPDATE visit_sequences_attributes_backfill SET after_visit = ?'),
+  attributesBackfillFinish: db.prepare('DELETE FROM visit_sequences_attributes_backfill'),
   backfillAdvance: db.prepare<[number]>('UPDATE visit_sequences_backfill SET after_visit = ?'),
   backfillFinish: db.prepare('DELETE FROM visit_sequences_backfill'),
   visitsAfter: db.prepare<[number, number, number], VisitRow>('SELECT * FROM sessions WHERE id > ? AND id <= ? ORDER BY id LIMIT ?'),
@@ -89,19 +133,46 @@ export function deleteVisitSequencesOfSite(db: Db, siteId: string): void {
   statements(db).deleteOfSite.run(siteId);
 }
 
-/** A visitor's kept non-bot events of one traffic kind in [from_ts, to_ts], in order: [ts, a pageview's path or null]. */
-export function listSpanEvents(db: Db, span: VisitEventsOfSpan): [number, string | null][] {
+/** A visitor's kept non-bot events of one traffic kind in [from_ts, to_ts], in order: [ts, a pageview's path or null, seq]. */
+export function listSpanEvents(db: Db, span: VisitEventsOfSpan): [number, string | null, number][] {
   return statements(db).spanEvents.all(span);
 }
 
+/** One event's visit filter values (the event exists: it was just read). */
+export function findEventAttributes(db: Db, seq: number): AttributeValues {
+  return statements(db).eventAttributes.get(seq)!;
+}
+
+/** The starts of a visitor's rows in [from_ts, to_ts] (one per visit with a pageview). */
+export function listStartsInSpan(db: Db, span: VisitorSpan): number[] {
+  return statements(db).startsInSpan.all(span);
+}
+
+export function setVisitSequenceAttributes(db: Db, row: VisitSequenceAttributes): void {
+  statements(db).setAttributes.run(row);
+}
+
+/** The range read's SQL. Exported for the query-plan test. */
+export function visitSequencesReadSql(read: Pick<VisitSequencesRead, 'needle' | 'filters'>): string {
+  // Only rows whose blob holds the bytes of one path id: every visit with that page, and a few more (the bytes can
+  // also end a longer id's), which the reader checks.
+  const needle = read.needle ? ' AND instr(pages, :needle) > 0' : '';
+  const filters = read.filters.map((filter, index) => ` AND ${filter.column} IN (SELECT value FROM json_each(:filter${index}))`).join('');
+  // One string for the whole range: a JS value (a Buffer) per row cost more than the rows' reading itself.
+  return `SELECT group_concat(visitor || ' ' || hex(pages), ' ') FROM visit_sequences
+    WHERE site_id = :site_id AND start_ts >= :start_ms AND start_ts < :end_ms${needle}${filters}`;
+}
+
 /**
- * Every visit of a site starting in [start_ms, end_ms), in no particular order, as one text: "visitor HEX" pairs
- * (the visitor in decimal, the pages blob in upper-case hex), all separated by single spaces ('' when none). With a
- * needle (a packed path id), at least the visits holding that path.
+ * Every visit of a site starting in [start_ms, end_ms) whose filter values are among the read's, in no particular
+ * order, as one text: "visitor HEX" pairs (the visitor in decimal, the pages blob in upper-case hex), all separated by
+ * single spaces ('' when none). With a needle (a packed path id), at least the visits holding that path.
  */
-export function readVisitSequencesText(db: Db, siteId: string, startMs: number, endMs: number, needle?: Buffer): string {
-  const params = { site_id: siteId, start_ms: startMs, end_ms: endMs };
-  return (needle ? statements(db).inRangeWith.get({ ...params, needle }) : statements(db).inRange.get(params)) ?? '';
+export function readVisitSequencesText(db: Db, read: VisitSequencesRead): string {
+  const params: Record<string, string | number | Buffer> = { site_id: read.site_id, start_ms: read.start_ms, end_ms: read.end_ms };
+  if (read.needle) params.needle = read.needle;
+  read.filters.forEach((filter, index) => (params[`filter${index}`] = JSON.stringify(filter.ids)));
+  return (statements(db).inRange(visitSequencesReadSql(read)).pluck().get(params) as string | null) ?? '';
 }
 
 /** The text of some path value ids of a site. */
@@ -120,6 +191,19 @@ export function advanceBackfill(db: Db, afterVisit: number): void {
 
 export function finishBackfill(db: Db): void {
   statements(db).backfillFinish.run();
+}
+
+/** The pending fill of schema version 31 (undefined once done, or when no row was stored before it). */
+export function readAttributesBackfillState(db: Db): BackfillState | undefined {
+  return statements(db).attributesBackfill.get();
+}
+
+export function advanceAttributesBackfill(db: Db, afterVisit: number): void {
+  statements(db).attributesBackfillAdvance.run(afterVisit);
+}
+
+export function finishAttributesBackfill(db: Db): void {
+  statements(db).attributesBackfillFinish.run();
 }
 
 /** Stored visits with id in (after, last], by id, at most `limit`. */

@@ -4,16 +4,16 @@
 // visits, whose table has no index by time: one scan of the range through (site_id, ts) does it, starting 30
 // minutes before the range (a visit whose first event in the scan is later than that truly starts there) and ending a
 // day after it (a visit still going then is followed through the visitor index).
-// When the question allows it (no visit filter: the stored rows keep no visit attributes) and the upgrade's backfill
-// has finished, the projector's visit_sequences table answers instead (readStoredVisitSequences): one narrow row per
-// visit with a pageview, kept equal to this computation (src/projector/visit-sequences.ts).
+// When the question allows it (no goal filter) and the upgrade's fills have finished, the projector's
+// visit_sequences table answers instead (readStoredVisitSequences): one narrow row per visit with a pageview, its
+// visit filters' values as value ids, kept equal to this computation (src/projector/visit-sequences.ts).
 import type { Db } from '../../db/open.ts';
 import { listVisitorWindowEvents } from '../../projector/queries/visitor-events.ts';
 import { listAnonIdsOfVisitorNumbers } from '../../projector/queries/visitor-number-rows.ts';
-import { listPathTexts, readVisitSequencesText } from '../../projector/queries/visit-sequence-rows.ts';
+import { attributeIdColumns, listPathTexts, readVisitSequencesText, type VisitSequencesRead } from '../../projector/queries/visit-sequence-rows.ts';
 import { findValueId } from '../../projector/queries/value-rows.ts';
-import { packPages, visitSequencesReady } from '../../projector/visit-sequences.ts';
-import { Dim } from '../../vocabulary/dimensions.ts';
+import { packPages, visitAttributesReady, visitSequencesReady } from '../../projector/visit-sequences.ts';
+import { Dim, visitDimByFilter } from '../../vocabulary/dimensions.ts';
 import { dayMs } from '../../vocabulary/periods.ts';
 import { visitFilterColumns } from '../../vocabulary/report-filters.ts';
 import { sessionGapMs } from '../../vocabulary/visit-rule.ts';
@@ -158,12 +158,29 @@ export function readVisitSequences(db: Db, selection: Selection, maxSeq: number)
   return result;
 }
 
-/** Whether the stored page sequences can answer: no visit filter or goal, and the upgrade's backfill done. */
+/** Whether the stored page sequences can answer: no goal filter, and the upgrade's fills done (of 31 for a visit filter). */
 export function storedSequencesAnswer(db: Db, selection: Selection): boolean {
   const { path, goal, ...visitFilters } = selection.filters;
   if (goal) return false;
-  if (Object.values(visitFilters).some((values) => values !== undefined)) return false;
+  if (Object.values(visitFilters).some((values) => values !== undefined)) return visitAttributesReady(db);
   return visitSequencesReady(db);
+}
+
+/**
+ * A site's visit filters as the value ids its rows keep; null when a filter matches no row of the site (none of its
+ * values was ever seen there: the dictionary holds every value a stored row refers to).
+ */
+function storedFiltersOf(db: Db, siteId: string, selection: Selection): VisitSequencesRead['filters'] | null {
+  const filters: { column: (typeof attributeIdColumns)[keyof typeof attributeIdColumns]; ids: number[] }[] = [];
+  for (const [name, column] of Object.entries(attributeIdColumns)) {
+    const values = selection.filters[name as keyof typeof attributeIdColumns];
+    if (!values) continue;
+    const dim = visitDimByFilter[name as keyof typeof visitDimByFilter];
+    const ids = values.map((value) => findValueId(db, siteId, dim, value)).filter((id) => id !== undefined);
+    if (ids.length === 0) return null;
+    filters.push({ column, ids });
+  }
+  return filters;
 }
 
 /** A hex digit's value (upper case, as SQLite's hex() writes them). */
@@ -192,7 +209,9 @@ export function readStoredVisitSequences(db: Db, selection: Selection, needed?: 
       if (neededId === undefined) continue;
       needle = packPages([neededId]);
     }
-    const text = readVisitSequencesText(db, siteId, startMs, endMs, needle);
+    const filters = storedFiltersOf(db, siteId, selection);
+    if (filters === null) continue;
+    const text = readVisitSequencesText(db, { site_id: siteId, start_ms: startMs, end_ms: endMs, needle, filters });
     // The site's path ids → the answer's (-1: not seen yet).
     let local = new Int32Array(256).fill(-1);
     const used: number[] = [];
