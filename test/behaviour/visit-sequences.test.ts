@@ -325,7 +325,7 @@ describe('the upgrade to schema 31 gives the rows already stored their visit fil
     const set = await before.request('PATCH', '/workspaces/up31/sites/up31-a', { body: { retention_days: 10 } });
     expect(set.status, set.text).toBe(200);
     expect(await before.app.retention.runNow()).toEqual([expect.objectContaining({ events: 1 })]);
-    const filters = [{}, { device: 'mobile' }, { device: 'desktop', source: 'direct' }, { os: 'iOS' }];
+    const filters: Record<string, string>[] = [{}, { device: 'mobile' }, { device: 'desktop', source: 'direct' }, { os: 'iOS' }];
     const answers = await Promise.all(filters.map((filter) => journeysFrom(before, 'up31-a', '/up/1', filter)));
     expect(answers[1]).not.toEqual([]);
     expect(answers[2]).not.toEqual([]);
