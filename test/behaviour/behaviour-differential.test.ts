@@ -1,8 +1,9 @@
 // Differential test of the behaviour reports: random event streams made of what journeys and retention get wrong
 // first (people on two devices merged through user_id, several events at the same instant, one-page visits, visits
 // that run across midnight at ISO week ends, month ends and the year end, bots, internal traffic, duplicates and
-// out-of-order arrival, two sites) go through the real collector and projector; journeys-v2 (every anchor kind, 2-6
-// steps), page-flow-v2 (every page) and retention-v2 (both periods, by first visit and started on each of four goals)
+// out-of-order arrival, two sites, visit filter values that differ from event to event) go through the real collector
+// and projector; journeys-v2 (every anchor kind, 2-6 steps, with and without visit filters), page-flow-v2 (every
+// page) and retention-v2 (both periods, by first visit and started on each of four goals)
 // must equal the naive computation over the raw events (test/reports/naive-reports.ts, ./naive-goal-retention.ts).
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -18,7 +19,11 @@ const clock = manualClock('2026-04-10T12:00:00.000Z');
 // many, across midnight.
 const days = ['2025-12-31', '2026-01-31', '2026-02-01', '2026-02-08', '2026-02-28', '2026-03-01', '2026-03-15', '2026-03-31'].map((text) => Date.parse(`${text}T22:30:00.000Z`));
 const chrome = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36';
+const iphone = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1';
 const googlebot = 'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)';
+// A visit's filter values are its first event's: each event draws its own, so an earlier or merging event changes them.
+const referrers = [null, 'https://www.google.com/search', 'https://news.example/x'];
+const ips = ['8.8.8.8', '81.2.69.142', '2.16.0.1'];
 const pages = ['/', '/a', '/b', '/c/x', '/c/y'];
 const goals: NaiveGoal[] = [
   { kind: 'pageview', path: '/a' },
@@ -39,6 +44,9 @@ const eventArbitrary = fc.record({
   plan: fc.constantFrom('pro', 'free'),
   page: fc.integer({ min: 0, max: pages.length - 1 }),
   bot: fc.integer({ min: 0, max: 9 }).map((value) => value === 0),
+  phone: fc.integer({ min: 0, max: 2 }).map((value) => value === 0),
+  referrer: fc.integer({ min: 0, max: referrers.length - 1 }),
+  ip: fc.constantFrom(...ips),
   internal: fc.integer({ min: 0, max: 9 }).map((value) => value === 0),
   repeat: fc.integer({ min: 0, max: 9 }).map((value) => value === 0),
   // A walk: pageviews of the same visitor 2, 4, … minutes later (pages revisited, repeats collapsed or not).
@@ -54,7 +62,18 @@ const ranges: [string, string][] = [
   ['2026-01-31', '2026-02-01'],
   ['2025-12-31', '2026-01-01'],
 ];
-const filterChoices: NaiveFilters[] = [{}, {}, { path: ['/a'] }, { path: ['/b', '/c/x'] }];
+const filterChoices: NaiveFilters[] = [
+  {},
+  {},
+  { path: ['/a'] },
+  { path: ['/b', '/c/x'] },
+  { source: ['google.com'] },
+  { source: ['news.example'] },
+  { device: ['mobile'] },
+  { country: ['US', 'GB'] },
+  { browser: ['Chrome'], os: ['Windows'] },
+  { source: ['direct'], path: ['/a', '/'] },
+];
 
 let server: TestServer;
 let run = 0;
@@ -83,7 +102,8 @@ function toWire({ event, minute }: { event: GeneratedEvent; minute: number }, si
     ...(event.type === 'signup' ? { props: { plan: event.plan } } : {}),
     ...(event.signedIn && event.anon < 4 ? { user_id: `u${event.anon >> 1}` } : {}),
     ...(event.internal ? { internal: true } : {}),
-    context: { user_agent: event.bot ? googlebot : chrome },
+    referrer: referrers[event.referrer],
+    context: { user_agent: event.bot ? googlebot : event.phone ? iphone : chrome, ip: event.ip },
   };
 }
 
@@ -138,9 +158,10 @@ async function compare(siteIds: string[], goalIds: string[], testCase: Case): Pr
     }
   }
   // page-flow-v2's path is its page, so no path filter there.
+  const { path, ...visitFilters } = testCase.filters;
   for (const page of pages) {
-    const flow = await get(`${reports}/page-flow-v2?${queryString(testCase, { path: page, limit: '50' }, {})}`);
-    expect(flow.data, `${label} page flow of ${page}`).toEqual(naivePageFlow(server.db, { ...query, filters: {} }, page, 50));
+    const flow = await get(`${reports}/page-flow-v2?${queryString(testCase, { path: page, limit: '50' }, visitFilters)}`);
+    expect(flow.data, `${label} page flow of ${page}`).toEqual(naivePageFlow(server.db, { ...query, filters: visitFilters }, page, 50));
   }
   // Retention takes scope and internal traffic, not the visit filters.
   for (const period of ['week', 'month'] as const) {
