@@ -2,11 +2,13 @@
 // the goal falls in the period, returning is seen again (any visit) in each later period. Figures of a hand-computed
 // fixture: a person on two devices merged through user_id (one cohort member; a conversion on the other device before
 // the range rules them out), a conversion in the last second of a Sunday and of a month (UTC), an event goal's props,
-// a near-miss path; and the goal's tenancy: another site's goal, another workspace's and a missing one are one 404.
+// a near-miss path, an event goal without props whose conversion before the range on another device rules a person
+// out (read through the event log's index of the other event types: the query plan is checked); and the goal's tenancy: another site's goal, another workspace's and a missing one are one 404.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeEvent, seedWorkspace, startTestServer, type TestServer } from '../_setup.ts';
 import type { TestResponse } from '../_http.ts';
 import { manualClock } from '../admin/_helpers.ts';
+import { goalEventsSql } from '../../src/read-model/sqlite/queries/retention-goal-events.ts';
 
 const clock = manualClock('2026-04-10T12:00:00.000Z');
 const chrome = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36';
@@ -61,11 +63,20 @@ beforeAll(async () => {
     event('g1', '2026-03-05T10:00:00.000Z', '/signup', { type: 'signup', props: { plan: 'pro' } }),
     event('g1', '2026-03-13T10:00:00.000Z', '/'),
     event('g2', '2026-03-05T10:00:00.000Z', '/signup', { type: 'signup', props: { plan: 'free' } }),
+    // The purchase goal: p8 (user u8) bought on k1 in February, again on k2 in W2: no member of the weeks. m1 buys in
+    // W1 and is back in W3; n1 buys in W2 and again in W3.
+    event('k1', '2026-02-25T10:00:00.000Z', '/checkout', { type: 'purchase', user_id: 'u8' }),
+    event('k2', '2026-03-10T10:00:00.000Z', '/checkout', { type: 'purchase', user_id: 'u8' }),
+    event('m1', '2026-03-03T10:00:00.000Z', '/checkout', { type: 'purchase' }),
+    event('m1', '2026-03-16T10:00:00.000Z', '/'),
+    event('n1', '2026-03-12T10:00:00.000Z', '/checkout', { type: 'purchase' }),
+    event('n1', '2026-03-18T10:00:00.000Z', '/checkout', { type: 'purchase' }),
   ];
   const response = await server.request('POST', '/s2s/events', { token: 'rg-a', body: stored });
   if (response.status !== 202) throw new Error(`store: ${response.status} ${response.text}`);
   goals.thanks = await createGoal('rg-a', { name: 'Thanks', kind: 'pageview', path: '/thanks' });
   goals.pro = await createGoal('rg-a', { name: 'Pro signup', kind: 'event', event_type: 'signup', props: { plan: 'pro' } });
+  goals.purchase = await createGoal('rg-a', { name: 'Purchase', kind: 'event', event_type: 'purchase' });
   goals.ofSiteB = await createGoal('rg-b', { name: 'B thanks', kind: 'pageview', path: '/thanks' });
   goals.ofOtherWorkspace = await createGoal('rg-x', { name: 'X thanks', kind: 'pageview', path: '/thanks' });
   // The answers are complete (a loaded machine could outlast the reports' bounded wait for the projector).
@@ -106,6 +117,24 @@ describe('retention-v2 on a goal', () => {
         { start: '2026-03-16', size: 0, returning: [] },
       ],
     ],
+    [
+      'weekly, an event goal without props (a conversion before the range on another device)',
+      { ...weeks, goal: 'purchase' },
+      [
+        { start: '2026-03-02', size: 1, returning: [0, 1] },
+        { start: '2026-03-09', size: 1, returning: [1] },
+        { start: '2026-03-16', size: 0, returning: [] },
+      ],
+    ],
+    [
+      'monthly, an event goal without props',
+      { ...months, goal: 'purchase' },
+      // February: p8 (k1; seen on k2 in March). March: m1, n1.
+      [
+        { start: '2026-02-01', size: 1, returning: [1] },
+        { start: '2026-03-01', size: 2, returning: [] },
+      ],
+    ],
   ])('%s', async (_, query, cohorts) => {
     const response = await get({ ...query, goal: goals[query.goal]! }, readKey);
     expect(response.status, response.text).toBe(200);
@@ -116,12 +145,24 @@ describe('retention-v2 on a goal', () => {
 
   it('without a goal counts by first visit (the same events)', async () => {
     const response = await get(weeks, readKey);
-    // W1: a1, d1, e1, g1, g2 (h1 was first seen in February). W2: b2 is u2, seen in February; c1. W3: f1.
+    // W1: a1, d1, e1, g1, g2, m1 (h1 was first seen in February). W2: b2 is u2 and k2 u8, seen in February; c1, n1.
+    // W3: f1.
     expect(response.body.data.cohorts).toEqual([
-      { start: '2026-03-02', size: 5, returning: [3, 1] },
-      { start: '2026-03-09', size: 1, returning: [1] },
+      { start: '2026-03-02', size: 6, returning: [3, 2] },
+      { start: '2026-03-09', size: 2, returning: [2] },
       { start: '2026-03-16', size: 1, returning: [] },
     ]);
+  });
+
+  it('reads an event goal\'s candidates through the index of the other event types, never a scan of the range', () => {
+    const params = { site_id: 'rg-a', type: 'purchase', exact_path: null, path_prefix: null, max_seq: 1, with_internal: 0, with_props: 0, start_ms: 0, end_ms: 1, vids: '[]', before_ms: 1 };
+    const plan = (sql: string) => server.db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(params).map((row: any) => row.detail as string);
+    const { inSpan, before } = goalEventsSql(server.db, 'purchase');
+    for (const sql of [inSpan, before]) {
+      const steps = plan(sql);
+      expect(steps.some((step) => /^SEARCH e USING INDEX events_by_site_type_ts \(site_id=\? AND type=\? AND ts[<>]/.test(step)), steps.join(' | ')).toBe(true);
+      expect(steps.some((step) => /events_by_site_ts|SCAN e\b/.test(step)), steps.join(' | ')).toBe(false);
+    }
   });
 
   it('applies the goal on every site with scope=all-sites (rg-b has no events)', async () => {

@@ -16,7 +16,7 @@ import { chunkSize, containerMembers } from '../../rollup-format/visitor-contain
 import type { Cohort, RetentionPeriod, RetentionQuestion } from '../behaviour-questions.ts';
 import { resolveVisitorUsers } from './persons.ts';
 import { listVisitorContainers } from './queries/visitor-containers-in-range.ts';
-import { listGoalEventsInSpan, listPathValueIds, type RetentionGoalEventRow, someGoalEventOfVisitorBefore } from './queries/retention-goal-events.ts';
+import { listGoalEventsInSpan, listGoalEventsOfVisitorsBefore, listPathValueIds, type RetentionGoalEventRow } from './queries/retention-goal-events.ts';
 
 /** Day numbers count from a Thursday (1970-01-01): the Monday of a day's ISO week. */
 export function mondayOf(day: number): number {
@@ -105,6 +105,8 @@ function candidateFilter(siteId: string, goal: GoalRule, maxSeq: number, withInt
     path_prefix: path !== undefined && path.endsWith('*') ? path.slice(0, -1) : null,
     max_seq: maxSeq,
     with_internal: withInternal ? 1 : 0,
+    // Parsing each candidate's raw JSON for its props is paid only when the goal tests some.
+    with_props: goal.props !== undefined && Object.keys(goal.props).length > 0 ? 1 : 0,
   };
 }
 
@@ -139,11 +141,13 @@ function firstConversions(db: Db, question: RetentionQuestion, goal: GoalRule, p
       if (vid !== undefined) vids.add(vid);
     }
   }
+  // Their earlier candidates, all at once (one statement per site).
   const convertedBefore = new Set<number>();
+  const vidsText = JSON.stringify([...vids]);
   for (const siteId of question.scope.siteIds) {
     const filter = candidateFilter(siteId, goal, projectedSeq, question.withInternal);
-    for (const vid of vids) {
-      if (!convertedBefore.has(vid) && someGoalEventOfVisitorBefore(db, { ...filter, vid, before_ms: startMs }, (row) => converts(goal, row))) convertedBefore.add(vid);
+    for (const row of listGoalEventsOfVisitorsBefore(db, { ...filter, vids: vidsText, before_ms: startMs })) {
+      if (!convertedBefore.has(row.vid) && converts(goal, row)) convertedBefore.add(row.vid);
     }
   }
   return { firstDayOf, convertedBefore, vids };
