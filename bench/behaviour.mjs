@@ -4,13 +4,13 @@
 // default it is the last 84 days of the 10M-event data set at that set's density: 2.1M events over 84 days and the
 // same 200,000 visitors, 25,000 events a day as 10M over 400 days; `--events 10000000 --days 400` is the whole set.
 // Over HTTP (median of 5 after 2 warm-ups): journeys-v2 over 30 days (4 steps from the entry page, from `/` and to
-// the end page `/pricing`), page-flow-v2 of `/` (all four read the projector's visit_sequences; with a visit filter,
-// country=AA, journeys read the events as before), retention-v2 by week over 12 weeks (by first visit, on a purchase goal and on a /pricing goal), each target under
+// the end page `/pricing`, and with a visit filter, country=AA), page-flow-v2 of `/` (all read the projector's
+// visit_sequences), retention-v2 by week over 12 weeks (by first visit, on a purchase goal and on a /pricing goal), each target under
 // 1 s; then the weekly and monthly report mails (composeReportMail, target under 2 s). Beside them, measured in the
 // same run: summary-v2 over 30 days (a rollup read) and the floor of an event-log read of the 30 days, the bare SQL
 // scan of the range's events with their visitor numbers (what journeys read before grouping them). Load averages
-// before and after. A database from before schema 30 is upgraded at the server's start: its visit_sequences backfill
-// prints its own time (stderr, "Schema 30: done, …"), and the start's time is printed beside it; then the table's
+// before and after. A database from before schema 30 or 31 is upgraded at the server's start: its visit_sequences fills
+// print their own time (stderr, "Schema 30: done, …", "Schema 31: done, …"), and the start's time is printed beside it; then the table's
 // bytes per event (dbstat). --data DIR keeps the database and, when it already holds one, skips the writing; --only WORD[,WORD…] times
 // only the requests whose label holds one of the words (e.g. retention, or journeys,page-flow), beside the references.
 // --projector-cost [--events N] instead writes N events (default 200,000, same density) once and projects two copies,
@@ -179,7 +179,7 @@ export async function run(args) {
         // find nothing to count; /p/0, the top page, is the busy anchor.
         ['journeys-v2 4 steps from /p/0, 30 days', `/v1/sites/${siteId}/reports/journeys-v2?${range30}&steps=4&start_path=%2Fp%2F0`],
         ['journeys-v2 4 steps to /pricing, 30 days', `/v1/sites/${siteId}/reports/journeys-v2?${range30}&steps=4&end_path=%2Fpricing`],
-        ['journeys-v2 4 steps, country=AA (events), 30 days', `/v1/sites/${siteId}/reports/journeys-v2?${range30}&steps=4&country=AA`],
+        ['journeys-v2 4 steps, country=AA, 30 days', `/v1/sites/${siteId}/reports/journeys-v2?${range30}&steps=4&country=AA`],
         ['page-flow-v2 of /, 30 days', `/v1/sites/${siteId}/reports/page-flow-v2?${range30}&path=%2F`],
         ['page-flow-v2 of /p/0, 30 days', `/v1/sites/${siteId}/reports/page-flow-v2?${range30}&path=%2Fp%2F0`],
         ['retention-v2 weekly, 12 weeks', `/v1/sites/${siteId}/reports/retention-v2?${weeks12}&period=week`],
