@@ -283,7 +283,7 @@ describe('the upgrade to schema 30 fills the table from the visits already proje
     // The database as the schema before the table left it (visits projected), then the upgrade: the section's own SQL
     // (found by what it creates, whatever number the section gets).
     const upgraded = openDatabase(databasePath(dataDir));
-    upgraded.exec('DROP TABLE visit_sequences; DROP TABLE visit_sequences_backfill; DROP TABLE visit_sequences_attributes_backfill;');
+    upgraded.exec('DROP TABLE visit_sequences; DROP TABLE visit_sequences_backfill; DROP TABLE visit_sequences_attributes_backfill; DROP INDEX eventlog.events_by_site_type_ts;');
     upgraded.exec(sectionCreating('CREATE TABLE visit_sequences ('));
     // And the section after it (the rows' visit filters): the table is empty, so it leaves nothing to fill.
     upgraded.exec(sectionCreating('CREATE TABLE visit_sequences_attributes_backfill ('));
@@ -336,7 +336,8 @@ describe('the upgrade to schema 31 gives the rows already stored their visit fil
     // The database as schema 30 left it: the rows without their filter values. Then the section's own SQL.
     const upgraded = openDatabase(databasePath(dataDir));
     upgraded.exec(`CREATE TABLE old_rows AS SELECT site_id, start_ts, visitor, pages FROM visit_sequences;
-      DROP TABLE visit_sequences; DROP TABLE visit_sequences_backfill; DROP TABLE visit_sequences_attributes_backfill;`);
+      DROP TABLE visit_sequences; DROP TABLE visit_sequences_backfill; DROP TABLE visit_sequences_attributes_backfill;
+      DROP INDEX eventlog.events_by_site_type_ts;`);
     upgraded.exec(sectionCreating('CREATE TABLE visit_sequences ('));
     upgraded.exec('DELETE FROM visit_sequences_backfill; INSERT INTO visit_sequences SELECT * FROM old_rows; DROP TABLE old_rows;');
     upgraded.exec(sectionCreating('CREATE TABLE visit_sequences_attributes_backfill ('));
