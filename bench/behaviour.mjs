@@ -16,6 +16,9 @@
 // --projector-cost [--events N] instead writes N events (default 200,000, same density) once and projects two copies,
 // without and with visit_sequences' batch subscriber: the CPU time per event of each (process.cpuUsage in the
 // projecting child, far steadier than elapsed time on a shared machine), and the table's bytes per event.
+// --index-cost --data DIR instead times what the event log's partial index of the non-pageview events (schema 31,
+// retention on an event goal) costs an insert: DIR's events (up to 200,000) inserted in transactions of 500 into a
+// fresh event log without and with it, CPU per event, three rounds, for DIR's mix and for its custom events alone.
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -124,8 +127,55 @@ async function projectorCost(args) {
   }
 }
 
+/** What the partial index of the non-pageview events costs an insert into the event log (see the header). */
+function indexCost(args) {
+  const source = join(option(args, '--data', ''), 'events.db');
+  if (!existsSync(source)) throw new Error('--index-cost needs --data DIR holding an events.db');
+  const reader = new Database(source, { readonly: true });
+  const schema = reader.prepare("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'events'").pluck().get();
+  const columns = reader
+    .prepare('SELECT name FROM pragma_table_xinfo(?) WHERE hidden = 0 AND name <> ?')
+    .pluck()
+    .all('events', 'seq')
+    .join(', ');
+  reader.close();
+  const insertAll = (withIndex, where) => {
+    const dir = mkdtempSync(join(tmpdir(), 'sightline-bench-index-'));
+    try {
+      const db = new Database(join(dir, 'events.db'));
+      db.pragma('journal_mode = WAL');
+      db.pragma('synchronous = NORMAL');
+      db.exec(`${schema}; CREATE INDEX events_by_site ON events (site_id); CREATE INDEX events_by_site_ts ON events (site_id, ts);`);
+      if (withIndex) db.exec("CREATE INDEX events_by_site_type_ts ON events (site_id, type, ts) WHERE type <> 'pageview'");
+      db.prepare('ATTACH DATABASE ? AS source').run(source);
+      const rows = db.prepare(`SELECT ${columns} FROM source.events WHERE ${where} LIMIT 200000`).raw().all();
+      const insert = db.prepare(`INSERT INTO events (${columns}) VALUES (${columns.split(', ').map(() => '?').join(', ')})`);
+      const commit = db.transaction((slice) => {
+        for (const row of slice) insert.run(row);
+      });
+      const started = process.cpuUsage();
+      for (let at = 0; at < rows.length; at += 500) commit(rows.slice(at, at + 500));
+      const used = process.cpuUsage(started);
+      db.close();
+      return { events: rows.length, us: (used.user + used.system) / rows.length };
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  };
+  console.log(`Insert cost of the event log's partial index (events of ${source}); load average ${loadAverage()}`);
+  for (const [label, where] of [
+    ["the data set's mix", '1'],
+    ['its custom events alone', "type <> 'pageview'"],
+  ]) {
+    const rounds = [0, 1, 2].map(() => [insertAll(false, where), insertAll(true, where)]);
+    console.log(`  ${label} (${rounds[0][0].events.toLocaleString('en')} events): µs CPU per insert without / with: ${rounds.map(([without, withIt]) => `${fixed(without.us, 2)} / ${fixed(withIt.us, 2)}`).join(', ')}`);
+  }
+  console.log(`Load average after: ${loadAverage()}`);
+}
+
 export async function run(args) {
   if (args.includes('--projector-cost')) return projectorCost(args);
+  if (args.includes('--index-cost')) return indexCost(args);
   const events = Number(option(args, '--events', 2_100_000));
   const days = Number(option(args, '--days', 84));
   const visitors = Number(option(args, '--visitors', 200_000));
