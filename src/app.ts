@@ -191,7 +191,7 @@ export const siteDataRemovers: readonly SiteDataRemover[] = [
   { name: 'events', phase: 'stored', tables: ['events'], remove: deleteEventsOfSite },
   { name: 'dlq', phase: 'stored', tables: ['dlq'], remove: deleteDlqOfSite },
   // In-memory caches of this process (another process, the CLI, forgets within a second).
-  { name: 'ingest-site-cache', phase: 'stored', tables: [], remove: (_db, siteId) => forgetCachedSite(siteId) },
+  { name: 'ingest-site-cache', phase: 'stored', tables: [], remove: (db, siteId) => forgetCachedSite(db, siteId) },
   { name: 'cookieless-setting-cache', phase: 'stored', tables: [], remove: forgetCookielessSetting },
   { name: 'ui-share-links', phase: 'stored', tables: ['ui_share_links'], remove: deleteShareLinksOfSite },
   { name: 'spend', phase: 'stored', tables: ['spend'], remove: deleteSpendOfSite },

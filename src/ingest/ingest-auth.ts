@@ -5,6 +5,7 @@
 import type { RequestHeader } from '../http/content-type.ts';
 import { findSite } from '../tenants/queries/find-site.ts';
 import type { AppContext } from '../context.ts';
+import type { Db } from '../db/open.ts';
 import { resolveSiteForCaller } from '../access/resolve-access.ts';
 import { authenticateApiKey, bearerOf } from '../access/authenticate.ts';
 import type { Caller } from '../access/caller.ts';
@@ -26,14 +27,22 @@ export type IngestCredential = { kind: 'site'; siteId: string } | { kind: 'apiKe
  */
 const siteCacheTtlMs = 1000;
 const siteCacheLimit = 10_000;
-const siteCache = new Map<string, { exists: boolean; checkedAt: number }>();
+// Per database: two apps in one process (the tests' servers) must not answer for each other's sites.
+const siteCaches = new WeakMap<Db, Map<string, { exists: boolean; checkedAt: number }>>();
 
-export function forgetCachedSite(siteId: string): void {
-  siteCache.delete(siteId);
+function siteCacheOf(db: Db): Map<string, { exists: boolean; checkedAt: number }> {
+  let cache = siteCaches.get(db);
+  if (!cache) siteCaches.set(db, (cache = new Map()));
+  return cache;
+}
+
+export function forgetCachedSite(db: Db, siteId: string): void {
+  siteCacheOf(db).delete(siteId);
 }
 
 function legacySite(context: AppContext, token: string): IngestCredential | undefined {
   const now = context.clock.now();
+  const siteCache = siteCacheOf(context.db);
   let entry = siteCache.get(token);
   if (!entry || now - entry.checkedAt >= siteCacheTtlMs) {
     if (siteCache.size >= siteCacheLimit) siteCache.clear();
