@@ -1,5 +1,5 @@
 // npm run bench -- dashboard [--events N] [--days D --visitors V] [--data DIR] [--runs R] [--batched-only] [--goals]
-// [--server-cpu-prof DIR]: what a filter
+// [--server-cpu-prof DIR] [--only TEXT]: what a filter
 // click on the dashboard costs on a large site. `--events 1550000 --days 62 --visitors 200000` is the 10M set's last 62 days at its
 // density (25,000 events a day, 200,000 visitors): a 30-day dashboard and its comparison read there what they read on
 // the whole set, written and projected in minutes instead of the whole set's 17 or more.
@@ -133,7 +133,10 @@ export async function run(args) {
       ['after a second click (device=desktop), 10 requests (before)', dashboardPaths(range, two)],
     ];
     // --batched-only: the dashboard-v2 lines alone (the ten requests of a filtered view take minutes on the 10M density).
-    for (const [label, batch] of args.includes('--batched-only') ? lines.filter(([label]) => !label.includes('(before)')) : lines) {
+    // --only TEXT: the lines whose label holds TEXT, beside the floor (a profile of one view).
+    const only = option(args, '--only', undefined);
+    const chosen = lines.filter(([label], index) => (!args.includes('--batched-only') || !label.includes('(before)')) && (only === undefined || index === 0 || label.includes(only)));
+    for (const [label, batch] of chosen) {
       // The ten requests of a filtered view can take minutes on a large site (each loads the raw events again).
       const figure = await timeBatch(server, batch).catch((error) => `failed: ${error.cause?.code ?? error.message}`);
       console.log(`  ${label.padEnd(60)} ${figure}`);
