@@ -98,7 +98,13 @@ export async function run(args) {
   const reuse = keptDir !== undefined && existsSync(join(keptDir, 'sightline.db'));
   const serverEnv = { DATA_DIR: dataDir, ADMIN_TOKEN: adminToken, RATE_LIMIT_SITE: '10000000', RATE_LIMIT_IP: '10000000' };
   const profileDir = option(args, '--server-cpu-prof', undefined);
-  const profiled = profileDir === undefined ? serverEnv : { ...serverEnv, NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --cpu-prof --cpu-prof-dir=${profileDir}` };
+  // node refuses --cpu-prof in NODE_OPTIONS: the profiled server is the launcher run by node with its own V8 flags.
+  const launcher = join(root, 'bin', 'sightline');
+  const launcherFlags = readFileSync(launcher, 'utf8').split('\n')[0].split(' ').filter((flag) => flag.startsWith('--'));
+  const profiledServe = () =>
+    profileDir === undefined
+      ? serve()
+      : startProcess(process.execPath, ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, ...launcherFlags, launcher, 'serve', '--port', '0'], { ...serverEnv, MALLOC_ARENA_MAX: '2' });
   const serve = () => startProcess(join(root, 'bin', 'sightline'), ['serve', '--port', '0'], serverEnv);
   try {
     if (!reuse) {
@@ -113,7 +119,7 @@ export async function run(args) {
       const projected = await runWorkload('project', { databasePath: workload.databasePath, batchEvents: 5000 });
       console.log(`Dashboard filter click: ${events.toLocaleString('en')} events written in ${fixed(written.elapsedMs / 1000, 0)} s, projected in ${fixed(projected.elapsedMs / 1000, 0)} s.`);
     } else console.log(`Dashboard filter click: reusing the database in ${dataDir}.`);
-    const server = await startProcess(join(root, 'bin', 'sightline'), ['serve', '--port', '0'], profiled);
+    const server = await profiledServe();
     if (args.includes('--goals')) await ensureGoals(server.url);
     while ((await scrapeValue(server.url, 'sightline_projector_lag_events')) !== 0) await new Promise((resolve) => setTimeout(resolve, 250));
     const range = { from: dateText(benchLastDayMs - 29 * dayMs), to: dateText(benchLastDayMs) };

@@ -19,7 +19,8 @@ export function convertingSeqs(db: Db, siteIds: readonly string[], visits: reado
 
 /** The seqs of the scope's events converting on `rule` from startMs to before endMs (up to maxSeq). */
 export function convertingSeqsIn(db: Db, siteIds: readonly string[], rule: GoalRule, startMs: number, endMs: number, maxSeq: number): Set<number> {
-  const rows = listGoalCandidates(db, { site_ids: JSON.stringify(siteIds), type: goalEventType(rule), start_ms: startMs, end_ms: endMs, max_seq: maxSeq });
+  const withProps = rule.props !== undefined && Object.keys(rule.props).length > 0;
+  const rows = listGoalCandidates(db, { site_ids: JSON.stringify(siteIds), type: goalEventType(rule), start_ms: startMs, end_ms: endMs, max_seq: maxSeq }, withProps);
   const seqs = new Set<number>();
   for (const row of rows) {
     if (eventMatchesGoal(rule, { type: goalEventType(rule), path: row.path, props: row.props === null ? null : JSON.parse(row.props) })) seqs.add(row.seq);
