@@ -30,7 +30,10 @@ function intervalDays(startMs: number, next: number | undefined, range: ReportRa
   return { fromDay, toDay };
 }
 
-/** Totals and points from the rollups (whole days): the day grouping, or one grouped read per week or month. */
+/**
+ * Totals and points from the rollups (whole days), when one carries the filters: the day grouping, or one grouped read
+ * per week or month (planSeries counts the points of filters no rollup carries in its raw pass).
+ */
 export function seriesFromRollups(db: Db, selection: ReportSelection, interval: Exclude<Interval, 'hour'>, currentSeq: number) {
   // The totals and the days together: one scan of the raw events when no rollup carries the filters.
   const [whole, byDay] = groupedReports(db, { selection, groupings: interval === 'day' ? [{ by: 'all' }, { by: 'day' }] : [{ by: 'all' }], currentSeq });
