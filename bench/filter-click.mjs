@@ -1,4 +1,5 @@
-// npm run bench -- dashboard [--events N] [--days D --visitors V] [--data DIR] [--runs R] [--batched-only]: what a filter
+// npm run bench -- dashboard [--events N] [--days D --visitors V] [--data DIR] [--runs R] [--batched-only] [--goals]
+// [--server-cpu-prof DIR] [--only TEXT]: what a filter
 // click on the dashboard costs on a large site. `--events 1550000 --days 62 --visitors 200000` is the 10M set's last 62 days at its
 // density (25,000 events a day, 200,000 visitors): a 30-day dashboard and its comparison read there what they read on
 // the whole set, written and projected in minutes instead of the whole set's 17 or more.
@@ -11,6 +12,9 @@
 // (default 10) warm runs (min-max), and the server's CPU time per run (user + system, from /proc: far less noisy than
 // wall time when the machine is shared), beside one summary-v2 alone (the floor of one request on this machine now)
 // and the load average before and after. Figures, never a pass/fail.
+// --goals gives the site two goals first (a purchase event, a /pricing pageview; kept in the data dir): the Goals
+// panel then counts conversions from raw events, as on a site that has goals. --server-cpu-prof DIR writes the
+// server's CPU profile there (node --cpu-prof) when it stops.
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { loadavg, tmpdir } from 'node:os';
@@ -55,6 +59,16 @@ function batchedPath(range, filters) {
   return `/v1/sites/${siteId}/reports/dashboard-v2?${new URLSearchParams({ ...range, ...filters, compare: 'previous', limit: '10', grouped: 'true' })}`;
 }
 
+/** The two goals of --goals, made once (the data dir keeps them). */
+async function ensureGoals(url) {
+  const existing = (await get(url, `/v1/sites/${siteId}/goals`)).goals.map((goal) => goal.name);
+  for (const body of [{ name: 'Purchase', kind: 'event', event_type: 'purchase' }, { name: 'Pricing', kind: 'pageview', path: '/pricing' }]) {
+    if (existing.includes(body.name)) continue;
+    const response = await fetch(`${url}/v1/sites/${siteId}/goals`, { method: 'POST', headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    if (response.status !== 201) throw new Error(`goal ${body.name}: ${response.status} ${await response.text()}`);
+  }
+}
+
 /** CPU time (ms, user + system, every thread) the server process has used: far less noisy under load than wall time. */
 function cpuMsOf(pid) {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
@@ -83,6 +97,14 @@ export async function run(args) {
   const dataDir = keptDir ?? mkdtempSync(join(tmpdir(), 'sightline-bench-dashboard-'));
   const reuse = keptDir !== undefined && existsSync(join(keptDir, 'sightline.db'));
   const serverEnv = { DATA_DIR: dataDir, ADMIN_TOKEN: adminToken, RATE_LIMIT_SITE: '10000000', RATE_LIMIT_IP: '10000000' };
+  const profileDir = option(args, '--server-cpu-prof', undefined);
+  // node refuses --cpu-prof in NODE_OPTIONS: the profiled server is the launcher run by node with its own V8 flags.
+  const launcher = join(root, 'bin', 'sightline');
+  const launcherFlags = readFileSync(launcher, 'utf8').split('\n')[0].split(' ').filter((flag) => flag.startsWith('--'));
+  const profiledServe = () =>
+    profileDir === undefined
+      ? serve()
+      : startProcess(process.execPath, ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, ...launcherFlags, launcher, 'serve', '--port', '0'], { ...serverEnv, MALLOC_ARENA_MAX: '2' });
   const serve = () => startProcess(join(root, 'bin', 'sightline'), ['serve', '--port', '0'], serverEnv);
   try {
     if (!reuse) {
@@ -97,13 +119,15 @@ export async function run(args) {
       const projected = await runWorkload('project', { databasePath: workload.databasePath, batchEvents: 5000 });
       console.log(`Dashboard filter click: ${events.toLocaleString('en')} events written in ${fixed(written.elapsedMs / 1000, 0)} s, projected in ${fixed(projected.elapsedMs / 1000, 0)} s.`);
     } else console.log(`Dashboard filter click: reusing the database in ${dataDir}.`);
-    const server = await serve();
+    const server = await profiledServe();
+    if (args.includes('--goals')) await ensureGoals(server.url);
     while ((await scrapeValue(server.url, 'sightline_projector_lag_events')) !== 0) await new Promise((resolve) => setTimeout(resolve, 250));
     const range = { from: dateText(benchLastDayMs - 29 * dayMs), to: dateText(benchLastDayMs) };
     // The source a user clicks: the top row of the grouped Sources panel.
     const top = (await get(server.url, `/v1/sites/${siteId}/reports/sources-v2?${new URLSearchParams({ ...range, grouped: 'true', limit: '1' })}`)).data.rows[0].source;
     const paths = dashboardPaths(range, { source: top });
-    console.log(`load average ${loadavg().map((value) => value.toFixed(2)).join(' ')}; ${events.toLocaleString('en')} events, last 30 days, ${paths.length} requests in parallel:`);
+    const goals = (await get(server.url, `/v1/sites/${siteId}/goals`)).goals.length;
+    console.log(`${goals} goal(s) on the site; load average ${loadavg().map((value) => value.toFixed(2)).join(' ')}; ${events.toLocaleString('en')} events, last 30 days, ${paths.length} requests in parallel:`);
     const two = { source: top, device: 'desktop' };
     const lines = [
       ['one summary-v2 alone (floor)', [paths[0]]],
@@ -115,7 +139,10 @@ export async function run(args) {
       ['after a second click (device=desktop), 10 requests (before)', dashboardPaths(range, two)],
     ];
     // --batched-only: the dashboard-v2 lines alone (the ten requests of a filtered view take minutes on the 10M density).
-    for (const [label, batch] of args.includes('--batched-only') ? lines.filter(([label]) => !label.includes('(before)')) : lines) {
+    // --only TEXT: the lines whose label holds TEXT, beside the floor (a profile of one view).
+    const only = option(args, '--only', undefined);
+    const chosen = lines.filter(([label], index) => (!args.includes('--batched-only') || !label.includes('(before)')) && (only === undefined || index === 0 || label.includes(only)));
+    for (const [label, batch] of chosen) {
       // The ten requests of a filtered view can take minutes on a large site (each loads the raw events again).
       const figure = await timeBatch(server, batch).catch((error) => `failed: ${error.cause?.code ?? error.message}`);
       console.log(`  ${label.padEnd(60)} ${figure}`);

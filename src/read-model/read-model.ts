@@ -5,6 +5,7 @@
 // database; a second implementation (ClickHouse) passes the same contract suite (test/read-model/).
 import type { AttributionQuestions } from './attribution-questions.ts';
 import type { BehaviourQuestions } from './behaviour-questions.ts';
+import type { DashboardQuestions } from './dashboard-questions.ts';
 import type { EngagementQuestions } from './engagement-questions.ts';
 import type { EventQuestions } from './event-questions.ts';
 import type { FunnelQuestions } from './funnel-questions.ts';
@@ -22,4 +23,5 @@ export interface ReadModel
     BehaviourQuestions,
     GoalQuestions,
     EngagementQuestions,
-    TimeQuestions {}
+    TimeQuestions,
+    DashboardQuestions {}

@@ -3,6 +3,8 @@
 // bounce_rate) and revenue per currency, exact, computed from raw events.
 import type { AppContext } from '../context.ts';
 import { listSiteGoals } from '../goals/site-goals.ts';
+import type { GoalsFigures } from '../read-model/goal-questions.ts';
+import type { Answer } from '../read-model/questions.ts';
 import { fromMinorUnits } from '../money/minor-units.ts';
 import type { ReadModel } from '../read-model/read-model.ts';
 import type { CommonParams } from '../reading/common-params.ts';
@@ -22,6 +24,11 @@ const goalMeasures = {
 export async function goalsReport(context: AppContext, readModel: ReadModel, scope: ReportScope, params: CommonParams, sinceMs?: number): Promise<GoalsAnswer> {
   const goals = listSiteGoals(context.db, scope.site.id);
   const answer = await readModel.goals({ ...selectionOf(scope, params), goals: goals.map((goal) => goal.filter), sinceMs });
+  return goalsAnswer(context, scope, params, goals, answer);
+}
+
+/** goals-v2's answer from the read model's figures of `goals` (asked alone, or with a dashboard's other panels). */
+export function goalsAnswer(context: AppContext, scope: ReportScope, params: CommonParams, goals: readonly { name: string }[], answer: Answer<GoalsFigures>): GoalsAnswer {
   return {
     meta: buildMeta({
       scope,

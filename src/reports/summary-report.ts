@@ -4,7 +4,7 @@
 import type { AppContext } from '../context.ts';
 import type { ReadModel } from '../read-model/read-model.ts';
 import type { Figures } from '../read-model/report-questions.ts';
-import type { Selection } from '../read-model/questions.ts';
+import type { Answer, Selection } from '../read-model/questions.ts';
 import type { SeriesFigures } from '../read-model/time-questions.ts';
 import { toIso } from '../clock.ts';
 import { reportErrors } from '../reading/common-param-errors.ts';
@@ -100,10 +100,26 @@ export async function summaryReport(
   options: SummaryOptions,
   annotations: SummaryAnswer['meta']['annotations'] = [],
 ): Promise<SummaryAnswer> {
+  const current = await readModel.series({ ...selectionOf(scope, params), interval: options.interval, sinceMs: options.sinceMs });
+  return summaryWithComparison(context, readModel, scope, params, options, current, annotations);
+}
+
+/**
+ * summary-v2's answer from its current series (read alone, or with a dashboard's other panels): its comparison read
+ * here, then both put in the answer's shape.
+ */
+export async function summaryWithComparison(
+  context: AppContext,
+  readModel: ReadModel,
+  scope: ReportScope,
+  params: CommonParams,
+  options: SummaryOptions,
+  current: Answer<SeriesFigures>,
+  annotations: SummaryAnswer['meta']['annotations'],
+): Promise<SummaryAnswer> {
   const now = context.clock.now();
   const selection = selectionOf(scope, params);
   const { sinceMs } = options;
-  const current = await readModel.series({ ...selection, interval: options.interval, sinceMs });
   const compared: { range: ReportRange; untilMs: number | undefined; sinceMs?: number; partial: boolean } | undefined =
     options.compare === undefined
       ? undefined

@@ -8,6 +8,7 @@ import type { ListedEvent } from '../../src/read-model/event-questions.ts';
 import type { TimelinePage, TimelineQuestion } from '../../src/read-model/person-questions.ts';
 import type { Figures } from '../../src/read-model/report-questions.ts';
 import { dayOf } from '../../src/vocabulary/periods.ts';
+import type { GoalFilter } from '../../src/vocabulary/goal-rule.ts';
 import { describeAttributionQuestions } from './attribution-contract.ts';
 import { describeBehaviourQuestions } from './behaviour-contract.ts';
 import { describeFunnelQuestions } from './funnel-contract.ts';
@@ -185,6 +186,33 @@ export function describeReadModelContract(implementation: string, start: () => P
             const { rows, more } = batch.rankings[index]!;
             expect({ rows, more }, `${JSON.stringify(filters)} ${ask.by}`).toEqual({ rows: alone.rows, more: alone.more });
           }
+        }
+      });
+
+      it('answers a dashboard (rankings, series and goals of one selection together) each part as its own question does', async () => {
+        const asks = [
+          { by: 'path', order: 'pageviews', limit: 10 },
+          { by: 'source', order: 'visits', limit: 1 },
+          { by: 'country', order: 'visits', limit: 10 },
+        ] as const;
+        const goals: GoalFilter[] = [{ id: 'pricing', rule: { kind: 'pageview', path: '/pricing' } }, { id: 'buy', rule: { kind: 'event', eventType: 'purchase' } }];
+        const views: [Selection['filters'], 'day' | 'week'][] = [
+          [{}, 'day'],
+          [{ source: ['google.com'] }, 'week'],
+          [{ source: ['google.com', 'direct'], device: ['desktop'] }, 'day'],
+          [{ device: ['desktop'], path: ['/pricing'] }, 'week'],
+          [{ goal: goals[0]! }, 'day'],
+        ];
+        for (const [filters, interval] of views) {
+          const question = selection(siteAOnly, { filters });
+          const label = `${JSON.stringify(filters)} by ${interval}`;
+          const dashboard = await subject.readModel.dashboard({ ...question, rankings: asks, interval, goals });
+          const batch = await subject.readModel.rankings({ ...question, rankings: asks });
+          expect(dashboard.rankings.map(({ rows, more }) => ({ rows, more })), label).toEqual(batch.rankings.map(({ rows, more }) => ({ rows, more })));
+          const series = await subject.readModel.series({ ...question, interval });
+          expect({ total: dashboard.series.total, points: dashboard.series.points }, label).toEqual({ total: series.total, points: series.points });
+          const alone = await subject.readModel.goals({ ...question, goals });
+          expect({ visitors: dashboard.goals.visitors, goals: dashboard.goals.goals }, label).toEqual({ visitors: alone.visitors, goals: alone.goals });
         }
       });
 

@@ -222,6 +222,12 @@ async function compareReports(siteIds: string[], testCase: Case): Promise<void> 
   if (process.env.SHOW) console.log(label, JSON.stringify({ ...summary.data, series: undefined }), (await get(`/v1/sites/${siteId}/reports/sources-v2?${queryString(testCase)}`)).data.rows.length);
   // A one-day range's series is hourly, read from the event rows by design (CONTRACT section 10).
   expect(summary.meta.computed_from, label).toBe(testCase.from === testCase.to ? 'event_log' : Object.keys(testCase.filters).length > 1 ? 'events' : 'rollups');
+  // dashboard-v2 reads its rankings, its series and its goals in one pass: its panels equal the naive ones too.
+  const dashboard = await get(`/v1/sites/${siteId}/reports/dashboard-v2?${queryString(testCase, { limit: '200' })}`);
+  expect(dashboard.data.summary.data, `${label} dashboard`).toEqual(naiveSummary(server.db, query));
+  expect(dashboard.data.pages.data.rows, `${label} dashboard`).toEqual(naivePages(server.db, query).slice(0, 200));
+  expect(dashboard.data.sources.data.rows, `${label} dashboard`).toEqual(naiveSources(server.db, query).slice(0, 200));
+  expect(dashboard.data.campaigns.data.rows, `${label} dashboard`).toEqual(naiveCampaigns(server.db, query, fromMinorUnits).slice(0, 200));
   expect(await allPages(siteId, testCase, false), label).toEqual(naivePages(server.db, query));
   expect(await allPages(siteId, testCase, true), label).toEqual(naivePages(server.db, query, true));
   const sources = await get(`/v1/sites/${siteId}/reports/sources-v2?${queryString(testCase, { limit: '200' })}`);

@@ -405,3 +405,24 @@ export function naiveRetention(db: Db, query: NaiveQuery, period: 'week' | 'mont
   }
   return cohorts;
 }
+
+/**
+ * goals-v2's figures of one goal (`converts`: whether an event converts on it): the converting events in the range
+ * of the visits the filters keep (the path filter on the event itself), their people and their revenue.
+ */
+export function naiveGoal(db: Db, query: NaiveQuery, converts: (row: { type: string; path: string | null }) => boolean) {
+  const filters = query.filters ?? {};
+  const people = new Set<string>();
+  const revenue = new Map<string, number>();
+  let conversions = 0;
+  for (const visit of naiveVisits(db, query)) {
+    if (!visitMatches(visit, filters)) continue;
+    for (const row of visit.events) {
+      if (!converts(row) || !inRange(query, row.ts) || !pathOk(filters, row.path)) continue;
+      conversions++;
+      people.add(row.anon_id);
+      if (row.revenue_minor !== null && row.revenue_currency !== null) revenue.set(row.revenue_currency, (revenue.get(row.revenue_currency) ?? 0) + row.revenue_minor);
+    }
+  }
+  return { visitors: people.size, conversions, revenue };
+}

@@ -17,6 +17,7 @@ import { withRetainedDays } from './retained-days.ts';
 import { reachesTrimmedDays, refusingTrimmedDays, type TrimmedThroughDay } from './trimmed-log.ts';
 import { createClickHouseReportReads } from './report-reads.ts';
 import { composedRankings } from '../composed-rankings.ts';
+import { composedDashboard } from '../composed-dashboard.ts';
 import { storedSources } from '../sqlite/stored-sources.ts';
 
 export interface ClickHouseReadModelOptions {
@@ -93,5 +94,7 @@ export function createClickHouseReadModel({ clickhouse, waitForShipping, deletio
   const funnels = withRetainedDays(db, answeringUnavailableAs503(createClickHouseFunnelReads({ clickhouse, waitForShipping, deletionsOf, db })));
   // A dashboard's batch of rankings: each asked of the ranking above (ClickHouse scans per panel anyway).
   const rankings = composedRankings((question) => retainedReports.ranking(question));
-  return { ...whole, ...retainedReports, rankings, ...retainedEvents, ...tail, ...answeringUnavailableAs503(people), ...engagement, ...behaviour, ...goals, ...attribution, ...funnels };
+  // A dashboard: its rankings, series and goals each asked as above.
+  const dashboard = composedDashboard({ rankings, series: retainedReports.series, goals: goals.goals });
+  return { ...whole, ...retainedReports, rankings, dashboard, ...retainedEvents, ...tail, ...answeringUnavailableAs503(people), ...engagement, ...behaviour, ...goals, ...attribution, ...funnels };
 }

@@ -14,7 +14,13 @@ export function convertingSeqs(db: Db, siteIds: readonly string[], visits: reado
     start = Math.min(start, visit.start_ts);
     end = Math.max(end, visit.end_ts);
   }
-  const rows = listGoalCandidates(db, { site_ids: JSON.stringify(siteIds), type: goalEventType(rule), start_ms: start, end_ms: end + 1, max_seq: maxSeq });
+  return convertingSeqsIn(db, siteIds, rule, start, end + 1, maxSeq);
+}
+
+/** The seqs of the scope's events converting on `rule` from startMs to before endMs (up to maxSeq). */
+export function convertingSeqsIn(db: Db, siteIds: readonly string[], rule: GoalRule, startMs: number, endMs: number, maxSeq: number): Set<number> {
+  const withProps = rule.props !== undefined && Object.keys(rule.props).length > 0;
+  const rows = listGoalCandidates(db, { site_ids: JSON.stringify(siteIds), type: goalEventType(rule), start_ms: startMs, end_ms: endMs, max_seq: maxSeq }, withProps);
   const seqs = new Set<number>();
   for (const row of rows) {
     if (eventMatchesGoal(rule, { type: goalEventType(rule), path: row.path, props: row.props === null ? null : JSON.parse(row.props) })) seqs.add(row.seq);

@@ -102,22 +102,58 @@ export function rawGroupsCut(
   options: { sinceMs?: number; untilMs?: number; visitors?: Map<string, string[]>; withGoal: boolean },
 ): Map<string, RawGroup>[] {
   const grouper = rawGrouper(selection.range, selection.filters, groupings, options.sinceMs);
-  const { untilMs } = options;
-  const add = untilMs === undefined ? grouper.add : (visit: RawVisit) => {
-    const before = visitBefore(visit, untilMs);
-    if (before) grouper.add(before);
-  };
-  const goal = options.withGoal ? selection.filters.goal : undefined;
-  if (!options.visitors && goal === undefined && isLargeWindow(db, selection)) {
-    const input = { siteIds: selection.siteIds, fromDay: selection.range.fromDay, toDay: selection.range.toDay, withInternal: selection.withInternal, maxSeq };
-    // The query string only for pages with their query (include_params): reading it parses each row's raw JSON.
-    streamRawVisits(db, { ...input, withQuery: groupings.some((grouping) => grouping.by === 'value' && grouping.dim === Dim.page) }, add);
-  } else {
-    const input = { siteIds: selection.siteIds, fromDay: selection.range.fromDay, toDay: selection.range.toDay, withInternal: selection.withInternal, maxSeq, visitors: options.visitors };
-    const visits = cachedRawVisits(db, input, () => loadRawVisits(db, input));
-    for (const visit of goal ? convertedVisits(db, selection.siteIds, visits, goal.rule, maxSeq) : visits) add(visit);
-  }
+  const takers = options.withGoal ? { selected: grouper.add } : { all: grouper.add };
+  passRawVisits(db, selection, maxSeq, takers, { untilMs: options.untilMs, visitors: options.visitors, withQuery: needsQuery(groupings) });
   return grouper.groups();
+}
+
+/** Whether a grouping reads the query string (pages with their query, include_params). */
+export const needsQuery = (groupings: readonly RawGrouping[]) => groupings.some((grouping) => grouping.by === 'value' && grouping.dim === Dim.page);
+
+/**
+ * Who takes the raw visits of one pass: `all`, every visit of the window; `selected`, those a goal filter keeps (the
+ * same visits without one). Each taker still applies the other filters itself (rawGrouper does).
+ */
+export interface RawVisitTakers {
+  all?: (visit: RawVisit) => void;
+  selected?: (visit: RawVisit) => void;
+}
+
+/**
+ * One read of the selection's raw visits, each handed to its takers: a window too large to keep (a month of a
+ * 10M-event site) is streamed, its visits handed over as they are cut and let go; a smaller one is loaded (and kept
+ * for the next report, raw-visits-cache.ts). A goal filter for `selected` needs the visits together (which
+ * converted), and a visitor restriction is small: both are loaded. untilMs cuts each visit at that moment first.
+ * withQuery: the query string of each event (streamed rows parse it from raw only when asked).
+ */
+export function passRawVisits(
+  db: Db,
+  selection: ReportSelection,
+  maxSeq: number,
+  takers: RawVisitTakers,
+  options: { untilMs?: number; visitors?: Map<string, string[]>; withQuery: boolean },
+): void {
+  const { untilMs } = options;
+  const cut = (take: ((visit: RawVisit) => void) | undefined) =>
+    take === undefined || untilMs === undefined ? take : (visit: RawVisit) => {
+      const before = visitBefore(visit, untilMs);
+      if (before) take(before);
+    };
+  const all = cut(takers.all);
+  const selected = cut(takers.selected);
+  const goal = selected ? selection.filters.goal : undefined;
+  const input = { siteIds: selection.siteIds, fromDay: selection.range.fromDay, toDay: selection.range.toDay, withInternal: selection.withInternal, maxSeq };
+  if (!options.visitors && goal === undefined && isLargeWindow(db, selection)) {
+    streamRawVisits(db, { ...input, withQuery: options.withQuery }, (visit) => {
+      all?.(visit);
+      selected?.(visit);
+    });
+    return;
+  }
+  const loadInput = { ...input, visitors: options.visitors };
+  const visits = cachedRawVisits(db, loadInput, () => loadRawVisits(db, loadInput));
+  if (all) for (const visit of visits) all(visit);
+  if (selected) for (const visit of goal ? convertedVisits(db, selection.siteIds, visits, goal.rule, maxSeq) : visits) selected(visit);
 }
 
 /**

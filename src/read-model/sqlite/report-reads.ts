@@ -7,9 +7,12 @@ import { Dim } from '../../vocabulary/dimensions.ts';
 import { dayMs } from '../../vocabulary/periods.ts';
 import type { ReportRange } from '../../vocabulary/report-filters.ts';
 import type { Answer, ComputedFrom, Freshness as AnswerFreshness, Selection } from '../questions.ts';
-import type { Figures, RankDimension, RankingFigures, RankingQuestion, ReportQuestions } from '../report-questions.ts';
+import type { Figures, RankDimension, RankingFigures, RankingQuestion, RankingsFigures, RankingsQuestion, ReportQuestions } from '../report-questions.ts';
 import type { GroupedReport, GroupTotals, Grouping, ReportSelection } from './grouping.ts';
-import { groupedReport, groupedReports } from './grouped-report.ts';
+import { groupedReport, groupedReports, planRollupRead } from './grouped-report.ts';
+import { type RawPass, rawPass } from './raw-pass.ts';
+import { toGroupedReport } from './raw-grouped.ts';
+import { readRollups } from './rollup-grouped.ts';
 import { countPropValues } from './queries/prop-value-counts.ts';
 import { rankRows } from './ranked-rows.ts';
 import { convertedVisits } from './goal-conversions.ts';
@@ -100,13 +103,13 @@ function goalVisitSeqs(db: Db, question: Selection, rule: GoalRule): number[] {
 }
 
 /** How a ranking groups: by its dimension, sources by their group when asked. */
-function rankingGrouping(question: RankingQuestion): Grouping {
+export function rankingGrouping(question: RankingQuestion): Grouping {
   const keyOf = question.groupSources && question.by === 'source' ? groupedSourceKey : undefined;
   return { by: 'value', dim: dims[question.by], keyOf };
 }
 
 /** A ranking's page of rows from its grouped report, imported figures added (never to a rolling window: they are daily). */
-function rankedFigures(db: Db, question: RankingQuestion, report: GroupedReport): RankingFigures {
+export function rankedFigures(db: Db, question: RankingQuestion, report: GroupedReport): RankingFigures {
   const keyOf = question.groupSources && question.by === 'source' ? groupedSourceKey : undefined;
   const imported = takesImported(question) && question.sinceMs === undefined ? addImportedGroups(db, question, question.by, report.totals, keyOf) : undefined;
   const rows = rankRows(report, counts, field[question.order]);
@@ -118,6 +121,33 @@ function rankedFigures(db: Db, question: RankingQuestion, report: GroupedReport)
     more: rows.length > question.offset + question.limit,
     ...(imported && { imported: true }),
   };
+}
+
+/**
+ * A batch of rankings over a raw pass (raw-pass.ts): those a rollup carries read it now, the others ask the pass
+ * (which must have the question's sinceMs) for their grouping; their figures once the pass has run, each equal to
+ * ranking()'s for it.
+ * @example const rankings = planRankings(db, question, pass); pass.run(); rankings();
+ */
+export function planRankings(db: Db, question: RankingsQuestion, pass: RawPass): () => RankingsFigures['rankings'] {
+  const selection = toSelection(question);
+  const asks = question.rankings.map((ask) => ({ ...question, ...ask, offset: 0 }));
+  const reports = asks.map((ask): (() => GroupedReport) => {
+    const grouping = rankingGrouping(ask);
+    // A rolling window is cut at a moment, which rollups of whole days cannot do.
+    const plan = question.sinceMs === undefined ? planRollupRead(selection, grouping) : undefined;
+    if (plan) {
+      const report = readRollups(db, plan);
+      return () => report;
+    }
+    const groups = pass.group(grouping, true);
+    return () => toGroupedReport(groups());
+  });
+  return () =>
+    asks.map((ask, index) => {
+      const report = reports[index]!();
+      return { ...rankedFigures(db, ask, report), computedFrom: report.computedFrom };
+    });
 }
 
 export function createSqliteReportReads({ db, waitForProjection }: SqliteReadOptions): ReportQuestions {
@@ -170,10 +200,11 @@ export function createSqliteReportReads({ db, waitForProjection }: SqliteReadOpt
       const caughtUp = await waitForProjection();
       return inSnapshot(db, () => {
         const freshness = readFreshness(db, question.scope.siteIds);
-        const asks = question.rankings.map((ask) => ({ ...question, ...ask, offset: 0 }));
-        const reports = groupedReports(db, { selection: toSelection(question), groupings: asks.map(rankingGrouping), currentSeq: freshness.projectedSeq, sinceMs: question.sinceMs });
-        const rankings = asks.map((ask, index) => ({ ...rankedFigures(db, ask, reports[index]!), computedFrom: reports[index]!.computedFrom }));
-        return answered({ rankings }, freshness, caughtUp, rankings.some((ranking) => ranking.computedFrom === 'events') ? 'events' : 'rollups');
+        const pass = rawPass(db, toSelection(question), freshness.projectedSeq, question.sinceMs);
+        const rankings = planRankings(db, question, pass);
+        pass.run();
+        const answers = rankings();
+        return answered({ rankings: answers }, freshness, caughtUp, answers.some((ranking) => ranking.computedFrom === 'events') ? 'events' : 'rollups');
       });
     },
 

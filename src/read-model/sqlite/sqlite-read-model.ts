@@ -9,6 +9,7 @@ import { createSqliteGoalReads } from './goal-reads.ts';
 import { createSqliteEngagementReads } from './engagement-reads.ts';
 import { createSqliteReportReads, type SqliteReadOptions } from './report-reads.ts';
 import { createSqliteTimeReads } from './time-reads.ts';
+import { createSqliteDashboardReads } from './dashboard-reads.ts';
 import { withSourceGroups } from '../source-groups.ts';
 import { storedSources } from './stored-sources.ts';
 
@@ -27,5 +28,6 @@ export function createSqliteReadModel(options: SqliteReadOptions): ReadModel {
     ...createSqliteGoalReads(options),
     ...createSqliteEngagementReads(options),
     ...createSqliteTimeReads(options),
+    ...createSqliteDashboardReads(options),
   }, (siteIds) => storedSources(options.db, siteIds));
 }

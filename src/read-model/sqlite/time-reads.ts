@@ -7,9 +7,13 @@ import { dayMs } from '../../vocabulary/periods.ts';
 import { intervalStartOf, intervalStarts, type Interval } from '../../vocabulary/periods-interval.ts';
 import type { ReportRange } from '../../vocabulary/report-filters.ts';
 import type { Figures } from '../report-questions.ts';
-import type { RealtimeFigures, SeriesQuestion, TimeQuestions } from '../time-questions.ts';
+import type { RealtimeFigures, SeriesFigures, SeriesQuestion, TimeQuestions } from '../time-questions.ts';
 import type { ReportSelection } from './grouping.ts';
-import { groupedReport, groupedReports, rawGroupsCut } from './grouped-report.ts';
+import { groupedReport, groupedReports, planRollupRead, rawGroupsCut } from './grouped-report.ts';
+import { type RawPass, rawPass } from './raw-pass.ts';
+import { toGroupedReport } from './raw-grouped.ts';
+import { readRollups } from './rollup-grouped.ts';
+import type { ComputedFrom } from '../questions.ts';
 import { listRecentEvents } from './queries/recent-events.ts';
 import type { RawGroup } from './raw-grouped.ts';
 import { answered, daysOf, toFigures, toSelection, type SqliteReadOptions } from './report-reads.ts';
@@ -26,8 +30,11 @@ function intervalDays(startMs: number, next: number | undefined, range: ReportRa
   return { fromDay, toDay };
 }
 
-/** Totals and points from the rollups (whole days): the day grouping, or one grouped read per week or month. */
-function seriesFromRollups(db: Db, selection: ReportSelection, interval: Exclude<Interval, 'hour'>, currentSeq: number) {
+/**
+ * Totals and points from the rollups (whole days), when one carries the filters: the day grouping, or one grouped read
+ * per week or month (planSeries counts the points of filters no rollup carries in its raw pass).
+ */
+export function seriesFromRollups(db: Db, selection: ReportSelection, interval: Exclude<Interval, 'hour'>, currentSeq: number) {
   // The totals and the days together: one scan of the raw events when no rollup carries the filters.
   const [whole, byDay] = groupedReports(db, { selection, groupings: interval === 'day' ? [{ by: 'all' }, { by: 'day' }] : [{ by: 'all' }], currentSeq });
   const total = toFigures(whole!.totals.get(''), whole!.visitorsOf(['']).get('')!);
@@ -77,7 +84,7 @@ function addImportedFigures(figures: Figures, row: ImportedCountsRow): Figures {
 }
 
 /** The series with the imported days added: to the totals, and to the point holding each day (not to hours). */
-function withImported<Series extends { total: Figures; points: (Figures & { startMs: number })[] }>(series: Series, imported: Map<number, ImportedCountsRow>, interval: Interval): Series & { imported?: true } {
+export function withImported<Series extends { total: Figures; points: (Figures & { startMs: number })[] }>(series: Series, imported: Map<number, ImportedCountsRow>, interval: Interval): Series & { imported?: true } {
   if (imported.size === 0) return series;
   let total = series.total;
   const points = [...series.points];
@@ -92,6 +99,51 @@ function withImported<Series extends { total: Figures; points: (Figures & { star
   return { ...series, total, points, imported: true };
 }
 
+/**
+ * A series of a whole period (SeriesQuestion without untilMs) over a raw pass (raw-pass.ts, with the question's
+ * sinceMs): what rollups answer is read now, what needs raw events asked of the pass; the figures once it has run.
+ * Rollups where one carries the filters, the totals as every other report counts them; hours, and a rolling window,
+ * from the raw events by design (event_log, so an answer over days whose raw events a retention period removed says
+ * so), without the goal filter (the raw series never applied one).
+ * @example const series = planSeries(db, question, currentSeq, pass); pass.run(); series();
+ */
+export function planSeries(db: Db, question: SeriesQuestion, currentSeq: number, pass: RawPass): () => SeriesFigures & { computedFrom: ComputedFrom } {
+  const selection = toSelection(question);
+  const { range } = selection;
+  const { interval, sinceMs } = question;
+  const bucket = { by: 'bucket' as const, bucketOf: (ms: number) => String(intervalStartOf(ms, interval, range)) };
+  const figuresOf = (group: RawGroup | undefined): Figures => toFigures(group, group?.visitors.size ?? 0);
+  const rawPoints = (byInterval: Map<string, RawGroup>, firstStart: number) =>
+    intervalStarts(range, interval)
+      .filter((startMs) => startMs >= firstStart)
+      .map((startMs) => ({ startMs, ...figuresOf(byInterval.get(String(startMs))) }));
+  if (sinceMs !== undefined) {
+    // A window's points start at the interval holding its start.
+    const [byInterval, whole] = [pass.group(bucket, false), pass.group({ by: 'all' }, false)];
+    return () => ({ total: figuresOf(whole().get('')), points: rawPoints(byInterval(), intervalStartOf(sinceMs, interval, range)), computedFrom: 'event_log' });
+  }
+  const imported = takesImported(question) ? importedDays(db, question) : new Map<number, ImportedCountsRow>();
+  const plan = planRollupRead(selection, { by: 'all' });
+  if (interval === 'hour') {
+    const rollupTotal = plan && readRollups(db, plan);
+    const rawTotal = plan ? undefined : pass.group({ by: 'all' }, true);
+    const byHour = pass.group(bucket, false);
+    return () => {
+      const whole = rollupTotal ?? toGroupedReport(rawTotal!());
+      const total = toFigures(whole.totals.get(''), whole.visitorsOf(['']).get('')!);
+      return { ...withImported({ total, points: rawPoints(byHour(), -Infinity) }, imported, 'hour'), computedFrom: 'event_log' };
+    };
+  }
+  if (plan) {
+    const { computedFrom, ...figures } = seriesFromRollups(db, selection, interval, currentSeq);
+    return () => ({ ...withImported(figures, imported, interval), computedFrom });
+  }
+  // No rollup carries the filters: the totals and every point from the pass (a week's or a month's visitors are
+  // those of its events, as its own grouped read of its days counts them).
+  const [whole, byInterval] = [pass.group({ by: 'all' }, true), pass.group(bucket, true)];
+  return () => ({ ...withImported({ total: figuresOf(whole().get('')), points: rawPoints(byInterval(), -Infinity) }, imported, interval), computedFrom: 'events' });
+}
+
 export function createSqliteTimeReads({ db, waitForProjection }: SqliteReadOptions): TimeQuestions {
   return {
     async series(question: SeriesQuestion) {
@@ -100,20 +152,13 @@ export function createSqliteTimeReads({ db, waitForProjection }: SqliteReadOptio
         const freshness = readFreshness(db, question.scope.siteIds);
         const selection = toSelection(question);
         const currentSeq = freshness.projectedSeq;
-        if (question.untilMs !== undefined || question.sinceMs !== undefined) {
-          return answered(rawSeries(db, selection, question.interval, currentSeq, question.untilMs, question.sinceMs), freshness, caughtUp, 'event_log');
-        }
-        const imported = takesImported(question) ? importedDays(db, question) : new Map<number, ImportedCountsRow>();
-        if (question.interval !== 'hour') {
-          const { computedFrom, ...figures } = seriesFromRollups(db, selection, question.interval, currentSeq);
-          return answered(withImported(figures, imported, question.interval), freshness, caughtUp, computedFrom);
-        }
-        // The totals as every other report counts them (rollups where they can); the hours come from the event rows
-        // by design (event_log), so an answer over days whose raw events a retention period removed says so.
-        const whole = groupedReport(db, { selection, grouping: { by: 'all' }, currentSeq });
-        const total = toFigures(whole.totals.get(''), whole.visitorsOf(['']).get('')!);
-        const { points } = rawSeries(db, selection, 'hour', currentSeq, undefined);
-        return answered(withImported({ total, points }, imported, 'hour'), freshness, caughtUp, 'event_log');
+        // A period cut at a moment (a partial comparison) is counted from raw events alone.
+        if (question.untilMs !== undefined) return answered(rawSeries(db, selection, question.interval, currentSeq, question.untilMs, question.sinceMs), freshness, caughtUp, 'event_log');
+        const pass = rawPass(db, selection, currentSeq, question.sinceMs);
+        const series = planSeries(db, question, currentSeq, pass);
+        pass.run();
+        const { computedFrom, ...figures } = series();
+        return answered(figures, freshness, caughtUp, computedFrom);
       });
     },
 
