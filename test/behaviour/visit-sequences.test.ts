@@ -4,7 +4,9 @@
 // Each change is its own scenario: a visit that grows, one that gains an earlier start, two visits an event merges
 // (a pageview, a custom event), a GDPR delete, a retention purge that cuts a visit at the first kept day, the
 // reconciliation (everything derived again, in small batches), a site's deletion, and the upgrade's backfill
-// (crashed halfway, then resumed at the next start).
+// (crashed halfway, then resumed at the next start). A batch builds a new visit's row from the events it holds and
+// reads only a visit that grew from stored events: batches of several events (visits made, merged and grown in one
+// batch, out-of-order and late events, bots and internal traffic beside them) check the table after every batch.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -25,6 +27,7 @@ import { repositoryRoot } from '../cli/cli-helpers.ts';
 const clock = manualClock('2026-03-20T12:00:00.000Z');
 const chrome = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36';
 const month = { from: '2026-03-01', to: '2026-03-20' };
+const googlebot = 'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)';
 
 type Event = Record<string, unknown>;
 const at = (time: string) => `2026-03-18T${time}:00.000Z`;
@@ -113,6 +116,68 @@ describe('visit_sequences follows every change of visits', () => {
     await send(server, 'vs-a', second);
     expect(await journeysFrom(server, 'vs-a', startPath)).toEqual([{ steps, visitors: 1, visits: 1 }]);
     expectTableEqualsEvents(server.db, ['vs-a'], workspaceId);
+  });
+
+  it.each<[string, Event[][], string, string[]]>([
+    [
+      'a new visit made in one batch, its events out of order',
+      [[view('vs-a', 'one', at('10:20'), '/one/c'), view('vs-a', 'one', at('10:00'), '/one/a'), view('vs-a', 'one', at('10:10'), '/one/b')]],
+      '/one/a',
+      ['/one/a', '/one/b', '/one/c'],
+    ],
+    [
+      'pageviews at the same millisecond, in ingest order',
+      [[view('vs-a', 'tie', at('10:30'), '/tie/a'), view('vs-a', 'tie', at('10:30'), '/tie/c'), view('vs-a', 'tie', at('10:30'), '/tie/b')]],
+      '/tie/a',
+      ['/tie/a', '/tie/c', '/tie/b'],
+    ],
+    [
+      'two visits a batch started, merged by its last event, with a custom event',
+      [[view('vs-a', 'two', at('11:00'), '/two/a'), view('vs-a', 'two', at('11:50'), '/two/c'), view('vs-a', 'two', at('11:25'), '/two/a', { type: 'click' }), view('vs-a', 'two', at('11:30'), '/two/b')]],
+      '/two/a',
+      ['/two/a', '/two/b', '/two/c'],
+    ],
+    [
+      'a stored visit merged with an earlier one the batch started',
+      [[view('vs-a', 'join', at('12:50'), '/join/c')], [view('vs-a', 'join', at('12:10'), '/join/a'), view('vs-a', 'join', at('12:30'), '/join/b')]],
+      '/join/a',
+      ['/join/a', '/join/b', '/join/c'],
+    ],
+    [
+      'a visit grown across three batches, beside a new visit of the same visitor',
+      [
+        [view('vs-a', 'long', at('13:00'), '/long/a')],
+        [view('vs-a', 'long', at('13:20'), '/long/b'), view('vs-a', 'long', at('16:00'), '/long/x')],
+        [view('vs-a', 'long', at('13:40'), '/long/c'), view('vs-a', 'long', at('16:10'), '/long/y')],
+      ],
+      '/long/a',
+      ['/long/a', '/long/b', '/long/c'],
+    ],
+    [
+      'bots and internal traffic in the batch of a new visit',
+      [
+        [
+          view('vs-a', 'mix', at('14:20'), '/mix/a'),
+          view('vs-a', 'mix', at('14:21'), '/mix/bot', { context: { user_agent: googlebot } }),
+          view('vs-a', 'mix', at('14:22'), '/mix/staff', { internal: true }),
+          view('vs-a', 'mix', at('14:23'), '/mix/b'),
+        ],
+      ],
+      '/mix/a',
+      ['/mix/a', '/mix/b'],
+    ],
+    [
+      'a late event of an earlier day, in a batch with current ones',
+      [[view('vs-a', 'late', at('17:00'), '/late/a')], [view('vs-a', 'late', '2026-03-17T17:00:00.000Z', '/late/old'), view('vs-a', 'late', at('17:10'), '/late/b')]],
+      '/late/a',
+      ['/late/a', '/late/b'],
+    ],
+  ])('%s', async (_, batches, startPath, steps) => {
+    for (const batch of batches) {
+      await send(server, 'vs-a', batch);
+      expectTableEqualsEvents(server.db, ['vs-a'], workspaceId);
+    }
+    expect(await journeysFrom(server, 'vs-a', startPath)).toEqual([{ steps, visitors: 1, visits: 1 }]);
   });
 
   it('a GDPR delete takes the visitor\'s visits out', async () => {
