@@ -110,15 +110,16 @@ export function projectBatch(db: Db, options: BatchOptions): BatchResult {
       // Before the rollups: they check leavers against the visits as the batch left them.
       visits.write(db);
       applyRollups(db, delta);
-      const subscribers = options.subscribers ?? [];
-      if (subscribers.length > 0) {
-        const changes: BatchVisitChanges = {
-          // A changed visit holds one of the batch's events, whose visitor got its number above.
-          changed: visits.changed((visit) => visitorNumbers.get(`${visit.site_id}\u0000${visit.anon_id}`)!),
-          removed: visits.removed(),
-        };
-        for (const subscriber of subscribers) subscriber(db, events, options.now, changes);
-      }
+      let changed: readonly ChangedVisit[] | undefined;
+      const changes: BatchVisitChanges = {
+        // Listed when a subscriber first asks. A changed visit holds one of the batch's events, whose visitor got its
+        // number above.
+        get changed() {
+          return (changed ??= visits.changed((visit) => visitorNumbers.get(`${visit.site_id}\u0000${visit.anon_id}`)!));
+        },
+        removed: visits.removed(),
+      };
+      for (const subscriber of options.subscribers ?? []) subscriber(db, events, options.now, changes);
       const reached = Math.max(events[events.length - 1]!.seq, end);
       saveProjectorPosition(db, reached, options.now);
       // The dedup index of what the batch passed (in chunks while a backlog lasts): the writer's in-memory tail no

@@ -52,18 +52,16 @@ export const visitorOf = (vid: number, isInternal: number) => vid * 2 + isIntern
 
 /** Path → id, per site, for one run of rebuilds (the ids are the rollups' path dictionary, report_values). */
 class PathIds {
-  private readonly ids = new Map<string, number>();
+  private readonly bySite = new Map<string, Map<string, number>>();
   constructor(private readonly db: Db) {}
   of(siteId: string, path: string): number {
-    const key = `${siteId}\u0000${path}`;
-    let id = this.ids.get(key);
-    if (id === undefined) this.ids.set(key, (id = findOrInsertValueId(this.db, siteId, Dim.path, path)));
+    let ids = this.bySite.get(siteId);
+    if (!ids) this.bySite.set(siteId, (ids = new Map()));
+    let id = ids.get(path);
+    if (id === undefined) ids.set(path, (id = findOrInsertValueId(this.db, siteId, Dim.path, path)));
     return id;
   }
 }
-
-/** A visit's event as listSpanEvents gives it: [ts, a pageview's path or null]. */
-const spanEventOf = (event: LoggedEvent): [number, string | null] => [event.ts, event.type === 'pageview' ? event.path : null];
 
 /**
  * Replaces the rows within a stored visit's span by the row its kept events (up to `maxSeq`) give now: `allEvents`
@@ -72,14 +70,22 @@ const spanEventOf = (event: LoggedEvent): [number, string | null] => [event.ts, 
 function rebuildVisit(db: Db, visit: VisitRow, vid: number, maxSeq: number, pathIds: PathIds, allEvents?: readonly LoggedEvent[]): void {
   const visitor = visitorOf(vid, visit.is_internal);
   deleteVisitSequencesInSpan(db, { site_id: visit.site_id, visitor, from_ts: visit.start_ts, to_ts: visit.end_ts });
-  const events = allEvents?.map(spanEventOf) ?? listSpanEvents(db, { site_id: visit.site_id, vid, is_internal: visit.is_internal, from_ts: visit.start_ts, to_ts: visit.end_ts, max_seq: maxSeq });
   const ids: number[] = [];
-  for (const [, path] of events) {
-    if (path === null) continue;
+  const add = (path: string) => {
     const id = pathIds.of(visit.site_id, path);
     if (ids[ids.length - 1] !== id) ids.push(id);
+  };
+  let startTs: number;
+  if (allEvents) {
+    // All of its events: the first is its start.
+    startTs = visit.start_ts;
+    for (const event of allEvents) if (event.type === 'pageview' && event.path !== null) add(event.path);
+  } else {
+    const events = listSpanEvents(db, { site_id: visit.site_id, vid, is_internal: visit.is_internal, from_ts: visit.start_ts, to_ts: visit.end_ts, max_seq: maxSeq });
+    for (const [, path] of events) if (path !== null) add(path);
+    startTs = events[0]?.[0] ?? visit.start_ts;
   }
-  if (ids.length > 0) insertVisitSequence(db, { site_id: visit.site_id, start_ts: events[0]![0], visitor, pages: packPages(ids) });
+  if (ids.length > 0) insertVisitSequence(db, { site_id: visit.site_id, start_ts: startTs, visitor, pages: packPages(ids) });
 }
 
 /**
