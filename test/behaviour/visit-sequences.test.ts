@@ -6,7 +6,8 @@
 // reconciliation (everything derived again, in small batches), a site's deletion, and the upgrade's backfill
 // (crashed halfway, then resumed at the next start). A batch builds a new visit's row from the events it holds and
 // reads only a visit that grew from stored events: batches of several events (visits made, merged and grown in one
-// batch, out-of-order and late events, bots and internal traffic beside them) check the table after every batch.
+// batch, out-of-order and late events, bots and internal traffic beside them) check the table after every batch; a
+// new visit's row is written without a delete first, and a stray row at its key is replaced.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -178,6 +179,16 @@ describe('visit_sequences follows every change of visits', () => {
       expectTableEqualsEvents(server.db, ['vs-a'], workspaceId);
     }
     expect(await journeysFrom(server, 'vs-a', startPath)).toEqual([{ steps, visitors: 1, visits: 1 }]);
+  });
+
+  it('a stray row where a new visit starts (a table broken elsewhere) is replaced, and the projector goes on', async () => {
+    await send(server, 'vs-a', [view('vs-a', 'stray', at('18:00'), '/stray/a')]);
+    const vid = server.db.prepare('SELECT vid FROM report_visitors WHERE site_id = ? AND anon_id = ?').pluck().get('vs-a', 'stray') as number;
+    // A new visit's row is inserted without a delete first: its key already taken.
+    server.db.prepare("INSERT INTO visit_sequences (site_id, start_ts, visitor, pages) VALUES ('vs-a', ?, ?, x'01')").run(Date.parse(at('20:00')), vid * 2);
+    await send(server, 'vs-a', [view('vs-a', 'stray', at('20:00'), '/stray/b'), view('vs-a', 'stray', at('20:05'), '/stray/c')]);
+    expect(await journeysFrom(server, 'vs-a', '/stray/b')).toEqual([{ steps: ['/stray/b', '/stray/c'], visitors: 1, visits: 1 }]);
+    expectTableEqualsEvents(server.db, ['vs-a'], workspaceId);
   });
 
   it('a GDPR delete takes the visitor\'s visits out', async () => {
