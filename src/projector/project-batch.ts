@@ -15,14 +15,26 @@ import { applyRollups } from './rollup/apply-rollups.ts';
 import { addProjectedEvent, batchPageLookup } from './rollup/event-contributions.ts';
 import { RollupDelta } from './rollup/rollup-delta.ts';
 import { visitorNumberOf } from './rollup/visitor-number.ts';
-import { BatchVisits } from './visits.ts';
+import type { VisitRow } from './queries/visit-rows.ts';
+import { BatchVisits, type ChangedVisit } from './visits.ts';
 
 /**
- * Hears what a batch projected (its events, bots and deleted sites' included), inside the batch's transaction and
- * before its position is saved: what it writes commits with the position, so each event reaches it exactly once.
- * A throw rolls the batch back. The app composes them (src/batch-subscribers.ts).
+ * What a batch did to visits, as it left them in memory and stored them: a subscriber deriving something per visit
+ * needs neither the visits nor the visitor numbers read again.
  */
-export type BatchSubscriber = (db: Db, events: readonly LoggedEvent[], now: number) => void;
+export interface BatchVisitChanges {
+  /** Every visit holding one of the batch's events (grown, merged or new), as stored now. */
+  changed: readonly ChangedVisit[];
+  /** The stored visits a merge removed (each lies inside the span of a changed visit). */
+  removed: readonly VisitRow[];
+}
+
+/**
+ * Hears what a batch projected (its events, bots and deleted sites' included, and the visits it changed), inside the
+ * batch's transaction and before its position is saved: what it writes commits with the position, so each event
+ * reaches it exactly once. A throw rolls the batch back. The app composes them (src/batch-subscribers.ts).
+ */
+export type BatchSubscriber = (db: Db, events: readonly LoggedEvent[], now: number, visits: BatchVisitChanges) => void;
 
 export interface BatchOptions {
   /** Events per batch at most: one transaction, holding sightline.db's write lock (never the event log's). */
@@ -98,7 +110,16 @@ export function projectBatch(db: Db, options: BatchOptions): BatchResult {
       // Before the rollups: they check leavers against the visits as the batch left them.
       visits.write(db);
       applyRollups(db, delta);
-      for (const subscriber of options.subscribers ?? []) subscriber(db, events, options.now);
+      let changed: readonly ChangedVisit[] | undefined;
+      const changes: BatchVisitChanges = {
+        // Listed when a subscriber first asks. A changed visit holds one of the batch's events, whose visitor got its
+        // number above.
+        get changed() {
+          return (changed ??= visits.changed((visit) => visitorNumbers.get(`${visit.site_id}\u0000${visit.anon_id}`)!));
+        },
+        removed: visits.removed(),
+      };
+      for (const subscriber of options.subscribers ?? []) subscriber(db, events, options.now, changes);
       const reached = Math.max(events[events.length - 1]!.seq, end);
       saveProjectorPosition(db, reached, options.now);
       // The dedup index of what the batch passed (in chunks while a backlog lasts): the writer's in-memory tail no

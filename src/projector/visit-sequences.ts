@@ -6,7 +6,8 @@
 // the visit's span (a visit only ever grows or merges with neighbours, and both old starts lie inside the new span)
 // and writing the row its kept events give now. Every path that changes visits calls in here:
 // - a projector batch (writeVisitSequences, a batch subscriber: in the batch's transaction, after its visits are
-//   written), for each visit holding one of the batch's events: a visit that grew, or merged two;
+//   written), for each visit holding one of the batch's events: a visit that grew, or merged two, or a new one (the
+//   batch hands these over with their visitor numbers and its events in them: nothing is read again for them);
 // - forgetVisitor (GDPR delete, import delete): the visitor's rows go with its visits;
 // - the retention purge: the rows of the visits it deletes go, the visit it cuts at the first kept day is rebuilt
 //   from what remains (its row then starts at its first kept event, as a recomputation over the events would);
@@ -16,9 +17,9 @@
 //   the rows stored before schema 31 get their filter values the same way (backfillVisitAttributes), from the stored
 //   visit (its attributes are its first event's) or, for a visit the purge cut, by rebuilding the row.
 import type { Db } from '../db/open.ts';
+import type { LoggedEvent } from '../event-store/stored-event.ts';
 import { inWriteTransaction } from '../db/statements.ts';
 import { Dim } from '../vocabulary/dimensions.ts';
-import { sessionGapMs } from '../vocabulary/visit-rule.ts';
 import type { BatchSubscriber } from './project-batch.ts';
 import { readProjectorPosition } from './queries/projector-state.ts';
 import { findOrInsertValueId } from './queries/value-rows.ts';
@@ -41,9 +42,8 @@ import {
   readBackfillState,
   setVisitSequenceAttributes,
 } from './queries/visit-sequence-rows.ts';
-import { listVisitsInReach, type VisitRow } from './queries/visit-rows.ts';
+import type { VisitRow } from './queries/visit-rows.ts';
 import { findVisitorNumber } from './queries/visitor-number-rows.ts';
-import { visitorKeyOf } from './visits.ts';
 
 /** Path ids as unsigned LEB128: 1 byte below 128 paths, 2 below 16,384. */
 export function packPages(ids: readonly number[]): Buffer {
@@ -63,12 +63,16 @@ export const visitorOf = (vid: number, isInternal: number) => vid * 2 + isIntern
 
 /** Value → id, per site and dimension, for one run of rebuilds (the rollups' dictionary, report_values). */
 class ValueIds {
-  private readonly ids = new Map<string, number>();
+  // Nested maps, not one map of joined keys: a key string per path cost the batch subscriber more than its lookups.
+  private readonly bySite = new Map<string, Map<Dim, Map<string, number>>>();
   constructor(private readonly db: Db) {}
   of(siteId: string, dim: Dim, value: string): number {
-    const key = `${siteId}\u0000${dim}\u0000${value}`;
-    let id = this.ids.get(key);
-    if (id === undefined) this.ids.set(key, (id = findOrInsertValueId(this.db, siteId, dim, value)));
+    let byDim = this.bySite.get(siteId);
+    if (!byDim) this.bySite.set(siteId, (byDim = new Map()));
+    let ids = byDim.get(dim);
+    if (!ids) byDim.set(dim, (ids = new Map()));
+    let id = ids.get(value);
+    if (id === undefined) ids.set(value, (id = findOrInsertValueId(this.db, siteId, dim, value)));
     return id;
   }
   /** A visit's filter values as ids (null stays null: the visit is in no row of that filter). */
@@ -87,62 +91,49 @@ class ValueIds {
 }
 
 /**
- * Replaces the rows within a stored visit's span by the row its kept events (up to `maxSeq`) give now. The filter
- * values are the first kept event's: the stored visit's, unless its first event is gone (a visit the purge cut keeps
- * its stored start and attributes; a recomputation over the events starts it at its first kept event).
+ * Replaces the rows within a stored visit's span by the row its kept events (up to `maxSeq`) give now: `allEvents`
+ * when the caller holds every one of them in (ts, seq) order (a batch's new visit), else those stored in its span.
+ * The filter values are the first kept event's: the stored visit's, unless its first event is gone (a visit the
+ * purge cut keeps its stored start and attributes; a recomputation over the events starts it at its first kept event).
  */
-function rebuildVisit(db: Db, visit: VisitRow, vid: number, maxSeq: number, valueIds: ValueIds): void {
+function rebuildVisit(db: Db, visit: VisitRow, vid: number, maxSeq: number, valueIds: ValueIds, allEvents?: readonly LoggedEvent[]): void {
   const visitor = visitorOf(vid, visit.is_internal);
   deleteVisitSequencesInSpan(db, { site_id: visit.site_id, visitor, from_ts: visit.start_ts, to_ts: visit.end_ts });
-  const events = listSpanEvents(db, { site_id: visit.site_id, vid, is_internal: visit.is_internal, from_ts: visit.start_ts, to_ts: visit.end_ts, max_seq: maxSeq });
   const ids: number[] = [];
-  for (const [, path] of events) {
-    if (path === null) continue;
+  const add = (path: string) => {
     const id = valueIds.of(visit.site_id, Dim.path, path);
     if (ids[ids.length - 1] !== id) ids.push(id);
+  };
+  let startTs: number;
+  let values: AttributeValues;
+  if (allEvents) {
+    // All of its events: the first is its start, and its values are the stored visit's.
+    startTs = visit.start_ts;
+    values = visit;
+    for (const event of allEvents) if (event.type === 'pageview' && event.path !== null) add(event.path);
+  } else {
+    const events = listSpanEvents(db, { site_id: visit.site_id, vid, is_internal: visit.is_internal, from_ts: visit.start_ts, to_ts: visit.end_ts, max_seq: maxSeq });
+    for (const [, path] of events) if (path !== null) add(path);
+    if (ids.length === 0) return;
+    const [firstTs, , firstSeq] = events[0]!;
+    startTs = firstTs;
+    values = firstSeq === visit.entry_seq ? visit : findEventAttributes(db, firstSeq);
   }
   if (ids.length === 0) return;
-  const [startTs, , firstSeq] = events[0]!;
-  const values = firstSeq === visit.entry_seq ? visit : findEventAttributes(db, firstSeq);
   insertVisitSequence(db, { site_id: visit.site_id, start_ts: startTs, visitor, pages: packPages(ids), ...valueIds.attributes(visit.site_id, values) });
-}
-
-/** Whether one of the sorted times falls in [from, to]. */
-function holdsAny(sorted: readonly number[], from: number, to: number): boolean {
-  let low = 0;
-  let high = sorted.length;
-  while (low < high) {
-    const middle = (low + high) >>> 1;
-    if (sorted[middle]! < from) low = middle + 1;
-    else high = middle;
-  }
-  return low < sorted.length && sorted[low]! <= to;
 }
 
 /**
  * The batch subscriber: every visit holding one of the batch's (non-bot) events is rebuilt, after the batch wrote its
- * visits. A visit a merge removed lies inside the span of the visit it joined, so its row goes with that rebuild.
+ * visits, from the rows and visitor numbers the batch hands over. A visit made only of the batch's events (the common
+ * case) is built from them; one that grew from stored events reads its span. A visit a merge removed lies inside the
+ * span of the visit it joined, so its row goes with that rebuild.
  */
-export const writeVisitSequences: BatchSubscriber = (db, events) => {
-  if (events.length === 0) return;
+export const writeVisitSequences: BatchSubscriber = (db, events, _now, visits) => {
+  if (visits.changed.length === 0) return;
   const maxSeq = events[events.length - 1]!.seq;
-  const byVisitor = new Map<string, { site_id: string; anon_id: string; is_internal: 0 | 1; ts: number[] }>();
-  for (const event of events) {
-    if (event.is_bot) continue;
-    const key = visitorKeyOf(event);
-    const found = byVisitor.get(key);
-    if (found) found.ts.push(event.ts);
-    else byVisitor.set(key, { site_id: event.site_id, anon_id: event.anon_id, is_internal: event.is_internal, ts: [event.ts] });
-  }
   const valueIds = new ValueIds(db);
-  for (const { site_id, anon_id, is_internal, ts } of byVisitor.values()) {
-    // No number: the site was deleted, nothing was derived from the event.
-    const vid = findVisitorNumber(db, site_id, anon_id);
-    if (vid === undefined) continue;
-    if (ts.length > 1) ts.sort((a, b) => a - b);
-    const visits = listVisitsInReach(db, { site_id, anon_id, is_internal, from_ts: ts[0]! - sessionGapMs, before_ts: ts[ts.length - 1]! + sessionGapMs });
-    for (const visit of visits) if (holdsAny(ts, visit.start_ts, visit.end_ts)) rebuildVisit(db, visit, vid, maxSeq, valueIds);
-  }
+  for (const { visit, vid, events: ownEvents, grewFromStored } of visits.changed) rebuildVisit(db, visit, vid, maxSeq, valueIds, grewFromStored ? undefined : ownEvents);
 };
 
 /** A visitor's rows, with its visits (forgetVisitor, before it deletes them). */

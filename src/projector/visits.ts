@@ -111,10 +111,29 @@ export interface VisitChange {
   added: VisitRow;
 }
 
-/** A visit as the batch has it: `stored` is the row as read (undefined for a visit the batch started). */
+/**
+ * A visit as the batch has it: `stored` is the row as read (undefined for a visit the batch started; after a merge,
+ * the row the merged visit is stored under), `events` the batch's events in it, in the order they were assigned.
+ */
 interface Slot {
   visit: VisitRow;
   stored: VisitRow | undefined;
+  events: LoggedEvent[];
+}
+
+/** A visit the batch changed, as it stored it, for the batch's subscribers. */
+export interface ChangedVisit {
+  /** The row as stored now (its id too). */
+  visit: VisitRow;
+  /** Its visitor's number (report_visitors.vid). */
+  vid: number;
+  /** The batch's events in it, in (ts, seq) order. */
+  events: readonly LoggedEvent[];
+  /**
+   * Whether it holds events of earlier batches (it grew from, or merged with, a stored visit); when false, `events`
+   * are all of its events.
+   */
+  grewFromStored: boolean;
 }
 
 /** The events a batch projects (non-bots of existing sites), by visitor: site, anon_id and the internal flag. */
@@ -135,6 +154,21 @@ function lastStartingBefore(slots: readonly Slot[], ts: number): number {
 }
 
 /**
+ * Whether events are in (ts, seq) order: the common case, events assigned in ingest order as they happened. A check
+ * is cheaper than a sort, whose comparisons read the rows' properties again and again (better-sqlite3's rows of this
+ * many columns have slow, dictionary-mode properties).
+ */
+function inTimeOrder(events: readonly LoggedEvent[]): boolean {
+  let previous = events[0]!;
+  for (let index = 1; index < events.length; index++) {
+    const event = events[index]!;
+    if (event.ts < previous.ts || (event.ts === previous.ts && event.seq < previous.seq)) return false;
+    previous = event;
+  }
+  return true;
+}
+
+/**
  * One batch's visits in memory. Visits are disjoint and at least a gap apart, so the visits an event may join are
  * those overlapping [ts - gap, ts + gap]; a visitor's events of the batch, taken in ts order and cut where two are
  * more than two gaps apart, give stretches whose visits are read with one query each: exactly the visits the batch
@@ -142,7 +176,8 @@ function lastStartingBefore(slots: readonly Slot[], ts: number): number {
  */
 export class BatchVisits {
   private readonly byVisitor = new Map<string, Slot[]>();
-  private readonly deletedIds: number[] = [];
+  /** The stored visits a merge removed (each lies inside the span of the visit it joined). */
+  private readonly deleted: VisitRow[] = [];
 
   /** Reads the visits `events` (ingest order; all of them projected) can touch. */
   static load(db: Db, events: readonly LoggedEvent[]): BatchVisits {
@@ -163,7 +198,7 @@ export class BatchVisits {
         for (const row of rows) {
           if (seen.has(row.id)) continue;
           seen.add(row.id);
-          slots.push({ visit: row, stored: row });
+          slots.push({ visit: row, stored: row, events: [] });
         }
       };
       let first = ts[0]!;
@@ -191,13 +226,14 @@ export class BatchVisits {
 
     if (nearby.length === 0) {
       const added = { ...newVisit(event), id: 0 };
-      slots.splice(latest + 1, 0, { visit: added, stored: undefined });
+      slots.splice(latest + 1, 0, { visit: added, stored: undefined, events: [event] });
       return { removed: [], added };
     }
     if (nearby.length === 1) {
       const slot = slots[nearby[0]!]!;
       const before = slot.visit;
       slot.visit = extend(before, event);
+      slot.events.push(event);
       return { removed: [before], added: slot.visit };
     }
     // The event bridges two visits: they become one, stored under the earlier's id (the later's if only it has one).
@@ -208,21 +244,41 @@ export class BatchVisits {
     const [kept, dropped] = earlier.stored || !later.stored ? [earlier, later] : [later, earlier];
     const removed = [earlier.visit, later.visit];
     kept.visit = kept === earlier ? merged : { ...merged, id: later.visit.id };
-    if (dropped.stored) this.deletedIds.push(dropped.stored.id);
+    if (dropped.stored) this.deleted.push(dropped.stored);
+    kept.events = kept.events.concat(dropped.events, event);
     slots.splice(earlierIndex, 2, kept);
     return { removed, added: kept.visit };
   }
 
   /** Writes every visit the batch changed, once: before the rollups, which check leavers against the visits. */
   write(db: Db): void {
-    for (const id of this.deletedIds) deleteVisit(db, id);
+    for (const { id } of this.deleted) deleteVisit(db, id);
     for (const slots of this.byVisitor.values()) {
       for (const { visit, stored } of slots) {
-        if (!stored) insertVisit(db, visit);
+        // The placeholder id of a visit the batch started becomes the stored one (the subscribers see the rows as stored).
+        if (!stored) visit.id = insertVisit(db, visit);
         else if (visit === stored) continue;
         else if (visit.start_ts === stored.start_ts && visit.entry_seq === stored.entry_seq) updateVisitTail(db, visit);
         else updateVisit(db, visit);
       }
     }
+  }
+
+  /** After write: every visit the batch changed, as stored, with the batch's events in it and its visitor's number. */
+  changed(vidOf: (visit: VisitRow) => number): ChangedVisit[] {
+    const changed: ChangedVisit[] = [];
+    for (const slots of this.byVisitor.values()) {
+      for (const { visit, stored, events } of slots) {
+        if (visit === stored) continue;
+        if (!inTimeOrder(events)) events.sort((a, b) => a.ts - b.ts || a.seq - b.seq);
+        changed.push({ visit, vid: vidOf(visit), events, grewFromStored: stored !== undefined });
+      }
+    }
+    return changed;
+  }
+
+  /** The stored visits a merge removed. */
+  removed(): readonly VisitRow[] {
+    return this.deleted;
   }
 }

@@ -6,7 +6,10 @@
 // reconciliation (everything derived again, in small batches), a site's deletion, and the upgrade's backfill
 // (crashed halfway, then resumed at the next start). Each comparison is made with and without visit filters: a row
 // keeps its visit's filter values (schema 31), which must be the first kept event's after an earlier event, a merge
-// and a purge cut; the upgrade to 31 fills them for the rows already stored.
+// and a purge cut; the upgrade to 31 fills them for the rows already stored. A batch builds a new visit's row from
+// the events it holds and reads only a visit that grew from stored events: batches of several events (visits made,
+// merged and grown in one batch, out-of-order and late events, bots and internal traffic beside them) check the table
+// after every batch; a stray row at a new visit's key is replaced.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -32,6 +35,7 @@ const iphone = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebK
 /** An event from a phone, arriving from a Google search: another source, device, browser and os than view()'s. */
 const fromPhone: Event = { referrer: 'https://www.google.com/search', context: { user_agent: iphone, ip: '81.2.69.142' } };
 const month = { from: '2026-03-01', to: '2026-03-20' };
+const googlebot = 'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)';
 
 type Event = Record<string, unknown>;
 const at = (time: string) => `2026-03-18T${time}:00.000Z`;
@@ -188,6 +192,78 @@ describe('visit_sequences follows every change of visits', () => {
     await send(server, 'vs-a', second);
     expect(await journeysFrom(server, 'vs-a', startPath, matching)).toEqual([{ steps, visitors: 1, visits: 1 }]);
     expect(await journeysFrom(server, 'vs-a', startPath, other)).toEqual([]);
+    expectTableEqualsEvents(server.db, ['vs-a'], workspaceId);
+  });
+
+  it.each<[string, Event[][], string, string[]]>([
+    [
+      'a new visit made in one batch, its events out of order',
+      [[view('vs-a', 'one', at('10:20'), '/one/c'), view('vs-a', 'one', at('10:00'), '/one/a'), view('vs-a', 'one', at('10:10'), '/one/b')]],
+      '/one/a',
+      ['/one/a', '/one/b', '/one/c'],
+    ],
+    [
+      'pageviews at the same millisecond, in ingest order',
+      [[view('vs-a', 'tie', at('10:30'), '/tie/a'), view('vs-a', 'tie', at('10:30'), '/tie/c'), view('vs-a', 'tie', at('10:30'), '/tie/b')]],
+      '/tie/a',
+      ['/tie/a', '/tie/c', '/tie/b'],
+    ],
+    [
+      'two visits a batch started, merged by its last event, with a custom event',
+      [[view('vs-a', 'two', at('11:00'), '/two/a'), view('vs-a', 'two', at('11:50'), '/two/c'), view('vs-a', 'two', at('11:25'), '/two/a', { type: 'click' }), view('vs-a', 'two', at('11:30'), '/two/b')]],
+      '/two/a',
+      ['/two/a', '/two/b', '/two/c'],
+    ],
+    [
+      'a stored visit merged with an earlier one the batch started',
+      [[view('vs-a', 'join', at('12:50'), '/join/c')], [view('vs-a', 'join', at('12:10'), '/join/a'), view('vs-a', 'join', at('12:30'), '/join/b')]],
+      '/join/a',
+      ['/join/a', '/join/b', '/join/c'],
+    ],
+    [
+      'a visit grown across three batches, beside a new visit of the same visitor',
+      [
+        [view('vs-a', 'long', at('13:00'), '/long/a')],
+        [view('vs-a', 'long', at('13:20'), '/long/b'), view('vs-a', 'long', at('16:00'), '/long/x')],
+        [view('vs-a', 'long', at('13:40'), '/long/c'), view('vs-a', 'long', at('16:10'), '/long/y')],
+      ],
+      '/long/a',
+      ['/long/a', '/long/b', '/long/c'],
+    ],
+    [
+      'bots and internal traffic in the batch of a new visit',
+      [
+        [
+          view('vs-a', 'mix', at('14:20'), '/mix/a'),
+          view('vs-a', 'mix', at('14:21'), '/mix/bot', { context: { user_agent: googlebot } }),
+          view('vs-a', 'mix', at('14:22'), '/mix/staff', { internal: true }),
+          view('vs-a', 'mix', at('14:23'), '/mix/b'),
+        ],
+      ],
+      '/mix/a',
+      ['/mix/a', '/mix/b'],
+    ],
+    [
+      'a late event of an earlier day, in a batch with current ones',
+      [[view('vs-a', 'late', at('17:00'), '/late/a')], [view('vs-a', 'late', '2026-03-17T17:00:00.000Z', '/late/old'), view('vs-a', 'late', at('17:10'), '/late/b')]],
+      '/late/a',
+      ['/late/a', '/late/b'],
+    ],
+  ])('%s', async (_, batches, startPath, steps) => {
+    for (const batch of batches) {
+      await send(server, 'vs-a', batch);
+      expectTableEqualsEvents(server.db, ['vs-a'], workspaceId);
+    }
+    expect(await journeysFrom(server, 'vs-a', startPath)).toEqual([{ steps, visitors: 1, visits: 1 }]);
+  });
+
+  it('a stray row where a new visit starts (a table broken elsewhere) is replaced, and the projector goes on', async () => {
+    await send(server, 'vs-a', [view('vs-a', 'stray', at('18:00'), '/stray/a')]);
+    const vid = server.db.prepare('SELECT vid FROM report_visitors WHERE site_id = ? AND anon_id = ?').pluck().get('vs-a', 'stray') as number;
+    // A row already at the new visit's key.
+    server.db.prepare("INSERT INTO visit_sequences (site_id, start_ts, visitor, pages) VALUES ('vs-a', ?, ?, x'01')").run(Date.parse(at('20:00')), vid * 2);
+    await send(server, 'vs-a', [view('vs-a', 'stray', at('20:00'), '/stray/b'), view('vs-a', 'stray', at('20:05'), '/stray/c')]);
+    expect(await journeysFrom(server, 'vs-a', '/stray/b')).toEqual([{ steps: ['/stray/b', '/stray/c'], visitors: 1, visits: 1 }]);
     expectTableEqualsEvents(server.db, ['vs-a'], workspaceId);
   });
 

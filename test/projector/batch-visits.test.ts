@@ -2,8 +2,12 @@
 // stretch of time the batch touches, assigned event by event, written once. These scenarios cut a stream into
 // batches where that can go wrong (a visit spanning batches, visits merged in memory, a stored visit merged with
 // one the batch started, events of one visitor far apart in one batch, the gap's edges) and check the stored visits
-// and the summary against the visits a from-scratch computation gives.
+// and the summary against the visits a from-scratch computation gives. The batch then hands its subscribers the
+// visits it changed (as stored, with their visitor numbers and the batch's events in them) and the ones a merge
+// removed: the last scenarios check that handover against the stored rows.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { batchSubscribers } from '../../src/batch-subscribers.ts';
+import type { BatchSubscriber, BatchVisitChanges } from '../../src/projector/project-batch.ts';
 import { seedWorkspace, startTestServer, type TestServer } from '../_setup.ts';
 import { manualClock } from '../admin/_helpers.ts';
 import { send, wireEvent } from '../events/_helpers.ts';
@@ -133,5 +137,108 @@ describe('visits assigned in memory, batch by batch', () => {
     const day = at(0).slice(0, 10);
     const sources = await server.request('GET', `/v1/sites/${site}/reports/sources-v2?from=${day}&to=${day}`);
     expect(sources.body.data.rows.map((row: { source: string; pageviews: number }) => [row.source, row.pageviews])).toEqual([['news.example', 2]]);
+  });
+});
+
+const googlebot = 'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)';
+
+interface Handover {
+  name: string;
+  /** Batches in order: [anon_id, ms after `start`, path, kind (a bot's or internal traffic's event)]. */
+  batches: [string, number, string, ('bot' | 'internal')?][][];
+  /** What the last batch hands over: [anon_id, internal, start, end, the batch's paths in the visit, grew from stored]. */
+  changed: [string, 0 | 1, number, number, string[], boolean][];
+  /** The stored visits a merge removed: [anon_id, start, end]. */
+  removed: [string, number, number][];
+}
+
+const handovers: Handover[] = [
+  {
+    name: 'new visits only, their events out of order (ts order, ties in ingest order)',
+    batches: [[['a', 20 * minute, '/3'], ['a', 0, '/1'], ['a', 10 * minute, '/2b'], ['a', 10 * minute, '/2a'], ['b', 0, '/1']]],
+    changed: [
+      ['a', 0, 0, 20 * minute, ['/1', '/2b', '/2a', '/3'], false],
+      ['b', 0, 0, 0, ['/1'], false],
+    ],
+    removed: [],
+  },
+  {
+    name: 'a stored visit grown, an untouched one left out',
+    batches: [[['a', 0, '/1'], ['a', 300 * minute, '/9']], [['a', 10 * minute, '/2']]],
+    changed: [['a', 0, 0, 10 * minute, ['/2'], true]],
+    removed: [],
+  },
+  {
+    name: 'two visits the batch started, merged in memory',
+    batches: [[['a', 0, '/1'], ['a', 50 * minute, '/3'], ['a', 25 * minute, '/2']]],
+    changed: [['a', 0, 0, 50 * minute, ['/1', '/2', '/3'], false]],
+    removed: [],
+  },
+  {
+    name: 'a stored visit merged with an earlier one the batch started (stored under the stored id)',
+    batches: [[['a', 50 * minute, '/3']], [['a', 0, '/1'], ['a', 25 * minute, '/2']]],
+    changed: [['a', 0, 0, 50 * minute, ['/1', '/2'], true]],
+    removed: [],
+  },
+  {
+    name: 'two stored visits merged: the later one removed',
+    batches: [[['a', 0, '/1'], ['a', 50 * minute, '/3']], [['a', 25 * minute, '/2']]],
+    changed: [['a', 0, 0, 50 * minute, ['/2'], true]],
+    removed: [['a', 50 * minute, 50 * minute]],
+  },
+  {
+    name: 'bots in no visit, internal traffic in a visit of its own',
+    batches: [[['a', 0, '/1'], ['a', 1 * minute, '/bot', 'bot'], ['a', 2 * minute, '/staff', 'internal'], ['a', 3 * minute, '/2']]],
+    changed: [
+      ['a', 0, 0, 3 * minute, ['/1', '/2'], false],
+      ['a', 1, 2 * minute, 2 * minute, ['/staff'], false],
+    ],
+    removed: [],
+  },
+];
+
+describe('what a batch hands its subscribers', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer({ clock, projector: 'manual', projectionWaitMs: 50 });
+  });
+  afterAll(() => server.close());
+
+  it.each(handovers.map((handover, index) => ({ ...handover, site: `ho${index}` })))('$name', async ({ site, batches, changed, removed }) => {
+    await seedWorkspace(server, `ws-${site}`, { sites: [site] });
+    server.app.projection.projectNow();
+    const handed: BatchVisitChanges[] = [];
+    // After the app's own subscribers, as the projector runs them.
+    const record: BatchSubscriber = (_db, _events, _now, visits) => handed.push(visits);
+    for (const batch of batches) {
+      await send(
+        server,
+        site,
+        batch.map(([anon, at, path, kind]) =>
+          wireEvent(site, {
+            anon_id: anon,
+            ts: new Date(start + at).toISOString(),
+            url: `https://s.example${path}`,
+            ...(kind === 'bot' ? { context: { user_agent: googlebot } } : kind === 'internal' ? { internal: true } : {}),
+          }),
+        ),
+      );
+      expect(server.app.projection.projectNow({ maxEvents: batch.length, subscribers: [...batchSubscribers, record] })).toMatchObject({ events: batch.length });
+    }
+    expect(handed).toHaveLength(batches.length);
+    const last = handed.at(-1)!;
+    const summary = last.changed
+      .map(({ visit, events, grewFromStored }) => [visit.anon_id, visit.is_internal, visit.start_ts - start, visit.end_ts - start, events.map((event) => event.path), grewFromStored])
+      .sort((a, b) => String(a[0]).localeCompare(String(b[0])) || Number(a[1]) - Number(b[1]));
+    expect(summary).toEqual(changed);
+    // Each as stored now (new visits with the id the insert gave), with its visitor's number.
+    const row = server.db.prepare('SELECT * FROM sessions WHERE id = ?');
+    const number = server.db.prepare('SELECT vid FROM report_visitors WHERE site_id = ? AND anon_id = ?').pluck();
+    for (const { visit, vid } of last.changed) {
+      expect(row.get(visit.id)).toEqual(visit);
+      expect(vid).toBe(number.get(site, visit.anon_id));
+    }
+    expect(last.removed.map((visit) => [visit.anon_id, visit.start_ts - start, visit.end_ts - start])).toEqual(removed);
+    for (const visit of last.removed) expect(row.get(visit.id)).toBeUndefined();
   });
 });
