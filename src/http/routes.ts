@@ -86,8 +86,13 @@ export function observeRoutes(app: H3, observer: RouteObserver): void {
   routeObservers.set(app, observer);
 }
 
-/** Every route registered so far, for the OpenAPI document. */
-export const registeredRoutes: RouteSpec[] = [];
+// Per app, not per process: tests run many apps in one process, some with routes of their own (`extend`).
+const routesByApp = new WeakMap<H3, RouteSpec[]>();
+
+/** The routes registered on `app` so far, in order: the OpenAPI document's source. */
+export function registeredRoutesOf(app: H3): readonly RouteSpec[] {
+  return routesByApp.get(app) ?? [];
+}
 
 /**
  * @example addRoute(app, { method: 'GET', path: '/healthz', refusals: {}, handler: () => ({ status: 'ok' }) });
@@ -111,5 +116,7 @@ export function addRoute<const Answer extends v.GenericSchema | undefined = unde
   };
   if (!spec.versionedOnly) app.on(spec.method, spec.path, handler);
   app.on(spec.method, `/v1${spec.path}`, handler);
-  if (!registeredRoutes.some((route) => route.method === spec.method && route.path === spec.path)) registeredRoutes.push(spec as RouteSpec);
+  let routes = routesByApp.get(app);
+  if (!routes) routesByApp.set(app, (routes = []));
+  if (!routes.some((route) => route.method === spec.method && route.path === spec.path)) routes.push(spec as RouteSpec);
 }

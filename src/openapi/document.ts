@@ -150,7 +150,7 @@ function toOperation(route: DescribedRoute, alias: boolean): OpenApiOperation {
 }
 
 /**
- * @example const document = buildOpenApiDocument(describeRoutes(registeredRoutes), '0.1.0');
+ * @example const document = buildOpenApiDocument(describeRoutes(registeredRoutesOf(app)), '0.1.0');
  */
 export function buildOpenApiDocument(routes: readonly DescribedRoute[], version: string): OpenApiDocument {
   const schemas: Record<string, JsonObject> = errorEnvelopeSchemas();

@@ -3,7 +3,7 @@
 import type { H3 } from 'h3';
 import packageJson from '../../package.json' with { type: 'json' };
 import type { AppContext } from '../context.ts';
-import { addRoute, registeredRoutes, type RouteSpec } from '../http/routes.ts';
+import { addRoute, registeredRoutesOf, type RouteSpec } from '../http/routes.ts';
 import { OpenApiDocumentAnswer, SchemaCatalogAnswer } from './answers.ts';
 import { buildOpenApiDocument, type DescribedRoute, describeRoutes, type JsonObject, type OpenApiDocument } from './document.ts';
 import { buildSchemaCatalog } from './schema-catalog.ts';
@@ -34,8 +34,8 @@ export function mountOpenApi(app: H3, _context: AppContext): void {
     answer: OpenApiDocumentAnswer,
     handler: () => documents().openapi,
   });
-  // registeredRoutes is process-wide and only grows: the routes up to now are this app's.
-  const routes: readonly RouteSpec[] = [...registeredRoutes];
+  // The app's routes up to now: those mounted before this (every domain's, and a test's own).
+  const routes: readonly RouteSpec[] = [...registeredRoutesOf(app)];
   let built: { openapi: OpenApiDocument; catalog: Record<string, JsonObject> } | undefined;
   const documents = () => {
     if (!built) {

@@ -6,7 +6,7 @@ import { answerKeyOf } from './route-names.ts';
 
 /**
  * Keys: "StructuredError", "FlatError", then one "METHOD /v1/path" per route with a JSON answer, in mount order.
- * @example buildSchemaCatalog(describeRoutes(registeredRoutes))['GET /v1/healthz'] // { $schema, title, type: 'object', … }
+ * @example buildSchemaCatalog(describeRoutes(registeredRoutesOf(app)))['GET /v1/healthz'] // { $schema, title, type: 'object', … }
  */
 export function buildSchemaCatalog(routes: readonly DescribedRoute[]): Record<string, JsonObject> {
   const standalone = (title: string, schema: JsonObject | JsonSchema): JsonObject => ({ $schema: jsonSchemaDialect, title, ...schema });

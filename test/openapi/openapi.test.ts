@@ -4,7 +4,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as v from 'valibot';
 import packageJson from '../../package.json' with { type: 'json' };
-import { addRoute, registeredRoutes, type RouteSpec } from '../../src/http/routes.ts';
+import { addRoute, registeredRoutesOf, type RouteSpec } from '../../src/http/routes.ts';
 import { AnswerMismatchError, createAnswerChecker } from '../../src/openapi/answer-check.ts';
 import type { JsonObject, OpenApiDocument } from '../../src/openapi/document.ts';
 import { toAnswerJsonSchema } from '../../src/openapi/json-schema.ts';
@@ -17,12 +17,12 @@ const methods = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'tr
 let server: TestServer;
 let document: OpenApiDocument;
 let catalog: Record<string, JsonObject>;
-/** The routes this app serves (this file's first app: nothing else has registered routes yet). */
+/** The routes this app serves. */
 let appRoutes: RouteSpec[];
 
 beforeAll(async () => {
   server = await startTestServer();
-  appRoutes = [...registeredRoutes];
+  appRoutes = [...registeredRoutesOf(server.app.h3)];
   document = (await server.request('GET', '/v1/openapi.json', { token: null })).body;
   catalog = (await server.request('GET', '/v1/schemas', { token: null })).body;
 });

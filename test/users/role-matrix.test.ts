@@ -1,6 +1,6 @@
 // Every route of the router × every role (owner, admin, analyst, viewer) × own and foreign workspace, through the
 // one access resolver (CONTRACT 9, docs/people.md "Roles"). The list of routes is the router's own
-// (registeredRoutes, the source of the OpenAPI document): a route added without a line here fails the first test.
+// (registeredRoutesOf, the source of the OpenAPI document): a route added without a line here fails the first test.
 // Own workspace: a role at or above the route's least role gets past access (any answer but 401/403: the empty
 // body or the made-up id then answers 400 or 404), a lower one 403 forbidden_scope. Foreign workspace: 404
 // not_found for every role, exactly as for a missing one. Nothing here needs a real resource: access is decided
@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Role } from '../../src/access/caller.ts';
 import type { AppContext } from '../../src/context.ts';
-import { registeredRoutes } from '../../src/http/routes.ts';
+import { registeredRoutesOf } from '../../src/http/routes.ts';
 import { createKey, manualClock } from '../admin/_helpers.ts';
 import type { TestServer } from '../_setup.ts';
 import { goodPassword, login, makeUser, startPeopleServer } from './_users.ts';
@@ -192,7 +192,7 @@ describe('role × route matrix', () => {
   afterAll(() => server.close());
 
   it('has an expectation for every route of the router, and none for a route that does not exist', () => {
-    const registered = registeredRoutes.map(routeKey);
+    const registered = registeredRoutesOf(server.app.h3).map(routeKey);
     expect(registered.filter((key) => !(key in expected)), 'routes without a line in the matrix').toEqual([]);
     expect(Object.keys(expected).filter((key) => !registered.includes(key)), 'lines for routes that do not exist').toEqual([]);
   });
@@ -202,7 +202,7 @@ describe('role × route matrix', () => {
   );
 
   it.each(cases)('$key as $role of the $side workspace', async ({ key, access, role, side }) => {
-    const route = registeredRoutes.find((candidate) => routeKey(candidate) === key)!;
+    const route = registeredRoutesOf(server.app.h3).find((candidate) => routeKey(candidate) === key)!;
     const url = pathOf(route.path, side);
     const headers = sessions[role]!;
     const hasBody = ['POST', 'PUT', 'PATCH'].includes(route.method);
