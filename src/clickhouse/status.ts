@@ -37,7 +37,7 @@ export interface ClickHouseStatus {
   shipped_through: number;
   /** Events the SQLite log holds that ClickHouse does not. */
   lag_events: number;
-  /** Rows as stored (a row sent twice counts twice until a merge; reads use FINAL). */
+  /** Rows as stored (a row sent twice counts twice until a merge collapses it). */
   event_rows: number;
   visit_rows: number;
   /** Compressed bytes on disk of the active parts. */

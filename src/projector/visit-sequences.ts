@@ -41,6 +41,7 @@ import {
   readAttributesBackfillState,
   readBackfillState,
   setVisitSequenceAttributes,
+  type BackfillState,
 } from './queries/visit-sequence-rows.ts';
 import type { VisitRow } from './queries/visit-rows.ts';
 import { findVisitorNumber } from './queries/visitor-number-rows.ts';
@@ -195,6 +196,47 @@ export interface BackfillOptions {
   maxChunks?: number;
 }
 
+/** A resumable fill's cursor over the stored visits (schema 30's, schema 31's). */
+interface FillCursor {
+  read(db: Db): BackfillState | undefined;
+  advance(db: Db, afterVisit: number): void;
+  finish(db: Db): void;
+}
+
+/**
+ * Runs a fill over the stored visits up to its cursor's last, a chunk of visits per transaction that also moves the
+ * cursor (a crash resumes at the next start), calling `each` for every visit that has a visitor number; returns the
+ * visits read.
+ */
+function fillByVisitChunks(db: Db, cursor: FillCursor, options: BackfillOptions, each: (visit: VisitRow, vid: number, maxSeq: number, valueIds: ValueIds) => void): number {
+  const chunk = options.chunk ?? backfillChunk;
+  let visits = 0;
+  let chunks = 0;
+  for (let done = false; !done && chunks < (options.maxChunks ?? Number.POSITIVE_INFINITY); chunks++) {
+    done = inWriteTransaction(db, () => {
+      const state = cursor.read(db);
+      if (!state) return true;
+      const maxSeq = readProjectorPosition(db);
+      const valueIds = new ValueIds(db);
+      const rows = listVisitsAfter(db, state.after_visit, state.last_visit, chunk);
+      for (const visit of rows) {
+        const vid = findVisitorNumber(db, visit.site_id, visit.anon_id);
+        if (vid !== undefined) each(visit, vid, maxSeq, valueIds);
+      }
+      visits += rows.length;
+      if (rows.length < chunk) {
+        cursor.finish(db);
+        return true;
+      }
+      cursor.advance(db, rows[rows.length - 1]!.id);
+      return false;
+    });
+  }
+  return visits;
+}
+
+const seconds = (since: number) => ((performance.now() - since) / 1000).toFixed(1);
+
 /**
  * Fills the table from the visits stored before schema version 30, then the filter values of the rows stored before
  * schema version 31 (backfillVisitAttributes), at start before the projector; returns the visits backfilled (0 when
@@ -204,33 +246,12 @@ export interface BackfillOptions {
 export function backfillVisitSequences(db: Db, options: BackfillOptions = {}): number {
   const pending = readBackfillState(db);
   if (!pending) return backfillVisitAttributes(db, options);
-  const chunk = options.chunk ?? backfillChunk;
   const started = performance.now();
   // On stderr, as the upgrade's other lines: stdout may be --json.
   process.stderr.write(`Schema 30: filling visit_sequences from the stored visits (ids ${pending.after_visit + 1} to ${pending.last_visit})\n`);
-  let visits = 0;
-  let chunks = 0;
-  for (let done = false; !done && chunks < (options.maxChunks ?? Number.POSITIVE_INFINITY); chunks++) {
-    done = inWriteTransaction(db, () => {
-      const state = readBackfillState(db);
-      if (!state) return true;
-      const maxSeq = readProjectorPosition(db);
-      const valueIds = new ValueIds(db);
-      const rows = listVisitsAfter(db, state.after_visit, state.last_visit, chunk);
-      for (const visit of rows) {
-        const vid = findVisitorNumber(db, visit.site_id, visit.anon_id);
-        if (vid !== undefined) rebuildVisit(db, visit, vid, maxSeq, valueIds);
-      }
-      visits += rows.length;
-      if (rows.length < chunk) {
-        finishBackfill(db);
-        return true;
-      }
-      advanceBackfill(db, rows[rows.length - 1]!.id);
-      return false;
-    });
-  }
-  process.stderr.write(`Schema 30: ${visitSequencesReady(db) ? 'done' : 'paused'}, ${visits} visit(s) in ${((performance.now() - started) / 1000).toFixed(1)} s\n`);
+  const cursor = { read: readBackfillState, advance: advanceBackfill, finish: finishBackfill };
+  const visits = fillByVisitChunks(db, cursor, options, (visit, vid, maxSeq, valueIds) => rebuildVisit(db, visit, vid, maxSeq, valueIds));
+  process.stderr.write(`Schema 30: ${visitSequencesReady(db) ? 'done' : 'paused'}, ${visits} visit(s) in ${seconds(started)} s\n`);
   // Rows written by it carry their filter values already; the fill of 31 then has little or nothing left to do.
   return visitSequencesReady(db) ? visits + backfillVisitAttributes(db, options) : visits;
 }
@@ -244,43 +265,21 @@ export function backfillVisitSequences(db: Db, options: BackfillOptions = {}): n
 export function backfillVisitAttributes(db: Db, options: BackfillOptions = {}): number {
   const pending = readAttributesBackfillState(db);
   if (!pending) return 0;
-  const chunk = options.chunk ?? backfillChunk;
   const started = performance.now();
   process.stderr.write(`Schema 31: the visit filters of visit_sequences from the stored visits (ids ${pending.after_visit + 1} to ${pending.last_visit})\n`);
-  let visits = 0;
   let rebuilt = 0;
-  let chunks = 0;
-  for (let done = false; !done && chunks < (options.maxChunks ?? Number.POSITIVE_INFINITY); chunks++) {
-    done = inWriteTransaction(db, () => {
-      const state = readAttributesBackfillState(db);
-      if (!state) return true;
-      const maxSeq = readProjectorPosition(db);
-      const valueIds = new ValueIds(db);
-      const rows = listVisitsAfter(db, state.after_visit, state.last_visit, chunk);
-      for (const visit of rows) {
-        const vid = findVisitorNumber(db, visit.site_id, visit.anon_id);
-        if (vid === undefined) continue;
-        const visitor = visitorOf(vid, visit.is_internal);
-        const starts = listStartsInSpan(db, { site_id: visit.site_id, visitor, from_ts: visit.start_ts, to_ts: visit.end_ts });
-        if (starts.length === 0) continue;
-        if (starts.length === 1 && starts[0] === visit.start_ts) {
-          setVisitSequenceAttributes(db, { site_id: visit.site_id, start_ts: visit.start_ts, visitor, ...valueIds.attributes(visit.site_id, visit) });
-        } else {
-          rebuildVisit(db, visit, vid, maxSeq, valueIds);
-          rebuilt++;
-        }
-      }
-      visits += rows.length;
-      if (rows.length < chunk) {
-        finishAttributesBackfill(db);
-        return true;
-      }
-      advanceAttributesBackfill(db, rows[rows.length - 1]!.id);
-      return false;
-    });
-  }
-  process.stderr.write(
-    `Schema 31: ${readAttributesBackfillState(db) === undefined ? 'done' : 'paused'}, ${visits} visit(s) (${rebuilt} row(s) rebuilt) in ${((performance.now() - started) / 1000).toFixed(1)} s\n`,
-  );
+  const cursor = { read: readAttributesBackfillState, advance: advanceAttributesBackfill, finish: finishAttributesBackfill };
+  const visits = fillByVisitChunks(db, cursor, options, (visit, vid, maxSeq, valueIds) => {
+    const visitor = visitorOf(vid, visit.is_internal);
+    const starts = listStartsInSpan(db, { site_id: visit.site_id, visitor, from_ts: visit.start_ts, to_ts: visit.end_ts });
+    if (starts.length === 0) return;
+    if (starts.length === 1 && starts[0] === visit.start_ts) {
+      setVisitSequenceAttributes(db, { site_id: visit.site_id, start_ts: visit.start_ts, visitor, ...valueIds.attributes(visit.site_id, visit) });
+    } else {
+      rebuildVisit(db, visit, vid, maxSeq, valueIds);
+      rebuilt++;
+    }
+  });
+  process.stderr.write(`Schema 31: ${readAttributesBackfillState(db) === undefined ? 'done' : 'paused'}, ${visits} visit(s) (${rebuilt} row(s) rebuilt) in ${seconds(started)} s\n`);
   return visits;
 }

@@ -4,7 +4,7 @@
 // (src/read-model/sqlite/visit-sequences.ts).
 import type { Db } from '../../db/open.ts';
 import { preparedOnce, statementsBySql } from '../../db/statements.ts';
-import { Dim } from '../../vocabulary/dimensions.ts';
+import { Dim, type VisitAttributes } from '../../vocabulary/dimensions.ts';
 import type { VisitRow } from './visit-rows.ts';
 
 /** The visit filters' columns of a row (schema 31), each the value id of the visit's value under its dimension. */
@@ -22,16 +22,8 @@ export type AttributeIdColumn = (typeof attributeIdColumns)[keyof typeof attribu
 /** A visit's filter values as value ids (report_values of the filter's dimension), null where the visit has none. */
 export type AttributeIds = Record<AttributeIdColumn, number | null>;
 
-/** A visit's filter values as the events and stored visits name them. */
-export interface AttributeValues {
-  source: string;
-  device_type: string | null;
-  browser: string | null;
-  os: string | null;
-  country: string | null;
-  region: string | null;
-  city: string | null;
-}
+/** A visit's filter values as the events and stored visits name them (the campaign is no journeys filter). */
+export type AttributeValues = Omit<VisitAttributes, 'utm_source' | 'utm_medium' | 'utm_campaign'>;
 
 export interface VisitSequenceRow extends AttributeIds {
   site_id: string;
