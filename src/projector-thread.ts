@@ -8,6 +8,7 @@ import { batchSubscribers } from './batch-subscribers.ts';
 import { checkpointPeriodically } from './db/checkpointer.ts';
 import { openDatabase } from './db/open.ts';
 import type { ProjectorCommand, ProjectorReport, ProjectorThreadData } from './projector/projector-protocol.ts';
+import { createHeapRelease } from './projector/heap-release.ts';
 import { ProjectorLoop } from './projector/projector-loop.ts';
 
 const data = workerData as ProjectorThreadData;
@@ -17,13 +18,15 @@ try {
 } catch {
   // not Linux, or not permitted: run at the process's priority
 }
-// 8 MiB of sightline.db pages: 16 held 10 MiB more RSS after a minute of ingest for no faster catch-up (docs/ingest.md).
-const db = openDatabase(data.databasePath, { cacheMiB: 8, logCacheMiB: 4, nativeBinding: data.nativeBinding });
+// 8 MiB of sightline.db pages: 16 held 10 MiB more RSS after a minute of ingest for no faster catch-up. 1 MiB of the
+// event log's: the projector reads each event once, in seq order, so a page it cached is not read again (docs/ingest.md).
+const db = openDatabase(data.databasePath, { cacheMiB: 8, logCacheMiB: 1, nativeBinding: data.nativeBinding });
 // Checkpoints run on a timer (src/db/checkpointer.ts), never inside a batch.
 db.pragma('wal_autocheckpoint = 0');
 const report = (message: ProjectorReport) => parentPort!.postMessage(message);
 const stopCheckpoints = data.checkpoints ? checkpointPeriodically(db, { onEventLogBacklog: () => report({ type: 'event-log-backlog' }) }) : () => undefined;
 const committed = new BigInt64Array(data.committedSeq);
+const releaseGarbage = createHeapRelease();
 const loop = new ProjectorLoop({
   db,
   now: Date.now,
@@ -31,7 +34,11 @@ const loop = new ProjectorLoop({
   intervalMs: data.intervalMs,
   maxEventsPerBatch: data.maxEventsPerBatch,
   subscribers: batchSubscribers,
-  onProgress: (progress) => report({ type: 'progress', ...progress }),
+  onProgress: (progress) => {
+    report({ type: 'progress', ...progress });
+    // A batch smaller than the configured size found the projector caught up (ProjectorLoop's nextBatchSize).
+    releaseGarbage(progress.events < data.maxEventsPerBatch);
+  },
   onError: (error) => report({ type: 'error', message: error instanceof Error ? (error.stack ?? error.message) : String(error) }),
 });
 
