@@ -18,9 +18,10 @@ try {
 } catch {
   // not Linux, or not permitted: run at the process's priority
 }
-// 8 MiB of sightline.db pages: 16 held 10 MiB more RSS after a minute of ingest for no faster catch-up. 1 MiB of the
-// event log's: the projector reads each event once, in seq order, so a page it cached is not read again (docs/ingest.md).
-const db = openDatabase(data.databasePath, { cacheMiB: 8, logCacheMiB: 1, nativeBinding: data.nativeBinding });
+// 8 MiB of sightline.db pages: 16 held 10 MiB more RSS after a minute of ingest for no faster catch-up. The event
+// log's 4 MiB stay: a batch reads its events twice (the batch, then event_keys), and with 1 MiB the catch-up on
+// spread history did 4,968-5,058 events per CPU-second against 5,384 (docs/ingest.md, "Memory").
+const db = openDatabase(data.databasePath, { cacheMiB: 8, logCacheMiB: 4, nativeBinding: data.nativeBinding });
 // Checkpoints run on a timer (src/db/checkpointer.ts), never inside a batch.
 db.pragma('wal_autocheckpoint = 0');
 const report = (message: ProjectorReport) => parentPort!.postMessage(message);
