@@ -37,8 +37,7 @@ const loop = new ProjectorLoop({
   subscribers: batchSubscribers,
   onProgress: (progress) => {
     report({ type: 'progress', ...progress });
-    // A batch smaller than the configured size found the projector caught up (ProjectorLoop's nextBatchSize).
-    releaseGarbage(progress.events < data.maxEventsPerBatch);
+    releaseGarbage();
   },
   onError: (error) => report({ type: 'error', message: error instanceof Error ? (error.stack ?? error.message) : String(error) }),
 });
