@@ -7,8 +7,8 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { batchSubscribers } from './batch-subscribers.ts';
 import { checkpointPeriodically } from './db/checkpointer.ts';
 import { openDatabase } from './db/open.ts';
-import type { ProjectorCommand, ProjectorReport, ProjectorThreadData } from './projector/projector-protocol.ts';
 import { createHeapRelease } from './projector/heap-release.ts';
+import type { ProjectorCommand, ProjectorReport, ProjectorThreadData } from './projector/projector-protocol.ts';
 import { ProjectorLoop } from './projector/projector-loop.ts';
 
 const data = workerData as ProjectorThreadData;
@@ -37,7 +37,8 @@ const loop = new ProjectorLoop({
   subscribers: batchSubscribers,
   onProgress: (progress) => {
     report({ type: 'progress', ...progress });
-    releaseGarbage();
+    // A batch smaller than the configured size found the projector caught up (ProjectorLoop's nextBatchSize).
+    releaseGarbage(progress.events < data.maxEventsPerBatch);
   },
   onError: (error) => report({ type: 'error', message: error instanceof Error ? (error.stack ?? error.message) : String(error) }),
 });
