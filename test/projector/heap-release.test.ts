@@ -1,8 +1,11 @@
 // When the projector thread gives its garbage back (src/projector/heap-release.ts): a full collection after a batch
 // that found it caught up, at most once per interval, never during a catch-up, and nothing at all when node runs
 // without --expose-gc.
-import { describe, expect, it } from 'vitest';
+import { join } from 'node:path';
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createHeapRelease, exposedGc } from '../../src/projector/heap-release.ts';
+import { ensureBuilt, repositoryRoot } from '../cli/cli-helpers.ts';
+import { browserEvent, cleanExit, createSite, ingest, shippedServers, utcDate } from '../e2e/_server.ts';
 
 describe('the projector heap release', () => {
   it.each([
@@ -49,5 +52,37 @@ describe('the projector heap release', () => {
       if (saved) Object.defineProperty(globalThis, 'gc', saved);
       else delete (globalThis as { gc?: unknown }).gc;
     }
+  });
+});
+
+// The shipped launcher as users run it (bin/sightline through its `env -S` line, so with --expose-gc): the projector
+// thread has gc and collects after its batches, and what it projects is the same.
+describe('the projector under bin/sightline\'s flags', () => {
+  const servers = shippedServers({ executable: join(repositoryRoot, 'bin', 'sightline') });
+  vi.setConfig({ testTimeout: 120_000 });
+  beforeAll(ensureBuilt, 120_000);
+  afterEach(() => servers.disposeAll());
+
+  it('counts every acknowledged event, batch after batch, and drains on SIGTERM', async () => {
+    const server = await servers.start();
+    const siteId = 'heap-release';
+    await createSite(server, siteId);
+    const day = utcDate(-1);
+    // [events sent in this request, pageviews the report counts after it]
+    const rounds: Array<[number, number]> = [
+      [1, 1],
+      [20, 21],
+      [200, 221],
+    ];
+    for (const [count, pageviews] of rounds) {
+      const events = Array.from({ length: count }, (_, index) => browserEvent(siteId, { anon_id: `visitor-${index % 7}`, ts: `${day}T12:${String(index % 60).padStart(2, '0')}:00.000Z` }));
+      await ingest(server, '/v1/events', siteId, events);
+      const answer = await server.request('GET', `/v1/sites/${siteId}/reports/summary-v2?from=${day}&to=${day}&interval=day`);
+      expect(answer.status, answer.text).toBe(200);
+      expect(answer.body.meta.completeness.complete, server.output()).toBe(true);
+      expect(answer.body.data.pageviews, server.output()).toBe(pageviews);
+    }
+    expect(server.output()).not.toMatch(/error|Error/);
+    expect(await server.stop()).toEqual(cleanExit);
   });
 });
