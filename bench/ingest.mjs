@@ -8,7 +8,7 @@
 // `--quick` shortens every phase; `--events N` sizes the backlogs; `--only saturation|latency|catchup|tail|projector|size`
 // runs one part (see each function).
 import { execFileSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { benchSiteId, call, fixed, median, root, rssMiB, runLoad, saturate, scrapeHistogram, scrapeValue, serverQuantile, startBenchServer, startProcess, stopProcess, threadCpuMs } from './harness.mjs';
@@ -24,6 +24,18 @@ function option(args, name, fallback) {
 function databaseBytes(dataDir) {
   return ['sightline.db', 'sightline.db-wal', 'events.db', 'events.db-wal'].map((name) => join(dataDir, name)).filter(existsSync).reduce((sum, path) => sum + statSync(path).size, 0);
 }
+
+/**
+ * RSS split as /proc reports it: anonymous (V8's heaps, malloc: SQLite's page caches) and file-backed (mostly the
+ * node binary's own pages, shared with every node process). docs/ingest.md, "Memory", says where each part goes.
+ */
+function rssParts(pid) {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const mib = (field) => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? 0) / 1024;
+  return { rssAnon: mib('RssAnon'), rssFile: mib('RssFile') };
+}
+
+const rssText = (figures) => `RSS ${fixed(figures.rss, 0)} MiB (anonymous ${fixed(figures.rssAnon, 0)}, file ${fixed(figures.rssFile, 0)})`;
 
 /** The HTTP thread's GC pauses from /metrics (sightline_gc_pause_ms): by kind, the buckets, their sum and count. */
 async function scrapeGcPauses(url) {
@@ -68,6 +80,7 @@ async function openLoop(server, rate, seconds) {
     ...gcDuring(gcBefore, gcAfter, seconds),
     lagP99: serverQuantile(delayBefore, delayAfter, 0.99),
     rss: rssMiB(server.child.pid),
+    ...rssParts(server.child.pid),
     statuses: result.statuses,
   };
 }
@@ -75,7 +88,7 @@ async function openLoop(server, rate, seconds) {
 function printOpenLoop(label, rate, figures) {
   const target = rate === 2000 ? 2 : 5;
   console.log(
-    `  ${label.padEnd(22)} ${String(rate).padStart(5)} ev/s: server p50 ${fixed(figures.serverP50, 3)}  p99 ${fixed(figures.serverP99, 3)} ms (target < ${target})  client p50 ${fixed(figures.clientP50)} p99 ${fixed(figures.clientP99)}  loop delay p99 ${fixed(figures.loopP99, 1)}  projector lag p99 ${fixed(figures.lagP99, 0)} ms  RSS ${fixed(figures.rss, 0)} MiB  ${JSON.stringify(figures.statuses)}`,
+    `  ${label.padEnd(22)} ${String(rate).padStart(5)} ev/s: server p50 ${fixed(figures.serverP50, 3)}  p99 ${fixed(figures.serverP99, 3)} ms (target < ${target})  client p50 ${fixed(figures.clientP50)} p99 ${fixed(figures.clientP99)}  loop delay p99 ${fixed(figures.loopP99, 1)}  projector lag p99 ${fixed(figures.lagP99, 0)} ms  ${rssText(figures)}  ${JSON.stringify(figures.statuses)}`,
   );
 }
 
@@ -108,12 +121,14 @@ async function openLoopAgainstFloor(server, floor, rate, seconds, rounds, others
       minorP99: m(sightline, 'minorP99'),
       lagP99: m(sightline, 'lagP99'),
       rss: Math.max(...sightline.map((run) => run.rss)),
+      // The parts of the round that read the most.
+      ...(({ rssAnon, rssFile }) => ({ rssAnon, rssFile }))(sightline.reduce((most, run) => (run.rss > most.rss ? run : most))),
       floorP50,
       floorP99,
     };
     first ??= figures;
     console.log(
-      `  ${String(rate).padStart(5)} ev/s, median of ${rounds} x ${seconds} s: ${target.name} client p50 ${fixed(figures.clientP50)} p99 ${fixed(figures.clientP99)} ms, server p50 ${fixed(figures.serverP50, 3)} p99 ${fixed(figures.serverP99, 3)} ms, event-loop delay p99 ${fixed(figures.loopP99, 1)} ms, GC pauses ${fixed(figures.gcMsPerSecond, 1)} ms/s (scavenge p99 ${fixed(figures.minorP99, 1)} ms), projector lag p99 ${fixed(figures.lagP99, 0)} ms, RSS ${fixed(figures.rss, 0)} MiB` +
+      `  ${String(rate).padStart(5)} ev/s, median of ${rounds} x ${seconds} s: ${target.name} client p50 ${fixed(figures.clientP50)} p99 ${fixed(figures.clientP99)} ms, server p50 ${fixed(figures.serverP50, 3)} p99 ${fixed(figures.serverP99, 3)} ms, event-loop delay p99 ${fixed(figures.loopP99, 1)} ms, GC pauses ${fixed(figures.gcMsPerSecond, 1)} ms/s (scavenge p99 ${fixed(figures.minorP99, 1)} ms), projector lag p99 ${fixed(figures.lagP99, 0)} ms, ${rssText(figures)}` +
         ` | floor client p50 ${fixed(floorP50)} p99 ${fixed(floorP99)} ms | ratio client p50 ${fixed(figures.clientP50 / floorP50)} p99 ${fixed(figures.clientP99 / floorP99)} (target p99 <= 2 at 2,000/s)`,
     );
     console.log(`         rounds: ${target.name} client p99 ${sightline.map((run) => fixed(run.clientP99, 1)).join(', ')}; floor ${durable.map((run) => fixed(run.p99, 1)).join(', ')}; statuses ${JSON.stringify(sightline.at(-1).statuses)}`);
@@ -199,7 +214,7 @@ async function latencyOnly(args, scratch, started) {
         const figures = await openLoop(target, rate, seconds);
         const key = `${target.name} ${rate}`;
         p99s.set(key, [...(p99s.get(key) ?? []), figures.serverP99]);
-        console.log(`  round ${round + 1} ${key}/s: server p99 ${fixed(figures.serverP99, 3)} ms, RSS ${fixed(figures.rss, 0)} MiB`);
+        console.log(`  round ${round + 1} ${key}/s: server p99 ${fixed(figures.serverP99, 3)} ms, ${rssText(figures)}`);
       }
     }
   }

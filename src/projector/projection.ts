@@ -229,7 +229,8 @@ function startThread(file: string, options: ProjectionOptions, batches: BatchSet
   let closed: Promise<void> | undefined;
   const start = () => {
     // A smaller young generation than V8's default (16 MiB semi-spaces) keeps the process's memory down; batches
-    // allocate in bursts, so scavenges stay cheap.
+    // allocate in bursts, so scavenges stay cheap. Under bin/sightline its --max-semi-space-size=4 overrides this
+    // (a process flag wins over resourceLimits); it applies where node runs without the flags (tests).
     worker = new Worker(file, { workerData: data, resourceLimits: { maxYoungGenerationSizeMb: 8 } });
     worker.on('message', (report: ProjectorReport) => {
       if (report.type === 'progress') progress.progressed(report);
