@@ -105,7 +105,7 @@ class ValueIds {
 }
 
 /** An event as a rebuild reads it: from a batch (LoggedEvent) or from the visitor's span (SpanEvent). */
-type VisitEvent = Pick<SpanEvent, 'ts' | 'type' | 'path' | 'revenue_minor' | 'revenue_currency'>;
+type VisitEvent = Pick<SpanEvent, 'ts' | 'seq' | 'type' | 'path' | 'revenue_minor' | 'revenue_currency'>;
 
 /**
  * Replaces the rows within a stored visit's span by the row its kept events (up to `maxSeq`) give now: `allEvents`
@@ -137,7 +137,7 @@ function rebuildVisit(db: Db, visit: VisitRow, vid: number, maxSeq: number, valu
   for (const event of events) {
     const pathId = event.path === null ? null : valueIds.of(siteId, Dim.path, event.path);
     if (event.type === 'pageview' && pathId !== null && ids[ids.length - 1] !== pathId) ids.push(pathId);
-    packed.push({ ts: event.ts, typeId: valueIds.of(siteId, Dim.type, event.type), pathId, revenueMinor: event.revenue_minor, revenueCurrency: event.revenue_currency });
+    packed.push({ ts: event.ts, seq: event.seq, typeId: valueIds.of(siteId, Dim.type, event.type), pathId, revenueMinor: event.revenue_minor, revenueCurrency: event.revenue_currency });
   }
   const startTs = events[0]!.ts;
   const spanMs = events[events.length - 1]!.ts - startTs;

@@ -108,7 +108,7 @@ function canonicalVisits(visits: readonly RawVisit[]): string[] {
     .map((visit) => {
       const { entry } = visit;
       const values = [entry.source, entry.utm_source, entry.utm_medium, entry.utm_campaign, entry.device_type, entry.browser, entry.os, entry.country, entry.region, entry.city];
-      const events = visit.events.map((event) => `${event.ts} ${event.type} ${event.path} ${revenueOf(event)}`);
+      const events = visit.events.map((event) => `${event.ts} ${event.seq} ${event.type} ${event.path} ${revenueOf(event)}`);
       return JSON.stringify([visit.site_id, visit.anon_id, visit.is_internal, visit.start_ts, visit.end_ts, values, visit.exit?.path ?? null, events]);
     })
     .sort();

@@ -19,11 +19,11 @@ import { inSnapshot, readFreshness } from './snapshot.ts';
  * Each goal's figures counted from the visits handed to `add`, which must be the selection's visits a goal filter
  * keeps (a raw pass's selected visits): the goal's converting events in the range (from sinceMs) that pass the visit
  * and path filters, their people and their revenue. Fed by goals() alone, or by a dashboard's one pass. A goal
- * without props is matched on each event's type and path (what its rule looks at); one with props by the seqs of
- * its converting events (the props are read from the raw events): needsSeq then, which keeps the pass on them.
- * @example const counter = goalCounter(db, question, maxSeq); pass.takeSelected(counter.add, counter.needsSeq); pass.run(); counter.figures();
+ * without props is matched on each event's type and path (what its rule looks at: no lookup); one with props by the
+ * seqs of its converting events in the range (the props are read from the raw events).
+ * @example const counter = goalCounter(db, question, maxSeq); pass.takeSelected(counter.add); pass.run(); counter.figures();
  */
-export function goalCounter(db: Db, question: GoalsQuestion, maxSeq: number): { add: (visit: RawVisit) => void; figures: () => GoalFigures[]; needsSeq: boolean } {
+export function goalCounter(db: Db, question: GoalsQuestion, maxSeq: number): { add: (visit: RawVisit) => void; figures: () => GoalFigures[] } {
   const startMs = Math.max(question.sinceMs ?? -Infinity, question.range.fromDay * dayMs);
   const endMs = (question.range.toDay + 1) * dayMs;
   // Only an event in the range counts, so the converting events of the range are all that is looked up (the
@@ -52,7 +52,6 @@ export function goalCounter(db: Db, question: GoalsQuestion, maxSeq: number): { 
     }
   };
   return {
-    needsSeq: goalsOfSeq.size > 0,
     add(visit) {
       if ((goalsOfSeq.size === 0 && byRule.length === 0) || !matchesVisitFilters(visit.entry, question.filters)) return;
       for (const event of visit.events) {
@@ -83,7 +82,7 @@ export function planGoals(db: Db, question: GoalsQuestion, maxSeq: number, pass:
   const rollupWhole = plan && readRollups(db, plan);
   const rawWhole = plan ? undefined : pass.group({ by: 'all' }, true);
   const counter = question.goals.length > 0 ? goalCounter(db, question, maxSeq) : undefined;
-  if (counter) pass.takeSelected(counter.add, counter.needsSeq);
+  if (counter) pass.takeSelected(counter.add);
   return () => {
     const whole = rollupWhole ?? toGroupedReport(rawWhole!());
     return { visitors: whole.visitorsOf(['']).get('')!, goals: counter ? counter.figures() : [] };

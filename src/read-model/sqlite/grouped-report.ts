@@ -18,7 +18,7 @@ import { readRollups, type RollupRequest } from './rollup-grouped.ts';
 import { narrowVisitsAnswer, streamNarrowVisits } from './narrow-visits.ts';
 import { eventMatchesGoal, type GoalRule } from '../../vocabulary/goal-rule.ts';
 
-/** Whether a goal matches on props (read from the raw events by seq, which narrow rows do not keep). */
+/** Whether a goal matches on props (read from the raw events: its converting events are found by seq). */
 export const goalHasProps = (rule: GoalRule) => rule.props !== undefined && Object.keys(rule.props).length > 0;
 
 export interface GroupedQuery {
@@ -129,16 +129,16 @@ export interface RawVisitTakers {
  * 10M-event site) is streamed, its visits handed over as they are cut and let go; a smaller one is loaded (and kept
  * for the next report, raw-visits-cache.ts). A goal filter for `selected` needs the visits together (which
  * converted), and a visitor restriction is small: both are loaded. untilMs cuts each visit at that moment first.
- * withQuery: the query string of each event (streamed rows parse it from raw only when asked); needsSeq: a taker
- * matches events by seq. Without either (nor a goal filter with props), and as of the projector's position, the
- * projector's narrow rows answer instead of the event log (narrow-visits.ts).
+ * withQuery: the query string of each event (streamed rows parse it from raw only when asked). Without it (nor a
+ * goal filter with props), and as of the projector's position, the projector's narrow rows answer instead of the
+ * event log (narrow-visits.ts).
  */
 export function passRawVisits(
   db: Db,
   selection: ReportSelection,
   maxSeq: number,
   takers: RawVisitTakers,
-  options: { untilMs?: number; visitors?: Map<string, string[]>; withQuery: boolean; needsSeq?: boolean },
+  options: { untilMs?: number; visitors?: Map<string, string[]>; withQuery: boolean },
 ): void {
   const { untilMs } = options;
   const cut = (take: ((visit: RawVisit) => void) | undefined) =>
@@ -152,7 +152,7 @@ export function passRawVisits(
   const input = { siteIds: selection.siteIds, fromDay: selection.range.fromDay, toDay: selection.range.toDay, withInternal: selection.withInternal, maxSeq };
   // The projector's narrow rows stand in for the raw events wherever they hold all a reader needs (narrow-visits.ts):
   // one row per visit instead of its wide events, so rankings, series, comparison and goals all read them.
-  if (!options.visitors && !options.withQuery && !options.needsSeq && !(goal && goalHasProps(goal.rule)) && narrowVisitsAnswer(db, maxSeq)) {
+  if (!options.visitors && !options.withQuery && !(goal && goalHasProps(goal.rule)) && narrowVisitsAnswer(db, maxSeq)) {
     // A goal without props is matched on the event's type and path: the visit converted if one of its events does.
     const converted = goal && ((visit: RawVisit) => visit.events.some((event) => eventMatchesGoal(goal.rule, { type: event.type, path: event.path, props: null })));
     streamNarrowVisits(db, { ...input, filters: selection.filters }, (visit) => {

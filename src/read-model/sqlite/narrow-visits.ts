@@ -4,9 +4,10 @@
 // values and campaign, ids turned back into texts through the site's dictionary (read once per read). A month of a
 // 10M-event site is 150,000 narrow rows instead of 790,000 wide ones.
 // What the rows do not keep, no reader of the pass may need: an event's query string (a grouping by page), its props
-// (a goal with props, matched by seq), its seq (0 here), and the visit attributes of events after the first (each
-// event carries the entry's; every reader takes a visit's attributes from its entry). passRawVisits
-// (grouped-report.ts) reads these rows only when none is needed and the rows are as of the read's position.
+// (a goal filter with props: the visits that converted are found by their events' seqs over their whole span), and
+// the visit attributes of events after the first (each event carries the entry's; every reader takes a visit's
+// attributes from its entry). passRawVisits (grouped-report.ts) reads these rows only when none is needed and the
+// rows are as of the read's position. A goal with props in the Goals panel is matched by seq, which the rows keep.
 import type { Db } from '../../db/open.ts';
 import type { RawEventRow } from '../../event-store/queries/raw-window-events.ts';
 import { findValueId } from '../../projector/queries/value-rows.ts';
@@ -70,10 +71,10 @@ export function streamNarrowVisits(db: Db, input: Omit<RawVisitsInput, 'visitors
       const anonId = `#${Math.floor(visitor / 2)}`;
       const events: RawEventRow[] = [];
       let exit: RawEventRow | null = null;
-      unpackVisitEvents(blob, startTs, (ts, typeId, pathId, revenueMinor, revenueCurrency) => {
+      unpackVisitEvents(blob, startTs, (ts, seq, typeId, pathId, revenueMinor, revenueCurrency) => {
         const type = (types[typeId] ??= textOf(Dim.type, typeId));
         const event: RawEventRow = {
-          seq: 0,
+          seq,
           site_id: siteId,
           anon_id: anonId,
           is_internal: isInternal,

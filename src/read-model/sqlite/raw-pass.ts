@@ -14,8 +14,8 @@ export interface RawPass {
    * series, which never applied one); its groups, once the pass has run.
    */
   group(grouping: RawGrouping, withGoal: boolean): () => Map<string, RawGroup>;
-  /** Hands the pass's visits a goal filter keeps to `take` as well (goals' counter); needsSeq: it reads event seqs. */
-  takeSelected(take: (visit: RawVisit) => void, needsSeq: boolean): void;
+  /** Hands the pass's visits a goal filter keeps to `take` as well (goals' counter). */
+  takeSelected(take: (visit: RawVisit) => void): void;
   /** Reads the raw visits once for everything asked (nothing when nothing was). */
   run(): void;
 }
@@ -27,7 +27,6 @@ export interface RawPass {
 export function rawPass(db: Db, selection: ReportSelection, maxSeq: number, sinceMs?: number): RawPass {
   const asked: { grouping: RawGrouping; withGoal: boolean }[] = [];
   const takers: ((visit: RawVisit) => void)[] = [];
-  let needsSeq = false;
   let groups: Map<string, RawGroup>[] | undefined;
   return {
     group(grouping, withGoal) {
@@ -37,9 +36,8 @@ export function rawPass(db: Db, selection: ReportSelection, maxSeq: number, sinc
         return groups[index]!;
       };
     },
-    takeSelected(take, seqs) {
+    takeSelected(take) {
       takers.push(take);
-      needsSeq ||= seqs;
     },
     run() {
       if (asked.length === 0 && takers.length === 0) return;
@@ -61,7 +59,7 @@ export function rawPass(db: Db, selection: ReportSelection, maxSeq: number, sinc
         selection,
         maxSeq,
         { ...(takesSelected && { selected }), ...(allAsks.length > 0 && { all: allGrouper.add }) },
-        { withQuery: needsQuery(asked.map((ask) => ask.grouping)), needsSeq },
+        { withQuery: needsQuery(asked.map((ask) => ask.grouping)) },
       );
       const selectedGroups = selectedGrouper.groups();
       const allGroups = allGrouper.groups();
