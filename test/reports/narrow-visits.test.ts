@@ -191,8 +191,9 @@ describe('the upgrade to schema 32 fills the rows\' events from the visits alrea
     const before = await startTestServer({ clock, dataDir });
     await seed(before);
     const asked = views.map(([, view]) => view);
+    // The answers the event log gives: the narrow rows must give them after the fill.
     const answers = [];
-    for (const view of asked) answers.push(await dashboard(before, view));
+    for (const view of asked) answers.push(await fromRawEvents(before.db, () => dashboard(before, view)));
     const visits = before.db.prepare('SELECT count(*) FROM sessions').pluck().get() as number;
     await before.close();
 
