@@ -1,10 +1,12 @@
-// The owner of visit_sequences (schema versions 30 and 31): one row per visit with a pageview, its pages as packed
-// path ids and its visit filters' values (its first kept event's) as value ids, so journeys and page flow read one
-// narrow row per visit instead of cutting the range's events into visits, also with a visit filter
-// (docs/reports.md, "Journeys and page flow"). Exactness is kept by one rule: whenever a visit changes, its row is
-// rebuilt from its events, never patched. A visit's row is replaced by deleting the visitor's rows that start within
-// the visit's span (a visit only ever grows or merges with neighbours, and both old starts lie inside the new span)
-// and writing the row its kept events give now. Every path that changes visits calls in here:
+// The owner of visit_sequences (schema versions 30 to 32): one row per visit, its pages as packed path ids, its visit
+// filters' values and campaign (its first kept event's) as value ids, and every kept event packed
+// (visit-events-pack.ts), so journeys and page flow read one narrow row per visit instead of cutting the range's
+// events into visits, also with a visit filter (docs/reports.md, "Journeys and page flow"), and the dashboard's raw
+// pass reads the rows in place of the raw events (docs/reports.md, "Narrow visits"; schema 30 and 31 kept rows only
+// for visits with a pageview: journeys skip those without). Exactness is kept by one rule: whenever a visit changes,
+// its row is rebuilt from its events, never patched. A visit's row is replaced by deleting the visitor's rows that
+// start within the visit's span (a visit only ever grows or merges with neighbours, and both old starts lie inside the
+// new span) and writing the row its kept events give now. Every path that changes visits calls in here:
 // - a projector batch (writeVisitSequences, a batch subscriber: in the batch's transaction, after its visits are
 //   written), for each visit holding one of the batch's events: a visit that grew, or merged two, or a new one (the
 //   batch hands these over with their visitor numbers and its events in them: nothing is read again for them);
@@ -15,7 +17,10 @@
 // - the upgrade: a database that had projected events fills the table from its stored visits at the first start,
 //   before the projector (backfillVisitSequences), a chunk per transaction with its cursor, so a crash resumes it;
 //   the rows stored before schema 31 get their filter values the same way (backfillVisitAttributes), from the stored
-//   visit (its attributes are its first event's) or, for a visit the purge cut, by rebuilding the row.
+//   visit (its attributes are its first event's) or, for a visit the purge cut, by rebuilding the row; and every
+//   visit's row is rebuilt once more for schema 32 (backfillVisitEvents: its events and campaign).
+// A visit a day long or longer raises its site's visit_sequences_longest (never lowered: a bound), how far before a
+// range the narrow read looks for visits reaching into it.
 import type { Db } from '../db/open.ts';
 import type { LoggedEvent } from '../event-store/stored-event.ts';
 import { inWriteTransaction } from '../db/statements.ts';
