@@ -16,6 +16,9 @@ import { parseSchemaSections } from '../../src/db/schema.ts';
 import { readProjectorPosition } from '../../src/projector/queries/projector-state.ts';
 import { backfillVisitSequences } from '../../src/projector/visit-sequences.ts';
 import { narrowVisitsAnswer } from '../../src/read-model/sqlite/narrow-visits.ts';
+import { narrowVisitsSql } from '../../src/read-model/sqlite/queries/narrow-visit-rows.ts';
+import { engagementEventsSql } from '../../src/read-model/sqlite/queries/engagement-events.ts';
+import { toEventFilterParams } from '../../src/read-model/sqlite/queries/event-filter.ts';
 import { databasePath } from '../../src/server.ts';
 import { makeTempDir, seedWorkspace, startTestServer, type TestServer } from '../_setup.ts';
 import { manualClock } from '../admin/_helpers.ts';
@@ -225,5 +228,22 @@ describe('the upgrade to schema 32 fills the rows\' events from the visits alrea
     } finally {
       await after.close();
     }
+  });
+});
+
+describe('the reads of a filtered dashboard go through their indexes', () => {
+  const plan = (sql: string, params: Record<string, unknown>) => server.db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(params).map((row: any) => row.detail as string);
+
+  it('reads a range of narrow rows by the primary key, a visit filter an IN on its id column', () => {
+    const read = { withInternal: false, filters: [{ column: 'source_id' as const, ids: [1] }, { column: 'device_id' as const, ids: [2] }] };
+    const steps = plan(narrowVisitsSql(read), { site_id: siteId, start_ms: 0, end_ms: 1, filter0: '[1]', filter1: '[2]' });
+    expect(steps.some((step) => /^SEARCH visit_sequences USING PRIMARY KEY \(site_id=\? AND start_ts>\? AND start_ts<\?\)/.test(step)), steps.join(' | ')).toBe(true);
+  });
+
+  it('reads the pages\' engagement events through the index of the other event types, never a scan of the range', () => {
+    const params = { site_ids: JSON.stringify([siteId]), start_ms: 0, end_ms: 1, paths: '["/"]', only_seqs: null, ...toEventFilterParams({ device: ['mobile'] }, false) };
+    const steps = plan(engagementEventsSql, params);
+    expect(steps.some((step) => /^SEARCH e USING INDEX events_by_site_type_ts \(site_id=\? AND type=\? AND ts>\? AND ts<\?\)/.test(step)), steps.join(' | ')).toBe(true);
+    expect(steps.some((step) => /events_by_site_ts|SCAN e\b/.test(step)), steps.join(' | ')).toBe(false);
   });
 });
