@@ -41,12 +41,12 @@ export function goalCounter(db: Db, question: GoalsQuestion, maxSeq: number): { 
       else goalsOfSeq.set(seq, [index]);
     }
   });
-  const counts = question.goals.map(() => ({ people: new Set<string>(), conversions: 0, revenue: new Map<string, number>() }));
+  const counts = question.goals.map(() => ({ people: new Set<string | number>(), conversions: 0, revenue: new Map<string, number>() }));
   const paths = question.filters.path;
   const count = (index: number, visit: RawVisit, event: RawEventRow) => {
     const counted = counts[index]!;
     counted.conversions++;
-    counted.people.add(visit.anon_id);
+    counted.people.add(visit.visitor_number ?? visit.anon_id);
     if (event.revenue_minor !== null && event.revenue_currency !== null) {
       counted.revenue.set(event.revenue_currency, (counted.revenue.get(event.revenue_currency) ?? 0) + event.revenue_minor);
     }

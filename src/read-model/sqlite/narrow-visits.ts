@@ -68,7 +68,8 @@ export function streamNarrowVisits(db: Db, input: Omit<RawVisitsInput, 'visitors
       const [source, device, browser, os, country, region, city, campaign] = ids.map((id, index) => (id === null ? null : textOf(attributeDims[index]!, id)));
       const [utmSource, utmMedium, utmCampaign] = campaign === null || campaign === undefined ? [null, null, null] : parseCampaignKey(campaign);
       const isInternal = (visitor % 2) as 0 | 1;
-      const anonId = `#${Math.floor(visitor / 2)}`;
+      const vid = Math.floor(visitor / 2);
+      const anonId = `#${vid}`;
       const events: RawEventRow[] = [];
       let exit: RawEventRow | null = null;
       unpackVisitEvents(blob, startTs, (ts, seq, typeId, pathId, revenueMinor, revenueCurrency) => {
@@ -100,7 +101,7 @@ export function streamNarrowVisits(db: Db, input: Omit<RawVisitsInput, 'visitors
       });
       const endTs = events[events.length - 1]!.ts;
       if (endTs < startMs) continue;
-      onVisit({ site_id: siteId, anon_id: anonId, is_internal: isInternal, events, start_ts: startTs, end_ts: endTs, entry: events[0]!, exit });
+      onVisit({ site_id: siteId, anon_id: anonId, visitor_number: vid, is_internal: isInternal, events, start_ts: startTs, end_ts: endTs, entry: events[0]!, exit });
     }
   }
 }
