@@ -19,6 +19,7 @@ import { narrowVisitsAnswer } from '../../src/read-model/sqlite/narrow-visits.ts
 import { narrowVisitsSql } from '../../src/read-model/sqlite/queries/narrow-visit-rows.ts';
 import { engagementEventsSql } from '../../src/read-model/sqlite/queries/engagement-events.ts';
 import { toEventFilterParams } from '../../src/read-model/sqlite/queries/event-filter.ts';
+import { VisitorSet } from '../../src/read-model/sqlite/raw-grouped.ts';
 import { databasePath } from '../../src/server.ts';
 import { makeTempDir, seedWorkspace, startTestServer, type TestServer } from '../_setup.ts';
 import { manualClock } from '../admin/_helpers.ts';
@@ -245,5 +246,18 @@ describe('the reads of a filtered dashboard go through their indexes', () => {
     const steps = plan(engagementEventsSql, params);
     expect(steps.some((step) => /^SEARCH e USING INDEX events_by_site_type_ts \(site_id=\? AND type=\? AND ts>\? AND ts<\?\)/.test(step)), steps.join(' | ')).toBe(true);
     expect(steps.some((step) => /events_by_site_ts|SCAN e\b/.test(step)), steps.join(' | ')).toBe(false);
+  });
+});
+
+describe('VisitorSet counts each visitor once, however it holds them', () => {
+  it.each([
+    ['numbers under the bitmap\'s threshold (1,024 kept in the Set)', Array.from({ length: 1_024 }, (_, index) => index * 7)],
+    ['the first number past it (1,025: the bitmap takes them)', Array.from({ length: 1_025 }, (_, index) => index * 7)],
+    ['numbers past it, each added three times, one far beyond the first bitmap', [...Array.from({ length: 3_000 }, (_, index) => index), 5_000_000].flatMap((visitor) => [visitor, visitor, visitor])],
+    ['anon_ids and numbers mixed, a negative number', [...Array.from({ length: 2_000 }, (_, index) => index), ...Array.from({ length: 500 }, (_, index) => `a${index}`), -1, -1, 0, 'a0']],
+  ] as [string, (string | number)[]][])('%s', (_label, visitors) => {
+    const set = new VisitorSet();
+    for (const visitor of visitors) set.add(visitor);
+    expect(set.size).toBe(new Set(visitors).size);
   });
 });
