@@ -185,7 +185,7 @@ export const siteDataRemovers: readonly SiteDataRemover[] = [
   {
     name: 'projection',
     phase: 'derived',
-    tables: ['sessions', 'visit_sequences', 'identities', 'report_counters', 'report_visitor_sets', 'report_revenue', 'report_values', 'visitor_events', 'event_visitors', 'report_visitors'],
+    tables: ['sessions', 'visit_sequences', 'visit_sequences_longest', 'identities', 'report_counters', 'report_visitor_sets', 'report_revenue', 'report_values', 'visitor_events', 'event_visitors', 'report_visitors'],
     remove: deleteSiteProjection,
   },
   { name: 'events', phase: 'stored', tables: ['events'], remove: deleteEventsOfSite },

@@ -1,10 +1,12 @@
-// The owner of visit_sequences (schema versions 30 and 31): one row per visit with a pageview, its pages as packed
-// path ids and its visit filters' values (its first kept event's) as value ids, so journeys and page flow read one
-// narrow row per visit instead of cutting the range's events into visits, also with a visit filter
-// (docs/reports.md, "Journeys and page flow"). Exactness is kept by one rule: whenever a visit changes, its row is
-// rebuilt from its events, never patched. A visit's row is replaced by deleting the visitor's rows that start within
-// the visit's span (a visit only ever grows or merges with neighbours, and both old starts lie inside the new span)
-// and writing the row its kept events give now. Every path that changes visits calls in here:
+// The owner of visit_sequences (schema versions 30 to 32): one row per visit, its pages as packed path ids, its visit
+// filters' values and campaign (its first kept event's) as value ids, and every kept event packed
+// (visit-events-pack.ts), so journeys and page flow read one narrow row per visit instead of cutting the range's
+// events into visits, also with a visit filter (docs/reports.md, "Journeys and page flow"), and the dashboard's raw
+// pass reads the rows in place of the raw events (docs/reports.md, "Narrow visits"; schema 30 and 31 kept rows only
+// for visits with a pageview: journeys skip those without). Exactness is kept by one rule: whenever a visit changes,
+// its row is rebuilt from its events, never patched. A visit's row is replaced by deleting the visitor's rows that
+// start within the visit's span (a visit only ever grows or merges with neighbours, and both old starts lie inside the
+// new span) and writing the row its kept events give now. Every path that changes visits calls in here:
 // - a projector batch (writeVisitSequences, a batch subscriber: in the batch's transaction, after its visits are
 //   written), for each visit holding one of the batch's events: a visit that grew, or merged two, or a new one (the
 //   batch hands these over with their visitor numbers and its events in them: nothing is read again for them);
@@ -15,11 +17,15 @@
 // - the upgrade: a database that had projected events fills the table from its stored visits at the first start,
 //   before the projector (backfillVisitSequences), a chunk per transaction with its cursor, so a crash resumes it;
 //   the rows stored before schema 31 get their filter values the same way (backfillVisitAttributes), from the stored
-//   visit (its attributes are its first event's) or, for a visit the purge cut, by rebuilding the row.
+//   visit (its attributes are its first event's) or, for a visit the purge cut, by rebuilding the row; and every
+//   visit's row is rebuilt once more for schema 32 (backfillVisitEvents: its events and campaign).
+// A visit a day long or longer raises its site's visit_sequences_longest (never lowered: a bound), how far before a
+// range the narrow read looks for visits reaching into it.
 import type { Db } from '../db/open.ts';
 import type { LoggedEvent } from '../event-store/stored-event.ts';
 import { inWriteTransaction } from '../db/statements.ts';
-import { Dim } from '../vocabulary/dimensions.ts';
+import { campaignKey, Dim } from '../vocabulary/dimensions.ts';
+import { dayMs } from '../vocabulary/periods.ts';
 import type { BatchSubscriber } from './project-batch.ts';
 import { readProjectorPosition } from './queries/projector-state.ts';
 import { findOrInsertValueId } from './queries/value-rows.ts';
@@ -42,9 +48,21 @@ import {
   readBackfillState,
   setVisitSequenceAttributes,
   type BackfillState,
+  advanceEventsBackfill,
+  finishEventsBackfill,
+  raiseLongestVisit,
+  readEventsBackfillState,
+  type SpanEvent,
 } from './queries/visit-sequence-rows.ts';
+import { type PackedEvent, packVisitEvents } from './visit-events-pack.ts';
 import type { VisitRow } from './queries/visit-rows.ts';
 import { findVisitorNumber } from './queries/visitor-number-rows.ts';
+
+/**
+ * A visit this long or longer raises its site's visit_sequences_longest: a read of a range looks that far back for
+ * visits reaching into it (a day at least, so shorter visits cost no write).
+ */
+export const longVisitMs = dayMs;
 
 /** Path ids as unsigned LEB128: 1 byte below 128 paths, 2 below 16,384. */
 export function packPages(ids: readonly number[]): Buffer {
@@ -91,37 +109,54 @@ class ValueIds {
   }
 }
 
+/** An event as a rebuild reads it: from a batch (LoggedEvent) or from the visitor's span (SpanEvent). */
+type VisitEvent = Pick<SpanEvent, 'ts' | 'seq' | 'type' | 'path' | 'revenue_minor' | 'revenue_currency'>;
+
 /**
  * Replaces the rows within a stored visit's span by the row its kept events (up to `maxSeq`) give now: `allEvents`
  * when the caller holds every one of them in (ts, seq) order (a batch's new visit), else those stored in its span.
- * The filter values are the first kept event's: the stored visit's, unless its first event is gone (a visit the
- * purge cut keeps its stored start and attributes; a recomputation over the events starts it at its first kept event).
+ * Every visit with a kept event has a row (schema 32: its pages empty without a pageview), holding its events packed.
+ * The filter values and campaign are the first kept event's: the stored visit's, unless its first event is gone (a
+ * visit the purge cut keeps its stored start and attributes; a recomputation over the events starts it at its first
+ * kept event).
  */
 function rebuildVisit(db: Db, visit: VisitRow, vid: number, maxSeq: number, valueIds: ValueIds, allEvents?: readonly LoggedEvent[]): void {
   const visitor = visitorOf(vid, visit.is_internal);
   deleteVisitSequencesInSpan(db, { site_id: visit.site_id, visitor, from_ts: visit.start_ts, to_ts: visit.end_ts });
-  const ids: number[] = [];
-  const add = (path: string) => {
-    const id = valueIds.of(visit.site_id, Dim.path, path);
-    if (ids[ids.length - 1] !== id) ids.push(id);
-  };
-  let startTs: number;
+  let events: readonly VisitEvent[];
   let values: AttributeValues;
   if (allEvents) {
     // All of its events: the first is its start, and its values are the stored visit's.
-    startTs = visit.start_ts;
+    events = allEvents;
     values = visit;
-    for (const event of allEvents) if (event.type === 'pageview' && event.path !== null) add(event.path);
   } else {
-    const events = listSpanEvents(db, { site_id: visit.site_id, vid, is_internal: visit.is_internal, from_ts: visit.start_ts, to_ts: visit.end_ts, max_seq: maxSeq });
-    for (const [, path] of events) if (path !== null) add(path);
-    if (ids.length === 0) return;
-    const [firstTs, , firstSeq] = events[0]!;
-    startTs = firstTs;
-    values = firstSeq === visit.entry_seq ? visit : findEventAttributes(db, firstSeq);
+    const spanEvents = listSpanEvents(db, { site_id: visit.site_id, vid, is_internal: visit.is_internal, from_ts: visit.start_ts, to_ts: visit.end_ts, max_seq: maxSeq });
+    if (spanEvents.length === 0) return;
+    events = spanEvents;
+    values = spanEvents[0]!.seq === visit.entry_seq ? visit : findEventAttributes(db, spanEvents[0]!.seq);
   }
-  if (ids.length === 0) return;
-  insertVisitSequence(db, { site_id: visit.site_id, start_ts: startTs, visitor, pages: packPages(ids), ...valueIds.attributes(visit.site_id, values) });
+  if (events.length === 0) return;
+  const siteId = visit.site_id;
+  const ids: number[] = [];
+  const packed: PackedEvent[] = [];
+  for (const event of events) {
+    const pathId = event.path === null ? null : valueIds.of(siteId, Dim.path, event.path);
+    if (event.type === 'pageview' && pathId !== null && ids[ids.length - 1] !== pathId) ids.push(pathId);
+    packed.push({ ts: event.ts, seq: event.seq, typeId: valueIds.of(siteId, Dim.type, event.type), pathId, revenueMinor: event.revenue_minor, revenueCurrency: event.revenue_currency });
+  }
+  const startTs = events[0]!.ts;
+  const spanMs = events[events.length - 1]!.ts - startTs;
+  if (spanMs >= longVisitMs) raiseLongestVisit(db, siteId, spanMs);
+  const campaign = campaignKey(values.utm_source, values.utm_medium, values.utm_campaign);
+  insertVisitSequence(db, {
+    site_id: siteId,
+    start_ts: startTs,
+    visitor,
+    pages: packPages(ids),
+    events: packVisitEvents(startTs, packed),
+    campaign_id: campaign === null ? null : valueIds.of(siteId, Dim.campaign, campaign),
+    ...valueIds.attributes(siteId, values),
+  });
 }
 
 /**
@@ -186,6 +221,14 @@ export function visitAttributesReady(db: Db): boolean {
   return visitSequencesReady(db) && readAttributesBackfillState(db) === undefined;
 }
 
+/**
+ * Whether the rows stand in for their visits' raw events (the raw pass's narrow read): the table and its filter
+ * values answer, and schema 32's fill is not pending.
+ */
+export function visitEventsReady(db: Db): boolean {
+  return visitAttributesReady(db) && readEventsBackfillState(db) === undefined;
+}
+
 /** Stored visits per backfill transaction: a short write lock each. */
 const backfillChunk = 5_000;
 
@@ -196,7 +239,7 @@ export interface BackfillOptions {
   maxChunks?: number;
 }
 
-/** A resumable fill's cursor over the stored visits (schema 30's, schema 31's). */
+/** A resumable fill's cursor over the stored visits (schema 30's, 31's, 32's). */
 interface FillCursor {
   read(db: Db): BackfillState | undefined;
   advance(db: Db, afterVisit: number): void;
@@ -257,6 +300,22 @@ export function backfillVisitSequences(db: Db, options: BackfillOptions = {}): n
 }
 
 /**
+ * Rebuilds every stored visit's row with its packed events and campaign (schema version 32; a visit without a
+ * pageview gets its first row), a chunk of visits per transaction with its cursor; returns the visits read (0 when
+ * none was pending). Call after schema 31's fill (backfillVisitAttributes calls it when that one is done).
+ */
+export function backfillVisitEvents(db: Db, options: BackfillOptions = {}): number {
+  const pending = readEventsBackfillState(db);
+  if (!pending) return 0;
+  const started = performance.now();
+  process.stderr.write(`Schema 32: the events of visit_sequences from the stored visits (ids ${pending.after_visit + 1} to ${pending.last_visit})\n`);
+  const cursor = { read: readEventsBackfillState, advance: advanceEventsBackfill, finish: finishEventsBackfill };
+  const visits = fillByVisitChunks(db, cursor, options, (visit, vid, maxSeq, valueIds) => rebuildVisit(db, visit, vid, maxSeq, valueIds));
+  process.stderr.write(`Schema 32: ${readEventsBackfillState(db) === undefined ? 'done' : 'paused'}, ${visits} visit(s) in ${seconds(started)} s\n`);
+  return visits;
+}
+
+/**
  * Gives the rows stored before schema version 31 their filter values, from the stored visits, a chunk of visits per
  * transaction with its cursor; returns the visits read (0 when none was pending). A visit's row starting at the
  * visit's start takes the visit's attributes (its first event's); any other (a visit the purge cut: the row starts
@@ -264,7 +323,7 @@ export function backfillVisitSequences(db: Db, options: BackfillOptions = {}): n
  */
 export function backfillVisitAttributes(db: Db, options: BackfillOptions = {}): number {
   const pending = readAttributesBackfillState(db);
-  if (!pending) return 0;
+  if (!pending) return visitSequencesReady(db) ? backfillVisitEvents(db, options) : 0;
   const started = performance.now();
   process.stderr.write(`Schema 31: the visit filters of visit_sequences from the stored visits (ids ${pending.after_visit + 1} to ${pending.last_visit})\n`);
   let rebuilt = 0;
@@ -280,6 +339,7 @@ export function backfillVisitAttributes(db: Db, options: BackfillOptions = {}): 
       rebuilt++;
     }
   });
-  process.stderr.write(`Schema 31: ${readAttributesBackfillState(db) === undefined ? 'done' : 'paused'}, ${visits} visit(s) (${rebuilt} row(s) rebuilt) in ${seconds(started)} s\n`);
-  return visits;
+  const done = readAttributesBackfillState(db) === undefined;
+  process.stderr.write(`Schema 31: ${done ? 'done' : 'paused'}, ${visits} visit(s) (${rebuilt} row(s) rebuilt) in ${seconds(started)} s\n`);
+  return done ? visits + backfillVisitEvents(db, options) : visits;
 }

@@ -22,6 +22,10 @@ import { backfillVisitSequences } from '../../src/projector/visit-sequences.ts';
 import type { Selection } from '../../src/read-model/questions.ts';
 import { readStoredVisitSequences, readVisitSequences, storedSequencesAnswer, type VisitSequences } from '../../src/read-model/sqlite/visit-sequences.ts';
 import { Dim } from '../../src/vocabulary/dimensions.ts';
+import type { RawEventRow } from '../../src/event-store/queries/raw-window-events.ts';
+import { narrowVisitsAnswer, streamNarrowVisits } from '../../src/read-model/sqlite/narrow-visits.ts';
+import { matchesVisitFilters } from '../../src/read-model/sqlite/raw-grouped.ts';
+import { type RawVisit, streamRawVisits } from '../../src/read-model/sqlite/raw-visits.ts';
 import { dayOf } from '../../src/vocabulary/periods.ts';
 import type { ReportFilters } from '../../src/vocabulary/report-filters.ts';
 import { makeEvent, makeTempDir, seedWorkspace, startTestServer, type TestServer } from '../_setup.ts';
@@ -84,9 +88,30 @@ function expectTableEqualsEvents(db: Db, siteIds: string[], workspaceId: string)
         expect(storedSequencesAnswer(db, selection)).toBe(true);
         const label = `days ${range.fromDay}-${range.toDay}, internal ${withInternal}, ${JSON.stringify(filters)}`;
         expect(canonical(readStoredVisitSequences(db, selection)), label).toEqual(canonical(readVisitSequences(db, selection, position)));
+        // The rows' packed events stand in for the raw events (schema 32): the same visits, event for event.
+        expect(narrowVisitsAnswer(db, position)).toBe(true);
+        const input = { siteIds, fromDay: range.fromDay, toDay: range.toDay, withInternal };
+        const narrow: RawVisit[] = [];
+        streamNarrowVisits(db, { ...input, filters }, (visit) => narrow.push(visit));
+        const raw: RawVisit[] = [];
+        streamRawVisits(db, { ...input, maxSeq: position }, (visit) => raw.push(visit));
+        expect(canonicalVisits(narrow.filter((visit) => matchesVisitFilters(visit.entry, filters))), label).toEqual(canonicalVisits(raw.filter((visit) => matchesVisitFilters(visit.entry, filters))));
       }
     }
   }
+}
+
+/** Visits as the raw pass reads them: visitor, span, entry values and campaign, exit, and every event's time, type, path, revenue. */
+function canonicalVisits(visits: readonly RawVisit[]): string[] {
+  const revenueOf = (event: RawEventRow) => (event.revenue_minor !== null && event.revenue_currency !== null ? `${event.revenue_minor} ${event.revenue_currency}` : '');
+  return visits
+    .map((visit) => {
+      const { entry } = visit;
+      const values = [entry.source, entry.utm_source, entry.utm_medium, entry.utm_campaign, entry.device_type, entry.browser, entry.os, entry.country, entry.region, entry.city];
+      const events = visit.events.map((event) => `${event.ts} ${event.seq} ${event.type} ${event.path} ${revenueOf(event)}`);
+      return JSON.stringify([visit.site_id, visit.anon_id, visit.is_internal, visit.start_ts, visit.end_ts, values, visit.exit?.path ?? null, events]);
+    })
+    .sort();
 }
 
 /** The visit filters of every stored row of a site, as texts, by start. */
@@ -359,11 +384,14 @@ describe('the upgrade to schema 30 fills the table from the visits already proje
     // The database as the schema before the table left it (visits projected), then the upgrade: the section's own SQL
     // (found by what it creates, whatever number the section gets).
     const upgraded = openDatabase(databasePath(dataDir));
-    upgraded.exec('DROP TABLE visit_sequences; DROP TABLE visit_sequences_backfill; DROP TABLE visit_sequences_attributes_backfill; DROP INDEX eventlog.events_by_site_type_ts;');
+    upgraded.exec(`DROP TABLE visit_sequences; DROP TABLE visit_sequences_backfill; DROP TABLE visit_sequences_attributes_backfill;
+      DROP TABLE visit_sequences_longest; DROP TABLE visit_sequences_events_backfill; DROP INDEX eventlog.events_by_site_type_ts;`);
     upgraded.exec(sectionCreating('CREATE TABLE visit_sequences ('));
     // And the section after it (the rows' visit filters): the table is empty, so it leaves nothing to fill.
     upgraded.exec(sectionCreating('CREATE TABLE visit_sequences_attributes_backfill ('));
     expect(upgraded.prepare('SELECT count(*) FROM visit_sequences_attributes_backfill').pluck().get()).toBe(0);
+    // And the one after (the rows' events): its fill is pending, after the others.
+    upgraded.exec(sectionCreating('CREATE TABLE visit_sequences_events_backfill ('));
 
     // A crash after two chunks of two visits: the table half filled, reads from the events.
     expect(upgraded.prepare('SELECT after_visit, last_visit FROM visit_sequences_backfill').get()).toEqual({ after_visit: 0, last_visit: 6 });
@@ -413,10 +441,11 @@ describe('the upgrade to schema 31 gives the rows already stored their visit fil
     const upgraded = openDatabase(databasePath(dataDir));
     upgraded.exec(`CREATE TABLE old_rows AS SELECT site_id, start_ts, visitor, pages FROM visit_sequences;
       DROP TABLE visit_sequences; DROP TABLE visit_sequences_backfill; DROP TABLE visit_sequences_attributes_backfill;
-      DROP INDEX eventlog.events_by_site_type_ts;`);
+      DROP TABLE visit_sequences_longest; DROP TABLE visit_sequences_events_backfill; DROP INDEX eventlog.events_by_site_type_ts;`);
     upgraded.exec(sectionCreating('CREATE TABLE visit_sequences ('));
     upgraded.exec('DELETE FROM visit_sequences_backfill; INSERT INTO visit_sequences SELECT * FROM old_rows; DROP TABLE old_rows;');
     upgraded.exec(sectionCreating('CREATE TABLE visit_sequences_attributes_backfill ('));
+    upgraded.exec(sectionCreating('CREATE TABLE visit_sequences_events_backfill ('));
     expect(upgraded.prepare('SELECT count(*) FROM visit_sequences WHERE source_id IS NULL').pluck().get()).toBe(7);
 
     // A crash after two chunks of two visits: journeys with a visit filter read the events, those without the rows.

@@ -1,4 +1,4 @@
-// The visit_sequences table (schema versions 30 and 31): one row per visit with a pageview, its start, its visitor
+// The visit_sequences table (schema versions 30 to 32): one row per visit (schema 30 and 31: with a pageview), its start, its visitor
 // (vid × 2 + internal), its pages as packed path ids and its visit filters' values as value ids. Written only through
 // src/projector/visit-sequences.ts (its owner); journeys and page flow read a range of it
 // (src/read-model/sqlite/visit-sequences.ts).
@@ -22,8 +22,8 @@ export type AttributeIdColumn = (typeof attributeIdColumns)[keyof typeof attribu
 /** A visit's filter values as value ids (report_values of the filter's dimension), null where the visit has none. */
 export type AttributeIds = Record<AttributeIdColumn, number | null>;
 
-/** A visit's filter values as the events and stored visits name them (the campaign is no journeys filter). */
-export type AttributeValues = Omit<VisitAttributes, 'utm_source' | 'utm_medium' | 'utm_campaign'>;
+/** A visit's filter values and campaign as the events and stored visits name them. */
+export type AttributeValues = VisitAttributes;
 
 export interface VisitSequenceRow extends AttributeIds {
   site_id: string;
@@ -32,6 +32,10 @@ export interface VisitSequenceRow extends AttributeIds {
   visitor: number;
   /** Path value ids (report_values, the path dimension) as unsigned LEB128, consecutive repeats collapsed. */
   pages: Buffer;
+  /** Every kept event, packed (schema 32, src/projector/visit-events-pack.ts). */
+  events: Buffer;
+  /** The entry's campaign key's value id (report_values, the campaign dimension), null without one. */
+  campaign_id: number | null;
 }
 
 /** A row's key with its filter ids (the schema 31 fill). */
@@ -75,8 +79,8 @@ export interface BackfillState {
 
 const statements = preparedOnce((db) => ({
   insert: db.prepare<VisitSequenceRow>(
-    `INSERT INTO visit_sequences (site_id, start_ts, visitor, pages, ${Object.values(attributeIdColumns).join(', ')})
-     VALUES (:site_id, :start_ts, :visitor, :pages, ${Object.values(attributeIdColumns).map((column) => `:${column}`).join(', ')})`,
+    `INSERT INTO visit_sequences (site_id, start_ts, visitor, pages, events, campaign_id, ${Object.values(attributeIdColumns).join(', ')})
+     VALUES (:site_id, :start_ts, :visitor, :pages, :events, :campaign_id, ${Object.values(attributeIdColumns).map((column) => `:${column}`).join(', ')})`,
   ),
   setAttributes: db.prepare<VisitSequenceAttributes>(
     `UPDATE visit_sequences SET ${Object.values(attributeIdColumns).map((column) => `${column} = :${column}`).join(', ')}
@@ -86,18 +90,16 @@ const statements = preparedOnce((db) => ({
   // Through the primary key's (site_id, start_ts) range: the site's visits starting inside one visit's span (a few).
   deleteInSpan: db.prepare<VisitorSpan>('DELETE FROM visit_sequences WHERE site_id = :site_id AND start_ts >= :from_ts AND start_ts <= :to_ts AND visitor = :visitor'),
   deleteOfSite: db.prepare<[string]>('DELETE FROM visit_sequences WHERE site_id = ?'),
-  // Through the visitor index, in (ts, seq) order; a pageview's path, else null (custom events only keep the visit
-  // going). vid and site_id name one anon_id: no need to read anon_id out of raw.
+  // Through the visitor index, in (ts, seq) order. vid and site_id name one anon_id: no need to read anon_id out of raw.
   spanEvents: db
-    .prepare<VisitEventsOfSpan, [number, string | null, number]>(
-      `SELECT ve.ts, CASE WHEN e.type = 'pageview' THEN e.path END, ve.seq FROM visitor_events ve JOIN events e ON e.seq = ve.seq
+    .prepare<VisitEventsOfSpan, SpanEvent>(
+      `SELECT ve.ts, e.type, e.path, ve.seq, e.revenue_minor, e.revenue_currency FROM visitor_events ve JOIN events e ON e.seq = ve.seq
         WHERE ve.vid = :vid AND ve.ts >= :from_ts AND ve.ts <= :to_ts AND ve.seq <= :max_seq
           AND e.site_id = :site_id AND e.is_internal = :is_internal AND e.is_bot = 0
         ORDER BY ve.ts, ve.seq`,
-    )
-    .raw(),
+    ),
   // The first kept event's filter values, when it is not the stored visit's first (a visit the purge cut).
-  eventAttributes: db.prepare<[number], AttributeValues>('SELECT source, device_type, browser, os, country, region, city FROM events WHERE seq = ?'),
+  eventAttributes: db.prepare<[number], AttributeValues>('SELECT source, utm_source, utm_medium, utm_campaign, device_type, browser, os, country, region, city FROM events WHERE seq = ?'),
   /** The range reads, by SQL text (bounded: which of the seven filters are asked, with or without a needle). */
   inRange: statementsBySql(db),
   pathTexts: db
@@ -107,6 +109,13 @@ const statements = preparedOnce((db) => ({
   attributesBackfill: db.prepare<[], BackfillState>('SELECT after_visit, last_visit FROM visit_sequences_attributes_backfill'),
   attributesBackfillAdvance: db.prepare<[number]>('UPDATE visit_sequences_attributes_backfill SET after_visit = ?'),
   attributesBackfillFinish: db.prepare('DELETE FROM visit_sequences_attributes_backfill'),
+  eventsBackfill: db.prepare<[], BackfillState>('SELECT after_visit, last_visit FROM visit_sequences_events_backfill'),
+  eventsBackfillAdvance: db.prepare<[number]>('UPDATE visit_sequences_events_backfill SET after_visit = ?'),
+  eventsBackfillFinish: db.prepare('DELETE FROM visit_sequences_events_backfill'),
+  raiseLongest: db.prepare<[string, number]>(
+    'INSERT INTO visit_sequences_longest (site_id, span_ms) VALUES (?, ?) ON CONFLICT (site_id) DO UPDATE SET span_ms = max(span_ms, excluded.span_ms)',
+  ),
+  deleteLongestOfSite: db.prepare<[string]>('DELETE FROM visit_sequences_longest WHERE site_id = ?'),
   backfillAdvance: db.prepare<[number]>('UPDATE visit_sequences_backfill SET after_visit = ?'),
   backfillFinish: db.prepare('DELETE FROM visit_sequences_backfill'),
   visitsAfter: db.prepare<[number, number, number], VisitRow>('SELECT * FROM sessions WHERE id > ? AND id <= ? ORDER BY id LIMIT ?'),
@@ -123,10 +132,26 @@ export function deleteVisitSequencesInSpan(db: Db, span: VisitorSpan): void {
 
 export function deleteVisitSequencesOfSite(db: Db, siteId: string): void {
   statements(db).deleteOfSite.run(siteId);
+  statements(db).deleteLongestOfSite.run(siteId);
 }
 
-/** A visitor's kept non-bot events of one traffic kind in [from_ts, to_ts], in order: [ts, a pageview's path or null, seq]. */
-export function listSpanEvents(db: Db, span: VisitEventsOfSpan): [number, string | null, number][] {
+/** Raises the site's longest visit span to `spanMs` if it is shorter (called for visits a day long or longer). */
+export function raiseLongestVisit(db: Db, siteId: string, spanMs: number): void {
+  statements(db).raiseLongest.run(siteId, spanMs);
+}
+
+/** One event of a visitor's span. */
+export interface SpanEvent {
+  ts: number;
+  type: string;
+  path: string | null;
+  seq: number;
+  revenue_minor: number | null;
+  revenue_currency: string | null;
+}
+
+/** A visitor's kept non-bot events of one traffic kind in [from_ts, to_ts], in (ts, seq) order. */
+export function listSpanEvents(db: Db, span: VisitEventsOfSpan): SpanEvent[] {
   return statements(db).spanEvents.all(span);
 }
 
@@ -149,10 +174,11 @@ export function visitSequencesReadSql(read: Pick<VisitSequencesRead, 'needle' | 
   // Only rows whose blob holds the bytes of one path id: every visit with that page, and a few more (the bytes can
   // also end a longer id's), which the reader checks.
   const needle = read.needle ? ' AND instr(pages, :needle) > 0' : '';
+  // A visit without a pageview has a row (schema 32) with no pages: no journey of it.
   const filters = read.filters.map((filter, index) => ` AND ${filter.column} IN (SELECT value FROM json_each(:filter${index}))`).join('');
   // One string for the whole range: a JS value (a Buffer) per row cost more than the rows' reading itself.
   return `SELECT group_concat(visitor || ' ' || hex(pages), ' ') FROM visit_sequences
-    WHERE site_id = :site_id AND start_ts >= :start_ms AND start_ts < :end_ms${needle}${filters}`;
+    WHERE site_id = :site_id AND start_ts >= :start_ms AND start_ts < :end_ms AND pages <> x''${needle}${filters}`;
 }
 
 /**
@@ -196,6 +222,19 @@ export function advanceAttributesBackfill(db: Db, afterVisit: number): void {
 
 export function finishAttributesBackfill(db: Db): void {
   statements(db).attributesBackfillFinish.run();
+}
+
+/** The pending fill of schema version 32 (undefined once done, or when nothing was projected before it). */
+export function readEventsBackfillState(db: Db): BackfillState | undefined {
+  return statements(db).eventsBackfill.get();
+}
+
+export function advanceEventsBackfill(db: Db, afterVisit: number): void {
+  statements(db).eventsBackfillAdvance.run(afterVisit);
+}
+
+export function finishEventsBackfill(db: Db): void {
+  statements(db).eventsBackfillFinish.run();
 }
 
 /** Stored visits with id in (after, last], by id, at most `limit`. */

@@ -5,7 +5,9 @@ import type { Db } from '../../db/open.ts';
 import type { GoalQuestions, GoalFigures, GoalsFigures, GoalsQuestion } from '../goal-questions.ts';
 import { dayMs } from '../../vocabulary/periods.ts';
 import { convertingSeqsIn } from './goal-conversions.ts';
-import { planRollupRead } from './grouped-report.ts';
+import { goalHasProps, planRollupRead } from './grouped-report.ts';
+import { eventMatchesGoal, type GoalRule } from '../../vocabulary/goal-rule.ts';
+import type { RawEventRow } from '../../event-store/queries/raw-window-events.ts';
 import { matchesVisitFilters, toGroupedReport } from './raw-grouped.ts';
 import { type RawPass, rawPass } from './raw-pass.ts';
 import { readRollups } from './rollup-grouped.ts';
@@ -16,7 +18,9 @@ import { inSnapshot, readFreshness } from './snapshot.ts';
 /**
  * Each goal's figures counted from the visits handed to `add`, which must be the selection's visits a goal filter
  * keeps (a raw pass's selected visits): the goal's converting events in the range (from sinceMs) that pass the visit
- * and path filters, their people and their revenue. Fed by goals() alone, or by a dashboard's one pass.
+ * and path filters, their people and their revenue. Fed by goals() alone, or by a dashboard's one pass. A goal
+ * without props is matched on each event's type and path (what its rule looks at: no lookup); one with props by the
+ * seqs of its converting events in the range (the props are read from the raw events).
  * @example const counter = goalCounter(db, question, maxSeq); pass.takeSelected(counter.add); pass.run(); counter.figures();
  */
 export function goalCounter(db: Db, question: GoalsQuestion, maxSeq: number): { add: (visit: RawVisit) => void; figures: () => GoalFigures[] } {
@@ -25,29 +29,35 @@ export function goalCounter(db: Db, question: GoalsQuestion, maxSeq: number): { 
   // Only an event in the range counts, so the converting events of the range are all that is looked up (the
   // same answer as the events of the visits' whole span), before any visit is seen: visits can then be streamed.
   const goalsOfSeq = new Map<number, number[]>();
+  const byRule: { index: number; rule: GoalRule }[] = [];
   question.goals.forEach(({ rule }, index) => {
+    if (!goalHasProps(rule)) {
+      byRule.push({ index, rule });
+      return;
+    }
     for (const seq of convertingSeqsIn(db, question.scope.siteIds, rule, startMs, endMs, maxSeq)) {
       const found = goalsOfSeq.get(seq);
       if (found) found.push(index);
       else goalsOfSeq.set(seq, [index]);
     }
   });
-  const counts = question.goals.map(() => ({ people: new Set<string>(), conversions: 0, revenue: new Map<string, number>() }));
+  const counts = question.goals.map(() => ({ people: new Set<string | number>(), conversions: 0, revenue: new Map<string, number>() }));
   const paths = question.filters.path;
+  const count = (index: number, visit: RawVisit, event: RawEventRow) => {
+    const counted = counts[index]!;
+    counted.conversions++;
+    counted.people.add(visit.visitor_number ?? visit.anon_id);
+    if (event.revenue_minor !== null && event.revenue_currency !== null) {
+      counted.revenue.set(event.revenue_currency, (counted.revenue.get(event.revenue_currency) ?? 0) + event.revenue_minor);
+    }
+  };
   return {
     add(visit) {
-      if (goalsOfSeq.size === 0 || !matchesVisitFilters(visit.entry, question.filters)) return;
+      if ((goalsOfSeq.size === 0 && byRule.length === 0) || !matchesVisitFilters(visit.entry, question.filters)) return;
       for (const event of visit.events) {
-        const indexes = goalsOfSeq.get(event.seq);
-        if (!indexes || event.ts < startMs || event.ts >= endMs || (paths && (event.path === null || !paths.includes(event.path)))) continue;
-        for (const index of indexes) {
-          const count = counts[index]!;
-          count.conversions++;
-          count.people.add(visit.anon_id);
-          if (event.revenue_minor !== null && event.revenue_currency !== null) {
-            count.revenue.set(event.revenue_currency, (count.revenue.get(event.revenue_currency) ?? 0) + event.revenue_minor);
-          }
-        }
+        if (event.ts < startMs || event.ts >= endMs || (paths && (event.path === null || !paths.includes(event.path)))) continue;
+        for (const index of goalsOfSeq.get(event.seq) ?? []) count(index, visit, event);
+        for (const { index, rule } of byRule) if (eventMatchesGoal(rule, { type: event.type, path: event.path, props: null })) count(index, visit, event);
       }
     },
     figures: () =>

@@ -15,6 +15,11 @@ import { convertedVisits } from './goal-conversions.ts';
 import { cachedRawVisits, maxCachedEvents } from './raw-visits-cache.ts';
 import { emptyCounters, fieldCount } from '../../rollup-format/counter-shard.ts';
 import { readRollups, type RollupRequest } from './rollup-grouped.ts';
+import { narrowVisitsAnswer, streamNarrowVisits } from './narrow-visits.ts';
+import { eventMatchesGoal, type GoalRule } from '../../vocabulary/goal-rule.ts';
+
+/** Whether a goal matches on props (read from the raw events: its converting events are found by seq). */
+export const goalHasProps = (rule: GoalRule) => rule.props !== undefined && Object.keys(rule.props).length > 0;
 
 export interface GroupedQuery {
   selection: ReportSelection;
@@ -124,7 +129,9 @@ export interface RawVisitTakers {
  * 10M-event site) is streamed, its visits handed over as they are cut and let go; a smaller one is loaded (and kept
  * for the next report, raw-visits-cache.ts). A goal filter for `selected` needs the visits together (which
  * converted), and a visitor restriction is small: both are loaded. untilMs cuts each visit at that moment first.
- * withQuery: the query string of each event (streamed rows parse it from raw only when asked).
+ * withQuery: the query string of each event (streamed rows parse it from raw only when asked). Without it (nor a
+ * goal filter with props), and as of the projector's position, the projector's narrow rows answer instead of the
+ * event log (narrow-visits.ts).
  */
 export function passRawVisits(
   db: Db,
@@ -143,6 +150,17 @@ export function passRawVisits(
   const selected = cut(takers.selected);
   const goal = selected ? selection.filters.goal : undefined;
   const input = { siteIds: selection.siteIds, fromDay: selection.range.fromDay, toDay: selection.range.toDay, withInternal: selection.withInternal, maxSeq };
+  // The projector's narrow rows stand in for the raw events wherever they hold all a reader needs (narrow-visits.ts):
+  // one row per visit instead of its wide events, so rankings, series, comparison and goals all read them.
+  if (!options.visitors && !options.withQuery && !(goal && goalHasProps(goal.rule)) && narrowVisitsAnswer(db, maxSeq)) {
+    // A goal without props is matched on the event's type and path: the visit converted if one of its events does.
+    const converted = goal && ((visit: RawVisit) => visit.events.some((event) => eventMatchesGoal(goal.rule, { type: event.type, path: event.path, props: null })));
+    streamNarrowVisits(db, { ...input, filters: selection.filters }, (visit) => {
+      all?.(visit);
+      if (selected && (!converted || converted(visit))) selected(visit);
+    });
+    return;
+  }
   if (!options.visitors && goal === undefined && isLargeWindow(db, selection)) {
     streamRawVisits(db, { ...input, withQuery: options.withQuery }, (visit) => {
       all?.(visit);

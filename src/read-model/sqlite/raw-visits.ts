@@ -10,6 +10,11 @@ import { iterateWindowEvents, type StreamedEventRow } from './queries/raw-window
 export interface RawVisit {
   site_id: string;
   anon_id: string;
+  /**
+   * The visitor's number (report_visitors.vid, shared by a workspace's sites) where the reader has it: the visitor
+   * sets count it instead of anon_id (narrow-visits.ts sets it; every visit of one read has it, or none does).
+   */
+  visitor_number?: number;
   is_internal: 0 | 1;
   /** In (ts, seq) order. */
   events: RawEventRow[];
