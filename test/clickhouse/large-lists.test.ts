@@ -1,0 +1,107 @@
+// Reads whose lists grow with the data stay within ClickHouse's bound on a statement's size: the test server's
+// max_ast_elements is lowered from 50,000 to 2,000, so a list of more than ~500 (site, anon_id) pairs written as
+// literals is refused ("AST is too big"), as the 30-day last_touch attribution was at 20M events (docs/clickhouse.md).
+// With 600 purchasers (some bound to users, some users with several devices) the attribution answer over ClickHouse
+// equals the SQLite implementation's, whole and paged.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createClickHouse } from '../../src/clickhouse/client.ts';
+import { pendingDeletionsOf } from '../../src/clickhouse/deletions.ts';
+import { applyClickHouseSchema } from '../../src/clickhouse/schema.ts';
+import { createShipper } from '../../src/clickhouse/shipper.ts';
+import { createClickHouseReadModel } from '../../src/read-model/clickhouse/clickhouse-read-model.ts';
+import type { ReadModel } from '../../src/read-model/read-model.ts';
+import type { ReadScope } from '../../src/read-model/questions.ts';
+import { seedWorkspace, startTestServer, type TestServer } from '../_setup.ts';
+import { manualClock } from '../admin/_helpers.ts';
+import { startClickHouse, type ClickHouseTestServer } from './_server.ts';
+
+const chrome = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36';
+const minute = 60_000;
+const base = Date.parse('2026-03-02T06:00:00.000Z');
+const purchasers = 600;
+/** Statements of more elements are refused; 600 pairs inlined take about 2,400. */
+const maxAstElements = 2000;
+const referrers = ['https://www.google.com/search?q=x', 'https://news.ycombinator.com/', undefined];
+
+/** Each purchaser: a visit from a referrer, a second visit days later (every third), a signup naming a user shared by 15 purchasers (every fifth), a purchase. */
+function stream(): Record<string, unknown>[] {
+  const events: Record<string, unknown>[] = [];
+  let counter = 0;
+  const event = (anon: string, at: number, fields: Record<string, unknown>) =>
+    events.push({ id: `00000000-0000-4000-e000-${String(++counter).padStart(12, '0')}`, site_id: 'big', anon_id: anon, ts: new Date(at).toISOString(), context: { user_agent: chrome }, ...fields });
+  for (let index = 0; index < purchasers; index++) {
+    const anon = `buyer-${index}`;
+    const at = base + index * 7 * minute;
+    const referrer = referrers[index % referrers.length];
+    event(anon, at, { type: 'pageview', url: `https://shop.example/p${index % 7}`, ...(referrer ? { referrer } : {}) });
+    if (index % 3 === 0) event(anon, at + 2 * 86_400_000, { type: 'pageview', url: 'https://shop.example/?utm_source=mail&utm_campaign=spring' });
+    if (index % 5 === 0) event(anon, at + 2 * 86_400_000 + minute, { type: 'signup', url: 'https://shop.example/signup', user_id: `user-${index % 40}` });
+    event(anon, at + 2 * 86_400_000 + 5 * minute, { type: 'purchase', url: 'https://shop.example/checkout', revenue: { amount: '9.90', currency: 'EUR' } });
+  }
+  return events;
+}
+
+/** An answer without its freshness (positions and times legitimately differ). */
+function figuresOf(answer: object): unknown {
+  const { freshness: _freshness, ...figures } = answer as { freshness: unknown };
+  return JSON.parse(JSON.stringify(figures));
+}
+
+describe(`reads with lists that grow with the data, on a ClickHouse bounded to ${maxAstElements} AST elements`, () => {
+  let server: TestServer;
+  let clickhouseServer: ClickHouseTestServer;
+  let overClickHouse: ReadModel;
+  let scope: ReadScope;
+
+  beforeAll(async () => {
+    [server, clickhouseServer] = await Promise.all([startTestServer({ clock: manualClock('2026-03-20T12:00:00.000Z') }), startClickHouse({ profile: { max_ast_elements: maxAstElements } })]);
+    const workspace = await seedWorkspace(server, 'big', { sites: ['big'] });
+    scope = { siteIds: ['big'], workspaceId: workspace.id };
+    const events = stream();
+    for (let offset = 0; offset < events.length; offset += 100) {
+      const response = await server.request('POST', '/s2s/events', { token: 'big', body: events.slice(offset, offset + 100) });
+      expect(response.status, response.text).toBe(202);
+    }
+    await server.projected();
+    const clickhouse = createClickHouse({ url: clickhouseServer.url, database: 'large_lists', timeoutMs: 30_000 });
+    await applyClickHouseSchema(clickhouse);
+    const shipper = createShipper({ db: server.db, clickhouse, batchSize: 200 });
+    await shipper.shipAll();
+    overClickHouse = createClickHouseReadModel({
+      clickhouse,
+      waitForShipping: async () => {
+        await server.projected();
+        await shipper.shipAll();
+        return true;
+      },
+      deletionsOf: (siteIds) => pendingDeletionsOf(server.db, siteIds),
+      embedded: server.app.readModel,
+      db: server.db,
+    });
+  }, 180_000);
+  afterAll(async () => {
+    await server?.close();
+    await clickhouseServer?.close();
+  });
+
+  it('attribution: 600 purchasers, their people and visits, whole and paged, equal SQLite', async () => {
+    const lookbackMs = 30 * 86_400_000;
+    const whole = { startMs: Date.parse('2026-03-01T00:00:00.000Z'), endMs: Date.parse('2026-03-20T00:00:00.000Z'), eventId: null };
+    const first = await overClickHouse.conversions({ scope, ranges: [whole], lookbackMs });
+    const conversions = first.ranges[0]!.conversions;
+    expect(conversions).toHaveLength(purchasers);
+    const middle = conversions[purchasers / 2]!;
+    const question = {
+      scope,
+      lookbackMs,
+      asOf: first.asOf,
+      ranges: [whole, { ...whole, page: { after: null, limit: 550 } }, { ...whole, page: { after: { ts: middle.ts, seq: middle.seq }, limit: 1000 } }],
+    };
+    const expected = figuresOf(await server.app.readModel.conversions(question)) as { ranges: { conversions: { touchpoints: unknown[]; userId: string | null }[] }[] };
+    expect(figuresOf(await overClickHouse.conversions(question))).toEqual(expected);
+    // Not a trivial answer: people bound to users, and journeys of several visits (a user's other devices' included).
+    const all = expected.ranges[0]!.conversions;
+    expect(all.filter((conversion) => conversion.userId !== null).length).toBe(purchasers / 5);
+    expect(all.some((conversion) => conversion.touchpoints.length > 2)).toBe(true);
+  }, 300_000);
+});
