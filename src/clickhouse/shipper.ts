@@ -156,14 +156,17 @@ export function createShipper({ db, clickhouse, batchSize = 50_000, beforeEvents
       const span = spans.get(visit.site_id);
       spans.set(visit.site_id, { from: Math.min(span?.from ?? visit.start_ts, visit.start_ts), to: Math.max(span?.to ?? visit.end_ts, visit.end_ts) });
     }
-    const visitors = [...byVisitor.values()].map(([first]) => sql`(${first!.site_id}, ${first!.anon_id}, ${first!.is_internal})`);
+    // The visitors travel as a table of the query (external data), not as literals: a batch of 50,000 events can
+    // name more visitors than a statement may hold (max_ast_elements).
+    const visitors = [...byVisitor.values()].map(([first]) => ({ site_id: first!.site_id, anon_id: first!.anon_id, is_internal: first!.is_internal }));
     const ranges = [...spans].map(([siteId, span]) => sql`(site_id = ${siteId} AND start_ts >= ${span.from} AND start_ts <= ${span.to})`);
     const columns = new SqlText(visitColumns.join(', '));
     const live = await clickhouse.query<ShippedVisitRow>(
       sql`SELECT ${columns} FROM signed_visits
-          WHERE (${joinSql(ranges, ' OR ')}) AND (site_id, anon_id, is_internal) IN (${joinSql(visitors, ', ')})${withoutDeleted(pendingDeletionsOf(db, [...spans.keys()]), 'visits')}
+          WHERE (${joinSql(ranges, ' OR ')}) AND (site_id, anon_id, is_internal) IN batch_visitors${withoutDeleted(pendingDeletionsOf(db, [...spans.keys()]), 'visits')}
           GROUP BY ${columns} HAVING sum(sign) > 0`,
       { max_query_size: 256 * 2 ** 20 },
+      [{ name: 'batch_visitors', columns: { site_id: 'String', anon_id: 'String', is_internal: 'UInt8' }, rows: visitors }],
     );
     const cancelled: SignedVisitRow[] = [];
     let tombstones = 0;
