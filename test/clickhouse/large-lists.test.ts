@@ -16,7 +16,7 @@ import type { ReadScope } from '../../src/read-model/questions.ts';
 import { dayOf } from '../../src/vocabulary/periods.ts';
 import { seedWorkspace, startTestServer, type TestServer } from '../_setup.ts';
 import { manualClock } from '../admin/_helpers.ts';
-import { startClickHouse, type ClickHouseTestServer } from './_server.ts';
+import { startClickHouse, startClickHouseCluster } from './_server.ts';
 
 const chrome = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36';
 const minute = 60_000;
@@ -53,14 +53,26 @@ function figuresOf(answer: object): unknown {
   return JSON.parse(JSON.stringify(figures));
 }
 
-describe(`reads with lists that grow with the data, on a ClickHouse bounded to ${maxAstElements} AST elements`, () => {
+/** A single node, and a two-shard cluster (the tables travel from the entry node to both shards). */
+const targets: [string, () => Promise<{ url: string; cluster?: string; close(): Promise<void> }>][] = [
+  ['a single node', async () => startClickHouse({ profile: { max_ast_elements: maxAstElements } })],
+  [
+    'a two-shard cluster',
+    async () => {
+      const cluster = await startClickHouseCluster({ profile: { max_ast_elements: maxAstElements } });
+      return { url: cluster.shards[0].url, cluster: cluster.name, close: () => cluster.close() };
+    },
+  ],
+];
+
+describe.each(targets)(`reads with lists that grow with the data, on %s bounded to ${maxAstElements} AST elements`, (_name, startTarget) => {
   let server: TestServer;
-  let clickhouseServer: ClickHouseTestServer;
+  let clickhouseServer: Awaited<ReturnType<typeof startTarget>>;
   let overClickHouse: ReadModel;
   let scope: ReadScope;
 
   beforeAll(async () => {
-    [server, clickhouseServer] = await Promise.all([startTestServer({ clock: manualClock('2026-03-20T12:00:00.000Z') }), startClickHouse({ profile: { max_ast_elements: maxAstElements } })]);
+    [server, clickhouseServer] = await Promise.all([startTestServer({ clock: manualClock('2026-03-20T12:00:00.000Z') }), startTarget()]);
     const workspace = await seedWorkspace(server, 'big', { sites: ['big'] });
     scope = { siteIds: ['big'], workspaceId: workspace.id };
     const events = stream();
@@ -69,7 +81,7 @@ describe(`reads with lists that grow with the data, on a ClickHouse bounded to $
       expect(response.status, response.text).toBe(202);
     }
     await server.projected();
-    const clickhouse = createClickHouse({ url: clickhouseServer.url, database: 'large_lists', timeoutMs: 30_000 });
+    const clickhouse = createClickHouse({ url: clickhouseServer.url, database: 'large_lists', timeoutMs: 30_000, cluster: clickhouseServer.cluster });
     await applyClickHouseSchema(clickhouse);
     // One batch for the whole log: its visitors (over 1,000) are one list too.
     const shipper = createShipper({ db: server.db, clickhouse, batchSize: 5000 });
