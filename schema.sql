@@ -1058,3 +1058,17 @@ INSERT INTO visit_sequences_attributes_backfill (id, after_visit, last_visit)
 -- type finds them directly, and the earlier ones of the same type in one pass (docs/reports.md, "Retention"); the
 -- ingest pays an index entry for custom events only.
 CREATE INDEX eventlog.events_by_site_type_ts ON events (site_id, type, ts) WHERE type <> 'pageview';
+
+-- @version 32: one ClickHouse shipper per data directory at a time (docs/clickhouse.md, "One shipper"; owned by
+-- src/clickhouse/shipping-lease.ts). The server's shipping loop and `sightline clickhouse backfill` hold this lease
+-- while they ship and renew it; a second one is refused. A holder that died is detected (same host, its pid gone) or
+-- its lease expires.
+CREATE TABLE clickhouse_shipping_lease (
+  id           INTEGER PRIMARY KEY CHECK (id = 1),
+  holder_id    TEXT NOT NULL,      -- random per shipper (a process may run several in tests)
+  kind         TEXT NOT NULL,      -- 'server' | 'backfill'
+  host         TEXT NOT NULL,      -- os.hostname() of the holder
+  pid          INTEGER NOT NULL,
+  acquired_at  INTEGER NOT NULL,   -- epoch ms
+  expires_at   INTEGER NOT NULL    -- epoch ms: renewed while it ships; free from this millisecond on
+);
