@@ -8,7 +8,7 @@ import type { ClickHouse } from '../clickhouse/client.ts';
 import type { AppContext } from '../context.ts';
 import { applyClickHouseSchema, latestClickHouseSchemaVersion } from '../clickhouse/schema.ts';
 import { createShipper } from '../clickhouse/shipper.ts';
-import { defaultLeaseMs, newLeaseHolder, releaseShippingLease, ShippingLeaseHeldError, takeShippingLease } from '../clickhouse/shipping-lease.ts';
+import { defaultLeaseMs, newLeaseHolder, releaseShippingLease, shipperOf, ShippingLeaseHeldError, takeShippingLease } from '../clickhouse/shipping-lease.ts';
 import { ApiError } from '../http/errors.ts';
 import { countBacklog } from '../clickhouse/sqlite-source.ts';
 import { readClickHouseStatus } from '../clickhouse/status.ts';
@@ -37,12 +37,14 @@ const status = defineCommand({
   run: ({ args }) =>
     runCommandSafely(args, () =>
       withContext(args, async (context) => {
-        const report = await readClickHouseStatus(connect(args), context.db);
+        // Who ships this data directory now (the lease, shipping-lease.ts): the server, a backfill, or nobody.
+        const report = { ...(await readClickHouseStatus(connect(args), context.db)), shipper: shipperOf(context.db, Date.now()) };
         output(args, report, () =>
           table([
             ['server version', report.server_version],
             ['database', report.database],
             ['schema version', `${report.schema_version} (this release: ${report.latest_schema_version})${report.schema_version < report.latest_schema_version ? ': run sightline clickhouse init' : ''}`],
+            ['shipper', report.shipper === null ? 'none (no server or backfill ships this data directory now)' : `${report.shipper.kind} on ${report.shipper.host} (pid ${report.shipper.pid}), since ${report.shipper.since}, lease until ${report.shipper.until}`],
             ['shipped through seq', String(report.shipped_through)],
             ['lag (events)', String(report.lag_events)],
             ['event rows', String(report.event_rows)],

@@ -88,6 +88,13 @@ export function currentShippingLease(db: Db): ShippingLeaseRow | undefined {
   return statements(db).current.get();
 }
 
+/** The shipper holding the lease at `now` (as `sightline clickhouse status` shows it), or null when none does. */
+export function shipperOf(db: Db, now: number): { kind: ShipperKind; host: string; pid: number; since: string; until: string } | null {
+  const row = currentShippingLease(db);
+  if (!row || !binds(row, now)) return null;
+  return { kind: row.kind, host: row.host, pid: row.pid, since: new Date(row.acquired_at).toISOString(), until: new Date(row.expires_at).toISOString() };
+}
+
 /** Who holds it, for a refusal: "the server on host-a (pid 4242), lease until 2026-11-27T18:00:00.000Z". */
 export function describeLease(row: ShippingLeaseRow): string {
   const what = row.kind === 'server' ? 'a running server' : 'a running `sightline clickhouse backfill`';

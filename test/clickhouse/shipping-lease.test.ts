@@ -155,8 +155,10 @@ describe('one shipper per data directory, over the real CLI and server', () => {
     expect(json.code).toBe(1);
     expect(JSON.parse(json.stderr)).toMatchObject({ error: { code: 'shipper_running' } });
     expect(await shipped()).toEqual({ rows: 90, distinct: 90 });
-    // The server still holds it: the refusals took nothing.
+    // The server still holds it: the refusals took nothing. Status names it.
     expect(lease()?.pid).toBe(serve.child.pid);
+    const status = await runCli(['clickhouse', 'status', '--json'], variables());
+    expect(parseJsonOutput(status).shipper).toEqual({ kind: 'server', host: hostname(), pid: serve.child.pid, since: expect.any(String), until: expect.any(String) });
 
     serve.child.kill('SIGTERM');
     expect((await serve.exited).code).toBe(0);
@@ -166,6 +168,8 @@ describe('one shipper per data directory, over the real CLI and server', () => {
     expect(accepted.code, accepted.stderr).toBe(0);
     expect(parseJsonOutput(accepted)).toMatchObject({ shipped: 0, database: 'lease_cli' });
     expect(lease()).toBeUndefined();
+    const human = await runCli(['clickhouse', 'status'], variables());
+    expect(human.stdout).toMatch(/^shipper\s+none \(no server or backfill ships this data directory now\)$/m);
   });
 
   it('a server killed with SIGKILL leaves a lease that blocks nobody on its host: the next server, then backfill', async () => {
