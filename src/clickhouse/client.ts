@@ -80,9 +80,9 @@ const errorCode = /Code:\s*(\d+)/;
 
 const externalName = /^[a-z][a-z0-9_]*$/;
 
-/** The URL parameters of a multipart request: the statement (the body holds the tables) and each table's structure. */
-function externalParams(tables: readonly ExternalTable[], statement: SqlText): Record<string, string> {
-  const params: Record<string, string> = { query: `${statement.text}\nFORMAT JSON` };
+/** The URL parameters of a multipart request: each table's structure and format. */
+function externalParams(tables: readonly ExternalTable[]): Record<string, string> {
+  const params: Record<string, string> = {};
   for (const table of tables) {
     if (!externalName.test(table.name)) throw new TypeError(`not a name for an external table: ${table.name}`);
     for (const [column, type] of Object.entries(table.columns)) {
@@ -95,9 +95,13 @@ function externalParams(tables: readonly ExternalTable[], statement: SqlText): R
   return params;
 }
 
-/** The tables as the parts of a multipart body, one JSONEachRow file each (18.16 reads this format too). */
-function externalBody(tables: readonly ExternalTable[]): FormData {
+/**
+ * The multipart body: the statement as a field (the server reads form fields as parameters; in the URL it would be
+ * refused past about 16 KB), then the tables, one JSONEachRow file each (18.16 reads this format too).
+ */
+function externalBody(tables: readonly ExternalTable[], statement: SqlText): FormData {
   const form = new FormData();
+  form.append('query', `${statement.text}\nFORMAT JSON`);
   for (const table of tables) form.append(table.name, new Blob([table.rows.map((row) => JSON.stringify(row)).join('\n')]), table.name);
   return form;
 }
@@ -153,7 +157,7 @@ export function createClickHouse(options: ClickHouseOptions): ClickHouse {
     async query<Row>(statement: SqlText, settings: Record<string, string | number> = {}, external: readonly ExternalTable[] = []) {
       // A `database` among the settings reads another database (system tables before Sightline's database exists).
       const params: Record<string, string> = { ...clusterSettings, database, ...Object.fromEntries(Object.entries(settings).map(([name, value]) => [name, String(value)])), output_format_json_quote_64bit_integers: '0' };
-      const text = external.length === 0 ? await request(params, `${statement.text}\nFORMAT JSON`, 1) : await request({ ...params, ...externalParams(external, statement) }, externalBody(external), 1);
+      const text = external.length === 0 ? await request(params, `${statement.text}\nFORMAT JSON`, 1) : await request({ ...params, ...externalParams(external) }, externalBody(external, statement), 1);
       return (JSON.parse(text) as { data: Row[] }).data;
     },
     async insert(table, rows, insertOptions = {}) {
