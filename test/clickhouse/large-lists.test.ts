@@ -3,10 +3,11 @@
 // written as literals is refused ("AST is too big"), as the 30-day last_touch attribution was at 20M events
 // (docs/clickhouse.md). Over 600 purchasers (some bound to users, users with several devices) and a user on 520
 // devices: the shipper's batch of every event (its visitors are one list), the attribution answer whole and paged,
-// the funnel attempts of everyone at a transition (correlation's question) and the user's timeline over ClickHouse
-// equal the SQLite implementation's.
+// the funnel attempts of everyone at a transition (correlation's question), the user's timeline and GDPR export over
+// ClickHouse equal the SQLite implementation's.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createClickHouse } from '../../src/clickhouse/client.ts';
+import { createClickHouse, type ClickHouse } from '../../src/clickhouse/client.ts';
+import { shippedSubjectEvents } from '../../src/clickhouse/subject-events.ts';
 import { pendingDeletionsOf } from '../../src/clickhouse/deletions.ts';
 import { applyClickHouseSchema } from '../../src/clickhouse/schema.ts';
 import { createShipper } from '../../src/clickhouse/shipper.ts';
@@ -69,6 +70,7 @@ describe.each(targets)(`reads with lists that grow with the data, on %s bounded 
   let server: TestServer;
   let clickhouseServer: Awaited<ReturnType<typeof startTarget>>;
   let overClickHouse: ReadModel;
+  let clickhouse: ClickHouse;
   let scope: ReadScope;
 
   beforeAll(async () => {
@@ -81,7 +83,7 @@ describe.each(targets)(`reads with lists that grow with the data, on %s bounded 
       expect(response.status, response.text).toBe(202);
     }
     await server.projected();
-    const clickhouse = createClickHouse({ url: clickhouseServer.url, database: 'large_lists', timeoutMs: 30_000, cluster: clickhouseServer.cluster });
+    clickhouse = createClickHouse({ url: clickhouseServer.url, database: 'large_lists', timeoutMs: 30_000, cluster: clickhouseServer.cluster });
     await applyClickHouseSchema(clickhouse);
     // One batch for the whole log: its visitors (over 1,000) are one list too.
     const shipper = createShipper({ db: server.db, clickhouse, batchSize: 5000 });
@@ -172,5 +174,13 @@ describe.each(targets)(`reads with lists that grow with the data, on %s bounded 
       beforeMs = expected.nextBeforeMs;
     }
     expect(events).toBe(devices);
+  }, 300_000);
+
+  it(`GDPR export: the shipped events of a subject on ${devices} devices, as the log holds them`, async () => {
+    const anonIds = Array.from({ length: devices }, (_, index) => `device-${index}`);
+    const shipped = await shippedSubjectEvents(clickhouse, server.db)('big', anonIds, 10_000);
+    const logged = server.db.prepare(`SELECT id FROM events WHERE site_id = 'big' AND anon_id IN (SELECT value FROM json_each(?)) ORDER BY ts, seq`).pluck().all(JSON.stringify(anonIds));
+    expect(logged).toHaveLength(devices);
+    expect(shipped.map((row) => row.id)).toEqual(logged);
   }, 300_000);
 });
