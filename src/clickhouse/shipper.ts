@@ -17,7 +17,16 @@ import { clusterOf, insertIntoShards, shardPositions, type ClusterShard } from '
 import { withoutDeleted } from './deletion-sql.ts';
 import { pendingDeletionsOf } from './deletions.ts';
 import { joinSql, sql, SqlText } from './sql-literal.ts';
-import { readShippingBatch, type ShippedEventRow, type ShippedVisitRow } from './sqlite-source.ts';
+import { eventAtSeq, readShippingBatch, type ShippedEventRow, type ShippedVisitRow } from './sqlite-source.ts';
+import { highestSeqIssued } from '../event-store/queries/newest-events.ts';
+
+/** ClickHouse's position is not this log's (another data directory filled the database): nothing is shipped. */
+export class ForeignPositionError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ForeignPositionError';
+  }
+}
 
 export interface ShipperOptions {
   db: Db;
@@ -223,9 +232,42 @@ export function createShipper({ db, clickhouse, batchSize = 50_000, beforeEvents
     }
   }
 
+  /** The position this shipper's last batch left (checked positions need no second look). */
+  let ownPosition: number | undefined;
+  /**
+   * The position must be this log's: a database filled from another data directory (two installs given one
+   * CLICKHOUSE_DATABASE) holds other events under the same seqs, and shipping after its position would skip or mix
+   * events. The lease (shipping-lease.ts) cannot see another data directory; this catches it once its events are in
+   * ClickHouse. Checked when the position is not the one this shipper's last batch left: the first batch, after a
+   * failure, or when someone else moved it. Refused when ClickHouse is past every seq this log ever issued, or (one
+   * node) when its row at the position is not this log's event there; a seq this log no longer holds (deleted,
+   * trimmed) cannot be compared and is let through.
+   */
+  async function expectOwnPosition(position: number, cluster: boolean): Promise<void> {
+    if (position === 0 || position === ownPosition) return;
+    const issued = highestSeqIssued(db);
+    if (issued < position) {
+      throw new ForeignPositionError(
+        `ClickHouse database ${clickhouse.database} holds events through seq ${position}, past the end of this data directory's log (seq ${issued}): it was filled from another data directory, or this log is an older copy. Nothing is shipped: give each data directory its own CLICKHOUSE_DATABASE`,
+      );
+    }
+    const own = eventAtSeq(db, position);
+    // On a cluster the lowest shard's position may be a seq whose event went to another shard's batch in flight.
+    if (own && !cluster) {
+      const [row] = await clickhouse.query<{ n: number }>(sql`SELECT count() AS n FROM events WHERE site_id = ${own.site_id} AND ts = ${own.ts} AND seq = ${position} AND id = ${own.id}`);
+      if (!row || row.n === 0) {
+        throw new ForeignPositionError(
+          `ClickHouse database ${clickhouse.database} holds another event than this data directory's under seq ${position}: it was filled from another data directory. Nothing is shipped: give each data directory its own CLICKHOUSE_DATABASE`,
+        );
+      }
+    }
+    ownPosition = position;
+  }
+
   async function shipOneBatch(): Promise<ShippedBatch> {
     const sharded = await shards();
     const after = sharded ? Math.min(...sharded.positions.values()) : await shippedThrough();
+    await expectOwnPosition(after, sharded !== undefined);
     const batch = readShippingBatch(db, after, batchSize);
     if (batch.events.length === 0) return { events: 0, visits: 0, tombstones: 0, visitRows: 0, bindings: 0, through: after };
     // The visits of the events cut off are sent too; with their own batch they are then live as they are: no row.
@@ -241,6 +283,7 @@ export function createShipper({ db, clickhouse, batchSize = 50_000, beforeEvents
       await beforeEventsInsert?.();
       await clickhouse.insert('events', events, { queryId: queryIdOf('events') });
     }
+    ownPosition = through;
     return { events: events.length, visits: batch.visits.length, tombstones, visitRows: visits.length, bindings: bindings.length, through };
   }
 

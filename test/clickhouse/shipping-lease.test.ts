@@ -4,12 +4,15 @@
 // naming the running server and what to do, nothing shipped) while `sightline serve` ships the same data directory,
 // and accepted once it stops; a server killed with SIGKILL leaves a lease that blocks nothing; a lease of another host
 // blocks until it expires. In-process: a second server on the same data directory ships nothing until the first
-// closes, then takes over. Every wait polls for a state with a bound; no timing decides a test.
+// closes, then takes over. A database another data directory filled is refused to this one's shipper (what the
+// lease cannot see). Every wait polls for a state with a bound; no timing decides a test.
 import { spawnSync } from 'node:child_process';
 import { hostname } from 'node:os';
 import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createClickHouse, type ClickHouse } from '../../src/clickhouse/client.ts';
+import { applyClickHouseSchema } from '../../src/clickhouse/schema.ts';
+import { createShipper } from '../../src/clickhouse/shipper.ts';
 import { sql } from '../../src/clickhouse/sql-literal.ts';
 import { currentShippingLease, releaseShippingLease, takeShippingLease, type LeaseHolder, type ShippingLeaseRow } from '../../src/clickhouse/shipping-lease.ts';
 import { openDatabase, type Db } from '../../src/db/open.ts';
@@ -255,5 +258,48 @@ describe('a second server on the same data directory', () => {
     const clickhouse = createClickHouse({ url: clickhouseServer.url, database: 'lease_servers', timeoutMs: 10_000 });
     const [row] = await clickhouse.query<{ rows: number; distinct: number }>(sql`SELECT count() AS rows, uniqExact(seq) AS distinct FROM events`);
     expect(row).toEqual({ rows: 55, distinct: 55 });
+  });
+});
+
+describe('a ClickHouse database filled from another data directory', () => {
+  let clickhouseServer: ClickHouseTestServer;
+  const servers: TestServer[] = [];
+
+  beforeAll(async () => {
+    clickhouseServer = await startClickHouse();
+  }, 120_000);
+  afterAll(async () => {
+    for (const server of servers) await server.close();
+    await clickhouseServer?.close();
+  });
+
+  /** A data directory of its own with `count` events (seqs 1 to count), projected. */
+  async function dataDirectoryWith(name: string, count: number): Promise<TestServer> {
+    const server = await startTestServer({ clock: manualClock('2026-03-20T12:00:00.000Z') });
+    servers.push(server);
+    await seedWorkspace(server, name, { sites: [`${name}-site`] });
+    expect((await server.request('POST', '/s2s/events', { token: `${name}-site`, body: pageviews(`${name}-site`, count) })).status).toBe(202);
+    await server.projected();
+    return server;
+  }
+
+  it.each([
+    ['a shorter log', 10, /holds events through seq 30, past the end of this data directory's log \(seq 10\).*give each data directory its own CLICKHOUSE_DATABASE/],
+    ['a longer log', 50, /holds another event than this data directory's under seq 30.*give each data directory its own CLICKHOUSE_DATABASE/],
+  ])('is refused to %s, which ships nothing; its own data directory goes on', async (name, count, message) => {
+    const database = `foreign_${count}`;
+    const clickhouse = createClickHouse({ url: clickhouseServer.url, database, timeoutMs: 10_000 });
+    await applyClickHouseSchema(clickhouse);
+    const owner = await dataDirectoryWith(`own${count}`, 30);
+    expect((await createShipper({ db: owner.db, clickhouse, batchSize: 20 }).shipAll()).events).toBe(30);
+    const other = await dataDirectoryWith(`other${count}`, count);
+    await expect(createShipper({ db: other.db, clickhouse }).shipBatch()).rejects.toThrow(message);
+    const held = async () => (await clickhouse.query<{ rows: number; distinct: number }>(sql`SELECT count() AS rows, uniqExact(seq) AS distinct FROM events`))[0];
+    expect(await held()).toEqual({ rows: 30, distinct: 30 });
+    // The owner's next events ship as before (a new shipper checks the position once: it is its own).
+    expect((await owner.request('POST', '/s2s/events', { token: `own${count}-site`, body: pageviews(`own${count}-site`, 5) })).status).toBe(202);
+    await owner.projected();
+    expect((await createShipper({ db: owner.db, clickhouse }).shipAll()).events).toBe(5);
+    expect(await held()).toEqual({ rows: 35, distinct: 35 });
   });
 });
