@@ -1081,3 +1081,17 @@ CREATE TABLE visit_sequences_events_backfill (
 );
 INSERT INTO visit_sequences_events_backfill (id, after_visit, last_visit)
   SELECT 1, 0, (SELECT coalesce(max(id), 0) FROM sessions) FROM projector_state WHERE position > 0;
+
+-- @version 33: one ClickHouse shipper per data directory at a time (docs/clickhouse.md, "One shipper"; owned by
+-- src/clickhouse/shipping-lease.ts). The server's shipping loop and `sightline clickhouse backfill` hold this lease
+-- while they ship and renew it; a second one is refused. A holder that died is detected (same host, its pid gone) or
+-- its lease expires.
+CREATE TABLE clickhouse_shipping_lease (
+  id           INTEGER PRIMARY KEY CHECK (id = 1),
+  holder_id    TEXT NOT NULL,      -- random per shipper (a process may run several in tests)
+  kind         TEXT NOT NULL,      -- 'server' | 'backfill'
+  host         TEXT NOT NULL,      -- os.hostname() of the holder
+  pid          INTEGER NOT NULL,
+  acquired_at  INTEGER NOT NULL,   -- epoch ms
+  expires_at   INTEGER NOT NULL    -- epoch ms: renewed while it ships; free from this millisecond on
+);

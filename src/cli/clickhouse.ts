@@ -4,8 +4,12 @@
 import cliProgress from 'cli-progress';
 import { defineCommand } from 'citty';
 import * as v from 'valibot';
+import type { ClickHouse } from '../clickhouse/client.ts';
+import type { AppContext } from '../context.ts';
 import { applyClickHouseSchema, latestClickHouseSchemaVersion } from '../clickhouse/schema.ts';
 import { createShipper } from '../clickhouse/shipper.ts';
+import { defaultLeaseMs, newLeaseHolder, releaseShippingLease, shipperOf, ShippingLeaseHeldError, takeShippingLease } from '../clickhouse/shipping-lease.ts';
+import { ApiError } from '../http/errors.ts';
 import { countBacklog } from '../clickhouse/sqlite-source.ts';
 import { readClickHouseStatus } from '../clickhouse/status.ts';
 import { connect, connectionArgs } from './clickhouse-connection.ts';
@@ -33,12 +37,14 @@ const status = defineCommand({
   run: ({ args }) =>
     runCommandSafely(args, () =>
       withContext(args, async (context) => {
-        const report = await readClickHouseStatus(connect(args), context.db);
+        // Who ships this data directory now (the lease, shipping-lease.ts): the server, a backfill, or nobody.
+        const report = { ...(await readClickHouseStatus(connect(args), context.db)), shipper: shipperOf(context.db, Date.now()) };
         output(args, report, () =>
           table([
             ['server version', report.server_version],
             ['database', report.database],
             ['schema version', `${report.schema_version} (this release: ${report.latest_schema_version})${report.schema_version < report.latest_schema_version ? ': run sightline clickhouse init' : ''}`],
+            ['shipper', report.shipper === null ? 'none (no server or backfill ships this data directory now)' : `${report.shipper.kind} on ${report.shipper.host} (pid ${report.shipper.pid}), since ${report.shipper.since}, lease until ${report.shipper.until}`],
             ['shipped through seq', String(report.shipped_through)],
             ['lag (events)', String(report.lag_events)],
             ['event rows', String(report.event_rows)],
@@ -69,48 +75,71 @@ const backfill = defineCommand({
       withContext(args, async (context) => {
         const { batch } = parseFlags(BackfillFlags, { batch: args.batch });
         const clickhouse = connect(args);
-        await applyClickHouseSchema(clickhouse);
-        // The same exactly-once shipper as the server's: it resumes from the highest seq ClickHouse holds, so an
-        // interrupted backfill (or one run while the server ships) continues where ClickHouse stands.
-        const shipper = createShipper({ db: context.db, clickhouse, batchSize: batch });
-        const from = await shipper.shippedThrough();
-        const { shippable } = countBacklog(context.db, from);
-        const bar = args.json || !process.stderr.isTTY
-          ? undefined
-          : new cliProgress.SingleBar({ stream: process.stderr, format: 'shipping {bar} {percentage}% | {value}/{total} events | {rate} events/s | eta {eta_formatted}', hideCursor: true }, cliProgress.Presets.shades_classic);
-        const started = performance.now();
-        bar?.start(shippable, 0, { rate: 0 });
-        let events = 0;
-        let batches = 0;
-        let through = from;
+        // One shipper per data directory (shipping-lease.ts): refused, before anything is sent, while a server ships
+        // this log (or another backfill runs); the lease is renewed while it ships and given back at the end.
+        const holder = newLeaseHolder('backfill');
+        const taken = takeShippingLease(context.db, holder, Date.now());
+        if (!taken.held) throw new ApiError(409, 'shipper_running', new ShippingLeaseHeldError(taken.by, 'backfill').message);
+        let leaseLost: ShippingLeaseHeldError | undefined;
+        const renewal = setInterval(() => {
+          const renewed = takeShippingLease(context.db, holder, Date.now());
+          if (!renewed.held) leaseLost = new ShippingLeaseHeldError(renewed.by, 'backfill');
+        }, defaultLeaseMs / 4);
         try {
-          for (;;) {
-            const shipped = await shipper.shipBatch();
-            through = shipped.through;
-            if (shipped.events === 0) break;
-            events += shipped.events;
-            batches++;
-            // The log may have grown since the count (a running server): the bar's total follows.
-            if (events > shippable) bar?.setTotal(events);
-            bar?.update(events, { rate: Math.round(events / ((performance.now() - started) / 1000)) });
-          }
+          await backfillHoldingLease(args, context, clickhouse, batch, () => {
+            if (leaseLost) throw new ApiError(409, 'shipper_running', leaseLost.message);
+          });
         } finally {
-          bar?.stop();
+          clearInterval(renewal);
+          releaseShippingLease(context.db, holder);
         }
-        const seconds = (performance.now() - started) / 1000;
-        const notProjected = countBacklog(context.db, through).notProjected;
-        const result = { database: clickhouse.database, shipped: events, batches, shipped_through: through, seconds: Math.round(seconds * 10) / 10, events_per_second: seconds > 0 ? Math.round(events / seconds) : 0, not_projected: notProjected };
-        output(args, result, () =>
-          [
-            events === 0
-              ? `ClickHouse database ${clickhouse.database} already holds every projected event (through seq ${through})`
-              : `Shipped ${events} events in ${batches} batch${batches === 1 ? '' : 'es'} to ${clickhouse.database} (${result.events_per_second} events/s), through seq ${through}`,
-            ...(notProjected > 0 ? [`${notProjected} events are not projected yet; the server projects and ships them when it runs`] : []),
-          ].join('\n'),
-        );
       }),
     ),
 });
+
+/** The backfill itself, while it holds the lease; `stillHeld` throws once it was lost (checked before each batch). */
+async function backfillHoldingLease(args: { json?: boolean }, context: AppContext, clickhouse: ClickHouse, batch: number, stillHeld: () => void): Promise<void> {
+    await applyClickHouseSchema(clickhouse);
+    // The same exactly-once shipper as the server's: it resumes from the highest seq ClickHouse holds, so an
+    // interrupted backfill continues where ClickHouse stands.
+    const shipper = createShipper({ db: context.db, clickhouse, batchSize: batch });
+    const from = await shipper.shippedThrough();
+    const { shippable } = countBacklog(context.db, from);
+    const bar = args.json || !process.stderr.isTTY
+      ? undefined
+      : new cliProgress.SingleBar({ stream: process.stderr, format: 'shipping {bar} {percentage}% | {value}/{total} events | {rate} events/s | eta {eta_formatted}', hideCursor: true }, cliProgress.Presets.shades_classic);
+    const started = performance.now();
+    bar?.start(shippable, 0, { rate: 0 });
+    let events = 0;
+    let batches = 0;
+    let through = from;
+    try {
+      for (;;) {
+        stillHeld();
+        const shipped = await shipper.shipBatch();
+        through = shipped.through;
+        if (shipped.events === 0) break;
+        events += shipped.events;
+        batches++;
+        // The log may have grown since the count (a server running without CLICKHOUSE_URL): the bar's total follows.
+        if (events > shippable) bar?.setTotal(events);
+        bar?.update(events, { rate: Math.round(events / ((performance.now() - started) / 1000)) });
+      }
+    } finally {
+      bar?.stop();
+    }
+    const seconds = (performance.now() - started) / 1000;
+    const notProjected = countBacklog(context.db, through).notProjected;
+    const result = { database: clickhouse.database, shipped: events, batches, shipped_through: through, seconds: Math.round(seconds * 10) / 10, events_per_second: seconds > 0 ? Math.round(events / seconds) : 0, not_projected: notProjected };
+    output(args, result, () =>
+      [
+        events === 0
+          ? `ClickHouse database ${clickhouse.database} already holds every projected event (through seq ${through})`
+          : `Shipped ${events} events in ${batches} batch${batches === 1 ? '' : 'es'} to ${clickhouse.database} (${result.events_per_second} events/s), through seq ${through}`,
+        ...(notProjected > 0 ? [`${notProjected} events are not projected yet; the server projects and ships them when it runs`] : []),
+      ].join('\n'),
+    );
+}
 
 export const clickhouseCommand = defineCommand({
   meta: { name: 'clickhouse', description: 'ClickHouse as the store of history: init, status, backfill' },

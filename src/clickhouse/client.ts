@@ -38,6 +38,20 @@ export class ClickHouseUnavailableError extends Error {
   }
 }
 
+/**
+ * A table sent with a query (ClickHouse's external data, a multipart request): the query reads it by name, e.g.
+ * `(site_id, anon_id) IN wanted`, and on a cluster the entry node sends it to every shard. A list that grows with the
+ * data (a range's purchasers, a funnel's people) travels so instead of as literals in the statement, whose size
+ * ClickHouse bounds (max_ast_elements: 50,000 elements, about 12,000 pairs, refused with "AST is too big").
+ */
+export interface ExternalTable {
+  /** A name of the query's own (not a table of the database). */
+  name: string;
+  /** Column names and types, e.g. { site_id: 'String', anon_id: 'String' } (constants of the code, never input). */
+  columns: Record<string, string>;
+  rows: readonly object[];
+}
+
 export interface ClickHouse {
   /** The HTTP interface's address (no credentials: they travel in headers). */
   readonly url: string;
@@ -48,8 +62,11 @@ export interface ClickHouse {
   forHost(url: string): ClickHouse;
   /** Runs a statement whose answer is not read (DDL, ALTER). */
   exec(statement: SqlText, options?: { database?: string | null; timeoutMs?: number }): Promise<void>;
-  /** Runs a SELECT and gives its rows (FORMAT JSON is added; 64-bit integers come as numbers). */
-  query<Row>(statement: SqlText, settings?: Record<string, string | number>): Promise<Row[]>;
+  /**
+   * Runs a SELECT and gives its rows (FORMAT JSON is added; 64-bit integers come as numbers); `external` tables travel
+   * with it (ExternalTable).
+   */
+  query<Row>(statement: SqlText, settings?: Record<string, string | number>, external?: readonly ExternalTable[]): Promise<Row[]>;
   /**
    * Inserts rows into a table of the database as JSONEachRow, in one request (one block). `queryId` names the insert
    * in system.processes; the server refuses a second query with an id already running (the shipper's use of it).
@@ -61,6 +78,34 @@ export interface ClickHouse {
 
 const errorCode = /Code:\s*(\d+)/;
 
+const externalName = /^[a-z][a-z0-9_]*$/;
+
+/** The URL parameters of a multipart request: each table's structure and format. */
+function externalParams(tables: readonly ExternalTable[]): Record<string, string> {
+  const params: Record<string, string> = {};
+  for (const table of tables) {
+    if (!externalName.test(table.name)) throw new TypeError(`not a name for an external table: ${table.name}`);
+    for (const [column, type] of Object.entries(table.columns)) {
+      if (!externalName.test(column) || !/^[A-Za-z0-9(), ]+$/.test(type)) throw new TypeError(`not a column of an external table: ${column} ${type}`);
+    }
+    // Plain names: the structure is not SQL, and a quoted name would keep its quotes.
+    params[`${table.name}_structure`] = Object.entries(table.columns).map(([column, type]) => `${column} ${type}`).join(', ');
+    params[`${table.name}_format`] = 'JSONEachRow';
+  }
+  return params;
+}
+
+/**
+ * The multipart body: the statement as a field (the server reads form fields as parameters; in the URL it would be
+ * refused past about 16 KB), then the tables, one JSONEachRow file each (18.16 reads this format too).
+ */
+function externalBody(tables: readonly ExternalTable[], statement: SqlText): FormData {
+  const form = new FormData();
+  form.append('query', `${statement.text}\nFORMAT JSON`);
+  for (const table of tables) form.append(table.name, new Blob([table.rows.map((row) => JSON.stringify(row)).join('\n')]), table.name);
+  return form;
+}
+
 export function createClickHouse(options: ClickHouseOptions): ClickHouse {
   const timeoutMs = options.timeoutMs ?? 30_000;
   const headers: Record<string, string> = {};
@@ -71,7 +116,7 @@ export function createClickHouse(options: ClickHouseOptions): ClickHouse {
   // refuses such queries ('deny'); 'local' would give each shard's partial answer.
   const clusterSettings: Record<string, string> = options.cluster === undefined ? {} : { distributed_product_mode: 'global' };
 
-  async function request(params: Record<string, string>, body: string, retriesOnClosedSocket = 0, requestTimeoutMs = timeoutMs): Promise<string> {
+  async function request(params: Record<string, string>, body: string | FormData, retriesOnClosedSocket = 0, requestTimeoutMs = timeoutMs): Promise<string> {
     // wait_end_of_query: the answer is buffered, so an error late in a query still gives an error status.
     const search = new URLSearchParams({ wait_end_of_query: '1', ...params });
     let response: Response;
@@ -109,10 +154,10 @@ export function createClickHouse(options: ClickHouseOptions): ClickHouse {
       const target = execOptions.database === undefined ? database : execOptions.database;
       await request(target === null ? {} : { database: target }, statement.text, 1, execOptions.timeoutMs ?? timeoutMs);
     },
-    async query<Row>(statement: SqlText, settings: Record<string, string | number> = {}) {
+    async query<Row>(statement: SqlText, settings: Record<string, string | number> = {}, external: readonly ExternalTable[] = []) {
       // A `database` among the settings reads another database (system tables before Sightline's database exists).
-      const params = { ...clusterSettings, database, ...Object.fromEntries(Object.entries(settings).map(([name, value]) => [name, String(value)])), output_format_json_quote_64bit_integers: '0' };
-      const text = await request(params, `${statement.text}\nFORMAT JSON`, 1);
+      const params: Record<string, string> = { ...clusterSettings, database, ...Object.fromEntries(Object.entries(settings).map(([name, value]) => [name, String(value)])), output_format_json_quote_64bit_integers: '0' };
+      const text = external.length === 0 ? await request(params, `${statement.text}\nFORMAT JSON`, 1) : await request({ ...params, ...externalParams(external) }, externalBody(external, statement), 1);
       return (JSON.parse(text) as { data: Row[] }).data;
     },
     async insert(table, rows, insertOptions = {}) {

@@ -17,7 +17,16 @@ import { clusterOf, insertIntoShards, shardPositions, type ClusterShard } from '
 import { withoutDeleted } from './deletion-sql.ts';
 import { pendingDeletionsOf } from './deletions.ts';
 import { joinSql, sql, SqlText } from './sql-literal.ts';
-import { readShippingBatch, type ShippedEventRow, type ShippedVisitRow } from './sqlite-source.ts';
+import { eventAtSeq, readShippingBatch, type ShippedEventRow, type ShippedVisitRow } from './sqlite-source.ts';
+import { highestSeqIssued } from '../event-store/queries/newest-events.ts';
+
+/** ClickHouse's position is not this log's (another data directory filled the database): nothing is shipped. */
+export class ForeignPositionError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ForeignPositionError';
+  }
+}
 
 export interface ShipperOptions {
   db: Db;
@@ -156,14 +165,17 @@ export function createShipper({ db, clickhouse, batchSize = 50_000, beforeEvents
       const span = spans.get(visit.site_id);
       spans.set(visit.site_id, { from: Math.min(span?.from ?? visit.start_ts, visit.start_ts), to: Math.max(span?.to ?? visit.end_ts, visit.end_ts) });
     }
-    const visitors = [...byVisitor.values()].map(([first]) => sql`(${first!.site_id}, ${first!.anon_id}, ${first!.is_internal})`);
+    // The visitors travel as a table of the query (external data), not as literals: a batch of 50,000 events can
+    // name more visitors than a statement may hold (max_ast_elements).
+    const visitors = [...byVisitor.values()].map(([first]) => ({ site_id: first!.site_id, anon_id: first!.anon_id, is_internal: first!.is_internal }));
     const ranges = [...spans].map(([siteId, span]) => sql`(site_id = ${siteId} AND start_ts >= ${span.from} AND start_ts <= ${span.to})`);
     const columns = new SqlText(visitColumns.join(', '));
     const live = await clickhouse.query<ShippedVisitRow>(
       sql`SELECT ${columns} FROM signed_visits
-          WHERE (${joinSql(ranges, ' OR ')}) AND (site_id, anon_id, is_internal) IN (${joinSql(visitors, ', ')})${withoutDeleted(pendingDeletionsOf(db, [...spans.keys()]), 'visits')}
+          WHERE (${joinSql(ranges, ' OR ')}) AND (site_id, anon_id, is_internal) IN batch_visitors${withoutDeleted(pendingDeletionsOf(db, [...spans.keys()]), 'visits')}
           GROUP BY ${columns} HAVING sum(sign) > 0`,
       { max_query_size: 256 * 2 ** 20 },
+      [{ name: 'batch_visitors', columns: { site_id: 'String', anon_id: 'String', is_internal: 'UInt8' }, rows: visitors }],
     );
     const cancelled: SignedVisitRow[] = [];
     let tombstones = 0;
@@ -220,9 +232,42 @@ export function createShipper({ db, clickhouse, batchSize = 50_000, beforeEvents
     }
   }
 
+  /** The position this shipper's last batch left (checked positions need no second look). */
+  let ownPosition: number | undefined;
+  /**
+   * The position must be this log's: a database filled from another data directory (two installs given one
+   * CLICKHOUSE_DATABASE) holds other events under the same seqs, and shipping after its position would skip or mix
+   * events. The lease (shipping-lease.ts) cannot see another data directory; this catches it once its events are in
+   * ClickHouse. Checked when the position is not the one this shipper's last batch left: the first batch, after a
+   * failure, or when someone else moved it. Refused when ClickHouse is past every seq this log ever issued, or (one
+   * node) when its row at the position is not this log's event there; a seq this log no longer holds (deleted,
+   * trimmed) cannot be compared and is let through.
+   */
+  async function expectOwnPosition(position: number, cluster: boolean): Promise<void> {
+    if (position === 0 || position === ownPosition) return;
+    const issued = highestSeqIssued(db);
+    if (issued < position) {
+      throw new ForeignPositionError(
+        `ClickHouse database ${clickhouse.database} holds events through seq ${position}, past the end of this data directory's log (seq ${issued}): it was filled from another data directory, or this log is an older copy. Nothing is shipped: give each data directory its own CLICKHOUSE_DATABASE`,
+      );
+    }
+    const own = eventAtSeq(db, position);
+    // On a cluster the lowest shard's position may be a seq whose event went to another shard's batch in flight.
+    if (own && !cluster) {
+      const [row] = await clickhouse.query<{ n: number }>(sql`SELECT count() AS n FROM events WHERE site_id = ${own.site_id} AND ts = ${own.ts} AND seq = ${position} AND id = ${own.id}`);
+      if (!row || row.n === 0) {
+        throw new ForeignPositionError(
+          `ClickHouse database ${clickhouse.database} holds another event than this data directory's under seq ${position}: it was filled from another data directory. Nothing is shipped: give each data directory its own CLICKHOUSE_DATABASE`,
+        );
+      }
+    }
+    ownPosition = position;
+  }
+
   async function shipOneBatch(): Promise<ShippedBatch> {
     const sharded = await shards();
     const after = sharded ? Math.min(...sharded.positions.values()) : await shippedThrough();
+    await expectOwnPosition(after, sharded !== undefined);
     const batch = readShippingBatch(db, after, batchSize);
     if (batch.events.length === 0) return { events: 0, visits: 0, tombstones: 0, visitRows: 0, bindings: 0, through: after };
     // The visits of the events cut off are sent too; with their own batch they are then live as they are: no row.
@@ -238,6 +283,7 @@ export function createShipper({ db, clickhouse, batchSize = 50_000, beforeEvents
       await beforeEventsInsert?.();
       await clickhouse.insert('events', events, { queryId: queryIdOf('events') });
     }
+    ownPosition = through;
     return { events: events.length, visits: batch.visits.length, tombstones, visitRows: visits.length, bindings: bindings.length, through };
   }
 

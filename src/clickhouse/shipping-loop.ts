@@ -13,6 +13,7 @@ import { applyClickHouseSchema } from './schema.ts';
 import { carryDeletions } from './deletion-mutations.ts';
 import { createShipper } from './shipper.ts';
 import { countEventsAfter } from './sqlite-source.ts';
+import { defaultLeaseMs, newLeaseHolder, releaseShippingLease, ShippingLeaseHeldError, takeShippingLease, type LeaseHolder } from './shipping-lease.ts';
 
 export interface ShippingSettings {
   /**
@@ -26,6 +27,8 @@ export interface ShippingSettings {
   /** The first wait after a failure, doubled after each further one up to maxBackoffMs (defaults 500 ms, 30 s). */
   backoffMs?: number;
   maxBackoffMs?: number;
+  /** The shipping lease's length without renewal (default 60 s; shipping-lease.ts): tests shorten it. */
+  leaseMs?: number;
 }
 
 export interface ShippingLoopOptions extends ShippingSettings {
@@ -74,6 +77,8 @@ export interface ShippingRun {
 /** The thread's data (structured-cloned: plain values only). */
 export interface ShippingThreadData extends ShippingSettings {
   databasePath: string;
+  /** The loop's lease holder, made on the HTTP thread: a thread started again after dying renews the same lease. */
+  leaseHolder: LeaseHolder;
   connection: ClickHouseOptions;
   nativeBinding?: string;
 }
@@ -83,8 +88,26 @@ export type ShippingCommand = { type: 'wake' } | { type: 'close' };
 export type ShippingReport = { type: 'shipped'; through: number; events: number } | { type: 'error'; message: string } | { type: 'ready' };
 
 /** The loop itself, on whichever thread calls it: ship until caught up, carry deletions, sleep or back off, again. */
-export function runShipping(options: { db: Db; clickhouse: ClickHouse; now?: () => number; batchSize: number } & ShippingSettings, reports: ShippingReports): ShippingRun {
+export function runShipping(options: { db: Db; clickhouse: ClickHouse; now?: () => number; batchSize: number; leaseHolder?: LeaseHolder } & ShippingSettings, reports: ShippingReports): ShippingRun {
   const { db, clickhouse } = options;
+  // One shipper per data directory (shipping-lease.ts): taken or renewed before every batch, and on a timer while a
+  // batch runs (a batch can wait on ClickHouse for minutes); given back on close. Real time, never a test's clock.
+  const holder = options.leaseHolder ?? newLeaseHolder('server');
+  const leaseMs = options.leaseMs ?? defaultLeaseMs;
+  let holding = false;
+  const holdLease = () => {
+    const taken = takeShippingLease(db, holder, Date.now(), leaseMs);
+    holding = taken.held;
+    if (!taken.held) throw new ShippingLeaseHeldError(taken.by, 'server');
+  };
+  const renewal = setInterval(() => {
+    try {
+      if (holding) holdLease();
+    } catch {
+      // lost or unwritable: the next batch's own check stops it
+    }
+  }, leaseMs / 4);
+  renewal.unref();
   const intervalMs = options.intervalMs ?? 5000;
   const firstBackoffMs = options.backoffMs ?? 500;
   const maxBackoffMs = options.maxBackoffMs ?? 30_000;
@@ -108,6 +131,8 @@ export function runShipping(options: { db: Db; clickhouse: ClickHouse; now?: () 
     });
 
   async function shipUntilCaughtUp(): Promise<void> {
+    // Held by another shipper: nothing is shipped, not even the schema (a failure: looked at again after the backoff).
+    holdLease();
     if (!schemaReady) {
       // Idempotent (`sightline clickhouse init` does the same): a new database works without a manual step.
       await applyClickHouseSchema(clickhouse);
@@ -116,6 +141,7 @@ export function runShipping(options: { db: Db; clickhouse: ClickHouse; now?: () 
     let through = 0;
     for (;;) {
       if (stopped) return;
+      holdLease();
       const batch = await shipper.shipBatch();
       through = batch.through;
       reports.shipped(batch.through, batch.events);
@@ -151,6 +177,8 @@ export function runShipping(options: { db: Db; clickhouse: ClickHouse; now?: () 
       stopped = true;
       interrupt?.();
       await running;
+      clearInterval(renewal);
+      if (holding) releaseShippingLease(db, holder);
     },
   };
 }
@@ -159,12 +187,14 @@ export function runShipping(options: { db: Db; clickhouse: ClickHouse; now?: () 
 function runOnThread(thread: NonNullable<ShippingLoopOptions['thread']>, options: ShippingLoopOptions, reports: ShippingReports): ShippingRun {
   const data: ShippingThreadData = {
     databasePath: options.db.name,
+    leaseHolder: newLeaseHolder('server'),
     connection: thread.connection,
     nativeBinding: thread.nativeBinding,
     batchSize: options.batchSize,
     intervalMs: options.intervalMs,
     backoffMs: options.backoffMs,
     maxBackoffMs: options.maxBackoffMs,
+    leaseMs: options.leaseMs,
   };
   let worker: Worker;
   let closing = false;
@@ -231,7 +261,7 @@ export function startShippingLoop(options: ShippingLoopOptions): ShippingLoop {
   };
   const run = options.thread
     ? runOnThread(options.thread, options, reports)
-    : runShipping({ db, clickhouse: options.clickhouse, now: options.now, batchSize: options.batchSize ?? 5000, intervalMs: options.intervalMs, backoffMs: options.backoffMs, maxBackoffMs: options.maxBackoffMs }, reports);
+    : runShipping({ db, clickhouse: options.clickhouse, now: options.now, batchSize: options.batchSize ?? 5000, intervalMs: options.intervalMs, backoffMs: options.backoffMs, maxBackoffMs: options.maxBackoffMs, leaseMs: options.leaseMs }, reports);
 
   return {
     kind: options.thread ? 'thread' : 'inline',

@@ -21,7 +21,16 @@ try {
 const db = openDatabase(data.databasePath, { cacheMiB: 8, logCacheMiB: 8, nativeBinding: data.nativeBinding });
 const report = (message: ShippingReport) => parentPort!.postMessage(message);
 const run = runShipping(
-  { db, clickhouse: createClickHouse(data.connection), batchSize: data.batchSize ?? 20_000, intervalMs: data.intervalMs, backoffMs: data.backoffMs, maxBackoffMs: data.maxBackoffMs },
+  {
+    db,
+    clickhouse: createClickHouse(data.connection),
+    batchSize: data.batchSize ?? 20_000,
+    intervalMs: data.intervalMs,
+    backoffMs: data.backoffMs,
+    maxBackoffMs: data.maxBackoffMs,
+    leaseMs: data.leaseMs,
+    leaseHolder: data.leaseHolder,
+  },
   {
     shipped: (through, events) => report({ type: 'shipped', through, events }),
     failed: (error) => report({ type: 'error', message: error instanceof Error ? error.message : String(error) }),

@@ -57,6 +57,7 @@ const statements = preparedOnce((db) => ({
      FROM events WHERE seq > :after_seq AND seq <= :through_seq ORDER BY seq LIMIT :batch`,
   ),
   countAfter: db.prepare<{ after_seq: number }, number>('SELECT count(*) FROM events WHERE seq > :after_seq').pluck(),
+  atSeq: db.prepare<{ seq: number }, { site_id: string; ts: number; id: string }>('SELECT site_id, ts, id FROM events WHERE seq = :seq'),
   countBetween: db.prepare<{ after_seq: number; through_seq: number }, number>('SELECT count(*) FROM events WHERE seq > :after_seq AND seq <= :through_seq').pluck(),
   // The visits that hold a time span of one visitor's events (visits are disjoint, so these are the ones holding any
   // of them); sessions_by_visitor finds them.
@@ -110,4 +111,9 @@ export function countBacklog(db: Db, afterSeq: number): { shippable: number; not
 /** Events the SQLite log holds with after < seq <= through. */
 export function countEventsBetween(db: Db, afterSeq: number, throughSeq: number): number {
   return statements(db).countBetween.get({ after_seq: afterSeq, through_seq: throughSeq }) ?? 0;
+}
+
+/** The log's event at `seq` (where ClickHouse finds it: its sorting key, and its id), or undefined when gone or never stored. */
+export function eventAtSeq(db: Db, seq: number): { site_id: string; ts: number; id: string } | undefined {
+  return statements(db).atSeq.get({ seq });
 }

@@ -8,7 +8,7 @@ import { ApiError } from '../http/errors.ts';
 import { ClickHouseUnavailableError, type ClickHouse } from './client.ts';
 import { withoutDeleted } from './deletion-sql.ts';
 import { pendingDeletionsOf } from './deletions.ts';
-import { joinSql, sql } from './sql-literal.ts';
+import { sql } from './sql-literal.ts';
 
 /** The subject's shipped events of a site, in (ts, seq) order, at most `limit`. */
 export type ShippedSubjectEvents = (siteId: string, anonIds: readonly string[], limit: number) => Promise<VisitorLogEventRow[]>;
@@ -21,8 +21,11 @@ export function shippedSubjectEvents(clickhouse: ClickHouse, db: Db): ShippedSub
       return await clickhouse.query<VisitorLogEventRow>(
         sql`SELECT seq, id, type, ts, received_at, anon_id, path, source, country, region, city, browser, os, device_type, raw, user_id, is_bot, is_internal
             FROM events
-            WHERE site_id = ${siteId} AND anon_id IN (${joinSql(anonIds.map((anonId) => sql`${anonId}`), ', ')})${withoutDeleted(pendingDeletionsOf(db, [siteId]), 'events')}
+            WHERE site_id = ${siteId} AND anon_id IN subject_anons${withoutDeleted(pendingDeletionsOf(db, [siteId]), 'events')}
             ORDER BY ts, seq LIMIT ${limit}`,
+        {},
+        // A table of the query, not literals: a user's devices are as many as the data makes them (max_ast_elements).
+        [{ name: 'subject_anons', columns: { anon_id: 'String' }, rows: anonIds.map((anonId) => ({ anon_id: anonId })) }],
       );
     } catch (error) {
       if (!(error instanceof ClickHouseUnavailableError)) throw error;

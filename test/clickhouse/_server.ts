@@ -77,7 +77,7 @@ function configXml(dir: string, listenHost: string, httpPort: number, tcpPort: n
 `;
 }
 
-const usersXml = `<?xml version="1.0"?>
+const usersXml = (profile: Record<string, number>) => `<?xml version="1.0"?>
 <yandex>
   <profiles>
     <default>
@@ -85,6 +85,7 @@ const usersXml = `<?xml version="1.0"?>
       <max_threads>2</max_threads>
       <use_uncompressed_cache>0</use_uncompressed_cache>
       <load_balancing>random</load_balancing>
+      ${Object.entries(profile).map(([name, value]) => `<${name}>${value}</${name}>`).join('\n      ')}
     </default>
   </profiles>
   <users>
@@ -120,6 +121,8 @@ interface StartOptions {
   tcpPort?: number;
   /** A <remote_servers> element naming the cluster's servers. */
   remoteServers?: string;
+  /** Settings of the default profile besides the small-footprint ones, e.g. a lowered max_ast_elements. */
+  profile?: Record<string, number>;
 }
 
 /**
@@ -135,7 +138,7 @@ export async function startClickHouse(options: StartOptions = {}): Promise<Click
   let tcpPort = options.tcpPort ?? (await freePort());
   while (tcpPort === httpPort) tcpPort = await freePort();
   writeFileSync(join(dir, 'config.xml'), configXml(dir, listenHost, httpPort, tcpPort, options.remoteServers ?? ''));
-  writeFileSync(join(dir, 'users.xml'), usersXml);
+  writeFileSync(join(dir, 'users.xml'), usersXml(options.profile ?? {}));
   const url = `http://${listenHost}:${httpPort}`;
   let child: ChildProcess | undefined;
   let exited: Promise<void> = Promise.resolve();
@@ -233,7 +236,7 @@ export interface ClickHouseTestCluster {
  * different TCP ports (a host of the cluster whose address and TCP port are the server's own counts as local), with
  * a remote_servers config naming both. Sightline creates its tables on each (no ZooKeeper, no ON CLUSTER).
  */
-export async function startClickHouseCluster(options: { startTimeoutMs?: number } = {}): Promise<ClickHouseTestCluster> {
+export async function startClickHouseCluster(options: Pick<StartOptions, 'startTimeoutMs' | 'profile'> = {}): Promise<ClickHouseTestCluster> {
   const name = 'sightline_test';
   const hosts = ['127.0.0.1', '127.0.0.2'] as const;
   const httpPort = await portFreeOn(hosts);

@@ -85,6 +85,7 @@ describe('sightline clickhouse', () => {
       events_bytes: 0,
       visits_bytes: 0,
       bytes_per_event: null,
+      shipper: null,
     });
     const db = openDatabase(databasePath(dataDir));
     try {

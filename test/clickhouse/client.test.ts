@@ -1,6 +1,7 @@
 // The ClickHouse HTTP client against a real server: hostile values survive quoting unchanged (they come back as the
 // very value, and select exactly the row holding it), JSONEachRow inserts read back through FORMAT JSON, a server
 // error is a ClickHouseQueryError with its code, and no answer in time or no server is a ClickHouseUnavailableError.
+// External tables sent with a query carry hostile strings unchanged, and a long statement with them still runs.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ClickHouseQueryError, ClickHouseUnavailableError, createClickHouse, type ClickHouse } from '../../src/clickhouse/client.ts';
 import { identifier, literal, quoteString, sql } from '../../src/clickhouse/sql-literal.ts';
@@ -76,6 +77,38 @@ describe('ClickHouse client', () => {
     await expect(impatient.query(sql`SELECT sleep(2)`)).rejects.toBeInstanceOf(ClickHouseUnavailableError);
     const nobody = createClickHouse({ url: `http://127.0.0.1:${await freePort()}`, database: 'default', timeoutMs: 2000 });
     await expect(nobody.query(sql`SELECT 1`)).rejects.toBeInstanceOf(ClickHouseUnavailableError);
+  });
+
+  it('sends external tables with a query: hostile strings arrive unchanged, and select exactly their rows', async () => {
+    const wanted = { name: 'wanted', columns: { value: 'String' }, rows: hostileStrings.map(([, value]) => ({ value })) };
+    const arrived = await clickhouse.query<{ value: string }>(sql`SELECT value FROM wanted`, {}, [wanted]);
+    expect(arrived.map((row) => row.value)).toEqual(hostileStrings.map(([, value]) => value));
+    const found = await clickhouse.query<{ id: number }>(sql`SELECT id FROM kept WHERE value IN wanted ORDER BY id`, {}, [{ ...wanted, rows: wanted.rows.slice(2, 5) }]);
+    expect(found.map((row) => row.id)).toEqual([2, 3, 4]);
+    // Two tables, one of them empty, and numbers.
+    const [counts] = await clickhouse.query<{ ids: number; none: number }>(
+      sql`SELECT (SELECT count() FROM kept WHERE id IN ids) AS ids, (SELECT count() FROM nothing) AS none`,
+      {},
+      [
+        { name: 'ids', columns: { id: 'UInt32' }, rows: [{ id: 1 }, { id: 3 }, { id: 99 }] },
+        { name: 'nothing', columns: { id: 'UInt32' }, rows: [] },
+      ],
+    );
+    expect(counts).toEqual({ ids: 2, none: 0 });
+  });
+
+  it('sends a statement of more than 16 KB with external tables (in the body: the URL would be refused)', async () => {
+    const long = 'x'.repeat(40_000);
+    const [row] = await clickhouse.query<{ n: number; length: number }>(sql`SELECT count() AS n, length(${long}) AS length FROM wanted`, {}, [
+      { name: 'wanted', columns: { value: 'String' }, rows: [{ value: 'a' }] },
+    ]);
+    expect(row).toEqual({ n: 1, length: 40_000 });
+  });
+
+  it('refuses external tables whose names or types are not plain', async () => {
+    await expect(clickhouse.query(sql`SELECT 1`, {}, [{ name: 'x; DROP', columns: { a: 'String' }, rows: [] }])).rejects.toThrow(TypeError);
+    await expect(clickhouse.query(sql`SELECT 1`, {}, [{ name: 'x', columns: { 'a b': 'String' }, rows: [] }])).rejects.toThrow(TypeError);
+    await expect(clickhouse.query(sql`SELECT 1`, {}, [{ name: 'x', columns: { a: "String', b" }, rows: [] }])).rejects.toThrow(TypeError);
   });
 
   it('names the server version', async () => {

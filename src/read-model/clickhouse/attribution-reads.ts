@@ -3,11 +3,12 @@
 // (the purchase's user_id, else the user its anon_id was bound to last on the site, else none) and that person's
 // visits on the site that start in [ts − lookback, ts), internal ones left out. ClickHouse is asked three times per
 // range (the purchases, the bindings of their anon_ids and users, the visits of every anon_id involved); the
-// journeys are put together here.
-import type { ClickHouse } from '../../clickhouse/client.ts';
+// journeys are put together here. The lists each answer hands the next travel as external tables, not literals, so a
+// statement's size does not grow with the number of purchasers.
+import type { ClickHouse, ExternalTable } from '../../clickhouse/client.ts';
 import { withoutDeleted } from '../../clickhouse/deletion-sql.ts';
 import type { PendingDeletion } from '../../clickhouse/deletions.ts';
-import { joinSql, sql } from '../../clickhouse/sql-literal.ts';
+import { sql } from '../../clickhouse/sql-literal.ts';
 import type { AttributionQuestions, Conversion, ConversionRange } from '../attribution-questions.ts';
 import { freshnessOf, listOf, signedVisits } from './common.ts';
 
@@ -47,6 +48,12 @@ interface VisitRow {
 
 const pairKey = (siteId: string, id: string) => `${siteId}\u0000${id}`;
 
+/** Distinct (site_id, <column>) pairs as an external table of the query (client.ts, ExternalTable). */
+function pairsTable(name: string, column: 'anon_id' | 'user_id', pairs: readonly (readonly [string, string])[]): ExternalTable {
+  const distinct = new Map(pairs.map(([siteId, id]) => [pairKey(siteId, id), { site_id: siteId, [column]: id }]));
+  return { name, columns: { site_id: 'String', [column]: 'String' }, rows: [...distinct.values()] };
+}
+
 export function createClickHouseAttributionReads({ clickhouse, waitForShipping, deletionsOf }: ClickHouseAttributionReadOptions): AttributionQuestions {
   async function purchasesOf(siteIds: readonly string[], range: ConversionRange, maxSeq: number, deletions: readonly PendingDeletion[]): Promise<{ rows: PurchaseRow[]; more: boolean }> {
     const after = range.page?.after ?? { ts: -1, seq: -1 };
@@ -65,25 +72,27 @@ export function createClickHouseAttributionReads({ clickhouse, waitForShipping, 
 
   /** Every binding of the purchases' anon_ids and users on their sites, with when each was first and last seen. */
   async function bindingsOf(purchases: readonly PurchaseRow[], deletions: readonly PendingDeletion[]): Promise<BindingRow[]> {
-    const anons = [...new Set(purchases.map((row) => pairKey(row.site_id, row.anon_id)))].map((key) => key.split('\u0000') as [string, string]);
-    const users = [...new Set(purchases.filter((row) => row.user_id !== null).map((row) => pairKey(row.site_id, row.user_id!)))].map((key) => key.split('\u0000') as [string, string]);
-    if (anons.length === 0) return [];
-    const anonTuples = joinSql(anons.map(([siteId, anonId]) => sql`(${siteId}, ${anonId})`), ', ');
-    const userTuples = users.length === 0 ? sql`('', '')` : joinSql(users.map(([siteId, userId]) => sql`(${siteId}, ${userId})`), ', ');
+    if (purchases.length === 0) return [];
+    // The purchasers travel as tables of the query (external data), never as literals: a 30-day range holds as many
+    // as it has buyers, and a statement's size is bounded (the benchmark's "AST is too big").
+    const anons = pairsTable('purchase_anons', 'anon_id', purchases.map((row) => [row.site_id, row.anon_id]));
+    const users = pairsTable('purchase_users', 'user_id', purchases.flatMap((row) => (row.user_id === null ? [] : [[row.site_id, row.user_id] as const])));
     // First and last seen as the projector's identities keep them: the times of the events that made the binding.
     // Two steps: the users of the anon_ids (and the purchases' own users), then every anon_id of those users.
     // Aliases differ from column names: in ClickHouse an alias named like a column replaces it in WHERE too.
     const usersOfAnons = await clickhouse.query<{ site_id: string; bound_user: string }>(
       sql`SELECT DISTINCT site_id, assumeNotNull(user_id) AS bound_user FROM events
-          WHERE user_id IS NOT NULL AND ((site_id, anon_id) IN (${anonTuples}) OR (site_id, assumeNotNull(user_id)) IN (${userTuples}))${withoutDeleted(deletions, 'events')}`,
-      { max_query_size: 256 * 2 ** 20 },
+          WHERE user_id IS NOT NULL AND ((site_id, anon_id) IN purchase_anons OR (site_id, assumeNotNull(user_id)) IN purchase_users)${withoutDeleted(deletions, 'events')}`,
+      {},
+      [anons, users],
     );
-    const allUsers = joinSql([...usersOfAnons.map((row) => sql`(${row.site_id}, ${row.bound_user})`), sql`('', '')`], ', ');
+    if (usersOfAnons.length === 0) return [];
     const rows = await clickhouse.query<Omit<BindingRow, 'user_id'> & { bound_user: string }>(
       sql`SELECT site_id, anon_id, assumeNotNull(user_id) AS bound_user, min(ts) AS first_seen, max(ts) AS last_seen FROM events
-          WHERE user_id IS NOT NULL AND (site_id, assumeNotNull(user_id)) IN (${allUsers})${withoutDeleted(deletions, 'events')}
+          WHERE user_id IS NOT NULL AND (site_id, assumeNotNull(user_id)) IN bound_users${withoutDeleted(deletions, 'events')}
           GROUP BY site_id, anon_id, bound_user`,
-      { max_query_size: 256 * 2 ** 20 },
+      {},
+      [pairsTable('bound_users', 'user_id', usersOfAnons.map((row) => [row.site_id, row.bound_user]))],
     );
     return rows.map(({ bound_user, ...row }) => ({ ...row, user_id: bound_user }));
   }
@@ -114,18 +123,19 @@ export function createClickHouseAttributionReads({ clickhouse, waitForShipping, 
             const anonIds = new Set([row.anon_id, ...(userId === undefined ? [] : (anonIdsOf.get(pairKey(row.site_id, userId)) ?? []))]);
             return { row, userId, anonIds };
           });
-          const visitors = [...new Set(people.flatMap(({ row, anonIds }) => [...anonIds].map((anonId) => pairKey(row.site_id, anonId))))].map((key) => key.split('\u0000') as [string, string]);
+          const visitors = people.flatMap(({ row, anonIds }) => [...anonIds].map((anonId) => [row.site_id, anonId] as const));
           const visits =
             visitors.length === 0
               ? []
               : await clickhouse.query<VisitRow>(
                   sql`SELECT site_id, anon_id, start_ts, source, utm_medium, utm_campaign FROM ${signedVisits(
-                    sql`(site_id, anon_id) IN (${joinSql(visitors.map(([siteId, anonId]) => sql`(${siteId}, ${anonId})`), ', ')}) AND is_internal = 0
-                        AND start_ts >= ${Math.min(...rows.map((row) => row.ts)) - question.lookbackMs} AND start_ts < ${Math.max(...rows.map((row) => row.ts))}`,
+                    sql`(site_id, anon_id) IN visitors AND is_internal = 0
+                        AND start_ts >= ${rows.reduce((least, row) => Math.min(least, row.ts), Infinity) - question.lookbackMs} AND start_ts < ${rows.reduce((most, row) => Math.max(most, row.ts), -Infinity)}`,
                     deletions,
                   )}
                       ORDER BY start_ts, anon_id`,
-                  { max_query_size: 256 * 2 ** 20 },
+                  {},
+                  [pairsTable('visitors', 'anon_id', visitors)],
                 );
           const conversions: Conversion[] = people.map(({ row, userId, anonIds }) => ({
             id: row.id,

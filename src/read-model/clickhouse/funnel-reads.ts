@@ -8,7 +8,7 @@
 // question takes the keys back. The matching itself stays the analysis's (src/analysis/match-funnel.ts), on typed
 // columns as before. `windowFunnel` is not used: it counts the deepest step of one event chain per group, while the
 // analysis needs each person's events (its attempts, the steps' times, the breakdown of the first step's event).
-import type { ClickHouse } from '../../clickhouse/client.ts';
+import type { ClickHouse, ExternalTable } from '../../clickhouse/client.ts';
 import { withoutDeleted } from '../../clickhouse/deletion-sql.ts';
 import type { PendingDeletion } from '../../clickhouse/deletions.ts';
 import { joinSql, sql, type SqlText } from '../../clickhouse/sql-literal.ts';
@@ -86,7 +86,12 @@ function bindingsAsOf(siteIds: readonly string[], watermark: number, deletions: 
     WHERE site_id IN ${listOf(siteIds)} AND seq <= ${watermark}${withoutDeleted(deletions, 'identity_bindings')} GROUP BY anon_id`;
 }
 
-const numbers = (values: readonly number[]) => sql`(${joinSql(values.map((value) => sql`${value}`), ', ')})`;
+/**
+ * Distinct strings as an external table of the query (client.ts, ExternalTable): the lists of people, devices and
+ * events an attempts question names grow with the funnel's population (correlation asks about every person at a
+ * transition), so they never go into the statement as literals (max_ast_elements bounds its size).
+ */
+const stringsTable = (name: string, column: string, values: readonly string[]): ExternalTable => ({ name, columns: { [column]: 'String' }, rows: [...new Set(values)].map((value) => ({ [column]: value })) });
 
 /** The rows grouped by person (indexes only), each person's in (ts, seq) order; people who never started left out. */
 function groupPeople(rows: readonly PopulationRow[], steps: Uint16Array): FunnelPeople {
@@ -189,8 +194,13 @@ export function createClickHouseFunnelReads({ clickhouse, waitForShipping, delet
     for (const person of people.values()) anonIds.set(person.key, person.visitors.map((key) => anonIdOfKey.get(key)!));
     const users = [...people.keys()].filter((key) => key.startsWith('u:')).map((key) => key.slice(2));
     if (users.length === 0) return anonIds;
+    // The anon_ids bound to one of the users, as bindingsAsOf reads bindings: hasAny(users, the users asked about).
     const bound = await clickhouse.query<{ anon_id: string; users: string[] }>(
-      sql`SELECT anon_id, users FROM (${bindingsAsOf(siteIds, question.asOf, deletions)}) WHERE hasAny(users, [${joinSql(users.map((user) => sql`${user}`), ', ')}])`,
+      sql`SELECT anon_id, users FROM (${bindingsAsOf(siteIds, question.asOf, deletions)})
+          WHERE anon_id IN (SELECT anon_id FROM identity_bindings
+            WHERE site_id IN ${listOf(siteIds)} AND seq <= ${question.asOf} AND user_id IN people_users${withoutDeleted(deletions, 'identity_bindings')})`,
+      {},
+      [stringsTable('people_users', 'user_id', users)],
     );
     for (const { anon_id, users: boundTo } of bound) {
       const list = anonIds.get(`u:${firstUser(boundTo)}`);
@@ -204,17 +214,21 @@ export function createClickHouseFunnelReads({ clickhouse, waitForShipping, delet
     const contexts = new Map<number, EventContext>();
     if (events.length === 0) return contexts;
     const { siteIds } = question.scope;
-    const fromTs = Math.min(...events.map((event) => event.ts));
-    const toTs = Math.max(...events.map((event) => event.ts));
+    const fromTs = events.reduce((least, event) => Math.min(least, event.ts), Infinity);
+    const toTs = events.reduce((most, event) => Math.max(most, event.ts), -Infinity);
     const details = await clickhouse.query<DetailsRow>(
       sql`SELECT seq, site_id, anon_id, is_internal, ts, path, source, utm_campaign, device_type, browser, os, country FROM events
-          WHERE site_id IN ${listOf(siteIds)} AND ts >= ${fromTs} AND ts <= ${toTs} AND seq IN ${numbers(events.map((event) => event.seq))}
+          WHERE site_id IN ${listOf(siteIds)} AND ts >= ${fromTs} AND ts <= ${toTs} AND seq IN context_seqs
             ${withoutDeleted(deletions, 'events')}`,
+      {},
+      [{ name: 'context_seqs', columns: { seq: 'UInt64' }, rows: [...new Set(events.map((event) => event.seq))].map((seq) => ({ seq })) }],
     );
     const visits = await clickhouse.query<VisitRow>(
       sql`SELECT site_id, anon_id, is_internal, start_ts, end_ts, entry_seq, entry_path, source, utm_campaign
           FROM ${liveVisits({ scope: question.scope, withInternal: true }, fromTs, toTs + 1, deletions)}
-          WHERE anon_id IN ${listOf([...new Set(details.map((row) => row.anon_id))])}`,
+          WHERE anon_id IN context_anons`,
+      {},
+      [stringsTable('context_anons', 'anon_id', details.map((row) => row.anon_id))],
     );
     for (const event of details) {
       // The visitor's latest visit starting at or before the event and ending at or after it (visits are disjoint).
@@ -305,10 +319,12 @@ export function createClickHouseFunnelReads({ clickhouse, waitForShipping, delet
           ? []
           : await clickhouse.query<SpanRow>(
               sql`SELECT site_id, anon_id, ts, seq, type, path FROM events
-                  WHERE site_id IN ${listOf(siteIds)} AND anon_id IN ${listOf(anonIds)} AND ts >= ${Math.min(...starts)} AND ts < ${endMs}
+                  WHERE site_id IN ${listOf(siteIds)} AND anon_id IN people_anons AND ts >= ${starts.reduce((least, ts) => Math.min(least, ts), Infinity)} AND ts < ${endMs}
                     AND seq <= ${question.asOf} AND is_bot = 0 AND (is_internal = 0 OR ${question.withInternal ? 1 : 0} = 1)
                     ${withoutDeleted(deletions, 'events')}
                   ORDER BY ts, seq`,
+              {},
+              [stringsTable('people_anons', 'anon_id', anonIds)],
             );
       const eventsOf = new Map<string, SpanRow[]>();
       for (const event of events) {

@@ -10,7 +10,6 @@ import { readUnshippedTimeline, type UnshippedTimelineRow } from '../../clickhou
 import type { Db } from '../../db/open.ts';
 import type { PersonQuestions, TimelinePage } from '../person-questions.ts';
 import { toTimelineEvent } from '../timeline-event.ts';
-import { listOf } from './common.ts';
 
 export interface ClickHousePersonReadOptions {
   clickhouse: ClickHouse;
@@ -42,9 +41,12 @@ export function createClickHousePersonReads({ clickhouse, db, deletionsOf }: Cli
       const newestEvents = async (notBefore: number, before: number, count: number): Promise<UnshippedTimelineRow[]> => {
         const shipped = await clickhouse.query<UnshippedTimelineRow>(
           sql`SELECT seq, id, type, ts, anon_id, country, city, browser, os, device_type, raw FROM events
-              WHERE site_id = ${question.siteId} AND anon_id IN ${listOf(tail.anonIds)} AND seq <= ${through}
+              WHERE site_id = ${question.siteId} AND anon_id IN user_anons AND seq <= ${through}
                 AND ts >= ${notBefore} AND ts < ${before}${withoutDeleted(deletions, 'events')}
               ORDER BY ts DESC, seq DESC${count < 0 ? sql`` : sql` LIMIT ${count}`}`,
+          {},
+          // A table of the query, not literals: a user's devices are as many as the data makes them (max_ast_elements).
+          [{ name: 'user_anons', columns: { anon_id: 'String' }, rows: tail.anonIds.map((anonId) => ({ anon_id: anonId })) }],
         );
         const rows = [...shipped, ...tail.events.filter((row) => row.ts >= notBefore && row.ts < before)].sort(newestFirst);
         return count < 0 ? rows : rows.slice(0, count);
