@@ -44,6 +44,8 @@ describe('deletion reaches ClickHouse', () => {
       clock: manualClock('2026-03-20T12:00:00.000Z'),
       env: { CLICKHOUSE_URL: clickhouseServer.url, CLICKHOUSE_DATABASE: 'deletion', LOG_RETAIN_DAYS: keepWholeLog },
       clickhouseShipping: { intervalMs: 200, backoffMs: 50, maxBackoffMs: 400 },
+      // Reads right after a post wait for the projector and the shipper: on a loaded machine longer than the 2 s bound.
+      projectionWaitMs: 30_000,
     });
     await seedWorkspace(server, 'del', { sites: ['del-a', 'del-b'] });
     clickhouse = createClickHouse({ url: clickhouseServer.url, database: 'deletion', timeoutMs: 10_000 });
