@@ -78,6 +78,12 @@ export interface ClickHouse {
 
 const errorCode = /Code:\s*(\d+)/;
 
+/**
+ * How a kept-alive connection that the server closed as a request went out shows: undici's socket error, or the
+ * reset or broken pipe met while the request (a multipart one is long) was still being written.
+ */
+const closedSocketCodes = new Set(['UND_ERR_SOCKET', 'ECONNRESET', 'EPIPE']);
+
 const externalName = /^[a-z][a-z0-9_]*$/;
 
 /** The URL parameters of a multipart request: each table's structure and format. */
@@ -126,7 +132,7 @@ export function createClickHouse(options: ClickHouseOptions): ClickHouse {
       // A kept-alive connection the server closed (its keep_alive_timeout, 3 s by default) as the request went out:
       // a read or a DDL statement is sent again once; an insert never is (the shipper decides from ClickHouse's
       // position whether a batch landed).
-      if (retriesOnClosedSocket > 0 && ((error as Error)?.cause as { code?: string } | undefined)?.code === 'UND_ERR_SOCKET') {
+      if (retriesOnClosedSocket > 0 && closedSocketCodes.has(((error as Error)?.cause as { code?: string } | undefined)?.code ?? '')) {
         return request(params, body, retriesOnClosedSocket - 1, requestTimeoutMs);
       }
       const reason = error instanceof Error && error.name === 'TimeoutError' ? `no answer within ${requestTimeoutMs} ms` : String((error as Error)?.cause ?? error);
