@@ -56,6 +56,9 @@ async function main() {
   try {
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = NORMAL');
+    // A generous page cache (64 MiB, 8 times what `sightline import` gives each file): the unique index of 10 million
+    // random ids does not fit any small cache, and a floor must not be slowed by what it was given.
+    db.pragma('cache_size = -65536');
     db.exec(`CREATE TABLE events (seq INTEGER PRIMARY KEY, id TEXT NOT NULL, site_id TEXT NOT NULL, ts INTEGER NOT NULL,
       type TEXT NOT NULL, anon_id TEXT NOT NULL, path TEXT NOT NULL, raw TEXT NOT NULL);
       CREATE UNIQUE INDEX events_by_id ON events (site_id, id);

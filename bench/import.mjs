@@ -7,7 +7,7 @@
 // generates a GA4 NDJSON file of at least B bytes and imports only that (the 2 GB memory figure). --spread generates
 // rows in no time order (visitors scattered over the 29 days), as a file concatenated from several exports may be.
 // --cpu-prof DIR writes the import command's CPU profile there. Figures, never a pass/fail; `uptime`'s load average
-// is printed before and after, and the import's CPU seconds beside its wall time.
+// is printed before and after, and the import's CPU seconds beside its wall time. --skip-export leaves the export out.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { createReadStream, createWriteStream, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { once } from 'node:events';
@@ -197,6 +197,10 @@ export async function run(args) {
           `Sightline ÷ floor, stored and projected, wall: ${fixed((checking + storing + projecting) / durableFloor.projected_s, 1)}×`,
       );
       rmSync(file, { force: true });
+      if (args.includes('--skip-export')) {
+        rmSync(env.DATA_DIR, { recursive: true, force: true });
+        continue;
+      }
       const output = join(scratch, `${name}-export.ndjson`);
       const from = new Date(endMs - 31 * dayMs).toISOString().slice(0, 10);
       const to = new Date(endMs).toISOString().slice(0, 10);
