@@ -3,11 +3,11 @@
 // issue's 10 million with --rows 10000000), printed per phase: checking (the file read, checked and time-sorted), storing (the checked events in time order:
 // group commits of 5,000 events) and projecting (the projector, run between the stored batches), then stored and
 // stored+projected rates; the command's peak RSS; beside them a floor measured in the same run (reading the file line
-// by line in Node, no parsing); then the export's speed (ndjson to a file). --ga4-bytes B (2e9, 2g, 500m) instead
+// by line in Node, no parsing) and a durable floor (bench/import-floor.mjs: parsed, stored, counted per day); then the export's speed (ndjson to a file). --ga4-bytes B (2e9, 2g, 500m) instead
 // generates a GA4 NDJSON file of at least B bytes and imports only that (the 2 GB memory figure). --spread generates
 // rows in no time order (visitors scattered over the 29 days), as a file concatenated from several exports may be.
 // --cpu-prof DIR writes the import command's CPU profile there. Figures, never a pass/fail; `uptime`'s load average
-// is printed before and after, and the import's CPU seconds beside its wall time.
+// is printed before and after, and the import's CPU seconds beside its wall time. --skip-export leaves the export out.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { createReadStream, createWriteStream, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { once } from 'node:events';
@@ -138,6 +138,13 @@ async function readFloor(path) {
   return { seconds: (performance.now() - started) / 1000, lines };
 }
 
+/** The durable floor (bench/import-floor.mjs) on the same file, in a process of its own: its JSON figures. */
+function importFloor(format, file) {
+  const result = spawnSync(process.execPath, [join(root, 'bench', 'import-floor.mjs'), format, file], { encoding: 'utf8', maxBuffer: 1 << 20 });
+  if (result.status !== 0) throw new Error(`import floor: exit ${result.status}\n${result.stderr.slice(0, 2000)}`);
+  return JSON.parse(result.stdout.trim().split('\n').at(-1));
+}
+
 /** 2g, 500m, 2e9 → bytes. */
 function parseBytes(text) {
   const match = /^(\d+(?:\.\d+)?(?:e\d+)?)([kmg]?)$/i.exec(text);
@@ -166,6 +173,7 @@ export async function run(args) {
       const generated = await generate(file, generator, rows, endMs, ga4Bytes ? parseBytes(ga4Bytes) : undefined, spread);
       const fileMiB = statSync(file).size / 2 ** 20;
       const floor = await readFloor(file);
+      const durableFloor = importFloor(generator.format, file);
       const env = prepareDataDir(scratch, name);
       const imported = timedCli(['import', generator.format, '--site', siteId, file, '--json'], env, profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []);
       const answer = JSON.parse(imported.stdout);
@@ -183,9 +191,16 @@ export async function run(args) {
             ? `  CPU: checking ${perCpu(cpu.checking_s)}; storing ${perCpu(cpu.storing_s)}; projecting ${perCpu(cpu.projecting_s)}\n` +
               `  CPU: stored ${perCpu(cpu.checking_s + cpu.storing_s)}; stored and projected ${perCpu(cpu.checking_s + cpu.storing_s + cpu.projecting_s)}\n`
             : '') +
-          `  floor: the file read line by line in Node: ${fixed(floor.seconds, 2)} s (${fixed(floor.lines / floor.seconds)} lines/s, ${fixed(fileMiB / floor.seconds)} MiB/s)`,
+          `  floor: the file read line by line in Node: ${fixed(floor.seconds, 2)} s (${fixed(floor.lines / floor.seconds)} lines/s, ${fixed(fileMiB / floor.seconds)} MiB/s)\n` +
+          `  floor: parsed, ids, stored with a unique index, counted per day (bench/import-floor.mjs): stored ${fixed(durableFloor.stored_s, 1)} s (${fixed(durableFloor.rows / durableFloor.stored_s)} events/s), ` +
+          `stored and projected ${fixed(durableFloor.projected_s, 1)} s (${fixed(durableFloor.rows / durableFloor.projected_s)} events/s), ${fixed(durableFloor.cpu_s, 1)} CPU-s (${fixed(durableFloor.rows / durableFloor.cpu_s)} events/CPU-s), RSS ${fixed(durableFloor.rss_mib)} MiB; ` +
+          `Sightline ÷ floor, stored and projected, wall: ${fixed((checking + storing + projecting) / durableFloor.projected_s, 1)}×`,
       );
       rmSync(file, { force: true });
+      if (args.includes('--skip-export')) {
+        rmSync(env.DATA_DIR, { recursive: true, force: true });
+        continue;
+      }
       const output = join(scratch, `${name}-export.ndjson`);
       const from = new Date(endMs - 31 * dayMs).toISOString().slice(0, 10);
       const to = new Date(endMs).toISOString().slice(0, 10);
