@@ -37,6 +37,11 @@ export function goalEventType(rule: GoalRule): string {
   return rule.kind === 'pageview' ? 'pageview' : rule.eventType!;
 }
 
+/** Whether the goal tests props (which only an event's raw JSON holds: its readers parse them only then). */
+export function goalHasProps(rule: GoalRule): boolean {
+  return rule.props !== undefined && Object.keys(rule.props).length > 0;
+}
+
 /** Whether one event converts on the goal. `props` is the event's props object (or anything else when it has none). */
 export function eventMatchesGoal(rule: GoalRule, event: { type: string; path: string | null; props: unknown }): boolean {
   if (event.type !== goalEventType(rule)) return false;

@@ -1,7 +1,7 @@
 // Which raw events convert on a goal: the goal's candidate events in the span of the visits at hand, matched by the
 // vocabulary's rule. Used by the goal filter (visits that converted) and by goals-v2.
 import type { Db } from '../../db/open.ts';
-import { eventMatchesGoal, goalEventType, type GoalRule } from '../../vocabulary/goal-rule.ts';
+import { eventMatchesGoal, goalEventType, goalHasProps, type GoalRule } from '../../vocabulary/goal-rule.ts';
 import { listGoalCandidates } from './queries/goal-candidate-events.ts';
 import type { RawVisit } from './raw-visits.ts';
 
@@ -19,7 +19,7 @@ export function convertingSeqs(db: Db, siteIds: readonly string[], visits: reado
 
 /** The seqs of the scope's events converting on `rule` from startMs to before endMs (up to maxSeq). */
 export function convertingSeqsIn(db: Db, siteIds: readonly string[], rule: GoalRule, startMs: number, endMs: number, maxSeq: number): Set<number> {
-  const withProps = rule.props !== undefined && Object.keys(rule.props).length > 0;
+  const withProps = goalHasProps(rule);
   const rows = listGoalCandidates(db, { site_ids: JSON.stringify(siteIds), type: goalEventType(rule), start_ms: startMs, end_ms: endMs, max_seq: maxSeq }, withProps);
   const seqs = new Set<number>();
   for (const row of rows) {

@@ -16,10 +16,7 @@ import { cachedRawVisits, maxCachedEvents } from './raw-visits-cache.ts';
 import { emptyCounters, fieldCount } from '../../rollup-format/counter-shard.ts';
 import { readRollups, type RollupRequest } from './rollup-grouped.ts';
 import { narrowVisitsAnswer, streamNarrowVisits } from './narrow-visits.ts';
-import { eventMatchesGoal, type GoalRule } from '../../vocabulary/goal-rule.ts';
-
-/** Whether a goal matches on props (read from the raw events: its converting events are found by seq). */
-export const goalHasProps = (rule: GoalRule) => rule.props !== undefined && Object.keys(rule.props).length > 0;
+import { eventMatchesGoal, goalHasProps } from '../../vocabulary/goal-rule.ts';
 
 export interface GroupedQuery {
   selection: ReportSelection;

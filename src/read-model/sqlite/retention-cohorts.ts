@@ -9,7 +9,7 @@ import type { Db } from '../../db/open.ts';
 import { findValueId } from '../../projector/queries/value-rows.ts';
 import { Dim } from '../../vocabulary/dimensions.ts';
 import { dayMs, firstDayOfMonth, Grain, monthOfDay } from '../../vocabulary/periods.ts';
-import { eventMatchesGoal, goalEventType, type GoalRule } from '../../vocabulary/goal-rule.ts';
+import { eventMatchesGoal, goalEventType, goalHasProps, type GoalRule } from '../../vocabulary/goal-rule.ts';
 import { anonIdsOfUser } from '../../projector/queries/identity-rows.ts';
 import { findVisitorNumber } from '../../projector/queries/visitor-number-rows.ts';
 import { chunkSize, containerMembers } from '../../rollup-format/visitor-container.ts';
@@ -106,7 +106,7 @@ function candidateFilter(siteId: string, goal: GoalRule, maxSeq: number, withInt
     max_seq: maxSeq,
     with_internal: withInternal ? 1 : 0,
     // Parsing each candidate's raw JSON for its props is paid only when the goal tests some.
-    with_props: goal.props !== undefined && Object.keys(goal.props).length > 0 ? 1 : 0,
+    with_props: goalHasProps(goal) ? 1 : 0,
   };
 }
 
