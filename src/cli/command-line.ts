@@ -80,30 +80,25 @@ export function findArgumentProblem(args: Record<string, ArgDef>, tokens: string
   return undefined;
 }
 
+/** What a command line comes to, decided before anything runs (runCommandLine carries it out). */
+export type CommandLineDecision =
+  | { kind: 'refuse'; message: string }
+  | { kind: 'usage'; exitCode: 0 | 1 }
+  | { kind: 'run' };
+
 /**
- * Runs the command the arguments name. Help (`--help`, `-h`, or a group named without its subcommand) goes to
- * stdout; a bare group exits 1 as git does with no command, `--help` exits 0. A refused command line prints one line
- * on stderr, the reason and which --help to read, and exits 1 without running anything.
+ * Decides what `rawArgs` come to without running anything: help (`--help`, `-h`, or a group named without its
+ * subcommand, which exits 1 as git does), a refusal (an unknown command, flag or stray argument: the reason and which
+ * --help to read), or running the command. citty's own refusals (a missing required flag) come later, from running.
+ * @example await decideCommandLine(main, ['site', 'list', '--prot']) // { kind: 'refuse', message: 'Unknown flag --prot (sightline site list --help lists its flags)' }
  */
-export async function runCommandLine(root: AnyCommand, rawArgs: string[]): Promise<void> {
+export async function decideCommandLine(root: AnyCommand, rawArgs: string[]): Promise<CommandLineDecision & { chain: Resolved['chain'] }> {
   const rootMeta = (await resolve(root.meta)) ?? {};
-  const rootName = rootMeta.name ?? 'sightline';
-  const resolved = await resolveCommands(root, rootName, rawArgs);
-  const leaf = resolved.chain.at(-1)!;
-  const commandName = resolved.chain.map((entry) => entry.name).join(' ');
-  const printUsage = async (stream: NodeJS.WriteStream) => {
-    // renderUsage names a command by its parent's name and its own: the parent stands for the whole path here.
-    const parent = resolved.chain.length > 1 ? { meta: { name: resolved.chain.slice(0, -1).map((entry) => entry.name).join(' ') } } : undefined;
-    const usage = await renderUsage({ ...leaf.command, meta: { ...(await resolve(leaf.command.meta)), name: leaf.name, ...(parent ? {} : { version: rootMeta.version }) } }, parent);
-    // citty pads every column, the last one too: no line ends in spaces here.
-    const lines = (colorsWanted(stream, process.env) ? usage : stripVTControlCharacters(usage)).split('\n').map((line) => line.trimEnd());
-    stream.write(`${lines.join('\n').trimEnd()}\n`);
-  };
-  // One line: the reason and where the help is (the whole help would bury the reason).
-  const refuse = (message: string) => {
-    printError(message);
-    process.exitCode = 1;
-  };
+  const resolved = await resolveCommands(root, rootMeta.name ?? 'sightline', rawArgs);
+  const { chain } = resolved;
+  const leaf = chain.at(-1)!;
+  const commandName = chain.map((entry) => entry.name).join(' ');
+  const refuse = (message: string) => ({ kind: 'refuse' as const, message, chain });
 
   const beforeEnd = rawArgs.includes('--') ? rawArgs.slice(0, rawArgs.indexOf('--')) : rawArgs;
   const misplaced = resolved.misplacedFlags.find((flag) => flag !== '--help' && flag !== '-h');
@@ -111,17 +106,43 @@ export async function runCommandLine(root: AnyCommand, rawArgs: string[]): Promi
     return refuse(`Unknown flag ${misplaced.split('=')[0]} (${commandName} --help lists its commands)`);
   }
   if (resolved.unknownCommand !== undefined) return refuse(`Unknown command ${resolved.unknownCommand} (${commandName} --help lists its commands)`);
-  if (beforeEnd.includes('--help') || beforeEnd.includes('-h')) return printUsage(process.stdout);
+  if (beforeEnd.includes('--help') || beforeEnd.includes('-h')) return { kind: 'usage', exitCode: 0, chain };
   if (misplaced !== undefined) return refuse(`Unknown flag ${misplaced.split('=')[0]} before the command's name: flags go after it (${commandName} ${misplaced})`);
   if (!leaf.command.run) {
-    // A group without a subcommand: its help, and exit 1 as git does when run without a command.
     if (resolved.rest.length > 0) return refuse(`${findArgumentProblem({}, resolved.rest)!} (${commandName} --help lists its commands)`);
-    await printUsage(process.stdout);
-    process.exitCode = 1;
-    return;
+    return { kind: 'usage', exitCode: 1, chain };
   }
   const problem = findArgumentProblem(((await resolve(leaf.command.args)) ?? {}) as Record<string, ArgDef>, resolved.rest);
   if (problem !== undefined) return refuse(`${problem} (${commandName} --help lists its flags)`);
+  return { kind: 'run', chain };
+}
+
+/**
+ * Runs the command the arguments name, as decideCommandLine decides. Help goes to stdout; a refused command line
+ * prints one line on stderr and exits 1 without running anything.
+ */
+export async function runCommandLine(root: AnyCommand, rawArgs: string[]): Promise<void> {
+  const rootMeta = (await resolve(root.meta)) ?? {};
+  const decision = await decideCommandLine(root, rawArgs);
+  const { chain } = decision;
+  const leaf = chain.at(-1)!;
+  const commandName = chain.map((entry) => entry.name).join(' ');
+  // One line: the reason and where the help is (the whole help would bury the reason).
+  const refuse = (message: string) => {
+    printError(message);
+    process.exitCode = 1;
+  };
+  if (decision.kind === 'refuse') return refuse(decision.message);
+  if (decision.kind === 'usage') {
+    // renderUsage names a command by its parent's name and its own: the parent stands for the whole path here.
+    const parent = chain.length > 1 ? { meta: { name: chain.slice(0, -1).map((entry) => entry.name).join(' ') } } : undefined;
+    const usage = await renderUsage({ ...leaf.command, meta: { ...(await resolve(leaf.command.meta)), name: leaf.name, ...(parent ? {} : { version: rootMeta.version }) } }, parent);
+    // citty pads every column, the last one too: no line ends in spaces here.
+    const lines = (colorsWanted(process.stdout, process.env) ? usage : stripVTControlCharacters(usage)).split('\n').map((line) => line.trimEnd());
+    process.stdout.write(`${lines.join('\n').trimEnd()}\n`);
+    if (decision.exitCode === 1) process.exitCode = 1;
+    return;
+  }
   try {
     await runCommand(root, { rawArgs });
   } catch (error) {

@@ -8,7 +8,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { findArgumentProblem } from '../../src/cli/command-line.ts';
+import type { CommandDef } from 'citty';
+import { sightlineCommand } from '../../src/cli/commands.ts';
+import { decideCommandLine, findArgumentProblem } from '../../src/cli/command-line.ts';
 import { colorsWanted } from '../../src/cli/terminal.ts';
 import { childEnvironment, ensureBuilt, repositoryRoot, runCli } from './cli-helpers.ts';
 
@@ -28,18 +30,18 @@ function commandsIn(help: string): string[] {
   return section ? section.split('\n').map((line) => line.trim().split(/\s{2,}/)[0]!) : [];
 }
 
-/** Every runnable command, found by walking the help of each group from the top. */
-async function allCommands(): Promise<string[][]> {
+/** Every runnable command and every group, found by walking the tree the executable runs (src/cli/commands.ts). */
+async function walkCommands(): Promise<{ leaves: string[][]; groups: string[][] }> {
   const leaves: string[][] = [];
-  const visit = async (path: string[]) => {
-    const help = await runCli([...path, '--help'], { DATA_DIR: untouched });
-    expect(help.code, help.stderr).toBe(0);
-    const names = commandsIn(help.stdout);
-    if (names.length === 0) leaves.push(path);
-    for (const name of names) await visit([...path, name]);
+  const groups: string[][] = [];
+  const visit = async (path: string[], command: CommandDef<any>) => {
+    const subCommands = typeof command.subCommands === 'function' ? await command.subCommands() : await command.subCommands;
+    if (!subCommands) return void leaves.push(path);
+    groups.push(path);
+    for (const [name, sub] of Object.entries(subCommands)) await visit([...path, name], typeof sub === 'function' ? await sub() : await sub);
   };
-  await visit([]);
-  return leaves;
+  await visit([], sightlineCommand);
+  return { leaves, groups };
 }
 
 /** Runs `work` over `items`, `width` at a time (each item runs node processes). */
@@ -77,17 +79,44 @@ describe('help', () => {
 });
 
 describe('unknown flags and stray arguments', () => {
-  it('every command refuses an unknown flag with exit 1, naming it, and runs nothing', async () => {
-    const commands = await allCommands();
-    // All of them, the new ones included: a command missing here would be one the walk did not find.
-    expect(commands.map((path) => path.join(' '))).toEqual(
+  it('every command refuses an unknown flag, naming it, before it runs; the executable prints that line and exits 1', async () => {
+    const { leaves, groups } = await walkCommands();
+    // All of them, the new ones included.
+    expect(leaves.map((path) => path.join(' '))).toEqual(
       expect.arrayContaining(['serve', 'workspace rename', 'site delete', 'site retention', 'share-link create', 'share-link revoke', 'plan diff', 'version', 'doctor']),
     );
-    const results = await inBatches(commands, 4, async (path) => ({ path, result: await runCli([...path, '--no-such-flag', 'x'], { DATA_DIR: untouched }) }));
+    // Decided in this process for every command (the decision runCommandLine carries out)...
+    for (const path of leaves) {
+      const decision = await decideCommandLine(sightlineCommand, [...path, '--no-such-flag', 'x']);
+      expect({ path, kind: decision.kind, message: decision.kind === 'refuse' ? decision.message : undefined }).toEqual({
+        path,
+        kind: 'refuse',
+        message: `Unknown flag --no-such-flag (sightline ${path.join(' ')} --help lists its flags)`,
+      });
+    }
+    // ...and every group's help lists exactly its commands.
+    for (const path of groups) expect((await decideCommandLine(sightlineCommand, [...path, '--help'])).kind).toBe('usage');
+    // The executable carries the decision out: one line on stderr, exit 1, nothing created. A process per command
+    // cost a minute of CPU (0.4 s each), so one command of each group runs here.
+    const sample = groups.map((group) => leaves.find((path) => path.length === group.length + 1 && group.every((name, index) => path[index] === name))!).filter(Boolean);
+    expect(sample.length).toBeGreaterThan(10);
+    const runs = [...new Set([...sample, ['serve'], ['doctor']].map((path) => path.join(' ')))].map((name) => name.split(' '));
+    const results = await inBatches(runs, 4, async (path) => ({ path, result: await runCli([...path, '--no-such-flag', 'x'], { DATA_DIR: untouched }) }));
     for (const { path, result } of results) {
       expect({ path, ...result }).toEqual({ path, code: 1, stdout: '', stderr: `Error: Unknown flag --no-such-flag (sightline ${path.join(' ')} --help lists its flags)\n` });
     }
     expect(existsSync(untouched)).toBe(false);
+  });
+
+  it('the help of each group the executable prints names the commands the tree holds', async () => {
+    const { leaves, groups } = await walkCommands();
+    const named = [...leaves, ...groups];
+    const helps = await inBatches(groups.filter((path) => path.length <= 1), 4, async (path) => ({ path, help: await runCli([...path, '--help'], { DATA_DIR: untouched }) }));
+    for (const { path, help } of helps) {
+      expect(help.code, help.stderr).toBe(0);
+      const children = named.filter((other) => other.length === path.length + 1 && path.every((name, index) => other[index] === name)).map((other) => other.at(-1));
+      expect({ path, commands: commandsIn(help.stdout).sort() }).toEqual({ path, commands: children.sort() });
+    }
   });
 
   const refusals: { name: string; args: string[]; stderr: string }[] = [
