@@ -57,7 +57,7 @@ import { analysisJobs, type AnyAnalysisJob } from './analysis-jobs.ts';
 import { type Checkpointer, type CheckpointMode, startCheckpointer } from './db/checkpointer.ts';
 import { newestEventSeq } from './event-store/queries/newest-events.ts';
 import { builtWorkerFile } from './ingest/committer.ts';
-import { type Projection, type ProjectionOptions, projectionWaitMs, startProjection } from './projector/projection.ts';
+import { type Projection, type ProjectionOptions, startProjection } from './projector/projection.ts';
 import { batchSubscribers } from './batch-subscribers.ts';
 import { createClickHouse, type ClickHouse, type ClickHouseOptions } from './clickhouse/client.ts';
 import { createClickHouseReadModel } from './read-model/clickhouse/clickhouse-read-model.ts';
@@ -121,7 +121,7 @@ export interface CreateAppOptions {
    * only when a test calls app.projection.projectNow ('manual').
    */
   projector?: 'thread' | 'inline' | 'manual';
-  /** How long reads of derived data wait for the projector (default 2 s). */
+  /** How long reads of derived data wait for the projector (default: READ_WAIT_MS, 2 s). */
   projectionWaitMs?: number;
   /**
    * Funnels, correlation and explanation: on the analysis thread (default when dist/analysis-thread.mjs exists; it
@@ -270,7 +270,7 @@ export function createApp(options: CreateAppOptions): SightlineApp {
   const importedSeq = { value: 0 };
   const projection = startAppProjection(options, context, metrics, ingest, importedSeq);
   const clickhouseShipping = startClickHouseShipping(options, context, metrics, projection);
-  const readModel = createAppReadModel(context, projection, clickhouseShipping, options.projectionWaitMs ?? projectionWaitMs);
+  const readModel = createAppReadModel(context, projection, clickhouseShipping, options.projectionWaitMs ?? context.config.readWaitMs);
   mountHealth(h3, context);
   mountAdmin(h3, context);
   mountIngest(h3, context, ingest, metrics);
@@ -312,7 +312,7 @@ export function createApp(options: CreateAppOptions): SightlineApp {
   });
   metrics.registry.gauge('sightline_analysis_queue_depth', 'Analysis jobs waiting behind the running one', () => analysis.waiting());
   // A job reads ClickHouse when it is configured: its route waits for the shipper too, as the read model's reads do.
-  const waitForProjection = clickhouseShipping ? () => waitForShippedRead(projection, clickhouseShipping.loop, options.projectionWaitMs ?? projectionWaitMs) : () => projection.catchUp();
+  const waitForProjection = clickhouseShipping ? () => waitForShippedRead(projection, clickhouseShipping.loop, options.projectionWaitMs ?? context.config.readWaitMs) : () => projection.catchUp();
   mountAnalysis(h3, context, waitForProjection, analysis);
   mountAttribution(h3, context, waitForProjection, analysis);
   mountBehaviour(h3, context, waitForProjection, analysis);
@@ -418,7 +418,7 @@ function startAppProjection(options: CreateAppOptions, context: AppContext, metr
   const projection = startProjection({
     db: context.db,
     mode: projectorMode(options.projector, context.db),
-    waitMs: options.projectionWaitMs,
+    waitMs: options.projectionWaitMs ?? context.config.readWaitMs,
     committedSeq: () => Math.max(ingest.writeQueue.committedSeq(storedAtStart), importedSeq.value),
     clock: context.clock,
     metrics,

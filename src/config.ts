@@ -46,6 +46,7 @@ const ConfigSchema = v.object({
   SYNCHRONOUS: v.optional(v.picklist(['normal', 'full']), 'normal'),
   INGEST_WRITER: v.optional(v.picklist(['inline', 'thread']), 'inline'),
   IMPORT_MAX_BYTES: v.optional(integerText(1, Number.MAX_SAFE_INTEGER), '21474836480'),
+  READ_WAIT_MS: v.optional(integerText(0, 60_000), '2000'),
   CLICKHOUSE_URL: v.optional(v.pipe(v.string(), v.regex(/^https?:\/\/[^\s/?#]+(\/[^\s?#]*)?$/, 'must be an http:// or https:// URL without a query, e.g. http://127.0.0.1:8123'))),
   CLICKHOUSE_DATABASE: v.optional(v.pipe(v.string(), v.regex(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/, 'must be a name of letters, digits and underscores (at most 64)')), 'sightline'),
   CLICKHOUSE_USER: v.optional(v.pipe(v.string(), v.minLength(1))),
@@ -142,6 +143,11 @@ export interface Config {
    * also survives a power failure: an fsync per group commit). docs/ingest.md, "Durability".
    */
   synchronous: 'NORMAL' | 'FULL';
+  /**
+   * How long a read of derived data waits, at most, for the projector (and with ClickHouse, the shipper) to pass what
+   * was acknowledged before it; then it answers with what is there, marked projection_lag (READ_WAIT_MS, 2 s).
+   */
+  readWaitMs: number;
   /** Where group commits run: on the HTTP thread (default) or a writer thread (docs/ingest.md, "Where commits run"). */
   ingestWriter: 'inline' | 'thread';
   /**
@@ -248,6 +254,7 @@ export function loadConfig(env: Record<string, string | undefined>, flags: Recor
     maxBodyBytes: 1024 * 1024,
     synchronous: parsed.SYNCHRONOUS === 'full' ? 'FULL' : 'NORMAL',
     ingestWriter: parsed.INGEST_WRITER,
+    readWaitMs: parsed.READ_WAIT_MS,
     clickhouse:
       parsed.CLICKHOUSE_URL === undefined
         ? undefined

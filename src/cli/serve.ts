@@ -35,6 +35,7 @@ export const serveCommand = defineCommand({
     'event-stream-buffer-bytes': { type: 'string', description: 'Bytes held for one stream-v2 client at most (EVENT_STREAM_BUFFER_BYTES)' },
     'event-stream-heartbeat-ms': { type: 'string', description: 'Interval of the stream-v2 heartbeat (EVENT_STREAM_HEARTBEAT_MS)' },
     'import-max-bytes': { type: 'string', description: 'Largest import upload accepted, in bytes (IMPORT_MAX_BYTES, default 20 GiB)' },
+    'read-wait-ms': { type: 'string', description: 'How long a report waits for the projector before it answers projection_lag, 0 to 60000 (READ_WAIT_MS, default 2000)' },
     synchronous: { type: 'string', description: 'normal or full (SYNCHRONOUS)' },
     'ingest-writer': { type: 'string', description: 'inline or thread (INGEST_WRITER)' },
     'clickhouse-url': { type: 'string', description: 'ClickHouse HTTP interface to ship history to, e.g. http://127.0.0.1:8123 (CLICKHOUSE_URL; unset: SQLite only)' },

@@ -58,7 +58,9 @@ export function shippedServers(launch: Launch = {}): { start(variables?: Record<
   const startServer = async (variables: Record<string, string | undefined> = {}): Promise<ShippedServer> => {
     const dataDir = mkdtempSync(join(tmpdir(), 'sightline-e2e-'));
     dataDirs.push(dataDir);
-    const environment = { DATA_DIR: dataDir, ADMIN_TOKEN: e2eAdminToken, ...variables };
+    // Reads wait up to 30 s for the projector (the product waits 2 s): on a loaded test machine the projector can take
+    // longer than 2 s to pass an event, and the tests assert what a read counts, not how soon (READ_WAIT_MS).
+    const environment = { DATA_DIR: dataDir, ADMIN_TOKEN: e2eAdminToken, READ_WAIT_MS: '30000', ...variables };
     let current!: ServerProcess;
     let url = '';
     let readyAfterMs = 0;
