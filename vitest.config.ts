@@ -7,8 +7,8 @@ import { trackerModuleId, trackerModuleText } from './build/tracker.mjs';
 
 /**
  * vitest's order (the longest files of the last run first, or the largest without one), except that the single
- * executable's test starts first: on a fresh machine its cold build (an npm install and SQLite compiled for Node 24,
- * minutes on 2 cores) makes it the longest file by far, and started late it would end the run alone.
+ * executable's test starts first: on a fresh machine its cold build (an npm install, better-sqlite3 compiled for
+ * Node 24, about 30 s on 2 cores) makes it the longest file by far, and started late it would end the run alone.
  */
 class BinaryFirst extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {

