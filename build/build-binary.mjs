@@ -169,7 +169,9 @@ const bundleOptions = {
   ...nodeBundleOptions,
   format: 'cjs',
   target: 'node24',
-  packages: undefined,
+  // Every package inside, the addon too (embedded.ts hands better-sqlite3 its nativeBinding); CommonJS has require.
+  external: undefined,
+  banner: undefined,
   // import.meta.url is only read outside the executable (node_modules and dist/ paths); empty inside is fine.
   logOverride: { 'empty-import-meta': 'silent' },
   minifySyntax: true,
