@@ -1,5 +1,6 @@
 // Builds the OpenAPI 3.1 document of GET /v1/openapi.json from the registered routes: every route at /v1<path> and,
 // unless it is versioned only, at its unprefixed alias; answers, bodies and both error envelopes in components.
+import type * as v from 'valibot';
 import { FlatErrorEnvelope, StructuredErrorEnvelope } from '../http/error-envelopes.ts';
 import type { EnvelopeFamily } from '../http/errors.ts';
 import { deprecationHeaders, envelopeFamilyOf, type RouteSpec } from '../http/routes.ts';
@@ -40,6 +41,25 @@ export interface DescribedRoute {
   body?: JsonSchema;
 }
 
+/**
+ * Converted schemas by schema object: route specs are made anew by every app, but their schemas are module constants,
+ * and converting them all took ~30 ms of CPU per app at its first document (every test server builds one). Frozen,
+ * as the apps share them: the documents spread them into new objects and change none.
+ */
+const converted = { answer: new WeakMap<object, JsonSchema>(), body: new WeakMap<object, JsonSchema>() };
+function convertedOnce(kind: keyof typeof converted, schema: v.GenericSchema, convert: (schema: v.GenericSchema) => JsonSchema): JsonSchema {
+  let json = converted[kind].get(schema);
+  if (!json) converted[kind].set(schema, (json = deepFreeze(convert(schema))));
+  return json;
+}
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const item of Object.values(value)) deepFreeze(item);
+  }
+  return value;
+}
+
 /** Converts every route's answer and body once; two routes may not share an operationId. */
 export function describeRoutes(routes: readonly RouteSpec[]): DescribedRoute[] {
   const seen = new Map<string, RouteSpec>();
@@ -52,8 +72,8 @@ export function describeRoutes(routes: readonly RouteSpec[]): DescribedRoute[] {
       return {
         spec,
         operationId,
-        ...(spec.answer ? { answer: toAnswerJsonSchema(spec.answer) } : {}),
-        ...(spec.body ? { body: toBodyJsonSchema(spec.body) } : {}),
+        ...(spec.answer ? { answer: convertedOnce('answer', spec.answer, toAnswerJsonSchema) } : {}),
+        ...(spec.body ? { body: convertedOnce('body', spec.body, toBodyJsonSchema) } : {}),
       };
     } catch (error) {
       throw new Error(`${spec.method} ${spec.path}: ${(error as Error).message}`, { cause: error });
