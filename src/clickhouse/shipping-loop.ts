@@ -50,8 +50,9 @@ export interface ShippingLoop {
   /** Events the SQLite log holds that ClickHouse does not (as of the last position read from ClickHouse). */
   lagEvents(): number;
   /**
-   * Resolves true once ClickHouse holds every event up to `seq` (shipping starts at once), false after `timeoutMs`
-   * or on close: a read's bounded wait, as the projector's catchUp is.
+   * Resolves true once ClickHouse holds every event up to `seq` (shipping starts at once), false after `timeoutMs`,
+   * on close, or at once while shipping fails (from a failed attempt until a batch goes through): a read's bounded
+   * wait, as the projector's catchUp is, which does not wait out a backoff.
    */
   waitForShipped(seq: number, timeoutMs: number): Promise<boolean>;
   /**
@@ -257,6 +258,10 @@ export function startShippingLoop(options: ShippingLoopOptions): ShippingLoop {
       failedSinceShipped = true;
       errors.inc();
       options.onError?.(error);
+      // Reads waiting for a shipper that just failed answer now (503 while ClickHouse is down, or with what it holds),
+      // rather than at the end of their wait: the next attempt comes only after the backoff.
+      for (const waiter of waiters) waiter.resolve(false);
+      waiters.clear();
     },
   };
   const run = options.thread
@@ -270,7 +275,8 @@ export function startShippingLoop(options: ShippingLoopOptions): ShippingLoop {
     heldPosition: () => (knowsPosition && !failedSinceShipped ? shippedThrough : undefined),
     waitForShipped(seq, timeoutMs) {
       if (seq <= 0 || (knowsPosition && shippedThrough >= seq)) return Promise.resolve(true);
-      if (stopped) return Promise.resolve(false);
+      // Stopped, or failing since its last batch: no wait, as above.
+      if (stopped || failedSinceShipped) return Promise.resolve(false);
       return new Promise<boolean>((resolve) => {
         const waiter = {
           seq,
