@@ -1,7 +1,7 @@
 // The site and workspace commands that name a site by --workspace W --id ID: site update (name, cookieless,
 // retention), site retention in that form and its older --site form, site delete (confirmed, removing what the
 // API's deletion removes, seen by a running server), and workspace rename. Each mutation is audited as the system.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -36,10 +36,19 @@ const auditRows = (): AuditRow[] =>
   );
 const siteRow = (id: string) => readDatabase(join(dataDir, 'sightline.db'), (db) => db.prepare('SELECT id, name, cookieless, retention_days FROM sites WHERE id = ?').get(id));
 
+/** Workspaces acme and other, and site blog in acme: made once by the CLI, then copied for each test that wants them. */
+let template: string | undefined;
 async function twoWorkspaces(): Promise<void> {
-  expect((await cli('workspace', 'create', '--name', 'Acme', '--slug', 'acme')).code).toBe(0);
-  expect((await cli('workspace', 'create', '--name', 'Other', '--slug', 'other')).code).toBe(0);
-  expect((await cli('site', 'create', '--workspace', 'acme', '--id', 'blog', '--name', 'Blog')).code).toBe(0);
+  if (!template) {
+    const made = join(scratch, 'template');
+    const make = (...args: string[]) => runCli(args, { DATA_DIR: made });
+    expect((await make('workspace', 'create', '--name', 'Acme', '--slug', 'acme')).code).toBe(0);
+    expect((await make('workspace', 'create', '--name', 'Other', '--slug', 'other')).code).toBe(0);
+    expect((await make('site', 'create', '--workspace', 'acme', '--id', 'blog', '--name', 'Blog')).code).toBe(0);
+    template = made;
+  }
+  // Each CLI call closed its databases (WAL folded in), so the files are whole.
+  cpSync(template, dataDir, { recursive: true });
 }
 
 describe('site update', () => {
