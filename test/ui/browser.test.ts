@@ -19,7 +19,7 @@ const markup = '<img src=x onerror="window.injected=1">';
 const servers = shippedServers();
 let browser: Browser;
 
-vi.setConfig({ testTimeout: 120_000 });
+vi.setConfig({ testTimeout: 240_000 });
 beforeAll(async () => {
   browser = await launchBrowser();
 }, 180_000);
