@@ -60,7 +60,7 @@ function configXml(dir: string, listenHost: string, httpPort: number, tcpPort: n
   <users_config>${dir}/users.xml</users_config>
   <default_profile>default</default_profile>
   <default_database>default</default_database>
-  <max_connections>64</max_connections>
+  <max_connections>1024</max_connections>
   <keep_alive_timeout>3</keep_alive_timeout>
   <max_concurrent_queries>16</max_concurrent_queries>
   <uncompressed_cache_size>16777216</uncompressed_cache_size>

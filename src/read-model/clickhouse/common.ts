@@ -85,9 +85,12 @@ export function answeringUnavailableAs503<Questions extends object>(questions: Q
         return await (question as (...input: unknown[]) => Promise<unknown>)(...args);
       } catch (error) {
         if (!(error instanceof ClickHouseUnavailableError)) throw error;
-        throw new ApiError(503, 'backend_unavailable', 'The analytics store (ClickHouse) is unreachable; ingest goes on and this answer will be back shortly', undefined, {
+        const unavailable = new ApiError(503, 'backend_unavailable', 'The analytics store (ClickHouse) is unreachable; ingest goes on and this answer will be back shortly', undefined, {
           'Retry-After': String(backendRetryAfterSeconds),
         });
+        // Why, for logs and test reports (a timeout, a refused or reset connection); never in the answer's body.
+        unavailable.cause = error;
+        throw unavailable;
       }
     };
   }
